@@ -1,0 +1,56 @@
+# sskernels — set-up, the default run, tests, benchmarks and the paper tables.
+# `make run` and `make test` set everything up on first use.
+
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+SSK    := $(VENV)/bin/sskernels
+STAMP  := $(VENV)/.installed
+JOBS   ?= 2
+
+# Offline data: the shared mirror beside the clone, when present.
+MIRROR := $(abspath ../shared/datasets)
+ifneq ($(wildcard $(MIRROR)),)
+export SSKERNELS_DATA_MIRROR ?= $(MIRROR)
+endif
+
+.PHONY: setup run test bench tables table-liu2009-t3 regression-update clean help
+
+help:
+	@echo "make run      - the default experiment (bundled wine data, no network)"
+	@echo "make test     - the test suite (unit, equation checks, CLI, regression)"
+	@echo "make bench    - time the paper-table runs"
+	@echo "make tables   - reproduce every paper table under results/"
+	@echo "make table-liu2009-t3 - Liu et al. 2009, Table 3"
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test,plot]'
+	@touch $(STAMP)
+
+run: $(STAMP)
+	$(SSK) run configs/wine_default.yaml
+
+test: $(STAMP)
+	$(PY) -m pytest
+
+bench: $(STAMP)
+	$(SSK) bench configs/liu2009/heart.yaml configs/liu2009/ionosphere.yaml \
+	    configs/liu2009/sonar.yaml configs/liu2009/wine.yaml --budget 60
+
+tables: table-liu2009-t3
+
+table-liu2009-t3: $(STAMP)
+	$(SSK) run configs/liu2009/heart.yaml configs/liu2009/ionosphere.yaml \
+	    configs/liu2009/sonar.yaml configs/liu2009/wine.yaml --jobs $(JOBS) \
+	    --table results/liu2009/table3 --title "Liu et al. 2009, Table 3 (transductive accuracy, UCI)"
+
+# Re-record the expected summaries of the regression suite (after an intended change).
+regression-update: $(STAMP)
+	$(PY) -m sskernels.experiment.regression --update
+
+clean:
+	rm -rf $(VENV) .pytest_cache results/runs

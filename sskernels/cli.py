@@ -1,0 +1,196 @@
+"""Command line: ``sskernels run | table | datasets | methods | bench``."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from sskernels.errors import UserError
+
+app = typer.Typer(
+    help="Semi-supervised kernel learning: run YAML experiment specs and reproduce the papers' "
+         "tables.  Data come from their canonical sources; set SSKERNELS_DATA_MIRROR to a local "
+         "folder laid out like shared/datasets to work offline.",
+    no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
+datasets_app = typer.Typer(help="List and fetch the registered data sets.", no_args_is_help=True)
+methods_app = typer.Typer(help="List the registered methods.", no_args_is_help=True)
+app.add_typer(datasets_app, name="datasets")
+app.add_typer(methods_app, name="methods")
+
+out = Console(width=None if sys.stdout.isatty() else 120)
+err = Console(stderr=True)
+
+
+def _specs(paths):
+    from sskernels.spec import load_spec
+
+    return [load_spec(p) for p in paths]
+
+
+def _show(df, title):
+    """A compact terminal view of schema rows: ours beside the paper's value."""
+    t = Table(title=title)
+    for col, just in (("dataset", "left"), ("setting", "left"), ("method", "left"),
+                      ("metric", "left"), ("ours", "right"), ("paper", "right"),
+                      ("Δ", "right"), ("s/split", "right")):
+        t.add_column(col, justify=just)
+    for _, r in df.iterrows():
+        paper = "" if r["paper_mean"] != r["paper_mean"] else \
+            f"{r['paper_mean']:.2f} ± {r['paper_std']:.2f}"
+        delta = "" if r["delta"] != r["delta"] else f"{r['delta']:+.2f}"
+        t.add_row(str(r["dataset"]), str(r["setting"]), str(r["method"]), str(r["metric"]),
+                  f"{r['mean']:.2f} ± {r['std']:.2f}", paper, delta, f"{r['seconds']:.3f}")
+    out.print(t)
+
+
+@app.command()
+def run(
+    specs: List[Path] = typer.Argument(..., help="YAML experiment specs to run."),
+    jobs: int = typer.Option(1, "--jobs", "-j", min=1, help="Worker processes."),
+    splits: Optional[int] = typer.Option(None, "--splits", min=1,
+                                         help="Run only the first N splits of each spec."),
+    table: Optional[Path] = typer.Option(None, "--table", "-t",
+                                         help="Also write one combined table STEM.csv/STEM.md."),
+    title: Optional[str] = typer.Option(None, help="Title of the combined table."),
+    progress: bool = typer.Option(True, help="Show a progress bar."),
+):
+    """Run every method of each spec on every split (resuming what is already recorded).
+
+    Per-split records go to the spec's output folder (default results/runs/NAME);
+    a summary (CSV in the shared schema, and Markdown) is written beside them.
+    """
+    import pandas as pd
+
+    from sskernels.experiment.runner import run_spec
+    from sskernels.experiment.tables import summarize, write_table
+
+    parsed = _specs(specs)
+    frames = []
+    for spec in parsed:
+        records = run_spec(spec, jobs=jobs, progress=progress, n_splits=splits, console=err)
+        summary = summarize(records, spec)
+        write_table(summary, str(Path(spec.output) / "summary"), title=spec.name)
+        _show(summary, f"{spec.name}  ({spec.output}/summary.md)")
+        frames.append(summary)
+    if table is not None:
+        write_table(pd.concat(frames, ignore_index=True), str(table), title=title)
+        out.print(f"wrote {table}.csv and {table}.md")
+
+
+@app.command("table")
+def table_cmd(
+    specs: List[Path] = typer.Argument(..., help="YAML specs whose records to summarize."),
+    output: Path = typer.Option(..., "--output", "-o", help="Write STEM.csv and STEM.md."),
+    title: Optional[str] = typer.Option(None, help="Title of the table."),
+):
+    """Re-render a summary table from the specs' recorded splits, without running anything."""
+    import pandas as pd
+
+    from sskernels.experiment.runner import load_records
+    from sskernels.experiment.tables import summarize, write_table
+
+    frames = []
+    for spec in _specs(specs):
+        records = load_records(spec)
+        if records.empty:
+            raise UserError(f"{spec.path}: no records under {spec.output}; run it first")
+        frames.append(summarize(records, spec))
+    df = pd.concat(frames, ignore_index=True)
+    write_table(df, str(output), title=title)
+    _show(df, f"{output}.md")
+
+
+@datasets_app.command("list")
+def datasets_list():
+    """Name, size, classes, source and whether the files are cached."""
+    from sskernels.data import list_datasets
+
+    t = Table(title="data sets")
+    for col in ("name", "n", "d", "classes", "cached", "source"):
+        t.add_column(col)
+    for info in list_datasets():
+        t.add_row(info.name, str(info.n), str(info.d), str(info.n_classes),
+                  "yes" if info.cached else "no", info.source)
+    out.print(t)
+
+
+@datasets_app.command("fetch")
+def datasets_fetch(names: List[str] = typer.Argument(..., help="Registered data set names.")):
+    """Download (or take from SSKERNELS_DATA_MIRROR) and verify a data set's files."""
+    from sskernels.data import fetch
+
+    for name in names:
+        for path in fetch(name):
+            out.print(f"{name}: {path}")
+
+
+@methods_app.command("list")
+def methods_list():
+    """Name, paper, equation and whether the method predicts unseen points."""
+    from sskernels.learners.registry import METHODS
+
+    t = Table(title="methods")
+    for col in ("name", "paper", "equation", "inductive", "description"):
+        t.add_column(col)
+    for m in sorted(METHODS.values(), key=lambda m: m.name):
+        t.add_row(m.name, m.paper, m.equation, "yes" if m.inductive else "no", m.description)
+    out.print(t)
+
+
+@app.command()
+def bench(
+    specs: List[Path] = typer.Argument(..., help="YAML specs to time."),
+    jobs: int = typer.Option(1, "--jobs", "-j", min=1),
+    splits: Optional[int] = typer.Option(None, "--splits", min=1),
+    budget: Optional[float] = typer.Option(
+        None, help="Fail (exit 1) when the total exceeds this many seconds."),
+):
+    """Time fresh runs of specs (records go to a temporary folder; nothing is resumed)."""
+    import tempfile
+
+    from sskernels.experiment.runner import run_spec
+    from sskernels.graph import clear_cache
+
+    t = Table(title="benchmark (wall seconds, fresh process state)")
+    for col in ("spec", "splits", "graph+spectrum", "methods (per split, mean)", "total"):
+        t.add_column(col)
+    grand = 0.0
+    with tempfile.TemporaryDirectory() as tmp:
+        for spec in _specs(specs):
+            spec.output = str(Path(tmp) / spec.name)
+            clear_cache()
+            t0 = time.perf_counter()
+            rec = run_spec(spec, jobs=jobs, progress=False, n_splits=splits)
+            total = time.perf_counter() - t0
+            grand += total
+            per = rec.groupby("method", sort=False)["seconds"].mean()
+            t.add_row(spec.name, str(rec["split"].nunique()),
+                      f"{rec.attrs.get('graph_seconds', 0.0):.3f}",
+                      ", ".join(f"{m} {s:.3f}" for m, s in per.items()), f"{total:.2f}")
+    t.add_row("all", "", "", "", f"{grand:.2f}")
+    out.print(t)
+    if budget is not None and grand > budget:
+        err.print(f"bench: {grand:.1f} s exceeds the budget of {budget:.1f} s")
+        raise typer.Exit(1)
+
+
+def main():
+    try:
+        app()
+    except UserError as exc:
+        msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        print(f"error: {msg}", file=sys.stderr)
+        sys.exit(exc.exit_code)
+    except KeyboardInterrupt:
+        print("interrupted; rerun the same command to resume", file=sys.stderr)
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

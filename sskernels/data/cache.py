@@ -1,0 +1,163 @@
+"""Where raw data files come from: the local mirror, the cache, or a download.
+
+A registered file is looked up in this order:
+
+1. ``$SSKERNELS_DATA_MIRROR/<path>`` -- a folder laid out like ``shared/datasets``
+   (``uci/heart.dat``, ``manifold/WebKB.mat``, ...).  If the file is there, its sha256 is
+   checked and it is read in place; a wrong sha256 is an error, never a reason to download.
+2. ``<cache>/<path>`` with a matching sha256, where the cache is ``$SSKERNELS_DATA_DIR`` or
+   ``pooch.os_cache("sskernels")`` (never inside the repository).  No network is used.
+3. A download from the canonical URL with :func:`pooch.retrieve` into the cache.  Pooch
+   writes to a temporary file and keeps it only if the sha256 matches, so a bad download
+   leaves nothing behind.  Connections time out quickly so an offline machine fails fast.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import re
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pooch
+
+from ..errors import DataError
+
+MIRROR_ENV = "SSKERNELS_DATA_MIRROR"
+CACHE_ENV = "SSKERNELS_DATA_DIR"
+TIMEOUT = (5, 30)  # seconds: (connect, between bytes read)
+
+
+@dataclass(frozen=True)
+class RemoteFile:
+    """A raw data file: its path relative to the mirror/cache root, canonical URL and sha256."""
+
+    path: str
+    url: str
+    sha256: str
+
+
+def cache_dir() -> Path:
+    """The download cache: ``$SSKERNELS_DATA_DIR`` if set, else pooch's per-user cache."""
+    env = os.environ.get(CACHE_ENV)
+    return Path(env).expanduser() if env else Path(pooch.os_cache("sskernels"))
+
+
+def mirror_dir() -> Path | None:
+    """The local mirror named by ``$SSKERNELS_DATA_MIRROR``, or None when unset."""
+    env = os.environ.get(MIRROR_ENV)
+    if not env:
+        return None
+    mirror = Path(env).expanduser()
+    if not mirror.is_dir():
+        raise DataError(f"{MIRROR_ENV}={env} is not a directory; expected a folder laid out "
+                        "like shared/datasets (e.g. uci/heart.dat)")
+    return mirror
+
+
+def sha256sum(path: Path) -> str:
+    """Hex sha256 of a file's bytes."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def local_copy(rf: RemoteFile) -> Path | None:
+    """The mirror or cache copy of ``rf`` if one exists (not verified), else None."""
+    for root in (mirror_dir(), cache_dir()):
+        if root is not None and (root / rf.path).is_file():
+            return root / rf.path
+    return None
+
+
+def fetch_file(rf: RemoteFile) -> Path:
+    """A verified local path for ``rf``: from the mirror, else the cache, else downloaded."""
+    mirror = mirror_dir()
+    if mirror is not None and (mirror / rf.path).is_file():
+        candidate = mirror / rf.path
+        actual = sha256sum(candidate)
+        if actual != rf.sha256:
+            raise DataError(f"{candidate}: sha256 mismatch: expected {rf.sha256}, got {actual} "
+                            "(the mirror copy is not the registered file)")
+        return candidate
+    target = cache_dir() / rf.path
+    if target.is_file():
+        if sha256sum(target) == rf.sha256:
+            return target
+        target.unlink()  # a stale or corrupt cache entry: fetch it again
+    if mirror is None:
+        hint = (f"set {MIRROR_ENV} to a folder laid out like shared/datasets "
+                f"(e.g. {rf.path}) to use a local copy")
+    else:
+        hint = f"{MIRROR_ENV}={mirror} has no {rf.path}"
+    return _download(rf, target, hint)
+
+
+@contextmanager
+def _quiet_pooch():
+    """Silence pooch's "Downloading data from ..." log lines for the duration."""
+    logger = pooch.get_logger()
+    level = logger.level
+    logger.setLevel(logging.WARNING)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
+
+
+def _prune_empty_dirs(directory: Path, root: Path) -> None:
+    """Remove ``directory`` and its parents below ``root`` while they are empty."""
+    while directory != root and root in directory.parents:
+        try:
+            directory.rmdir()
+        except OSError:
+            return
+        directory = directory.parent
+
+
+def _network_reason(exc: Exception, url: str) -> str:
+    """A few words on why a request failed."""
+    import requests
+
+    if isinstance(exc, requests.HTTPError) and exc.response is not None:
+        return f"HTTP {exc.response.status_code} {exc.response.reason}"
+    if isinstance(exc, requests.Timeout):
+        return "no answer within the timeout"
+    if isinstance(exc, requests.ConnectionError):
+        return f"cannot connect to {urlparse(url).hostname}"
+    return type(exc).__name__
+
+
+def _download(rf: RemoteFile, target: Path, hint: str) -> Path:
+    """Download ``rf.url`` to ``target`` with pooch, verifying the sha256.
+
+    ``hint`` ends the message when the download fails (how to use a local copy instead).
+    """
+    import requests
+
+    root = cache_dir()
+    downloader = pooch.HTTPDownloader(timeout=TIMEOUT, progressbar=False)
+    try:
+        with _quiet_pooch():
+            return Path(pooch.retrieve(rf.url, known_hash=f"sha256:{rf.sha256}", fname=target.name,
+                                       path=target.parent, downloader=downloader))
+    except requests.RequestException as e:
+        _prune_empty_dirs(target.parent, root)
+        raise DataError(f"could not download {rf.url} ({_network_reason(e, rf.url)}); "
+                        f"{hint}") from None
+    except ValueError as e:
+        if "hash" not in str(e):
+            raise
+        _prune_empty_dirs(target.parent, root)
+        got = re.search(r"but got ([0-9a-fA-F]+)", str(e))
+        raise DataError(f"downloaded {rf.url} has sha256 {got.group(1) if got else '?'}, "
+                        f"expected {rf.sha256}; the download was deleted") from None
+    except OSError as e:
+        raise DataError(f"cannot write to the data cache {target.parent} ({e.strerror or e}); "
+                        f"set {CACHE_ENV} to a writable folder") from None

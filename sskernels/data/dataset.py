@@ -1,0 +1,51 @@
+"""The in-memory data set objects handed to the rest of sskernels."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+
+@dataclass
+class Dataset:
+    """A loaded data set: features, original labels, provenance and optional official splits.
+
+    ``X`` is float64 of shape (n, d), dense or CSR (sparse sources stay sparse); ``y`` holds the
+    labels exactly as the source gives them (ints or strings, never re-encoded).  ``splits``
+    lists the official labelled-index sets (0-based) when the source ships them; ``views`` maps a
+    view name to its half-open column range ``(start, stop)`` in ``X`` for multi-view sets.
+    """
+
+    name: str
+    X: np.ndarray | sp.csr_matrix
+    y: np.ndarray
+    source: str
+    description: str = ""
+    splits: list[np.ndarray] | None = None
+    views: dict[str, tuple[int, int]] | None = None
+
+    def __repr__(self) -> str:
+        kind = "sparse" if sp.issparse(self.X) else "dense"
+        n, d = self.X.shape
+        extra = f", {len(self.splits)} splits" if self.splits else ""
+        return (f"Dataset({self.name!r}, X={n}x{d} {kind}, "
+                f"{len(np.unique(self.y))} classes{extra}, source={self.source!r})")
+
+
+@dataclass(frozen=True)
+class DatasetInfo:
+    """One line of the data set catalogue (``list_datasets``); nothing is loaded to build it.
+
+    ``cached`` is True when every raw file is present locally (in the mirror or the cache; the
+    sha256 is checked when the set is loaded) or when the set is bundled with scikit-learn.
+    """
+
+    name: str
+    n: int
+    d: int
+    n_classes: int
+    source: str
+    cached: bool
+    description: str

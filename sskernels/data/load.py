@@ -1,0 +1,109 @@
+"""Public entry points: load registered data sets or a user's own file, fetch, list."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import DataError
+from .cache import fetch_file, local_copy
+from .dataset import Dataset, DatasetInfo
+from .parsers import Parsed, parse_delimited, parse_svmlight
+from .registry import REGISTRY, Entry, get_entry
+from .transforms import check_preprocess
+from .transforms import preprocess as apply_preprocess
+
+FILE_FORMATS = {"csv": "csv", "svmlight": "svmlight", "libsvm": "svmlight"}
+_SUFFIX_FORMATS = {".csv": "csv", ".svm": "svmlight", ".svmlight": "svmlight",
+                   ".libsvm": "svmlight", ".txt": "svmlight"}
+_COMPRESSED = {".gz", ".bz2"}
+
+
+def dataset_names() -> list[str]:
+    """Names of all registered data sets, in registry order."""
+    return list(REGISTRY)
+
+
+def fetch(name: str) -> list[Path]:
+    """Make the raw files of a registered data set available locally (verified); their paths.
+
+    Bundled (scikit-learn) data sets have no files and give ``[]``.
+    """
+    return [fetch_file(rf) for rf in get_entry(name).files]
+
+
+def list_datasets() -> list[DatasetInfo]:
+    """The catalogue: one :class:`DatasetInfo` per registered data set (nothing is loaded)."""
+    return [DatasetInfo(e.name, e.n, e.d, e.n_classes, e.source,
+                        all(local_copy(rf) is not None for rf in e.files), e.description)
+            for e in REGISTRY.values()]
+
+
+def load_dataset(name: str, preprocess: str | None = None) -> Dataset:
+    """Load a registered data set, fetching its files if needed.
+
+    ``preprocess=None`` applies the entry's default preprocessing; otherwise one of
+    ``"none"``, ``"minmax"``, ``"standardize"``, ``"l2"``.
+    """
+    entry = get_entry(name)
+    how = check_preprocess(entry.preprocess if preprocess is None else preprocess)
+    parsed = entry.parse(*[fetch_file(rf) for rf in entry.files])
+    _check_against_registry(entry, parsed)
+    return _dataset(entry.name, parsed, how, entry.source, entry.description)
+
+
+def load_file(path, format: str | None = None, label: str | None = None,
+              preprocess: str = "none") -> Dataset:
+    """Load a user's own data file.
+
+    ``format`` is ``"csv"`` (header row; ``label`` names the label column, default the last)
+    or ``"svmlight"``/``"libsvm"`` (X kept sparse); when None it is inferred from the suffix
+    (.csv; .svm, .svmlight, .libsvm, .txt, optionally followed by .gz or .bz2).
+    """
+    path = Path(path)
+    fmt = _file_format(path, format)
+    check_preprocess(preprocess)
+    if not path.exists():
+        raise DataError(f"{path}: no such file")
+    if fmt == "csv":
+        parsed = parse_delimited(path, delimiter=",", header=True,
+                                 label=-1 if label is None else label)
+    elif label is not None:
+        raise DataError(f"{path}: label={label!r} applies to csv files only; "
+                        "svmlight files give the label first on each line")
+    else:
+        parsed = parse_svmlight(path)
+    name = path.name.split(".")[0] or path.stem
+    return _dataset(name, parsed, preprocess, str(path), f"user file ({fmt})")
+
+
+def _file_format(path: Path, format: str | None) -> str:
+    """The normalized format name, given or inferred from the file suffix."""
+    if format is not None:
+        if format.lower() not in FILE_FORMATS:
+            raise DataError(f"{path}: unknown format {format!r}; expected csv, svmlight or libsvm")
+        return FILE_FORMATS[format.lower()]
+    suffixes = [s.lower() for s in path.suffixes]
+    if suffixes and suffixes[-1] in _COMPRESSED:
+        suffixes.pop()
+    if suffixes and suffixes[-1] in _SUFFIX_FORMATS:
+        return _SUFFIX_FORMATS[suffixes[-1]]
+    raise DataError(f"{path}: cannot tell the format from the suffix; expected .csv, .svm, "
+                    ".svmlight, .libsvm or .txt, or pass format='csv' or 'svmlight'")
+
+
+def _check_against_registry(entry: Entry, parsed: Parsed) -> None:
+    """The parsed file must have the registered shape and number of classes."""
+    got = (*parsed.X.shape, len(np.unique(parsed.y)))
+    if got != (entry.n, entry.d, entry.n_classes):
+        raise DataError(f"{entry.name}: parsed {got[0]} x {got[1]} with {got[2]} classes, "
+                        f"registry says {entry.n} x {entry.d} with {entry.n_classes}")
+
+
+def _dataset(name: str, parsed: Parsed, how: str, source: str, description: str) -> Dataset:
+    try:
+        X = apply_preprocess(parsed.X, how)
+    except DataError as e:
+        raise DataError(f"{name}: {e}") from None
+    return Dataset(name, X, parsed.y, source, description, parsed.splits, parsed.views)

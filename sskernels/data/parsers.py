@@ -1,0 +1,218 @@
+"""Parsers: turn raw data files into arrays.
+
+One function per file family; registry entries bind their parameters with
+``functools.partial`` and are called with the local paths of their raw files:
+
+- :func:`parse_delimited` -- delimited text tables (UCI files, users' CSV files);
+- :func:`parse_svmlight` -- svmlight / LIBSVM sparse text files;
+- :func:`parse_mat` -- MATLAB ``.mat`` files (manifold-regularization benchmarks, WebKB);
+- :func:`parse_sklearn` -- the small data sets bundled with scikit-learn (no file at all).
+
+Every problem with a file's content is raised as a one-line :class:`DataError` that names the
+file (and the line and column where that helps).
+"""
+
+from __future__ import annotations
+
+import bz2
+import csv
+import gzip
+from collections.abc import Sequence
+from pathlib import Path
+from typing import IO, NamedTuple
+
+import numpy as np
+import scipy.io
+import scipy.sparse as sp
+
+from ..errors import DataError
+
+
+class Parsed(NamedTuple):
+    """What a parser returns: features, labels, and optional official splits and views."""
+
+    X: np.ndarray | sp.csr_matrix
+    y: np.ndarray
+    splits: list[np.ndarray] | None = None
+    views: dict[str, tuple[int, int]] | None = None
+
+
+def labels_array(values) -> np.ndarray:
+    """Labels as given: int64 when all are integers, else float64 when all are numbers, else str."""
+    arr = np.asarray(values)
+    if arr.dtype.kind in "biu":
+        return arr.astype(np.int64)
+    if arr.dtype.kind == "f":
+        integral = arr.size and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr))
+        return arr.astype(np.int64) if integral else arr.astype(np.float64)
+    strings = np.char.strip(arr.astype(str))
+    for kind in (np.int64, np.float64):
+        try:
+            return strings.astype(kind)
+        except ValueError:
+            pass
+    return strings
+
+
+# ---------------------------------------------------------------------------- delimited text
+
+def _open_text(path: Path) -> IO[str]:
+    """Open a text file, transparently decompressing ``.gz`` / ``.bz2``."""
+    opener = {".gz": gzip.open, ".bz2": bz2.open}.get(path.suffix.lower(), open)
+    return opener(path, "rt", encoding="utf-8", newline="")
+
+
+def _read_rows(path: Path, delimiter: str | None) -> list[tuple[int, list[str]]]:
+    """Non-blank lines as ``(line number, stripped fields)``; whitespace-split if no delimiter."""
+    rows = []
+    try:
+        with _open_text(path) as fh:
+            lines = fh if delimiter is None else csv.reader(fh, delimiter=delimiter)
+            for lineno, line in enumerate(lines, start=1):
+                fields = line.split() if delimiter is None else [f.strip() for f in line]
+                if any(fields):
+                    rows.append((lineno, fields))
+    except FileNotFoundError:
+        raise DataError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise DataError(f"{path}: is a directory, expected a data file") from None
+    except UnicodeDecodeError as e:
+        raise DataError(f"{path}: not a UTF-8 text file (bad byte at offset {e.start})") from None
+    except (csv.Error, OSError, EOFError) as e:
+        raise DataError(f"{path}: cannot read as text ({e})") from None
+    return rows
+
+
+def _column_index(path: Path, label: int | str, names: list[str] | None, width: int) -> int:
+    """Resolve ``label`` (a column index, or a header name) to a non-negative column index."""
+    if isinstance(label, str):
+        if names is None or label not in names:
+            shown = ", ".join(names[:12]) + (", ..." if len(names) > 12 else "") if names else ""
+            raise DataError(f"{path}: no label column {label!r} in the header (columns: {shown})")
+        return names.index(label)
+    if not -width <= label < width:
+        raise DataError(f"{path}: label column {label} out of range for {width} columns")
+    return label % width
+
+
+def _to_float(path: Path, cells: np.ndarray, linenos: list[int], columns: list[str]) -> np.ndarray:
+    """Convert a string table to float64; on failure name the first bad cell."""
+    try:
+        return cells.astype(np.float64)
+    except ValueError:
+        pass
+    for i, row in enumerate(cells):
+        for j, cell in enumerate(row):
+            try:
+                float(cell)
+            except ValueError:
+                raise DataError(f"{path}, line {linenos[i]}, column {columns[j]}: "
+                                f"expected a number, got {str(cell)!r}") from None
+    raise DataError(f"{path}: features are not numeric")  # unreachable in practice
+
+
+def parse_delimited(path, *, delimiter: str | None = None, label: int | str = -1,
+                    drop: Sequence[int] = (), header: bool = False) -> Parsed:
+    """Parse a delimited text table with one sample per line and one label column.
+
+    ``delimiter=None`` splits on runs of whitespace; any other delimiter is read with the
+    :mod:`csv` module (quoted fields allowed).  ``label`` is a column index (negative counts from
+    the end) or, with ``header=True``, a column name.  ``drop`` lists further column indices to
+    ignore (an identifier column, say).  All remaining columns must be numeric.
+    """
+    path = Path(path)
+    rows = _read_rows(path, delimiter)
+    names = rows.pop(0)[1] if header and rows else None
+    if not rows:
+        raise DataError(f"{path}: no data rows")
+    width = len(names) if names is not None else len(rows[0][1])
+    for lineno, fields in rows:
+        if len(fields) != width:
+            raise DataError(f"{path}, line {lineno}: expected {width} fields, got {len(fields)}")
+    target = _column_index(path, label, names, width)
+    skip = {target} | {j % width for j in drop}
+    keep = [j for j in range(width) if j not in skip]
+    if not keep:
+        sep = "whitespace" if delimiter is None else repr(delimiter)
+        raise DataError(f"{path}: found {width} column(s) separated by {sep}; expected "
+                        "feature columns and a label column")
+    table = np.array([fields for _, fields in rows], dtype=str)
+    columns = [repr(names[j]) if names is not None else str(j + 1) for j in keep]
+    X = _to_float(path, table[:, keep], [lineno for lineno, _ in rows], columns)
+    return Parsed(X, labels_array(table[:, target]))
+
+
+# ---------------------------------------------------------------------------- svmlight
+
+def parse_svmlight(path) -> Parsed:
+    """Parse an svmlight / LIBSVM file (``.gz``/``.bz2`` allowed); X stays sparse (CSR)."""
+    from sklearn.datasets import load_svmlight_file
+
+    path = Path(path)
+    if not path.is_file():
+        raise DataError(f"{path}: no such file")
+    try:
+        X, y = load_svmlight_file(str(path), dtype=np.float64)
+    except (ValueError, TypeError, OSError, EOFError) as e:
+        reason = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise DataError(f"{path}: not a valid svmlight/libsvm file ({reason})") from None
+    return Parsed(sp.csr_matrix(X), labels_array(y))
+
+
+# ---------------------------------------------------------------------------- MATLAB
+
+def _mat_variable(path: Path, mat: dict, key: str):
+    if key not in mat:
+        known = ", ".join(name for name, _, _ in scipy.io.whosmat(str(path)))
+        raise DataError(f"{path}: no variable {key!r} (variables: {known})")
+    return mat[key]
+
+
+def parse_mat(path, *, x: str | Sequence[str] = "X", y: str = "y",
+              splits: str | None = None) -> Parsed:
+    """Parse a MATLAB ``.mat`` file with :func:`scipy.io.loadmat`.
+
+    ``x`` names the feature variable, or several variables whose columns are concatenated in
+    the given order (the result then records each block as a view named after its variable,
+    lower-cased).  ``y`` names the label vector.  ``splits`` names a (k, m) matrix whose rows
+    are 1-based (MATLAB) indices of the labelled points of the k official splits; they are
+    returned as 0-based int64 arrays.
+    """
+    path = Path(path)
+    keys = [x] if isinstance(x, str) else list(x)
+    try:
+        mat = scipy.io.loadmat(str(path), variable_names=[*keys, y, *([splits] if splits else [])])
+    except FileNotFoundError:
+        raise DataError(f"{path}: no such file") from None
+    except Exception as e:  # scipy raises assorted errors on non-MAT input
+        raise DataError(f"{path}: not a readable MATLAB file ({type(e).__name__}: {e})") from None
+    blocks = [_mat_variable(path, mat, k) for k in keys]
+    if any(sp.issparse(b) for b in blocks):
+        X = sp.csr_matrix(sp.hstack(blocks), dtype=np.float64)
+    else:
+        X = np.hstack([np.asarray(b, dtype=np.float64) for b in blocks])
+    labels = labels_array(np.asarray(_mat_variable(path, mat, y)).ravel())
+    n = X.shape[0]
+    if labels.shape[0] != n:
+        raise DataError(f"{path}: {labels.shape[0]} labels for {n} rows of {keys[0]!r}")
+    views = None
+    if len(keys) > 1:
+        bounds = np.cumsum([0] + [b.shape[1] for b in blocks])
+        views = {k.lower(): (int(a), int(b)) for k, a, b in zip(keys, bounds, bounds[1:])}
+    official = None
+    if splits is not None:
+        index = np.atleast_2d(np.asarray(_mat_variable(path, mat, splits), dtype=np.int64)) - 1
+        if index.size and (index.min() < 0 or index.max() >= n):
+            raise DataError(f"{path}: {splits!r} holds indices outside 1..{n}")
+        official = [row.copy() for row in index]
+    return Parsed(X, labels, official, views)
+
+
+# ---------------------------------------------------------------------------- scikit-learn
+
+def parse_sklearn(loader: str) -> Parsed:
+    """Load a data set bundled with scikit-learn, e.g. ``parse_sklearn("load_wine")``."""
+    import sklearn.datasets
+
+    X, y = getattr(sklearn.datasets, loader)(return_X_y=True)
+    return Parsed(np.asarray(X, dtype=np.float64), labels_array(y))

@@ -1,0 +1,1 @@
+"""Experiments: splits, the runner, per-split records and summary tables."""

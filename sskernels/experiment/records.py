@@ -1,0 +1,65 @@
+"""Per-split records, written atomically, read back for summaries and resumption.
+
+One JSON file per (method, split) under ``<output>/records/<label>/split_NNN.json``.
+A record carries the key of the spec parts it depends on, so that a rerun
+recomputes exactly the records whose inputs changed and skips the rest.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+from pathlib import Path
+
+
+def atomic_write_text(path, text):
+    """Write ``text`` to ``path`` through a temporary file and an atomic rename."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _safe(label):
+    return re.sub(r"[^A-Za-z0-9_.+-]+", "_", label)
+
+
+def record_path(output, label, split):
+    return Path(output) / "records" / _safe(label) / f"split_{split:03d}.json"
+
+
+def write_record(output, record):
+    atomic_write_text(record_path(output, record["method"], record["split"]),
+                      json.dumps(record, indent=1, sort_keys=True, default=_jsonable))
+
+
+def read_record(output, label, split, key=None):
+    """The record of ``(label, split)``, or None when absent, unreadable or stale."""
+    path = record_path(output, label, split)
+    try:
+        rec = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    if key is not None and rec.get("key") != key:
+        return None
+    return rec
+
+
+def _jsonable(obj):
+    import numpy as np
+
+    if isinstance(obj, np.generic):
+        return obj.item()
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    return str(obj)

@@ -1,0 +1,19 @@
+"""Learners, one module per method family, and the registry the CLI and specs use."""
+
+from sskernels.learners.base import UNLABELED, GraphClassifier, check_partial_labels
+from sskernels.learners.propagation import Consistency, HarmonicFunction
+from sskernels.learners.registry import METHODS, MethodInfo, make_method, method_names
+from sskernels.learners.spectral import (
+    RegularizedSpectralKernel,
+    SpectralKernelClassifier,
+    TransductiveSpectralKernel,
+    tsk_constraint_matrix,
+    tsk_linear_program,
+)
+
+__all__ = [
+    "UNLABELED", "GraphClassifier", "check_partial_labels", "HarmonicFunction", "Consistency",
+    "SpectralKernelClassifier", "RegularizedSpectralKernel", "TransductiveSpectralKernel",
+    "tsk_constraint_matrix", "tsk_linear_program", "METHODS", "MethodInfo", "make_method",
+    "method_names",
+]

@@ -1,0 +1,80 @@
+"""The methods a spec can name: factory, paper, equation, inductive or not."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from sskernels.errors import UnknownNameError
+
+
+@dataclass(frozen=True)
+class MethodInfo:
+    name: str
+    factory: Callable
+    paper: str
+    equation: str
+    inductive: bool
+    description: str
+    uses_graph: bool = True
+    aliases: tuple = field(default=())
+
+
+def _sk(cls_name):
+    def make(**params):
+        import sklearn.semi_supervised as ss
+
+        return getattr(ss, cls_name)(**params)
+
+    make.__name__ = cls_name
+    return make
+
+
+def _lazy(module, cls_name):
+    def make(**params):
+        import importlib
+
+        return getattr(importlib.import_module(module), cls_name)(**params)
+
+    make.__name__ = cls_name
+    return make
+
+
+_P = "sskernels.learners."
+METHODS = {m.name: m for m in [
+    MethodInfo("harmonic", _lazy(_P + "propagation", "HarmonicFunction"),
+               "Zhu, Ghahramani & Lafferty 2003", "eq. (5): f_U = -L_UU^-1 L_UL f_L", True,
+               "Gaussian fields and harmonic functions"),
+    MethodInfo("consistency", _lazy(_P + "propagation", "Consistency"),
+               "Zhou et al. 2004", "Liu et al. eq. (3): F = (1-a)(I - aS)^-1 C", True,
+               "local and global consistency"),
+    MethodInfo("rsk", _lazy(_P + "spectral", "RegularizedSpectralKernel"),
+               "Liu et al. 2009", "eq. (4)-(5), induction eq. (17)-(19)", True,
+               "regularized spectral kernel"),
+    MethodInfo("tsk", _lazy(_P + "spectral", "TransductiveSpectralKernel"),
+               "Liu et al. 2009", "LP eq. (12)/(14), classifier eq. (5), induction eq. (17)-(19)",
+               True, "transductive spectral kernel"),
+    MethodInfo("label-spreading", _sk("LabelSpreading"), "scikit-learn (Zhou et al. 2004)",
+               "sklearn.semi_supervised.LabelSpreading", True,
+               "scikit-learn's label spreading (peer, not in the papers)", uses_graph=False),
+    MethodInfo("label-propagation", _sk("LabelPropagation"), "scikit-learn (Zhu & Ghahramani 2002)",
+               "sklearn.semi_supervised.LabelPropagation", True,
+               "scikit-learn's label propagation (peer, not in the papers)", uses_graph=False),
+]}
+
+
+def method_names():
+    return sorted(METHODS)
+
+
+def get_method(name):
+    try:
+        return METHODS[name]
+    except KeyError:
+        raise UnknownNameError(
+            f"unknown method {name!r}; known methods: {', '.join(method_names())}") from None
+
+
+def make_method(name, **params):
+    """An unfitted estimator for a registered method name."""
+    return get_method(name).factory(**params)

@@ -1,0 +1,280 @@
+"""The YAML experiment spec: schema, defaults and one-line errors.
+
+A spec names one data set, its preprocessing, a graph, a split protocol and a
+list of methods::
+
+    name: heart_tsk                 # optional, default: the file's stem
+    table: liu2009-t3               # optional: the paper table this run belongs to
+    dataset: heart                  # a registered name, or a mapping (see below)
+    preprocess: minmax              # none | minmax | standardize | l2
+    graph: {k: 6, weights: hein-maier}      # sigma, metric optional
+    splits: {protocol: random, n_splits: 20, n_labeled: 20, seed: 0}
+    methods:
+      - name: tsk                   # a registered method (``sskernels methods list``)
+        label: TSK                  # optional display name (default: name)
+        paper: TSK                  # optional row of the paper table (default: label)
+        params: {n_components: 10, eta: 2}
+    paper: {table: liu2009_table3_uci_transductive_accuracy, dataset: heart}   # optional
+    output: results/runs/heart_tsk  # optional: where records and the summary go
+
+A user's own file is ``dataset: {file: data.csv, label: class}`` (format
+inferred from the suffix, or ``format: csv | svmlight``); a relative path is
+taken relative to the spec file.
+
+Every problem is a :class:`~sskernels.errors.SpecError` naming the file, the
+field and what was expected.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import yaml
+
+from sskernels.errors import SpecError, UnknownNameError
+
+PREPROCESS = ("none", "minmax", "standardize", "l2")
+PROTOCOLS = ("random", "official")
+TOP_FIELDS = ("name", "table", "dataset", "preprocess", "graph", "splits", "methods", "paper",
+              "output")
+
+
+@dataclass
+class DatasetSpec:
+    name: str | None = None
+    file: str | None = None
+    format: str | None = None
+    label: str | None = None
+
+    @property
+    def display(self):
+        return self.name or Path(self.file).stem
+
+
+@dataclass
+class GraphSpec:
+    k: int = 6
+    weights: str = "hein-maier"
+    sigma: float | None = None
+    metric: str = "euclidean"
+
+
+@dataclass
+class SplitSpec:
+    protocol: str = "random"
+    n_splits: int = 20
+    n_labeled: int = 20
+    seed: int = 0
+
+
+@dataclass
+class MethodSpec:
+    name: str
+    label: str
+    paper: str
+    params: dict = field(default_factory=dict)
+
+
+@dataclass
+class PaperSpec:
+    table: str | None = None
+    dataset: str | None = None
+
+
+@dataclass
+class Spec:
+    path: str
+    name: str
+    dataset: DatasetSpec
+    preprocess: str
+    graph: GraphSpec
+    splits: SplitSpec
+    methods: list
+    paper: PaperSpec
+    output: str
+    table: str | None = None
+
+    def data_key(self):
+        """A hash of everything a split's record depends on except the method."""
+        d = {"dataset": asdict(self.dataset), "preprocess": self.preprocess,
+             "graph": asdict(self.graph), "splits": asdict(self.splits)}
+        return _hash(d)
+
+
+def _hash(obj):
+    return hashlib.sha1(json.dumps(obj, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def method_key(spec, method):
+    return _hash({"data": spec.data_key(), "name": method.name, "params": method.params})
+
+
+# -- validation helpers -------------------------------------------------------
+
+class _V:
+    def __init__(self, path):
+        self.path = path
+
+    def fail(self, field_, expected, got=None):
+        raise SpecError(self.path, field_, expected, got)
+
+    def mapping(self, value, field_, allowed):
+        if value is None:
+            return {}
+        if not isinstance(value, dict):
+            self.fail(field_, "a mapping", value)
+        for key in value:
+            if key not in allowed:
+                self.fail(f"{field_}.{key}" if field_ else str(key),
+                          f"one of the fields {', '.join(allowed)} (unknown field)")
+        return value
+
+    def integer(self, value, field_, minimum=None):
+        if isinstance(value, bool) or not isinstance(value, int):
+            self.fail(field_, "an integer", value)
+        if minimum is not None and value < minimum:
+            self.fail(field_, f"an integer >= {minimum}", value)
+        return value
+
+    def number(self, value, field_, positive=False, optional=False):
+        if value is None and optional:
+            return None
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            self.fail(field_, "a number" + (" or null" if optional else ""), value)
+        if positive and not value > 0:
+            self.fail(field_, "a positive number", value)
+        return float(value)
+
+    def choice(self, value, field_, choices):
+        if value not in choices:
+            self.fail(field_, f"one of {', '.join(choices)}", value)
+        return value
+
+    def string(self, value, field_, optional=False):
+        if value is None and optional:
+            return None
+        if not isinstance(value, str) or not value.strip():
+            self.fail(field_, "a non-empty string", value)
+        return value
+
+
+def load_spec(path, check_names=True):
+    """Read and validate a spec file; raises :class:`SpecError` with one line."""
+    path = Path(path)
+    if not path.is_file():
+        raise SpecError(path, "(file)", "an existing YAML file", str(path))
+    try:
+        raw = yaml.safe_load(path.read_text())
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise SpecError(path, "(file)", f"valid YAML; parse error{where}: {problem}") from None
+    except UnicodeDecodeError:
+        raise SpecError(path, "(file)", "a UTF-8 text file") from None
+    return parse_spec(raw, path, check_names=check_names)
+
+
+def parse_spec(raw, path="<spec>", check_names=True):
+    v = _V(path)
+    if not isinstance(raw, dict):
+        raise SpecError(path, "(top level)", "a mapping of fields", type(raw).__name__)
+    v.mapping(raw, "", TOP_FIELDS)
+    name = v.string(raw.get("name", Path(str(path)).stem), "name")
+
+    ds = raw.get("dataset")
+    if ds is None:
+        v.fail("dataset", "a data set name or a mapping with 'name' or 'file'")
+    if isinstance(ds, str):
+        dataset = DatasetSpec(name=ds)
+    else:
+        v.mapping(ds, "dataset", ("name", "file", "format", "label"))
+        if ("name" in ds) == ("file" in ds):
+            v.fail("dataset", "exactly one of 'name' or 'file'")
+        dataset = DatasetSpec(
+            name=v.string(ds.get("name"), "dataset.name", optional=True),
+            file=v.string(ds.get("file"), "dataset.file", optional=True),
+            format=ds.get("format") and v.choice(ds["format"], "dataset.format",
+                                                 ("csv", "svmlight", "libsvm")),
+            label=v.string(ds.get("label"), "dataset.label", optional=True))
+        if dataset.file is not None:
+            f = Path(dataset.file)
+            if not f.is_absolute():
+                f = Path(path).parent / f
+            dataset.file = str(f)
+    if check_names and dataset.name is not None:
+        from sskernels.data import dataset_names
+
+        if dataset.name not in dataset_names():
+            v.fail("dataset", f"a registered data set ({', '.join(dataset_names())})",
+                   dataset.name)
+
+    preprocess = v.choice(raw.get("preprocess", "none"), "preprocess", PREPROCESS)
+
+    g = v.mapping(raw.get("graph"), "graph", ("k", "weights", "sigma", "metric"))
+    from sskernels.graph import METRICS, WEIGHTS
+
+    graph = GraphSpec(
+        k=v.integer(g.get("k", 6), "graph.k", minimum=1),
+        weights=v.choice(g.get("weights", "hein-maier"), "graph.weights", WEIGHTS),
+        sigma=v.number(g.get("sigma"), "graph.sigma", positive=True, optional=True),
+        metric=v.choice(g.get("metric", "euclidean"), "graph.metric", METRICS))
+
+    s = v.mapping(raw.get("splits"), "splits", ("protocol", "n_splits", "n_labeled", "seed"))
+    splits = SplitSpec(
+        protocol=v.choice(s.get("protocol", "random"), "splits.protocol", PROTOCOLS),
+        n_splits=v.integer(s.get("n_splits", 20), "splits.n_splits", minimum=1),
+        n_labeled=v.integer(s.get("n_labeled", 20), "splits.n_labeled", minimum=1),
+        seed=v.integer(s.get("seed", 0), "splits.seed", minimum=0))
+
+    methods_raw = raw.get("methods")
+    if not isinstance(methods_raw, list) or not methods_raw:
+        v.fail("methods", "a non-empty list of methods", methods_raw)
+    methods, labels = [], set()
+    for i, m in enumerate(methods_raw):
+        where = f"methods[{i}]"
+        if isinstance(m, str):
+            m = {"name": m}
+        v.mapping(m, where, ("name", "label", "paper", "params"))
+        mname = v.string(m.get("name"), f"{where}.name")
+        params = m.get("params") or {}
+        if not isinstance(params, dict):
+            v.fail(f"{where}.params", "a mapping of parameter names to values", params)
+        if check_names:
+            _check_method(v, where, mname, params)
+        label = v.string(m.get("label", mname), f"{where}.label")
+        if label in labels:
+            v.fail(f"{where}.label", "a label not used by another method of this spec", label)
+        labels.add(label)
+        methods.append(MethodSpec(mname, label, v.string(m.get("paper", label), f"{where}.paper"),
+                                  params))
+
+    p = v.mapping(raw.get("paper"), "paper", ("table", "dataset"))
+    paper = PaperSpec(table=v.string(p.get("table"), "paper.table", optional=True),
+                      dataset=v.string(p.get("dataset"), "paper.dataset", optional=True))
+    if paper.table is not None:
+        from sskernels.experiment.tables import paper_table_names
+
+        if paper.table not in paper_table_names():
+            v.fail("paper.table", f"one of {', '.join(paper_table_names())}", paper.table)
+    output = v.string(raw.get("output", f"results/runs/{name}"), "output")
+    table = v.string(raw.get("table"), "table", optional=True)
+    return Spec(str(path), name, dataset, preprocess, graph, splits, methods, paper, output, table)
+
+
+def _check_method(v, where, name, params):
+    from sskernels.learners.registry import get_method
+
+    try:
+        info = get_method(name)
+    except UnknownNameError:
+        from sskernels.learners.registry import method_names
+
+        v.fail(f"{where}.name", f"a registered method ({', '.join(method_names())})", name)
+    known = set(info.factory().get_params(deep=False))
+    for key in params:
+        if key not in known:
+            v.fail(f"{where}.params.{key}", f"a parameter of {name} ({', '.join(sorted(known))})")
