@@ -98,9 +98,16 @@ class Spec:
     table: str | None = None
 
     def data_key(self):
-        """A hash of everything a split's record depends on except the method."""
+        """A hash of everything a split's record depends on except the method.
+
+        ``n_splits`` is left out: split i depends only on the protocol, the
+        number of labeled points, the seed and i, so adding splits keeps the
+        recorded ones.
+        """
+        splits = asdict(self.splits)
+        splits.pop("n_splits")
         d = {"dataset": asdict(self.dataset), "preprocess": self.preprocess,
-             "graph": asdict(self.graph), "splits": asdict(self.splits)}
+             "graph": asdict(self.graph), "splits": splits}
         return _hash(d)
 
 

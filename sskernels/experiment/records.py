@@ -20,6 +20,7 @@ def atomic_write_text(path, text):
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        os.fchmod(fd, 0o666 & ~_umask())
         with os.fdopen(fd, "w") as fh:
             fh.write(text)
             fh.flush()
@@ -28,6 +29,12 @@ def atomic_write_text(path, text):
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _umask():
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def _safe(label):

@@ -25,8 +25,10 @@ TOLERANCE = 0.5
 #: splits re-run per spec
 N_SPLITS = 3
 
+_LIU = ("heart", "ionosphere", "sonar", "wine")
 SUITE = {
-    "liu2009_t3": [f"configs/liu2009/{d}.yaml" for d in ("heart", "ionosphere", "sonar", "wine")],
+    "liu2009_t3": [f"configs/liu2009/{d}.yaml" for d in _LIU],
+    "liu2009_t3_raw": [f"configs/liu2009/raw-features/{d}.yaml" for d in _LIU],
 }
 
 

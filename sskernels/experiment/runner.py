@@ -97,8 +97,12 @@ _STATE: Prepared | None = None
 
 def _init_worker(state, graphs):
     global _STATE
+    from threadpoolctl import threadpool_limits
+
     from sskernels.graph import cache_put
 
+    # one BLAS thread per worker: the workers already use the cores
+    threadpool_limits(1)
     _STATE = state
     for key, graph in graphs:
         cache_put(key, graph)
@@ -160,10 +164,13 @@ def run_spec(spec, jobs=1, progress=True, n_splits=None, console=None):
 def _execute(todo, spec, jobs, progress, console):
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from rich.console import Console
+
     out = []
+    bar_console = console or Console(stderr=True)
     bar = Progress(TextColumn(f"[bold]{spec.name}"), BarColumn(), MofNCompleteColumn(),
-                   TimeElapsedColumn(), console=console, disable=not progress or not todo,
-                   transient=False)
+                   TimeElapsedColumn(), console=bar_console, transient=False,
+                   disable=not progress or not todo or not bar_console.is_terminal)
     with bar:
         task = bar.add_task("run", total=len(todo))
         if jobs > 1 and len(todo) > 1:

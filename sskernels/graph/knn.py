@@ -55,16 +55,15 @@ def knn_graph(X, k=6, weights="hein-maier", sigma=None, metric="euclidean"):
     n = Z.shape[0]
     if not 1 <= k < n:
         raise ValueError(f"k must be in [1, n-1] = [1, {n - 1}], got {k}")
-    nn = NearestNeighbors(n_neighbors=k + 1).fit(Z)
-    dist, ind = nn.kneighbors(Z)
-    # drop each point itself (it may not come first when duplicates exist)
+    nn = NearestNeighbors().fit(Z)
+    # h: distance to the k-th neighbour other than the point itself
+    dist, ind = nn.kneighbors(Z, n_neighbors=k + 1)
     dist, ind = _drop_self(dist, ind)
-    dist, ind = dist[:, :k], ind[:, :k]
     h = dist[:, k - 1]
-    rows = np.repeat(np.arange(n), k)
-    cols = ind.ravel()
-    d = dist.ravel()
-    # symmetrise the support: union of the directed k-NN relations
+    # directed edges i -> j with d_ij <= h_i, ties at the k-th distance included
+    # (eq. (2) is a distance rule, so every tied neighbour is an edge)
+    rows, cols, d = _within_radius(nn, Z, h, k)
+    # symmetric support: d_ij <= max(h_i, h_j), i.e. the union of the directed relations
     D = sp.coo_matrix((d + _TINY, (rows, cols)), shape=(n, n)).tocsr()
     D = D.maximum(D.T).tocoo()
     r, c, dij = D.row, D.col, np.maximum(D.data - _TINY, 0.0)
@@ -74,6 +73,34 @@ def knn_graph(X, k=6, weights="hein-maier", sigma=None, metric="euclidean"):
     W = sp.csr_matrix((w, (r, c)), shape=(n, n))
     W.eliminate_zeros()
     return W, h, sigma
+
+
+def _within_radius(nn, Z, h, k, extra=10):
+    """All pairs ``(i, j != i)`` with ``d_ij <= h_i``, as ``(rows, cols, distances)``.
+
+    The ``k + extra`` nearest neighbours cover every point except those with
+    more than ``extra`` ties at their k-th distance, which get an exact radius
+    query of their own.
+    """
+    n = Z.shape[0]
+    kk = min(n, k + 1 + extra)
+    dist, ind = nn.kneighbors(Z, n_neighbors=kk)
+    tol = h * (1 + 1e-12) + 1e-300
+    rows, cols, ds = [], [], []
+    inside = (dist <= tol[:, None]) & (ind != np.arange(n)[:, None])
+    r, c = np.nonzero(inside)
+    rows.append(r), cols.append(ind[r, c]), ds.append(dist[r, c])
+    crowded = np.flatnonzero(dist[:, -1] <= tol) if kk < n else np.array([], dtype=int)
+    if crowded.size:
+        # redo these rows exactly: drop what was found above, query the radius
+        drop = np.isin(rows[0], crowded)
+        rows[0], cols[0], ds[0] = rows[0][~drop], cols[0][~drop], ds[0][~drop]
+        for i in crowded:
+            dd, jj = nn.radius_neighbors(Z[i:i + 1], radius=tol[i])
+            dd, jj = dd[0], jj[0]
+            keep = jj != i
+            rows.append(np.full(keep.sum(), i)), cols.append(jj[keep]), ds.append(dd[keep])
+    return np.concatenate(rows), np.concatenate(cols), np.concatenate(ds)
 
 
 def _drop_self(dist, ind):

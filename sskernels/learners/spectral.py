@@ -25,6 +25,9 @@ from sskernels.learners.base import GraphClassifier
 from sskernels.learners.selection import select_on_labeled
 from sskernels.solvers import solve_lp
 
+#: eigenvalues below this count as 0 (the constant-like eigenvectors of connected components)
+ZERO_TOL = 1e-9
+
 
 class SpectralKernelClassifier(GraphClassifier):
     """Base class of kernels ``K = V diag(mu) V^T``; subclasses give ``_coefficients``.
@@ -116,12 +119,26 @@ def tsk_constraint_matrix(V_L, y_enc):
     return V_L * (E @ V_L)
 
 
-def tsk_linear_program(lam, V_L, y_enc, eta=2.0, beta=1.0):
+def decay_matrix(m, eta, skip=0):
+    """``Gamma`` of eq. (14): rows ``mu_t - eta mu_{t+1} >= 0`` for ``t = skip+1, ..., m-1``."""
+    rows = max(m - 1 - skip, 0)
+    if rows == 0:
+        return sp.csr_matrix((0, m))
+    return sp.diags([np.ones(rows), np.full(rows, -float(eta))], [skip, skip + 1],
+                    shape=(rows, m)).tocsr()
+
+
+def tsk_linear_program(lam, V_L, y_enc, eta=2.0, beta=1.0, skip_constant=False):
     """Solve the TSK linear program, Liu et al. eq. (14), with HiGHS.
 
     ``min lambda^T mu + beta 1^T xi  s.t.  T mu >= 1 - xi, Gamma mu >= 0,
     mu >= 0, xi >= 0`` with ``Gamma_tt = 1, Gamma_t,t+1 = -eta`` (eq. (8)).
     Variables are ordered ``[mu, xi]``.  Returns ``(mu, xi, objective)``.
+
+    ``skip_constant=True`` leaves the leading eigenvectors with ``lambda = 0``
+    (one per connected component) out of the decay constraints, the
+    "improved order constraints" of Zhu et al. (NIPS 2004) — not Liu et al.'s
+    eq. (14), which constrains them too.
 
     The objective does not price ``mu_1`` when ``lambda_1 = 0``; the LP then
     has a face of optima and HiGHS returns one of its vertices.
@@ -129,13 +146,15 @@ def tsk_linear_program(lam, V_L, y_enc, eta=2.0, beta=1.0):
     m, l = lam.size, y_enc.size
     T = tsk_constraint_matrix(V_L, y_enc)
     c = np.concatenate([lam, np.full(l, float(beta))])
+    skip = int(np.sum(lam < ZERO_TOL)) if skip_constant else 0
+    gamma = decay_matrix(m, eta, skip)
+    r = gamma.shape[0]
     # rows: [T  I] [mu; xi] >= 1 ;  [Gamma 0] [mu; xi] >= 0
-    gamma = sp.diags([np.ones(m - 1), np.full(m - 1, -float(eta))], [0, 1], shape=(m - 1, m))
     A = sp.vstack([
         sp.hstack([sp.csr_matrix(T), sp.identity(l)]),
-        sp.hstack([gamma, sp.csr_matrix((m - 1, l))]),
+        sp.hstack([gamma, sp.csr_matrix((r, l))]),
     ]).tocsc()
-    lower = np.concatenate([np.ones(l), np.zeros(m - 1)])
+    lower = np.concatenate([np.ones(l), np.zeros(r)])
     x, obj = solve_lp(c, A, row_lower=lower, row_upper=np.inf, col_lower=0.0, col_upper=np.inf)
     mu = np.maximum(x[:m], 0.0)
     return mu, np.maximum(x[m:], 0.0), obj
@@ -155,12 +174,16 @@ class TransductiveSpectralKernel(SpectralKernelClassifier):
         LP is solved without a fold's labels and the fold is classified by
         eq. (5); ties go to the largest beta (a tiny beta leaves the LP free to
         drop every component but the constant-like first one).
+    skip_constant : False (Liu et al.'s eq. (14)) applies the decay constraints
+        to all m coefficients, including those of the lambda = 0 eigenvectors;
+        True exempts those, as Zhu et al.'s improved order constraints do (a
+        variant; see results/README.md for its effect).
     """
 
     def __init__(self, n_neighbors=6, weights="hein-maier", sigma=None, metric="euclidean",
                  n_components=10, eta=2.0, beta="auto",
                  beta_grid=(1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0, 1000.0), beta_folds=5,
-                 random_state=0):
+                 random_state=0, skip_constant=False):
         self.n_neighbors = n_neighbors
         self.weights = weights
         self.sigma = sigma
@@ -171,6 +194,7 @@ class TransductiveSpectralKernel(SpectralKernelClassifier):
         self.beta_grid = beta_grid
         self.beta_folds = beta_folds
         self.random_state = random_state
+        self.skip_constant = skip_constant
 
     def _coefficients(self, lam, V, labeled, C_L):
         if self.n_components is None:
@@ -187,14 +211,16 @@ class TransductiveSpectralKernel(SpectralKernelClassifier):
         if not beta > 0:
             raise ValueError(f"beta must be > 0, got {beta}")
         self.beta_ = float(beta)
-        mu, self.xi_, self.objective_ = tsk_linear_program(lam, V_L, y_enc, self.eta, beta)
+        mu, self.xi_, self.objective_ = tsk_linear_program(lam, V_L, y_enc, self.eta, beta,
+                                                           self.skip_constant)
         return mu
 
     def _fold_predictor(self, lam, V_L, y_enc):
         c = int(y_enc.max()) + 1
 
         def predict(beta, train, test):
-            mu, _, _ = tsk_linear_program(lam, V_L[train], y_enc[train], self.eta, beta)
+            mu, _, _ = tsk_linear_program(lam, V_L[train], y_enc[train], self.eta, beta,
+                                          self.skip_constant)
             C_tr = np.zeros((train.size, c))
             C_tr[np.arange(train.size), y_enc[train]] = 1.0
             F = (V_L[test] * mu) @ (V_L[train].T @ C_tr)
