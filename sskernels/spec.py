@@ -9,6 +9,8 @@ list of methods::
     preprocess: minmax              # none | minmax | standardize | l2
     graph: {k: 6, weights: hein-maier}      # sigma, metric optional
     splits: {protocol: random, n_splits: 20, n_labeled: 20, seed: 0}
+                                    # n_labeled may be a list (one setting each);
+                                    # holdout: 0.2 sets a seeded 20 % aside as unseen points
     methods:
       - name: tsk                   # a registered method (``sskernels methods list``)
         label: TSK                  # optional display name (default: name)
@@ -66,8 +68,9 @@ class GraphSpec:
 class SplitSpec:
     protocol: str = "random"
     n_splits: int = 20
-    n_labeled: int = 20
+    n_labeled: list = field(default_factory=lambda: [20])
     seed: int = 0
+    holdout: float = 0.0
 
 
 @dataclass
@@ -106,6 +109,7 @@ class Spec:
         """
         splits = asdict(self.splits)
         splits.pop("n_splits")
+        splits.pop("n_labeled")  # the setting is part of the record's path
         d = {"dataset": asdict(self.dataset), "preprocess": self.preprocess,
              "graph": asdict(self.graph), "splits": splits}
         return _hash(d)
@@ -230,12 +234,19 @@ def parse_spec(raw, path="<spec>", check_names=True):
         sigma=v.number(g.get("sigma"), "graph.sigma", positive=True, optional=True),
         metric=v.choice(g.get("metric", "euclidean"), "graph.metric", METRICS))
 
-    s = v.mapping(raw.get("splits"), "splits", ("protocol", "n_splits", "n_labeled", "seed"))
+    s = v.mapping(raw.get("splits"), "splits",
+                  ("protocol", "n_splits", "n_labeled", "seed", "holdout"))
+    n_lab = s.get("n_labeled", 20)
+    n_lab = n_lab if isinstance(n_lab, list) and n_lab else [n_lab]
+    holdout = v.number(s.get("holdout", 0.0), "splits.holdout")
+    if not 0.0 <= holdout < 1.0:
+        v.fail("splits.holdout", "a fraction in [0, 1)", holdout)
     splits = SplitSpec(
         protocol=v.choice(s.get("protocol", "random"), "splits.protocol", PROTOCOLS),
         n_splits=v.integer(s.get("n_splits", 20), "splits.n_splits", minimum=1),
-        n_labeled=v.integer(s.get("n_labeled", 20), "splits.n_labeled", minimum=1),
-        seed=v.integer(s.get("seed", 0), "splits.seed", minimum=0))
+        n_labeled=[v.integer(x, "splits.n_labeled", minimum=1) for x in n_lab],
+        seed=v.integer(s.get("seed", 0), "splits.seed", minimum=0),
+        holdout=holdout)
 
     methods_raw = raw.get("methods")
     if not isinstance(methods_raw, list) or not methods_raw:

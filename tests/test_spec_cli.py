@@ -273,7 +273,7 @@ def record_files(out):
 
 
 def accuracies(out):
-    return {(p.parent.name, p.name): json.loads(p.read_text())["metrics"]["accuracy"]
+    return {(p.parent.parent.name, p.name): json.loads(p.read_text())["metrics"]["accuracy"]
             for p in record_files(out)}
 
 
@@ -317,13 +317,13 @@ def test_recorded_accuracy_equals_an_independent_computation(wine_run):
     X, y = load_wine(return_X_y=True)
     X = minmax_scale(X)
     for i in range(2):
-        rec = json.loads((wine_run["out"] / "records" / "harmonic" /
+        rec = json.loads((wine_run["out"] / "records" / "harmonic" / "20_labeled" /
                           f"split_{i:03d}.json").read_text())
         labeled = random_split(y, 20, 0, i)
         assert rec["n_labeled"] == 20 and rec["n_unlabeled"] == 158
         assert rec["metrics"]["accuracy"] == pytest.approx(_harmonic_accuracy(X, y, labeled),
                                                            abs=1e-9)
-        tsk = json.loads((wine_run["out"] / "records" / "TSK" / f"split_{i:03d}.json")
+        tsk = json.loads((wine_run["out"] / "records" / "TSK" / "20_labeled" / f"split_{i:03d}.json")
                          .read_text())
         assert tsk["selected"]["beta_"] in (1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0, 1000.0)
 
@@ -340,7 +340,7 @@ def test_rerun_resumes_and_recomputes_only_a_deleted_record(wine_run):
     assert {p: p.stat().st_mtime_ns for p in record_files(out)} == before
     assert (out / "summary.csv").read_text() == summary
 
-    gone = out / "records" / "TSK" / "split_001.json"
+    gone = out / "records" / "TSK" / "20_labeled" / "split_001.json"
     gone.unlink()
     res = sskernels(["run", spec, "--no-progress"], env, tmp)
     assert res.returncode == 0, res.stderr
@@ -410,7 +410,7 @@ def test_heart_runs_from_the_mirror(tmp_path, data_mirror):
                     f"methods: [harmonic]\noutput: {tmp_path / 'out'}\n")
     res = sskernels(["run", spec, "--no-progress"], cli_env(tmp_path, offline=True), tmp_path)
     assert res.returncode == 0, res.stderr
-    rec = json.loads((tmp_path / "out" / "records" / "harmonic" / "split_000.json").read_text())
+    rec = json.loads((tmp_path / "out" / "records" / "harmonic" / "20_labeled" / "split_000.json").read_text())
     assert rec["n_labeled"] == 20 and rec["n_unlabeled"] == 250
     assert 40.0 <= rec["metrics"]["accuracy"] <= 100.0
 

@@ -1,6 +1,7 @@
 """Per-split records, written atomically, read back for summaries and resumption.
 
-One JSON file per (method, split) under ``<output>/records/<label>/split_NNN.json``.
+One JSON file per (method, setting, split) under
+``<output>/records/<label>/<setting>/split_NNN.json``.
 A record carries the key of the spec parts it depends on, so that a rerun
 recomputes exactly the records whose inputs changed and skips the rest.
 """
@@ -41,18 +42,18 @@ def _safe(label):
     return re.sub(r"[^A-Za-z0-9_.+-]+", "_", label)
 
 
-def record_path(output, label, split):
-    return Path(output) / "records" / _safe(label) / f"split_{split:03d}.json"
+def record_path(output, label, setting, split):
+    return Path(output) / "records" / _safe(label) / _safe(setting) / f"split_{split:03d}.json"
 
 
 def write_record(output, record):
-    atomic_write_text(record_path(output, record["method"], record["split"]),
-                      json.dumps(record, indent=1, sort_keys=True, default=_jsonable))
+    path = record_path(output, record["method"], record["setting"], record["split"])
+    atomic_write_text(path, json.dumps(record, indent=1, sort_keys=True, default=_jsonable))
 
 
-def read_record(output, label, split, key=None):
-    """The record of ``(label, split)``, or None when absent, unreadable or stale."""
-    path = record_path(output, label, split)
+def read_record(output, label, setting, split, key=None):
+    """The record of ``(label, setting, split)``, or None when absent, unreadable or stale."""
+    path = record_path(output, label, setting, split)
     try:
         rec = json.loads(path.read_text())
     except (OSError, ValueError):

@@ -28,18 +28,17 @@ from sskernels.spec import method_key
 @dataclass
 class Prepared:
     spec: object
-    X: object
+    X: object              # the points the learners see (labeled + unlabeled)
     y: np.ndarray          # encoded 0..c-1
     classes: np.ndarray
-    splits: list
+    settings: list         # [(setting label, [labeled index arrays])]
+    X_test: object = None  # held-out unseen points (splits.holdout > 0)
+    y_test: np.ndarray = None
     graph_seconds: float = 0.0
 
     @property
-    def setting(self):
-        s = self.spec.splits
-        if s.protocol == "official":
-            return f"official {len(self.splits[0])} labeled"
-        return f"{s.n_labeled} labeled"
+    def n_splits(self):
+        return len(self.settings[0][1])
 
 
 def load_data(spec):
@@ -54,16 +53,36 @@ def load_data(spec):
     return ds
 
 
+def holdout_split(y, fraction, seed):
+    """Seeded stratified split into (seen, unseen) indices; unseen is ``fraction`` of the points."""
+    from sklearn.model_selection import train_test_split
+
+    idx = np.arange(y.size)
+    seen, unseen = train_test_split(idx, test_size=fraction, random_state=seed, stratify=y)
+    return np.sort(seen), np.sort(unseen)
+
+
 def prepare(spec, n_splits=None):
     ds = load_data(spec)
     classes, y = np.unique(np.asarray(ds.y), return_inverse=True)
     s = spec.splits
+    X, X_test, y_test, official = ds.X, None, None, ds.splits
+    if s.holdout > 0:
+        if s.protocol == "official":
+            raise UserError(f"{spec.path}: field 'splits.holdout': expected 0 with official splits")
+        seen, unseen = holdout_split(y, s.holdout, s.seed)
+        X, X_test, y_test, y = ds.X[seen], ds.X[unseen], y[unseen], y[seen]
+    settings = []
     try:
-        splits = make_splits(y, s.protocol, n_splits or s.n_splits, s.n_labeled, s.seed,
-                             official=ds.splits)
+        for n_lab in s.n_labeled:
+            splits = make_splits(y, s.protocol, n_splits or s.n_splits, n_lab, s.seed,
+                                 official=official)
+            label = (f"official {len(splits[0])} labeled" if s.protocol == "official"
+                     else f"{n_lab} labeled")
+            settings.append((label, splits))
     except ValueError as exc:
         raise UserError(f"{spec.path}: field 'splits': {exc}") from None
-    return Prepared(spec, ds.X, y, classes, splits)
+    return Prepared(spec, X, y, classes, settings, X_test, y_test)
 
 
 def method_params(spec, method):
@@ -93,6 +112,8 @@ def warm_graphs(prep):
 
 
 _STATE: Prepared | None = None
+#: fitted attributes recorded as the parameters a method selected on the labeled points
+SELECTED = ("beta_", "C_", "gamma_A_", "gamma_I_", "kernel_width_")
 
 
 def _init_worker(state, graphs):
@@ -109,11 +130,12 @@ def _init_worker(state, graphs):
 
 
 def _run_task(task):
-    mi, si = task
+    mi, gi, si = task
     prep = _STATE
     spec = prep.spec
     method = spec.methods[mi]
-    labeled = prep.splits[si]
+    setting, splits = prep.settings[gi]
+    labeled = splits[si]
     y_partial = np.full(prep.y.size, -1)
     y_partial[labeled] = prep.y[labeled]
     unl = y_partial == -1
@@ -122,17 +144,20 @@ def _run_task(task):
         t0 = time.perf_counter()
         est.fit(prep.X, y_partial)
         pred = np.asarray(est.transduction_)
+        metrics = {"accuracy": 100.0 * float(np.mean(pred[unl] == prep.y[unl]))}
+        if prep.X_test is not None and get_method(method.name).inductive:
+            pred_test = np.asarray(est.predict(prep.X_test))
+            metrics["inductive accuracy"] = 100.0 * float(np.mean(pred_test == prep.y_test))
         seconds = time.perf_counter() - t0
     except (ValueError, TypeError) as exc:
         raise UserError(f"{spec.path}: methods[{mi}] ({method.label}): {exc}") from None
-    selected = {k: getattr(est, k) for k in ("beta_",) if hasattr(est, k)}
+    selected = {k: getattr(est, k) for k in SELECTED if hasattr(est, k)}
     return {
         "key": method_key(spec, method), "spec": spec.name, "table": spec.table or "",
-        "dataset": spec.paper.dataset or spec.dataset.display, "setting": prep.setting,
+        "dataset": spec.paper.dataset or spec.dataset.display, "setting": setting,
         "method": method.label, "method_name": method.name, "paper": method.paper,
         "split": si, "n_labeled": int(labeled.size), "n_unlabeled": int(unl.sum()),
-        "metrics": {"accuracy": 100.0 * float(np.mean(pred[unl] == prep.y[unl]))},
-        "seconds": seconds, "selected": selected,
+        "metrics": metrics, "seconds": seconds, "selected": selected,
     }
 
 
@@ -143,12 +168,13 @@ def run_spec(spec, jobs=1, progress=True, n_splits=None, console=None):
     todo, done = [], []
     for mi, method in enumerate(spec.methods):
         key = method_key(spec, method)
-        for si in range(len(prep.splits)):
-            rec = read_record(spec.output, method.label, si, key=key)
-            if rec is None:
-                todo.append((mi, si))
-            else:
-                done.append(rec)
+        for gi, (setting, splits) in enumerate(prep.settings):
+            for si in range(len(splits)):
+                rec = read_record(spec.output, method.label, setting, si, key=key)
+                if rec is None:
+                    todo.append((mi, gi, si))
+                else:
+                    done.append(rec)
     if todo:
         prep.graph_seconds = warm_graphs(prep)
     _STATE = prep
@@ -156,7 +182,7 @@ def run_spec(spec, jobs=1, progress=True, n_splits=None, console=None):
         done.extend(_execute(todo, spec, jobs, progress, console))
     finally:
         _STATE = None
-    df = records_frame(done, spec, len(prep.splits))
+    df = records_frame(done, spec, prep.n_splits)
     df.attrs["graph_seconds"] = prep.graph_seconds
     return df
 
@@ -201,22 +227,41 @@ def records_frame(records, spec, n_splits):
             continue
         for metric, value in r["metrics"].items():
             rows.append({**{k: r[k] for k in ("table", "dataset", "setting", "method", "paper",
-                                              "split", "seconds")},
+                                              "split", "seconds", "n_labeled")},
                          "metric": metric, "value": value, "order": order[r["method"]]})
     df = pd.DataFrame(rows)
     if not df.empty:
-        df = df.sort_values(["order", "split"]).reset_index(drop=True)
+        df = df.sort_values(["n_labeled", "order", "split"]).reset_index(drop=True)
     return df
+
+
+def setting_labels(spec):
+    """The settings' labels, without loading the data (official splits: read from records)."""
+    s = spec.splits
+    if s.protocol == "official":
+        return None
+    return [f"{n} labeled" for n in s.n_labeled]
 
 
 def load_records(spec, n_splits=None):
     """The records already written for a spec (current keys only), as a DataFrame."""
+    import json
+    from pathlib import Path
+
+    from sskernels.experiment.records import _safe
+
     n = n_splits or spec.splits.n_splits
     recs = []
     for method in spec.methods:
         key = method_key(spec, method)
-        for si in range(n):
-            rec = read_record(spec.output, method.label, si, key=key)
-            if rec is not None:
-                recs.append(rec)
+        labels = setting_labels(spec)
+        if labels is None:
+            root = Path(spec.output) / "records" / _safe(method.label)
+            paths = sorted(root.glob("*/split_*.json")) if root.is_dir() else []
+            labels = sorted({json.loads(p.read_text()).get("setting") for p in paths[:1]} - {None})
+        for setting in labels:
+            for si in range(n):
+                rec = read_record(spec.output, method.label, setting, si, key=key)
+                if rec is not None:
+                    recs.append(rec)
     return records_frame(recs, spec, n)

@@ -39,7 +39,7 @@ def summarize(records, spec):
     if records.empty:
         return pd.DataFrame(columns=SCHEMA)
     rows = []
-    for (method, metric), g in records.groupby(["method", "metric"], sort=False):
+    for (_, method, metric), g in records.groupby(["setting", "method", "metric"], sort=False):
         first = g.iloc[0]
         pm = ps = np.nan
         if spec.paper.table:
@@ -75,7 +75,9 @@ def to_markdown(df, title=None):
         methods = list(dict.fromkeys(g["method"]))
         cells = {(r["method"], r["dataset"]): r for _, r in g.iterrows()}
         n = int(g["n_splits"].max())
-        lines += [f"{metric} (%) on the unlabeled points, {setting}, mean ± std over {n} splits; "
+        where = ("the unseen (held-out) points" if metric.startswith("inductive")
+                 else "the unlabeled points")
+        lines += [f"{metric} (%) on {where}, {setting}, mean ± std over {n} splits; "
                   "in brackets the paper's value and our difference", ""]
         lines += ["| method | " + " | ".join(datasets) + " |",
                   "|---|" + "---|" * len(datasets)]

@@ -54,6 +54,10 @@ METHODS = {m.name: m for m in [
     MethodInfo("tsk", _lazy(_P + "spectral", "TransductiveSpectralKernel"),
                "Liu et al. 2009", "LP eq. (12)/(14), classifier eq. (5), induction eq. (17)-(19)",
                True, "transductive spectral kernel"),
+    MethodInfo("kernel-svm", _lazy(_P + "kernel_machines", "KernelSVM"),
+               "Liu et al. 2009, Sec. 5", "SVM on the labeled block of a learned kernel", True,
+               "SVM on a learned kernel (TSK+SVM, OSK+SVM, DSK+SVM): params kernel, "
+               "kernel_params, C"),
     MethodInfo("label-spreading", _sk("LabelSpreading"), "scikit-learn (Zhou et al. 2004)",
                "sklearn.semi_supervised.LabelSpreading", True,
                "scikit-learn's label spreading (peer, not in the papers)", uses_graph=False),

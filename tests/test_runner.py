@@ -1,0 +1,70 @@
+"""The runner: several labeled-set sizes, a held-out inductive part, kernel machines."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_wine
+from sklearn.model_selection import train_test_split
+from sklearn.preprocessing import minmax_scale
+from sklearn.svm import SVC
+
+from sskernels.experiment.runner import run_spec
+from sskernels.experiment.splits import random_split
+from sskernels.experiment.tables import summarize
+from sskernels.learners import HarmonicFunction, TransductiveSpectralKernel
+from sskernels.learners.kernel_machines import KernelSVM
+from sskernels.spec import parse_spec
+
+
+def wine():
+    X, y = load_wine(return_X_y=True)
+    return minmax_scale(X), y
+
+
+def test_settings_and_holdout_match_a_direct_computation(tmp_path):
+    raw = {"dataset": "sklearn-wine", "preprocess": "minmax", "graph": {"k": 6},
+           "splits": {"n_splits": 2, "n_labeled": [10, 30], "seed": 3, "holdout": 0.2},
+           "methods": ["harmonic"], "output": str(tmp_path / "out")}
+    spec = parse_spec(raw, tmp_path / "spec.yaml")
+    rec = run_spec(spec, progress=False)
+    summary = summarize(rec, spec)
+    assert list(summary["setting"].unique()) == ["10 labeled", "30 labeled"]
+    assert set(summary["metric"]) == {"accuracy", "inductive accuracy"}
+    # independent: the same stratified holdout, split and harmonic fit by hand
+    X, y = wine()
+    seen, unseen = train_test_split(np.arange(y.size), test_size=0.2, random_state=3, stratify=y)
+    seen, unseen = np.sort(seen), np.sort(unseen)
+    for n_lab in (10, 30):
+        ind = []
+        for i in range(2):
+            lab = random_split(y[seen], n_lab, 3, i)
+            yp = np.full(seen.size, -1)
+            yp[lab] = y[seen][lab]
+            est = HarmonicFunction().fit(X[seen], yp)
+            ind.append(100 * np.mean(est.predict(X[unseen]) == y[unseen]))
+        got = rec[(rec["setting"] == f"{n_lab} labeled") & (rec["metric"] == "inductive accuracy")]
+        np.testing.assert_allclose(got["value"].to_numpy(), ind, atol=1e-9)
+
+
+def test_kernel_svm_equals_svc_on_the_learned_kernel():
+    X, y = wine()
+    lab = random_split(y, 20, 0, 0)
+    yp = np.full(y.size, -1)
+    yp[lab] = y[lab]
+    est = KernelSVM(kernel="tsk", kernel_params={"n_components": 10, "beta": 10.0}, C=10.0)
+    est.fit(X, yp)
+    K = TransductiveSpectralKernel(n_components=10, beta=10.0).fit(X, yp).kernel_
+    K = K / np.mean(np.diag(K))
+    svc = SVC(kernel="precomputed", C=10.0).fit(K[np.ix_(lab, lab)], y[lab])
+    np.testing.assert_array_equal(est.transduction_, svc.predict(K[:, lab]))
+    # unseen points go through the out-of-sample extension of the kernel learner
+    Xn = X[:5] + 0.01
+    Kx = est.learner_.kernel(Xn, None)[:, lab] / est.kernel_scale_
+    np.testing.assert_array_equal(est.predict(Xn), svc.predict(Kx))
+
+
+def test_kernel_svm_rejects_unknown_kernel_params():
+    X, y = wine()
+    yp = np.full(y.size, -1)
+    yp[random_split(y, 20, 0, 0)] = 1
+    with pytest.raises(ValueError, match="not a parameter of tsk"):
+        KernelSVM(kernel="tsk", kernel_params={"bogus": 1}).fit(X, yp)
