@@ -413,9 +413,9 @@ def test_tsk_auto_beta_never_reads_unlabeled_labels():
     pred = est.fit(X, yp).transduction_
     recs = []
     for yy in (y, y2):
-        runner._STATE = runner.Prepared(spec, X, yy, np.arange(3), [lab])
+        runner._STATE = runner.Prepared(spec, X, yy, np.arange(3), [("20 labeled", [lab])])
         try:
-            recs.append(runner._run_task((0, 0)))
+            recs.append(runner._run_task((0, 0, 0)))
         finally:
             runner._STATE = None
     assert recs[0]["selected"]["beta_"] == recs[1]["selected"]["beta_"] == est.beta_
