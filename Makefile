@@ -39,7 +39,8 @@ test: $(STAMP)
 	$(PY) -m pytest
 
 bench: $(STAMP)
-	$(SSK) bench $(LIU_T3:%=configs/liu2009/%.yaml) --budget 60
+	$(SSK) bench $(LIU_T3:%=configs/liu2009/%.yaml) --methods harmonic,consistency,TSK --budget 20
+	$(SSK) bench $(LIU_T3:%=configs/liu2009/%.yaml) --budget 120
 
 tables: table-liu2009-t3
 

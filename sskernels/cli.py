@@ -150,6 +150,8 @@ def bench(
     splits: Optional[int] = typer.Option(None, "--splits", min=1),
     budget: Optional[float] = typer.Option(
         None, help="Fail (exit 1) when the total exceeds this many seconds."),
+    methods: Optional[str] = typer.Option(
+        None, help="Comma-separated method labels: time only these rows of each spec."),
 ):
     """Time fresh runs of specs (records go to a temporary folder; nothing is resumed)."""
     import tempfile
@@ -165,6 +167,11 @@ def bench(
     with tempfile.TemporaryDirectory() as tmp:
         for spec in _specs(specs):
             spec.output = str(Path(tmp) / spec.name)
+            if methods:
+                wanted = [m.strip() for m in methods.split(",")]
+                spec.methods = [m for m in spec.methods if m.label in wanted]
+                if not spec.methods:
+                    raise UserError(f"{spec.path}: no method labelled {', '.join(wanted)}")
             clear_cache()
             t0 = time.perf_counter()
             rec = run_spec(spec, jobs=jobs, progress=False, n_splits=splits)

@@ -68,3 +68,20 @@ def test_kernel_svm_rejects_unknown_kernel_params():
     yp[random_split(y, 20, 0, 0)] = 1
     with pytest.raises(ValueError, match="not a parameter of tsk"):
         KernelSVM(kernel="tsk", kernel_params={"bogus": 1}).fit(X, yp)
+
+
+def test_user_csv_file_in_a_spec(tmp_path):
+    X, y = wine()
+    lines = ["a,b,c,class"] + [f"{r[0]},{r[1]},{r[2]},{lab}" for r, lab in zip(X, y)]
+    (tmp_path / "mine.csv").write_text("\n".join(lines) + "\n")
+    raw = {"dataset": {"file": "mine.csv", "label": "class"}, "graph": {"k": 6},
+           "splits": {"n_splits": 1, "n_labeled": 20}, "methods": ["harmonic"],
+           "output": str(tmp_path / "out")}
+    spec = parse_spec(raw, tmp_path / "spec.yaml")  # the file is relative to the spec
+    rec = run_spec(spec, progress=False)
+    lab = random_split(y, 20, 0, 0)
+    yp = np.full(y.size, -1)
+    yp[lab] = y[lab]
+    est = HarmonicFunction().fit(X[:, :3], yp)
+    unl = yp == -1
+    assert rec["value"].iloc[0] == pytest.approx(100 * np.mean(est.transduction_[unl] == y[unl]))
