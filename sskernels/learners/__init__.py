@@ -1,6 +1,8 @@
 """Learners, one module per method family, and the registry the CLI and specs use."""
 
 from sskernels.learners.base import UNLABELED, GraphClassifier, check_partial_labels
+from sskernels.learners.kernel_machines import KernelSVM
+from sskernels.learners.manifold import LapRLS, LapSVM, OneNN, SVMBaseline, deformed_kernel
 from sskernels.learners.propagation import Consistency, HarmonicFunction
 from sskernels.learners.registry import METHODS, MethodInfo, make_method, method_names
 from sskernels.learners.spectral import (
@@ -15,5 +17,5 @@ __all__ = [
     "UNLABELED", "GraphClassifier", "check_partial_labels", "HarmonicFunction", "Consistency",
     "SpectralKernelClassifier", "RegularizedSpectralKernel", "TransductiveSpectralKernel",
     "tsk_constraint_matrix", "tsk_linear_program", "METHODS", "MethodInfo", "make_method",
-    "method_names",
+    "method_names", "KernelSVM", "LapRLS", "LapSVM", "SVMBaseline", "OneNN", "deformed_kernel",
 ]

@@ -1,0 +1,451 @@
+"""Manifold regularization (Sindhwani, Belkin & Niyogi, Sec. 11.3.1 and 11.4).
+
+Each test checks the learners against a computation that does not go through
+the code under test: scikit-learn's SVC / KernelRidge, the objective of
+eq. (11.5) written out densely, SciPy's SLSQP on the dual eq. (11.8), explicit
+matrix inverses of eq. (11.9)-(11.10).
+"""
+
+import time
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize
+from sklearn.datasets import load_wine, make_blobs, make_moons
+from sklearn.kernel_ridge import KernelRidge
+from sklearn.preprocessing import minmax_scale
+from sklearn.svm import SVC
+
+from sskernels.graph import get_graph
+from sskernels.learners import manifold as mf
+from sskernels.learners.manifold import (
+    GAMMA_GRID,
+    WIDTH_FACTORS,
+    LapRLS,
+    LapSVM,
+    OneNN,
+    SVMBaseline,
+    deformed_kernel,
+)
+
+
+def rbf_np(A, B, width):
+    D2 = ((A[:, None, :] - B[None, :, :]) ** 2).sum(-1)
+    return np.exp(-D2 / (2 * width**2))
+
+
+def laplacian_np(X, kind="unnormalized", p=1):
+    """Dense L (or L_sym) from the package's k-NN weight matrix (k=6, eq. (2) weights)."""
+    W = get_graph(X, k=6).W.toarray()
+    d = W.sum(1)
+    if kind == "unnormalized":
+        L = np.diag(d) - W
+    else:
+        s = 1 / np.sqrt(d)
+        L = np.eye(len(d)) - s[:, None] * W * s[None, :]
+    return np.linalg.matrix_power(L, p)
+
+
+@pytest.fixture(scope="module")
+def moons_small():
+    X, y = make_moons(80, noise=0.12, random_state=3)
+    Xnew, _ = make_moons(25, noise=0.12, random_state=4)
+    rng = np.random.default_rng(0)
+    labeled = np.sort(np.concatenate([rng.choice(np.flatnonzero(y == c), 6, replace=False)
+                                      for c in (0, 1)]))
+    yp = np.full(y.size, -1)
+    yp[labeled] = y[labeled]
+    return X, y, yp, labeled, Xnew
+
+
+# -- gamma_I = 0: the supervised special cases --------------------------------
+
+def test_lapsvm_without_intrinsic_term_is_svc(moons_small):
+    """gamma_I = 0: eq. (11.9) is Q = Y K_LL Y / (2 gamma_A) and eq. (11.10) alpha =
+    Y beta / (2 gamma_A) on the labeled points (0 elsewhere).  With beta = 2 gamma_A beta'
+    the dual (11.8) becomes 2 gamma_A [sum beta' - 1/2 beta'^T Y K Y beta'] with the box
+    0 <= beta' <= 1/(2 gamma_A l): the C-SVM dual with C = 1 / (2 gamma_A l), same
+    equality constraint, same alpha = y beta' (SVC's dual_coef_) and the same bias."""
+    X, y, yp, labeled, Xnew = moons_small
+    gA, width, l = 0.05, 0.5, labeled.size
+    est = LapSVM(gamma_A=gA, gamma_I=0.0, kernel_width=width).fit(X, yp)
+    svc = SVC(kernel="precomputed", C=1.0 / (2 * gA * l), tol=1e-10)
+    svc.fit(rbf_np(X[labeled], X[labeled], width), y[labeled])
+    for Z in (X, Xnew):
+        ref = svc.decision_function(rbf_np(Z, X[labeled], width))
+        np.testing.assert_allclose(est.decision_function(Z), ref, atol=1e-5)
+        np.testing.assert_array_equal(est.predict(Z), svc.predict(rbf_np(Z, X[labeled], width)))
+    unl = np.setdiff1d(np.arange(y.size), labeled)
+    np.testing.assert_array_equal(est.alpha_[unl], 0.0)
+    np.testing.assert_allclose(est.alpha_[labeled[svc.support_]], svc.dual_coef_[0], atol=1e-6)
+
+
+def test_laprls_without_intrinsic_term_is_kernel_ridge(moons_small):
+    """gamma_I = 0 in eq. (11.7): (K_LL + gamma_A l I) alpha_L = y, alpha_U = 0 —
+    KernelRidge with alpha = gamma_A l on the labeled points (targets +-1)."""
+    X, y, yp, labeled, Xnew = moons_small
+    gA, width, l = 0.01, 0.4, labeled.size
+    est = LapRLS(gamma_A=gA, gamma_I=0.0, kernel_width=width).fit(X, yp)
+    kr = KernelRidge(alpha=gA * l, kernel="rbf", gamma=1 / (2 * width**2))
+    kr.fit(X[labeled], np.where(y[labeled] == 1, 1.0, -1.0))
+    for Z in (X, Xnew):
+        np.testing.assert_allclose(est.decision_function(Z), kr.predict(Z), atol=1e-8)
+    np.testing.assert_allclose(est.alpha_[np.setdiff1d(np.arange(y.size), labeled)], 0.0,
+                               atol=1e-12)
+
+
+# -- the deformed kernel eq. (11.15) ------------------------------------------
+
+@pytest.mark.parametrize("kind,p", [("unnormalized", 1), ("normalized", 2)])
+def test_laprls_is_rls_with_deformed_kernel(moons_small, kind, p):
+    """RLS with K~ of eq. (11.15) (M' = gamma_I/(gamma_A (u+l)^2) L^p) on the labeled
+    points — alpha~ = (K~_LL + gamma_A l I)^{-1} y, f = sum_L alpha~_j K~(x_j, .)
+    (eq. (11.16)) — equals LapRLS eq. (11.7) on training and new points."""
+    X, y, yp, labeled, Xnew = moons_small
+    gA, gI, width, l = 0.01, 5.0, 0.4, labeled.size
+    est = LapRLS(gamma_A=gA, gamma_I=gI, kernel_width=width, laplacian=kind,
+                 laplacian_degree=p).fit(X, yp)
+    K = rbf_np(X, X, width)
+    L = laplacian_np(X, kind, p)
+    Kt = deformed_kernel(K, L, gA, gI)
+    yl = np.where(y[labeled] == 1, 1.0, -1.0)
+    a = np.linalg.solve(Kt[np.ix_(labeled, labeled)] + gA * l * np.eye(l), yl)
+    np.testing.assert_allclose(est.decision_function(X), Kt[:, labeled] @ a, atol=1e-6)
+    Kn = rbf_np(Xnew, X, width)
+    Kt_new = deformed_kernel(K, L, gA, gI, K_a=Kn, K_b=K[labeled],
+                             K_ab=rbf_np(Xnew, X[labeled], width))
+    np.testing.assert_allclose(est.decision_function(Xnew), Kt_new @ a, atol=1e-6)
+    # the estimator's own kernel() is the same K~
+    np.testing.assert_allclose(est.kernel(), Kt, atol=1e-10)
+    np.testing.assert_allclose(est.kernel(Xnew, None),
+                               deformed_kernel(K, L, gA, gI, K_a=Kn, K_b=K, K_ab=Kn), atol=1e-10)
+
+
+def test_deformed_kernel_properties():
+    """K~ is symmetric PSD, equals K at gamma_I = 0, and equals K (I + M'K)^{-1}."""
+    X, _ = make_moons(40, noise=0.1, random_state=0)
+    K = rbf_np(X, X, 0.5)
+    L = laplacian_np(X)
+    n = len(X)
+    np.testing.assert_allclose(deformed_kernel(K, L, 0.1, 0.0), K, atol=1e-12)
+    Kt = deformed_kernel(K, L, 0.1, 3.0)
+    np.testing.assert_allclose(Kt, Kt.T, atol=1e-10)
+    assert np.linalg.eigvalsh(0.5 * (Kt + Kt.T)).min() > -1e-8
+    Mp = 3.0 / (0.1 * n * n) * L
+    np.testing.assert_allclose(Kt, K @ np.linalg.inv(np.eye(n) + Mp @ K), atol=1e-8)
+    # normalize=False uses gamma_I/gamma_A literally
+    np.testing.assert_allclose(deformed_kernel(K, L, 0.1, 3.0 / n**2, normalize=False), Kt,
+                               atol=1e-10)
+
+
+def test_cv_basis_reproduces_deformed_kernel():
+    """The CV shortcut G diag(1/(1 + r lam)) G^T equals eq. (11.15) for every r."""
+    X, _ = make_moons(50, noise=0.1, random_state=2)
+    K = rbf_np(X, X, 0.6)
+    L = laplacian_np(X)
+    n = len(X)
+    G, lam = mf._deformation_basis(K, get_graph(X, k=6).laplacian)
+    for gA, gI in [(1e-2, 0.0), (1e-2, 1.0), (1e-4, 100.0), (1.0, 1e-6)]:
+        r = gI / (gA * n * n)
+        np.testing.assert_allclose((G / (1 + r * lam)) @ G.T, deformed_kernel(K, L, gA, gI),
+                                   atol=1e-7)
+
+
+# -- optimality ---------------------------------------------------------------
+
+def test_laprls_alpha_zeroes_the_gradient_of_the_objective(moons_small):
+    """Eq. (11.5) with squared loss in alpha (f = K alpha):
+    J(a) = 1/l ||y - (K a)_L||^2 + gamma_A a^T K a + gamma_I/(u+l)^2 a^T K L K a,
+    grad = -2/l K_{:,L} (y - (K a)_L) + 2 gamma_A K a + 2 gamma_I/(u+l)^2 K L K a."""
+    X, y, yp, labeled, _ = moons_small
+    gA, gI, width = 0.05, 2.0, 0.5
+    est = LapRLS(gamma_A=gA, gamma_I=gI, kernel_width=width).fit(X, yp)
+    K, L = rbf_np(X, X, width), laplacian_np(X)
+    n, l = len(X), labeled.size
+    yl = np.where(y[labeled] == 1, 1.0, -1.0)
+
+    def obj(a):
+        f = K @ a
+        return (np.sum((yl - f[labeled]) ** 2) / l + gA * a @ K @ a
+                + gI / n**2 * f @ L @ f)
+
+    def grad(a):
+        f = K @ a
+        return (-2 / l * K[:, labeled] @ (yl - f[labeled]) + 2 * gA * K @ a
+                + 2 * gI / n**2 * K @ (L @ f))
+
+    # the gradient formula itself, by central differences at a random point
+    a0 = np.random.default_rng(1).normal(size=n)
+    h = 1e-6
+    fd = np.array([(obj(a0 + h * e) - obj(a0 - h * e)) / (2 * h) for e in np.eye(n)[:5]])
+    np.testing.assert_allclose(grad(a0)[:5], fd, rtol=1e-5, atol=1e-7)
+    # ... vanishes at alpha* of eq. (11.7), relative to its size elsewhere
+    assert np.linalg.norm(grad(est.alpha_)) < 1e-8 * np.linalg.norm(grad(a0))
+    assert obj(est.alpha_) <= obj(est.alpha_ + 1e-3 * a0)
+
+
+def test_lapsvm_dual_agrees_with_slsqp():
+    """Q of eq. (11.9) by explicit inverses; the dual (11.8) solved by SLSQP; HiGHS's
+    beta and the estimator's alpha (eq. (11.10)) agree."""
+    X, y = make_moons(30, noise=0.15, random_state=5)
+    labeled = np.array([0, 3, 4, 7, 11, 15, 20, 26])
+    yp = np.full(y.size, -1)
+    yp[labeled] = y[labeled]
+    gA, gI, width = 0.02, 10.0, 0.5
+    n, l = len(X), labeled.size
+    K, L = rbf_np(X, X, width), laplacian_np(X)
+    J = np.zeros((l, n))
+    J[np.arange(l), labeled] = 1
+    ys = np.where(y[labeled] == 1, 1.0, -1.0)
+    Y = np.diag(ys)
+    Ainv = np.linalg.inv(2 * gA * np.eye(n) + 2 * gI / n**2 * L @ K)
+    Q = Y @ J @ K @ Ainv @ J.T @ Y
+    Q = 0.5 * (Q + Q.T)
+
+    res = minimize(lambda b: 0.5 * b @ Q @ b - b.sum(), np.full(l, 0.5 / l),
+                   jac=lambda b: Q @ b - 1, method="SLSQP", bounds=[(0, 1 / l)] * l,
+                   constraints=[{"type": "eq", "fun": lambda b: ys @ b, "jac": lambda b: ys}],
+                   options={"ftol": 1e-14, "maxiter": 1000})
+    assert res.success
+
+    Z, KZ_L = mf.lapsvm_system(K, get_graph(X, k=6).laplacian, labeled, gA, gI)
+    alpha, b, beta, Q_code = mf.lapsvm_binary(Z, KZ_L, ys)
+    np.testing.assert_allclose(Q_code, Q, atol=1e-10)
+    assert abs((0.5 * beta @ Q @ beta - beta.sum()) - res.fun) < 1e-7
+    np.testing.assert_allclose(beta, res.x, atol=1e-4)
+
+    est = LapSVM(gamma_A=gA, gamma_I=gI, kernel_width=width).fit(X, yp)
+    np.testing.assert_allclose(est.alpha_, Ainv @ J.T @ Y @ beta, atol=1e-8)
+    np.testing.assert_allclose(est.dual_coef_, beta, atol=1e-10)
+    # bias: y_i f(x_i) = 1 on the free support vectors
+    free = (beta > 1e-6 / l) & (beta < (1 - 1e-6) / l)
+    assert free.any()
+    f = est.decision_function(X[labeled])
+    np.testing.assert_allclose(ys[free] * f[free], 1.0, atol=1e-5)
+
+
+def test_lapsvm_is_svm_with_deformed_kernel(moons_small):
+    """Sec. 11.4: a standard SVM with K~ (eq. (11.15)), C = 1/(2 gamma_A l), is LapSVM."""
+    X, y, yp, labeled, Xnew = moons_small
+    gA, gI, width, l = 0.01, 20.0, 0.4, labeled.size
+    est = LapSVM(gamma_A=gA, gamma_I=gI, kernel_width=width).fit(X, yp)
+    K, L = rbf_np(X, X, width), laplacian_np(X)
+    Kt = deformed_kernel(K, L, gA, gI)
+    svc = SVC(kernel="precomputed", C=1 / (2 * gA * l), tol=1e-10)
+    svc.fit(Kt[np.ix_(labeled, labeled)], y[labeled])
+    np.testing.assert_allclose(est.decision_function(X), svc.decision_function(Kt[:, labeled]),
+                               atol=1e-5)
+    Kt_new = deformed_kernel(K, L, gA, gI, K_a=rbf_np(Xnew, X, width), K_b=K[labeled],
+                             K_ab=rbf_np(Xnew, X[labeled], width))
+    np.testing.assert_allclose(est.decision_function(Xnew), svc.decision_function(Kt_new),
+                               atol=1e-5)
+
+
+# -- behaviour: two moons with one label per class (Fig. 11.4) ----------------
+
+@pytest.mark.parametrize("cls", [LapSVM, LapRLS])
+def test_two_moons_one_label_per_class(cls):
+    X, y = make_moons(200, noise=0.05, random_state=0)
+    Xnew, ynew = make_moons(200, noise=0.05, random_state=1)
+    yp = np.full(y.size, -1)
+    for c in (0, 1):
+        i = np.flatnonzero(y == c)[0]
+        yp[i] = c
+    params = dict(gamma_A=1e-4, kernel_width=0.35)
+    est = cls(gamma_I=100.0, **params).fit(X, yp)
+    unl = yp == -1
+    assert np.mean(est.transduction_[unl] == y[unl]) >= 0.95
+    assert np.mean(est.predict(Xnew) == ynew) >= 0.95
+    # gamma_I = 0 is the supervised machine: the moons are not found
+    sup = cls(gamma_I=0.0, **params).fit(X, yp)
+    assert np.mean(sup.transduction_[unl] == y[unl]) < 0.9
+
+
+# -- multi-class ----------------------------------------------------------------
+
+@pytest.mark.parametrize("cls", [LapSVM, LapRLS])
+def test_multiclass_blobs(cls):
+    Xall, yall = make_blobs(180, centers=3, cluster_std=1.0, random_state=2)
+    Xall = minmax_scale(Xall)
+    X, y, Xnew, ynew = Xall[:150], np.array([3, 5, 9])[yall[:150]], Xall[150:], yall[150:]
+    rng = np.random.default_rng(0)
+    labeled = np.concatenate([rng.choice(np.flatnonzero(y == c), 3, replace=False)
+                              for c in (3, 5, 9)])
+    yp = np.full(y.size, -1)
+    yp[labeled] = y[labeled]
+    est = cls(gamma_A=1e-4, gamma_I=100.0, kernel_width=0.2).fit(X, yp)
+    np.testing.assert_array_equal(est.classes_, [3, 5, 9])
+    assert est.decision_function(X).shape == (150, 3)
+    assert set(np.unique(est.transduction_)) <= {3, 5, 9}
+    assert np.mean(est.transduction_ == y) >= 0.95
+    pred = est.predict(Xnew)
+    assert set(np.unique(pred)) <= {3, 5, 9}
+    assert np.mean(pred == np.array([3, 5, 9])[ynew]) >= 0.9
+
+
+def test_multiclass_wine_auto():
+    data = load_wine()
+    X, y = minmax_scale(data.data), data.target
+    rng = np.random.default_rng(1)
+    labeled = np.concatenate([rng.choice(np.flatnonzero(y == c), 4, replace=False)
+                              for c in range(3)])
+    yp = np.full(y.size, -1)
+    yp[labeled] = y[labeled]
+    for est in (LapRLS(), LapSVM(gamma_A_grid=(1e-4, 1e-2), gamma_I_grid=(0.0, 1.0, 100.0)),
+                SVMBaseline(), OneNN()):
+        est.fit(X, yp)
+        unl = yp == -1
+        assert set(np.unique(est.transduction_)) <= {0, 1, 2}
+        assert np.mean(est.transduction_[unl] == y[unl]) > 0.8, type(est).__name__
+
+
+def test_multiclass_ovr_two_classes_consistent(moons_small):
+    """Two classes are one binary problem: the OvR scores are [-f, f]."""
+    X, y, yp, labeled, Xnew = moons_small
+    est = LapSVM(gamma_A=0.01, gamma_I=1.0, kernel_width=0.4).fit(X, yp)
+    f = est.decision_function(Xnew)
+    assert f.ndim == 1
+    np.testing.assert_array_equal(est.predict(Xnew), np.where(f > 0, 1, 0))
+
+
+# -- selection on the labeled points only --------------------------------------
+
+@pytest.mark.parametrize("cls", [LapRLS, LapSVM])
+def test_auto_selection_sees_labeled_points_only(moons_small, monkeypatch, cls):
+    X, y, yp, labeled, _ = moons_small
+    calls = []
+    real = mf.select_on_labeled
+
+    def spy(candidates, predict_fold, y_enc, **kw):
+        def checked(cand, train, test):
+            assert train.max() < labeled.size and test.max() < labeled.size
+            assert np.intersect1d(train, test).size == 0
+            pred = predict_fold(cand, train, test)
+            assert pred.shape == test.shape
+            return pred
+
+        calls.append((len(candidates), np.array(y_enc)))
+        best, scores = real(candidates, checked, y_enc, **kw)
+        calls.append((best, scores))
+        return best, scores
+
+    monkeypatch.setattr(mf, "select_on_labeled", spy)
+    est = cls(gamma_A="auto", gamma_I="auto", kernel_width="auto").fit(X, yp)
+    (ncand, y_enc), (best, scores) = calls
+    assert ncand == len(GAMMA_GRID) ** 2 * len(WIDTH_FACTORS)
+    np.testing.assert_array_equal(y_enc, y[labeled])       # labeled-sized, the labeled labels
+    assert est.gamma_A_ in GAMMA_GRID and est.gamma_I_ in GAMMA_GRID
+    assert min(abs(est.kernel_width_ / est.median_distance_ - f) for f in WIDTH_FACTORS) < 1e-12
+    assert scores.max() == est.cv_scores_.max()
+    assert (est.kernel_width_, est.gamma_A_, est.gamma_I_) == tuple(best)
+
+
+@pytest.mark.parametrize("cls", [LapRLS, LapSVM])
+def test_cv_fold_fit_equals_refit_with_fold_hidden(moons_small, cls):
+    """A fold fit of the CV (deformed-kernel shortcut) = the estimator fitted on the data
+    with the fold's labels set to -1, evaluated on the fold's points."""
+    X, y, yp, labeled, _ = moons_small
+    est = cls(gamma_A=0.01, gamma_I=1.0, kernel_width=0.4)
+    classes, lab, y_enc = mf.check_partial_labels(yp)
+    D2 = mf.squared_distances(X)
+    M = mf.intrinsic_matrix(get_graph(X, k=6))
+    predict = est._fold_predictor(D2, M, lab, y_enc, 2, ("test-key", id(X)))
+    test = np.array([0, 3, 7, 10])
+    train = np.setdiff1d(np.arange(lab.size), test)
+    for gA, gI in [(0.01, 1.0), (1e-4, 100.0), (0.1, 0.0)]:
+        got = predict((0.4, gA, gI), train, test)
+        y_hidden = yp.copy()
+        y_hidden[lab[test]] = -1
+        ref = cls(gamma_A=gA, gamma_I=gI, kernel_width=0.4).fit(X, y_hidden)
+        np.testing.assert_array_equal(got, np.searchsorted(classes, ref.predict(X[lab[test]])))
+
+
+# -- baselines ------------------------------------------------------------------
+
+def test_svm_baseline_fixed_params_is_svc_on_labeled(moons_small):
+    X, y, yp, labeled, Xnew = moons_small
+    est = SVMBaseline(C=10.0, kernel_width=0.5).fit(X, yp)
+    svc = SVC(kernel="precomputed", C=10.0).fit(rbf_np(X[labeled], X[labeled], 0.5), y[labeled])
+    np.testing.assert_allclose(est.decision_function(Xnew),
+                               svc.decision_function(rbf_np(Xnew, X[labeled], 0.5)), atol=1e-6)
+    np.testing.assert_array_equal(est.transduction_, svc.predict(rbf_np(X, X[labeled], 0.5)))
+    auto = SVMBaseline().fit(X, yp)
+    assert auto.C_ in mf.C_GRID
+    assert min(abs(auto.kernel_width_ / auto.median_distance_ - f) for f in WIDTH_FACTORS) < 1e-12
+
+
+def test_one_nn_is_nearest_labeled_point(moons_small):
+    X, y, yp, labeled, Xnew = moons_small
+    est = OneNN().fit(X, yp)
+    for Z in (X, Xnew):
+        D = ((Z[:, None] - X[labeled][None]) ** 2).sum(-1)
+        np.testing.assert_array_equal(est.predict(Z), y[labeled][D.argmin(1)])
+    np.testing.assert_array_equal(est.transduction_, est.predict(X))
+    assert np.all((est.decision_function(Xnew) > 0) == (est.predict(Xnew) == 1))
+
+
+def test_single_labeled_class_and_bad_params(moons_small):
+    X, y, yp, labeled, _ = moons_small
+    one = np.full(y.size, -1)
+    one[labeled[:2]] = 7
+    for est in (LapRLS(gamma_A=0.1, gamma_I=1.0, kernel_width=0.5),
+                LapSVM(gamma_A=0.1, gamma_I=1.0, kernel_width=0.5), SVMBaseline(), OneNN()):
+        assert np.all(est.fit(X, one).transduction_ == 7)
+    with pytest.raises(ValueError, match="laplacian"):
+        LapRLS(laplacian="random-walk", gamma_A=1, gamma_I=1, kernel_width=1).fit(X, yp)
+    with pytest.raises(ValueError, match="gamma_A"):
+        LapSVM(gamma_A=0.0, gamma_I=1.0, kernel_width=1).fit(X, yp)
+    with pytest.raises(ValueError, match="kernel_width"):
+        LapSVM(kernel_width="wide").fit(X, yp)
+    with pytest.raises(ValueError, match="no labeled"):
+        LapRLS().fit(X, np.full(y.size, -1))
+
+
+# -- a UCI set (mirror) -----------------------------------------------------------
+
+def test_heart_auto_fit_is_fast_and_sensible(data_mirror):
+    from sskernels.data import load_dataset
+    from sskernels.experiment.splits import make_splits
+
+    ds = load_dataset("heart", preprocess="minmax")
+    X, y = ds.X, np.unique(ds.y, return_inverse=True)[1]
+    lab = make_splits(y, "random", n_splits=1, n_labeled=20, seed=0)[0]
+    yp = np.full(y.size, -1)
+    yp[lab] = y[lab]
+    mf.clear_cache()
+    for cls in (LapRLS, LapSVM):
+        # CPU time, not wall time: a loose guard against per-candidate n^3 work that is
+        # robust to a busy machine (a full auto CV takes ~0.1 s / ~0.8 s here)
+        t0 = time.process_time()
+        est = cls().fit(X, yp)
+        seconds = time.process_time() - t0
+        unl = yp == -1
+        assert np.mean(est.transduction_[unl] == y[unl]) > 0.65
+        assert seconds < 10.0, f"{cls.__name__} auto fit took {seconds:.1f} s of CPU"
+
+
+def test_uninformative_cv_ties_go_to_strongest_intrinsic_regularization():
+    """One label per class: every fold trains on one class, all candidates tie; the
+    documented preference picks the largest gamma_I, smallest gamma_A, median width."""
+    X, y = make_moons(60, noise=0.05, random_state=0)
+    yp = np.full(y.size, -1)
+    yp[[np.flatnonzero(y == 0)[0], np.flatnonzero(y == 1)[0]]] = [0, 1]
+    est = LapRLS().fit(X, yp)
+    assert np.all(est.cv_scores_ == est.cv_scores_[0])
+    assert (est.gamma_I_, est.gamma_A_) == (max(GAMMA_GRID), min(GAMMA_GRID))
+    assert est.kernel_width_ == pytest.approx(est.median_distance_)
+
+
+def test_lapsvm_cv_solvers_agree(moons_small):
+    """The CV's fold fits by libsvm and by HiGHS solve the same dual."""
+    X, y, yp, labeled, _ = moons_small
+    classes, lab, y_enc = mf.check_partial_labels(yp)
+    D2 = mf.squared_distances(X)
+    M = mf.intrinsic_matrix(get_graph(X, k=6))
+    preds = {}
+    for solver in ("libsvm", "highs"):
+        est = LapSVM(cv_solver=solver)
+        predict = est._fold_predictor(D2, M, lab, y_enc, 2, ("solver-test", id(X)))
+        preds[solver] = [predict(c, np.arange(3, 12), np.arange(3))
+                         for c in [(0.4, 1e-2, 1.0), (0.8, 1e-4, 100.0), (0.2, 1.0, 0.0)]]
+    np.testing.assert_array_equal(preds["libsvm"], preds["highs"])
