@@ -15,7 +15,6 @@ from collections import Counter
 import numpy as np
 import pytest
 import scipy.sparse as sp
-import scipy.sparse.linalg  # noqa: F401  (makes sp.linalg available)
 from sklearn.datasets import load_wine
 
 from sskernels.data import (

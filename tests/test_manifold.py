@@ -6,7 +6,6 @@ eq. (11.5) written out densely, SciPy's SLSQP on the dual eq. (11.8), explicit
 matrix inverses of eq. (11.9)-(11.10).
 """
 
-import time
 
 import numpy as np
 import pytest
@@ -403,7 +402,7 @@ def test_single_labeled_class_and_bad_params(moons_small):
 
 # -- a UCI set (mirror) -----------------------------------------------------------
 
-def test_heart_auto_fit_is_fast_and_sensible(data_mirror):
+def test_heart_auto_fit_is_sensible(data_mirror):
     from sskernels.data import load_dataset
     from sskernels.experiment.splits import make_splits
 
@@ -414,14 +413,10 @@ def test_heart_auto_fit_is_fast_and_sensible(data_mirror):
     yp[lab] = y[lab]
     mf.clear_cache()
     for cls in (LapRLS, LapSVM):
-        # CPU time, not wall time: a loose guard against per-candidate n^3 work that is
-        # robust to a busy machine (a full auto CV takes ~0.1 s / ~0.8 s here)
-        t0 = time.process_time()
+        # (speed is measured by `make bench`, not here)
         est = cls().fit(X, yp)
-        seconds = time.process_time() - t0
         unl = yp == -1
         assert np.mean(est.transduction_[unl] == y[unl]) > 0.65
-        assert seconds < 10.0, f"{cls.__name__} auto fit took {seconds:.1f} s of CPU"
 
 
 def test_uninformative_cv_ties_go_to_strongest_intrinsic_regularization():
@@ -449,3 +444,20 @@ def test_lapsvm_cv_solvers_agree(moons_small):
         preds[solver] = [predict(c, np.arange(3, 12), np.arange(3))
                          for c in [(0.4, 1e-2, 1.0), (0.8, 1e-4, 100.0), (0.2, 1.0, 0.0)]]
     np.testing.assert_array_equal(preds["libsvm"], preds["highs"])
+
+
+def test_svm_baseline_cosine_kernel_equals_svc_on_the_cosine_gram():
+    from sklearn.datasets import load_wine
+    from sklearn.preprocessing import normalize
+    from sklearn.svm import SVC
+
+    from sskernels.learners import SVMBaseline
+
+    X, y = load_wine(return_X_y=True)
+    lab = np.arange(0, y.size, 4)
+    yp = np.full(y.size, -1)
+    yp[lab] = y[lab]
+    est = SVMBaseline(kernel="cosine", C=10.0).fit(X, yp)
+    Z = normalize(X)
+    svc = SVC(kernel="precomputed", C=10.0).fit(Z[lab] @ Z[lab].T, y[lab])
+    np.testing.assert_array_equal(est.transduction_, svc.predict(Z @ Z[lab].T))

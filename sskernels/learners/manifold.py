@@ -50,7 +50,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn import config_context
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.metrics.pairwise import euclidean_distances
+from sklearn.metrics.pairwise import cosine_similarity, euclidean_distances
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.svm import SVC
 from sklearn.utils.validation import check_is_fitted
@@ -652,10 +652,14 @@ class SVMBaseline(ClassifierMixin, BaseEstimator):
     rule is that of :class:`LapSVM`).  Ties go to the width nearest the
     median, then to the largest C.  Multi-class is libsvm's one-vs-one.  With a
     single labeled class every point receives it.
+
+    ``kernel="cosine"`` uses the cosine kernel ``<x, z> / (||x|| ||z||)``
+    instead (no width; Liu et al. Sec. 5.2 use it for WebKB).
     """
 
     def __init__(self, C="auto", kernel_width="auto", C_grid=C_GRID,
-                 kernel_width_grid=WIDTH_FACTORS, cv_folds=5, random_state=0):
+                 kernel_width_grid=WIDTH_FACTORS, cv_folds=5, random_state=0, kernel="rbf"):
+        self.kernel = kernel
         self.C = C
         self.kernel_width = kernel_width
         self.C_grid = C_grid
@@ -667,10 +671,15 @@ class SVMBaseline(ClassifierMixin, BaseEstimator):
         classes, labeled, y_enc = check_partial_labels(y)
         self.classes_, self.labeled_ = classes, labeled
         XL = X[labeled]
-        median = median_distance(squared_distances(X))
+        if self.kernel not in ("rbf", "cosine"):
+            raise ValueError(f"kernel must be 'rbf' or 'cosine', got {self.kernel!r}")
+        cosine = self.kernel == "cosine"
+        median = 1.0 if cosine else median_distance(squared_distances(X))
         self.median_distance_ = median
         w = self.kernel_width
-        if isinstance(w, str):
+        if cosine:
+            widths = [1.0]
+        elif isinstance(w, str):
             if w not in ("auto", "median"):
                 raise ValueError(f"kernel_width must be a number, 'median' or 'auto', got {w!r}")
             widths = ([median] if w == "median"
@@ -690,13 +699,13 @@ class SVMBaseline(ClassifierMixin, BaseEstimator):
         if len(widths) * len(Cs) > 1 and classes.size > 1:
             cands = sorted([(wd, c) for wd in widths for c in Cs],
                            key=lambda t: (-abs(np.log(t[0] / median)), t[1]))
-            D2L = squared_distances(XL)
+            D2L = None if cosine else squared_distances(XL)
             kernels = {}
 
             def predict(cand, train, test):
                 wd, c = cand
                 if wd not in kernels:
-                    kernels[wd] = rbf(D2L, wd)
+                    kernels[wd] = cosine_similarity(XL) if cosine else rbf(D2L, wd)
                 K = kernels[wd]
                 if np.unique(y_enc[train]).size < 2:
                     return np.full(test.size, y_enc[train][0])
@@ -709,7 +718,10 @@ class SVMBaseline(ClassifierMixin, BaseEstimator):
         else:
             width, C = widths[0], Cs[0]
         self.kernel_width_, self.C_ = float(width), float(C)
-        if classes.size > 1:
+        if classes.size > 1 and cosine:
+            self.X_labeled_ = XL
+            self.svc_ = SVC(kernel="precomputed", C=C).fit(cosine_similarity(XL), y_enc)
+        elif classes.size > 1:
             self.svc_ = SVC(kernel="rbf", gamma=1.0 / (2.0 * width**2), C=C).fit(XL, y_enc)
         else:
             self.svc_ = None
@@ -720,13 +732,16 @@ class SVMBaseline(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "classes_")
         if self.svc_ is None:
             return np.ones(X.shape[0])
-        return self.svc_.decision_function(X)
+        return self.svc_.decision_function(self._svc_input(X))
 
     def predict(self, X):
         check_is_fitted(self, "classes_")
         if self.svc_ is None:
             return np.full(X.shape[0], self.classes_[0])
-        return self.classes_[self.svc_.predict(X)]
+        return self.classes_[self.svc_.predict(self._svc_input(X))]
+
+    def _svc_input(self, X):
+        return cosine_similarity(X, self.X_labeled_) if self.kernel == "cosine" else X
 
 
 class OneNN(ClassifierMixin, BaseEstimator):
