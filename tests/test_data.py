@@ -15,6 +15,7 @@ from collections import Counter
 import numpy as np
 import pytest
 import scipy.sparse as sp
+import scipy.sparse.linalg  # noqa: F401  (makes sp.linalg available)
 from sklearn.datasets import load_wine
 
 from sskernels.data import (
