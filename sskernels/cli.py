@@ -106,6 +106,34 @@ def table_cmd(
     _show(df, f"{output}.md")
 
 
+@app.command()
+def figure(
+    specs: List[Path] = typer.Argument(..., help="YAML specs whose records to plot."),
+    output: Path = typer.Option(..., "--output", "-o", help="Write STEM.png and STEM.csv/.md."),
+    metric: Optional[List[str]] = typer.Option(
+        None, help="Metrics to plot, one panel column each (default: all recorded)."),
+    title: Optional[str] = typer.Option(None, help="Title of the figure."),
+):
+    """Plot error rate against the number of labeled points from the specs' records."""
+    import pandas as pd
+
+    from sskernels.experiment.figures import error_curves, write_figure
+    from sskernels.experiment.runner import load_records
+    from sskernels.experiment.tables import summarize, write_table
+
+    records, frames = [], []
+    for spec in _specs(specs):
+        rec = load_records(spec)
+        if rec.empty:
+            raise UserError(f"{spec.path}: no records under {spec.output}; run it first")
+        records.append(rec)
+        frames.append(summarize(rec, spec))
+    write_figure(error_curves(pd.concat(records, ignore_index=True), metric, title),
+                 f"{output}.png")
+    write_table(pd.concat(frames, ignore_index=True), str(output), title=title)
+    out.print(f"wrote {output}.png, {output}.csv and {output}.md")
+
+
 @datasets_app.command("list")
 def datasets_list():
     """Name, size, classes, source and whether the files are cached."""

@@ -85,3 +85,22 @@ def test_user_csv_file_in_a_spec(tmp_path):
     est = HarmonicFunction().fit(X[:, :3], yp)
     unl = yp == -1
     assert rec["value"].iloc[0] == pytest.approx(100 * np.mean(est.transduction_[unl] == y[unl]))
+
+
+def test_error_curves_plot_one_minus_the_mean_accuracy(tmp_path):
+    from sskernels.experiment.figures import error_curves, write_figure
+
+    raw = {"dataset": "sklearn-wine", "preprocess": "minmax", "graph": {"k": 6},
+           "splits": {"n_splits": 2, "n_labeled": [10, 20], "holdout": 0.2},
+           "methods": ["harmonic", "1nn"], "output": str(tmp_path / "out")}
+    spec = parse_spec(raw, tmp_path / "spec.yaml")
+    rec = run_spec(spec, progress=False)
+    fig = error_curves(rec, ["accuracy", "inductive accuracy"])
+    ax = fig.axes[0]
+    line = ax.get_lines()[0]  # harmonic, transductive
+    sub = rec[(rec["method"] == "harmonic") & (rec["metric"] == "accuracy")]
+    want = [100 - sub[sub["n_labeled"] == n]["value"].mean() for n in (10, 20)]
+    np.testing.assert_allclose(np.asarray(line.get_xdata(), dtype=float), [10, 20])
+    np.testing.assert_allclose(np.asarray(line.get_ydata(), dtype=float), want)
+    write_figure(fig, tmp_path / "f.png")
+    assert (tmp_path / "f.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
