@@ -11,7 +11,6 @@ from __future__ import annotations
 import io
 
 from sskernels.errors import UserError
-from sskernels.experiment.records import atomic_write_text
 
 
 def _pyplot():

@@ -5,6 +5,10 @@ from sskernels.learners.kernel_machines import KernelSVM
 from sskernels.learners.manifold import LapRLS, LapSVM, OneNN, SVMBaseline, deformed_kernel
 from sskernels.learners.propagation import Consistency, HarmonicFunction
 from sskernels.learners.registry import METHODS, MethodInfo, make_method, method_names
+from sskernels.learners.spectral_transforms import (
+    FastDecaySpectralKernel,
+    OrderConstrainedSpectralKernel,
+)
 from sskernels.learners.spectral import (
     RegularizedSpectralKernel,
     SpectralKernelClassifier,
@@ -18,4 +22,5 @@ __all__ = [
     "SpectralKernelClassifier", "RegularizedSpectralKernel", "TransductiveSpectralKernel",
     "tsk_constraint_matrix", "tsk_linear_program", "METHODS", "MethodInfo", "make_method",
     "method_names", "KernelSVM", "LapRLS", "LapSVM", "SVMBaseline", "OneNN", "deformed_kernel",
+    "OrderConstrainedSpectralKernel", "FastDecaySpectralKernel",
 ]

@@ -54,6 +54,15 @@ METHODS = {m.name: m for m in [
     MethodInfo("tsk", _lazy(_P + "spectral", "TransductiveSpectralKernel"),
                "Liu et al. 2009", "LP eq. (12)/(14), classifier eq. (5), induction eq. (17)-(19)",
                True, "transductive spectral kernel"),
+    MethodInfo("osk", _lazy(_P + "spectral_transforms", "OrderConstrainedSpectralKernel"),
+               "Zhu, Kandola, Ghahramani & Lafferty 2004",
+               "max alignment s.t. mu_t >= mu_t+1 >= 0 (cone QP); classifier eq. (5); "
+               "induction eq. (17)-(19)", True, "order-constrained spectral kernel"),
+    MethodInfo("dsk", _lazy(_P + "spectral_transforms", "FastDecaySpectralKernel"),
+               "Hoi, Lyu & Chang 2006",
+               "max alignment s.t. mu_i >= eta mu_i+1 (Liu eq. (8)); classifier eq. (5); "
+               "Nystrom induction", True, "fast-decay spectral kernel (RBF spectrum)",
+               uses_graph=False),
     MethodInfo("laprls", _lazy(_P + "manifold", "LapRLS"),
                "Sindhwani, Belkin & Niyogi (Belkin et al. 2006)",
                "eq. (11.5), (11.7); kernel eq. (11.15)", True,

@@ -76,10 +76,15 @@ def _silence_banner():
         os.close(devnull)
 
 
+#: seconds after which a solve is abandoned (a SolverError), so that no run hangs
+TIME_LIMIT = 120.0
+
+
 def _solver():
     _silence_banner()
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
+    h.setOptionValue("time_limit", TIME_LIMIT)
     return h
 
 
