@@ -41,7 +41,7 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(SSK) bench $(LIU_T3:%=configs/liu2009/%.yaml) --methods harmonic,consistency,TSK --budget 20
-	$(SSK) bench $(LIU_T3:%=configs/liu2009/%.yaml) --budget 120
+	$(SSK) bench $(LIU_T3:%=configs/liu2009/%.yaml) --jobs $(JOBS) --budget 120
 	$(SSK) bench $(WEBKB) --jobs $(JOBS) --budget 300
 
 tables: table-liu2009-t3 figure-liu2009-f1
