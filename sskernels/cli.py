@@ -58,6 +58,8 @@ def run(
     table: Optional[Path] = typer.Option(None, "--table", "-t",
                                          help="Also write one combined table STEM.csv/STEM.md."),
     title: Optional[str] = typer.Option(None, help="Title of the combined table."),
+    metric: Optional[List[str]] = typer.Option(
+        None, help="Keep only these metrics in the combined table (repeatable)."),
     progress: bool = typer.Option(True, help="Show a progress bar."),
 ):
     """Run every method of each spec on every split (resuming what is already recorded).
@@ -79,7 +81,10 @@ def run(
         _show(summary, f"{spec.name}  ({spec.output}/summary.md)")
         frames.append(summary)
     if table is not None:
-        write_table(pd.concat(frames, ignore_index=True), str(table), title=title)
+        from sskernels.experiment.tables import select_metrics
+
+        write_table(select_metrics(pd.concat(frames, ignore_index=True), metric), str(table),
+                    title=title)
         out.print(f"wrote {table}.csv and {table}.md")
 
 
@@ -88,6 +93,8 @@ def table_cmd(
     specs: List[Path] = typer.Argument(..., help="YAML specs whose records to summarize."),
     output: Path = typer.Option(..., "--output", "-o", help="Write STEM.csv and STEM.md."),
     title: Optional[str] = typer.Option(None, help="Title of the table."),
+    metric: Optional[List[str]] = typer.Option(
+        None, help="Keep only these metrics (repeatable)."),
 ):
     """Re-render a summary table from the specs' recorded splits, without running anything."""
     import pandas as pd
@@ -101,7 +108,9 @@ def table_cmd(
         if records.empty:
             raise UserError(f"{spec.path}: no records under {spec.output}; run it first")
         frames.append(summarize(records, spec))
-    df = pd.concat(frames, ignore_index=True)
+    from sskernels.experiment.tables import select_metrics
+
+    df = select_metrics(pd.concat(frames, ignore_index=True), metric)
     write_table(df, str(output), title=title)
     _show(df, f"{output}.md")
 

@@ -17,6 +17,7 @@ list of methods::
         paper: TSK                  # optional row of the paper table (default: label)
         params: {n_components: 10, eta: 2}
     paper: {table: liu2009_table3_uci_transductive_accuracy, dataset: heart}   # optional
+                                    # (time_table: a paper table of seconds, for metric "seconds")
     output: results/runs/heart_tsk  # optional: where records and the summary go
 
 A user's own file is ``dataset: {file: data.csv, label: class}`` (format
@@ -85,6 +86,7 @@ class MethodSpec:
 class PaperSpec:
     table: str | None = None
     dataset: str | None = None
+    time_table: str | None = None
 
 
 @dataclass
@@ -270,14 +272,16 @@ def parse_spec(raw, path="<spec>", check_names=True):
         methods.append(MethodSpec(mname, label, v.string(m.get("paper", label), f"{where}.paper"),
                                   params))
 
-    p = v.mapping(raw.get("paper"), "paper", ("table", "dataset"))
+    p = v.mapping(raw.get("paper"), "paper", ("table", "dataset", "time_table"))
     paper = PaperSpec(table=v.string(p.get("table"), "paper.table", optional=True),
-                      dataset=v.string(p.get("dataset"), "paper.dataset", optional=True))
-    if paper.table is not None:
-        from sskernels.experiment.tables import paper_table_names
+                      dataset=v.string(p.get("dataset"), "paper.dataset", optional=True),
+                      time_table=v.string(p.get("time_table"), "paper.time_table", optional=True))
+    from sskernels.experiment.tables import paper_table_names
 
-        if paper.table not in paper_table_names():
-            v.fail("paper.table", f"one of {', '.join(paper_table_names())}", paper.table)
+    for fld in ("table", "time_table"):
+        value = getattr(paper, fld)
+        if value is not None and value not in paper_table_names():
+            v.fail(f"paper.{fld}", f"one of {', '.join(paper_table_names())}", value)
     output = v.string(raw.get("output", f"results/runs/{name}"), "output")
     table = v.string(raw.get("table"), "table", optional=True)
     return Spec(str(path), name, dataset, preprocess, graph, splits, methods, paper, output, table)

@@ -461,3 +461,27 @@ def test_svm_baseline_cosine_kernel_equals_svc_on_the_cosine_gram():
     Z = normalize(X)
     svc = SVC(kernel="precomputed", C=10.0).fit(Z[lab] @ Z[lab].T, y[lab])
     np.testing.assert_array_equal(est.transduction_, svc.predict(Z @ Z[lab].T))
+
+
+def test_one_fold_labeled_protocol_trains_on_one_fold_and_validates_on_the_rest():
+    """Mao & Tsang's CV: a spy records (train, test) sizes handed to the fold predictor."""
+    from sskernels.learners import selection
+
+    seen = []
+    y_enc = np.repeat([0, 1], 10)
+
+    def predict(c, train, test):
+        seen.append((train.size, test.size))
+        return np.zeros(test.size, dtype=int)
+
+    best, scores = selection.select_on_labeled([1, 2], predict, y_enc, n_folds=5, reverse=True)
+    assert set(seen) == {(4, 16)}
+    assert scores[0] == pytest.approx(0.5)  # half of each validation set is class 0
+
+
+def test_mean_norm_width_is_the_mean_row_norm():
+    X, y = make_moons(60, noise=0.05, random_state=0)
+    yp = np.full(y.size, -1)
+    yp[[0, 1, 2, 3]] = y[[0, 1, 2, 3]]
+    est = LapRLS(gamma_A=1e-2, gamma_I=1.0, kernel_width="mean-norm").fit(X, yp)
+    assert est.kernel_width_ == pytest.approx(np.linalg.norm(X, axis=1).mean())

@@ -71,3 +71,15 @@ def _jsonable(obj):
     if isinstance(obj, np.ndarray):
         return obj.tolist()
     return str(obj)
+
+
+def write_graph_seconds(output, seconds):
+    """Record the time of the label-independent work (graphs, spectra) of a run."""
+    atomic_write_text(Path(output) / "graph_seconds.json", json.dumps({"seconds": seconds}))
+
+
+def read_graph_seconds(output):
+    try:
+        return float(json.loads((Path(output) / "graph_seconds.json").read_text())["seconds"])
+    except (OSError, ValueError, KeyError):
+        return None

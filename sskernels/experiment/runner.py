@@ -177,6 +177,9 @@ def run_spec(spec, jobs=1, progress=True, n_splits=None, console=None):
                     done.append(rec)
     if todo:
         prep.graph_seconds = warm_graphs(prep)
+        from sskernels.experiment.records import write_graph_seconds
+
+        write_graph_seconds(spec.output, prep.graph_seconds)
     _STATE = prep
     try:
         done.extend(_execute(todo, spec, jobs, progress, console))

@@ -43,21 +43,60 @@ def summarize(records, spec):
         first = g.iloc[0]
         pm = ps = np.nan
         if spec.paper.table:
-            pt = paper_table(spec.paper.table)
-            hit = pt[(pt["method"] == first["paper"]) & (pt["dataset"] == first["dataset"])]
-            if len(hit):
-                pm, ps = float(hit["mean"].iloc[0]), float(hit["std"].iloc[0])
-        vals = g["value"].to_numpy(float)
-        mean = float(vals.mean())
-        rows.append({
-            "table": spec.table or spec.name, "dataset": first["dataset"],
-            "setting": first["setting"], "method": method, "metric": metric,
-            "mean": round(mean, 2), "std": round(float(vals.std(ddof=1)) if vals.size > 1 else 0.0, 2),
-            "n_splits": int(vals.size), "paper_mean": pm, "paper_std": ps,
-            "delta": round(mean - pm, 2) if not np.isnan(pm) else np.nan,
-            "seconds": round(float(g["seconds"].mean()), 4),
-        })
+            pm, ps = _paper_value(spec.paper.table, first["dataset"], first["paper"],
+                                  first.get("n_labeled"))
+        row = _row(spec, first, method, metric, g["value"].to_numpy(float), pm, ps)
+        row["seconds"] = round(float(g["seconds"].mean()), 4)
+        rows.append(row)
+    if spec.paper.time_table:
+        rows += _time_rows(records, spec)
     return pd.DataFrame(rows, columns=SCHEMA)
+
+
+def _paper_value(table, dataset, method, n_labeled):
+    pt = paper_table(table)
+    hit = pt[(pt["method"] == method) & (pt["dataset"] == dataset)]
+    if "n_labeled" in pt.columns and n_labeled is not None:
+        hit = hit[hit["n_labeled"].astype(str) == str(int(n_labeled))]
+    if not len(hit):
+        return np.nan, np.nan
+    return float(hit["mean"].iloc[0]), float(hit["std"].iloc[0])
+
+
+def _time_rows(records, spec):
+    """Metric "seconds": fit + predict time per split (selection included), beside the
+    paper's time table, and one "graph (Lap)" row for the label-independent work."""
+    from sskernels.experiment.records import read_graph_seconds
+
+    rows = []
+    one = records.drop_duplicates(["setting", "method", "split"])
+    for (setting, method), g in one.groupby(["setting", "method"], sort=False):
+        first = g.iloc[0]
+        vals = g["seconds"].to_numpy(float)
+        pm, ps = _paper_value(spec.paper.time_table, first["dataset"], first["paper"],
+                              first.get("n_labeled"))
+        rows.append(_row(spec, first, method, "seconds", vals, pm, ps, decimals=4))
+    graph = read_graph_seconds(spec.output)
+    if graph is not None and len(one):
+        first = one.iloc[0]
+        pm, ps = _paper_value(spec.paper.time_table, first["dataset"], "graph (Lap)",
+                              first.get("n_labeled"))
+        rows.append(_row(spec, first, "graph (Lap)", "seconds", np.array([graph]), pm, ps,
+                         decimals=4))
+    return rows
+
+
+def _row(spec, first, method, metric, vals, pm, ps, decimals=2):
+    mean = float(vals.mean())
+    return {
+        "table": spec.table or spec.name, "dataset": first["dataset"],
+        "setting": first["setting"], "method": method, "metric": metric,
+        "mean": round(mean, decimals),
+        "std": round(float(vals.std(ddof=1)) if vals.size > 1 else 0.0, decimals),
+        "n_splits": int(vals.size), "paper_mean": pm, "paper_std": ps,
+        "delta": round(mean - pm, decimals) if not np.isnan(pm) else np.nan,
+        "seconds": round(mean, 4) if metric == "seconds" else np.nan,
+    }
 
 
 def _cell(r):
@@ -77,7 +116,10 @@ def to_markdown(df, title=None):
         n = int(g["n_splits"].max())
         where = ("the unseen (held-out) points" if metric.startswith("inductive")
                  else "the unlabeled points")
-        lines += [f"{metric} (%) on {where}, {setting}, mean ± std over {n} splits; "
+        what = ("seconds per split (fit + predict, parameter selection included; "
+                "graph (Lap): graphs and spectra, once per data set)" if metric == "seconds"
+                else f"{metric} (%) on {where}")
+        lines += [f"{what}, {setting}, mean ± std over {n} splits; "
                   "in brackets the paper's value and our difference", ""]
         lines += ["| method | " + " | ".join(datasets) + " |",
                   "|---|" + "---|" * len(datasets)]
@@ -93,6 +135,11 @@ def to_markdown(df, title=None):
                 + " |")
         lines.append("")
     return "\n".join(lines)
+
+
+def select_metrics(df, metrics):
+    """Keep only the rows of the given metrics (all when ``metrics`` is empty)."""
+    return df[df["metric"].isin(metrics)] if metrics else df
 
 
 def write_table(df, stem, title=None):

@@ -85,6 +85,13 @@ def rbf(D2, width):
     return np.exp(-D2 / (2.0 * float(width) ** 2))
 
 
+def mean_norm(X):
+    """``(1/n) sum_i ||x_i||``: the RBF width of Mao & Tsang, Sec. 5.2."""
+    if sp.issparse(X):
+        return float(np.mean(np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())))
+    return float(np.mean(np.linalg.norm(X, axis=1)))
+
+
 def median_distance(D2):
     """Median of the pairwise distances ``||x_i - x_j||, i < j`` (the width rule's unit)."""
     n = D2.shape[0]
@@ -349,6 +356,7 @@ class _ManifoldRegularizer(GraphParams, ClassifierMixin, BaseEstimator):
     gamma_I : intrinsic regularization of eq. (11.5) (>= 0), or ``"auto"``; the
         graph term is ``gamma_I / (u+l)^2 f^T L^p f`` (the paper's scale).
     kernel_width : sigma of ``K(x, z) = exp(-||x - z||^2 / (2 sigma^2))``: a number,
+        ``"mean-norm"`` (the mean norm of the points, Mao & Tsang's rule),
         ``"median"`` (the median pairwise distance of the training points) or
         ``"auto"`` (chosen among ``kernel_width_grid`` times that median).
     laplacian : ``"unnormalized"`` (``L = D - W``, the paper's) or ``"normalized"``.
@@ -360,6 +368,9 @@ class _ManifoldRegularizer(GraphParams, ClassifierMixin, BaseEstimator):
     gamma_A_grid, gamma_I_grid : candidates for ``"auto"``.
     kernel_width_grid : multiples of the median pairwise distance for ``"auto"``.
     cv_folds, random_state : folds of the cross-validation on the labeled points.
+    cv_protocol : ``"standard"`` (fit on all folds but one, validate on it) or
+        ``"one-fold-labeled"`` (fit on one fold, validate on the others: Mao &
+        Tsang's protocol, Sec. 5.2).
 
     Selection (a choice; the paper leaves it to future research, Sec. 11.3.1):
     all combinations of the "auto" parameters are scored by ``cv_folds``-fold
@@ -397,6 +408,9 @@ class _ManifoldRegularizer(GraphParams, ClassifierMixin, BaseEstimator):
 
     # -- fitting ------------------------------------------------------------
     def fit(self, X, y):
+        if self.cv_protocol not in ("standard", "one-fold-labeled"):
+            raise ValueError("cv_protocol must be 'standard' or 'one-fold-labeled', "
+                             f"got {self.cv_protocol!r}")
         _check_gamma("gamma_A", self.gamma_A, positive=True)
         _check_gamma("gamma_I", self.gamma_I, positive=False)
         X = X if sp.issparse(X) else np.asarray(X, dtype=float)
@@ -421,7 +435,8 @@ class _ManifoldRegularizer(GraphParams, ClassifierMixin, BaseEstimator):
                     self.laplacian, int(self.laplacian_degree))
             best, scores = select_on_labeled(
                 cands, self._fold_predictor(D2, M, labeled, y_enc, classes.size, key0),
-                y_enc, n_folds=self.cv_folds, random_state=self.random_state)
+                y_enc, n_folds=self.cv_folds, random_state=self.random_state,
+                reverse=self.cv_protocol == "one-fold-labeled")
             self.cv_candidates_, self.cv_scores_ = cands, scores
             width, gamma_A, gamma_I = best
         else:
@@ -438,11 +453,14 @@ class _ManifoldRegularizer(GraphParams, ClassifierMixin, BaseEstimator):
     def _width_candidates(self, median):
         w = self.kernel_width
         if isinstance(w, str):
+            if w == "mean-norm":
+                return [mean_norm(self.X_fit_)]
             if w == "median":
                 return [median]
             if w == "auto":
                 return [float(f) * median for f in self.kernel_width_grid]
-            raise ValueError(f"kernel_width must be a number, 'median' or 'auto', got {w!r}")
+            raise ValueError("kernel_width must be a number, 'median', 'mean-norm' or 'auto', "
+                             f"got {w!r}")
         if not w > 0:
             raise ValueError(f"kernel_width must be > 0, got {w}")
         return [float(w)]
@@ -545,10 +563,12 @@ class LapRLS(_ManifoldRegularizer):
                  laplacian="unnormalized", laplacian_degree=1, n_neighbors=6,
                  weights="hein-maier", sigma=None, metric="euclidean",
                  gamma_A_grid=GAMMA_GRID, gamma_I_grid=GAMMA_GRID,
-                 kernel_width_grid=WIDTH_FACTORS, cv_folds=5, random_state=0):
+                 kernel_width_grid=WIDTH_FACTORS, cv_folds=5, random_state=0,
+                 cv_protocol="standard"):
         self._init_params(gamma_A, gamma_I, kernel_width, laplacian, laplacian_degree,
                           n_neighbors, weights, sigma, metric, gamma_A_grid, gamma_I_grid,
                           kernel_width_grid, cv_folds, random_state)
+        self.cv_protocol = cv_protocol
 
     def _fit_coefficients(self, K, M, labeled, y_enc, n_classes):
         self.alpha_ = laprls_coefficients(K, M, labeled, _ovr_targets(y_enc, n_classes),
@@ -592,11 +612,12 @@ class LapSVM(_ManifoldRegularizer):
                  weights="hein-maier", sigma=None, metric="euclidean",
                  gamma_A_grid=GAMMA_GRID, gamma_I_grid=GAMMA_GRID,
                  kernel_width_grid=WIDTH_FACTORS, cv_folds=5, random_state=0,
-                 cv_solver="libsvm"):
+                 cv_solver="libsvm", cv_protocol="standard"):
         self._init_params(gamma_A, gamma_I, kernel_width, laplacian, laplacian_degree,
                           n_neighbors, weights, sigma, metric, gamma_A_grid, gamma_I_grid,
                           kernel_width_grid, cv_folds, random_state)
         self.cv_solver = cv_solver
+        self.cv_protocol = cv_protocol
 
     def fit(self, X, y):
         if self.cv_solver not in ("libsvm", "highs"):
@@ -679,6 +700,8 @@ class SVMBaseline(ClassifierMixin, BaseEstimator):
         w = self.kernel_width
         if cosine:
             widths = [1.0]
+        elif w == "mean-norm":
+            widths = [mean_norm(X)]
         elif isinstance(w, str):
             if w not in ("auto", "median"):
                 raise ValueError(f"kernel_width must be a number, 'median' or 'auto', got {w!r}")

@@ -29,24 +29,29 @@ def labeled_folds(y_enc, n_folds=5, random_state=0):
 
 
 def select_on_labeled(candidates, predict_fold, y_enc, n_folds=5, random_state=0,
-                      prefer="last"):
+                      prefer="last", reverse=False):
     """Pick the candidate with the best cross-validated accuracy on the labeled points.
 
     ``predict_fold(candidate, train_pos, test_pos)`` returns encoded predictions
     for the labeled points at positions ``test_pos`` after fitting on
     ``train_pos`` (positions into ``y_enc``).  Ties go to the last of the tied
     candidates in the given order (``prefer="last"``) or the first.
-    Returns ``(best, scores)``.
+    ``reverse=True`` swaps the roles: each fold in turn is the labeled set and
+    the other folds are the validation set (the protocol of Mao & Tsang,
+    Sec. 5.2: "only one fold is used for labeled examples, and the rest is
+    the validation set").  Returns ``(best, scores)``.
     """
     folds = labeled_folds(y_enc, n_folds, random_state)
     all_pos = np.arange(len(y_enc))
     scores = []
     for cand in candidates:
-        correct = 0
-        for test in folds:
-            train = np.setdiff1d(all_pos, test)
+        correct = total = 0
+        for fold in folds:
+            rest = np.setdiff1d(all_pos, fold)
+            train, test = (fold, rest) if reverse else (rest, fold)
             correct += int(np.sum(predict_fold(cand, train, test) == y_enc[test]))
-        scores.append(correct / len(y_enc))
+            total += test.size
+        scores.append(correct / total)
     scores = np.asarray(scores)
     best_idx = np.flatnonzero(scores == scores.max())
     best = best_idx[-1] if prefer == "last" else best_idx[0]
