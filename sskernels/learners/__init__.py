@@ -2,6 +2,7 @@
 
 from sskernels.learners.base import UNLABELED, GraphClassifier, check_partial_labels
 from sskernels.learners.kernel_machines import KernelSVM
+from sskernels.learners.mkl import SimpleMKL
 from sskernels.learners.manifold import LapRLS, LapSVM, OneNN, SVMBaseline, deformed_kernel
 from sskernels.learners.propagation import Consistency, HarmonicFunction
 from sskernels.learners.registry import METHODS, MethodInfo, make_method, method_names
@@ -24,5 +25,5 @@ __all__ = [
     "tsk_constraint_matrix", "tsk_linear_program", "METHODS", "MethodInfo", "make_method",
     "method_names", "KernelSVM", "LapRLS", "LapSVM", "SVMBaseline", "OneNN", "deformed_kernel",
     "OrderConstrainedSpectralKernel", "FastDecaySpectralKernel", "SpectralKernelLearning",
-    "SpectralKernelLearningKTA",
+    "SpectralKernelLearningKTA", "SimpleMKL",
 ]

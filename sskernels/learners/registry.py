@@ -83,6 +83,11 @@ METHODS = {m.name: m for m in [
     MethodInfo("1nn", _lazy(_P + "manifold", "OneNN"), "supervised baseline",
                "1-nearest neighbour on the labeled points", True,
                "1-NN (labeled points only)", uses_graph=False),
+    MethodInfo("simplemkl", _lazy(_P + "mkl", "SimpleMKL"),
+               "Rakotomamonjy, Bach, Canu & Grandvalet 2008 (SimpleMKL)",
+               "min_d J(d) on the simplex by reduced gradient, duality-gap stop; "
+               "10 Gaussian + 3 polynomial unit-trace kernels (Mao & Tsang Sec. 5.3)",
+               True, "SimpleMKL SVM (labeled points only)", uses_graph=False),
     MethodInfo("kernel-svm", _lazy(_P + "kernel_machines", "KernelSVM"),
                "Liu et al. 2009, Sec. 5", "SVM on the labeled block of a learned kernel", True,
                "SVM on a learned kernel (TSK+SVM, OSK+SVM, DSK+SVM): params kernel, "

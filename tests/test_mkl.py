@@ -1,0 +1,260 @@
+"""SimpleMKL (Rakotomamonjy et al. 2008) against independent computations.
+
+``J(d)`` is recomputed here from scratch: kernels from
+``sklearn.metrics.pairwise`` normalized to unit trace, an ``sklearn.svm.SVC``
+fit, and the SVM dual objective ``sum alpha - 1/2 alpha^T Q alpha``.
+"""
+
+import time
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_breast_cancer, load_wine
+from sklearn.metrics.pairwise import polynomial_kernel, rbf_kernel
+from sklearn.svm import SVC
+
+from sskernels.learners.mkl import (
+    C_GRID,
+    SimpleMKL,
+    descent_direction,
+    mkl_gradient,
+    simplemkl,
+    svm_solution,
+)
+
+
+def minmax(X):
+    return (X - X.min(0)) / np.maximum(X.max(0) - X.min(0), 1e-12)
+
+
+def partial(y, labeled):
+    yp = np.full(len(y), -1)
+    yp[labeled] = y[labeled]
+    return yp
+
+
+def ref_kernels(A, B, widths, degrees):
+    """Independent base kernels: sklearn's rbf (gamma = 1/(2 sigma^2)), poly (gamma=1, coef0=1)."""
+    return ([rbf_kernel(A, B, gamma=1.0 / (2.0 * s**2)) for s in widths]
+            + [polynomial_kernel(A, B, degree=q, gamma=1.0, coef0=1.0) for q in degrees])
+
+
+def ref_normalized(XL, widths, degrees):
+    return np.array([K / np.trace(K) for K in ref_kernels(XL, XL, widths, degrees)])
+
+
+def ref_J(K, y, C):
+    """SVM dual optimum sum(alpha) - 1/2 alpha^T Q alpha from an independent SVC fit."""
+    svc = SVC(kernel="precomputed", C=C, tol=1e-10).fit(K, y)
+    beta = np.zeros(len(y))
+    beta[svc.support_] = svc.dual_coef_[0]
+    return np.abs(beta).sum() - 0.5 * beta @ K @ beta
+
+
+def ref_J_total(Ks, d, y, C):
+    """Sum of the binary objectives (one-vs-rest for more than two classes)."""
+    K = np.tensordot(np.asarray(d, float), Ks, axes=1)
+    classes = np.unique(y)
+    if classes.size == 2:
+        return ref_J(K, y, C)
+    return sum(ref_J(K, np.where(y == c, 1, -1), C) for c in classes)
+
+
+@pytest.fixture(scope="module")
+def cancer():
+    X, y = load_breast_cancer(return_X_y=True)
+    return minmax(X), y
+
+
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("C", [0.5, 10.0, 1000.0])
+def test_single_kernel_equals_svc(C):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 3))
+    y = np.where(X[:, 0] + 0.5 * X[:, 1] ** 2 + 0.3 * rng.normal(size=200) > 0.5, 7, 3)
+    lab = rng.choice(200, 40, replace=False)
+    yp = partial(y, lab)
+    Xn = rng.normal(size=(50, 3))
+    # Gaussian: unit trace divides K by l = 40, i.e. SVC on the raw kernel with C / 40
+    m = SimpleMKL(gaussian_widths=(1.5,), poly_degrees=(), C=C, svm_tol=1e-10).fit(X, yp)
+    s = SVC(kernel="rbf", gamma=1 / (2 * 1.5**2), C=C / 40, tol=1e-10).fit(X[lab], y[lab])
+    assert m.weights_.tolist() == [1.0]
+    np.testing.assert_allclose(m.decision_function(Xn), s.decision_function(Xn), atol=1e-4)
+    np.testing.assert_array_equal(m.predict(Xn), s.predict(Xn))
+    np.testing.assert_array_equal(m.transduction_, s.predict(X))
+    # polynomial (<x, z> + 1)^2, trace on the labeled points
+    m = SimpleMKL(gaussian_widths=(), poly_degrees=(2,), C=C, svm_tol=1e-10).fit(X, yp)
+    tr = np.sum((np.sum(X[lab] ** 2, 1) + 1) ** 2)
+    s = SVC(kernel="poly", degree=2, gamma=1, coef0=1, C=C / tr, tol=1e-10).fit(X[lab], y[lab])
+    np.testing.assert_allclose(m.decision_function(Xn), s.decision_function(Xn), atol=1e-4)
+    np.testing.assert_array_equal(m.predict(Xn), s.predict(Xn))
+
+
+def test_learned_kernel_is_unit_trace_combination(cancer):
+    X, y = cancer
+    lab = np.random.default_rng(3).choice(len(y), 40, replace=False)
+    widths, degrees = (0.5, 2.0, 10.0), (1, 3)
+    m = SimpleMKL(gaussian_widths=widths, poly_degrees=degrees, C=10.0).fit(X, partial(y, lab))
+    d = m.weights_
+    assert np.all(d >= 0) and np.isclose(d.sum(), 1.0)
+    XL, Xn = X[lab], X[:25]
+    tr = np.array([np.trace(K) for K in ref_kernels(XL, XL, widths, degrees)])
+    expect = sum(w / t * K for w, t, K in zip(d, tr, ref_kernels(Xn, XL, widths, degrees)))
+    np.testing.assert_allclose(m.kernel(Xn, XL), expect, rtol=1e-10, atol=1e-14)
+    np.testing.assert_allclose(m.kernel_[np.ix_(lab, lab)].trace(), 1.0)
+
+
+def test_returned_d_minimizes_J(cancer):
+    X, y = cancer
+    lab = np.random.default_rng(0).choice(len(y), 50, replace=False)
+    C = 10.0
+    m = SimpleMKL(C=C, tol=1e-4).fit(X, partial(y, lab))
+    d = m.weights_
+    assert np.all(d >= 0) and abs(d.sum() - 1) < 1e-12
+    assert np.sum(d > 0.05) >= 2  # an interior optimum: the test is not about a vertex
+    Ks = ref_normalized(X[lab], m.gaussian_widths, m.poly_degrees)
+    M = len(Ks)
+    J_d = ref_J_total(Ks, d, y[lab], C)
+    assert J_d == pytest.approx(m.objective_, rel=1e-5)
+    others = [np.eye(M)[k] for k in range(M)] + [np.full(M, 1 / M)]
+    others += list(np.random.default_rng(1).dirichlet(np.ones(M), size=10))
+    J_others = np.array([ref_J_total(Ks, e, y[lab], C) for e in others])
+    assert np.all(J_d <= J_others * (1 + 2e-4))
+    assert J_d < J_others[:M].min() * (1 - 1e-3)  # strictly better than any single kernel
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_gradient_matches_finite_differences(n_classes):
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(30, 4))
+    y = np.digitize(X[:, 0] + 0.5 * X[:, 1] + 0.5 * rng.normal(size=30),
+                    np.quantile(X[:, 0], np.linspace(0, 1, n_classes + 1)[1:-1]))
+    Ks = ref_normalized(X, (0.5, 2.0, 5.0), (1, 2))
+    C, d = 5.0, np.array([0.3, 0.2, 0.1, 0.25, 0.15])
+    Y = (np.where(y == 1, 1.0, -1.0)[None] if n_classes == 2
+         else np.where(y[None] == np.arange(n_classes)[:, None], 1.0, -1.0))
+    sol = svm_solution(np.tensordot(d, Ks, 1), Y, C, svm_tol=1e-10)
+    grad = mkl_gradient(Ks, sol.beta)
+    h = 1e-5
+    fd = np.array([(ref_J_total(Ks, d + h * e, y, C) - ref_J_total(Ks, d - h * e, y, C)) / (2 * h)
+                   for e in np.eye(len(d))])
+    np.testing.assert_allclose(grad, fd, rtol=1e-4)
+    assert np.all(grad < 0)
+
+
+def test_descent_direction_is_feasible_and_descending():
+    rng = np.random.default_rng(2)
+    for _ in range(20):
+        d = rng.dirichlet(np.ones(6))
+        d[rng.random(6) < 0.3] = 0.0
+        if d.sum() == 0:
+            continue
+        d /= d.sum()
+        g = -rng.random(6)
+        D, mu = descent_direction(d, g)
+        assert mu == np.argmax(d)
+        assert abs(D.sum()) < 1e-12
+        assert g @ D <= 1e-15
+        r = g - g[mu]
+        assert np.all(D[(d == 0) & (r > 0)] == 0)  # no weight may go below 0
+
+
+def test_informative_kernel_among_noise_kernels():
+    """Kernel 0 is linear on the label-bearing feature; the others are Gaussians on noise."""
+    rng = np.random.default_rng(1)
+    Z = rng.normal(size=(200, 6))
+    yy = np.where(Z[:, 0] > 0, 1.0, -1.0)
+    Ks = np.array([np.outer(Z[:, 0], Z[:, 0])]
+                  + [rbf_kernel(Z[:, [j]], gamma=1 / (2 * s**2)) for j in range(1, 6)
+                     for s in (0.3, 1.0)])
+    tr, te = np.arange(100), np.arange(100, 200)
+    scale = 1 / np.einsum("mii->m", Ks[:, tr][:, :, tr])
+    Kn = Ks * scale[:, None, None]
+    C = 10.0
+    res = simplemkl(Kn[:, tr][:, :, tr], yy[tr][None], C)
+    assert res.d[0] >= 0.8
+    sol = res.solution
+    f = np.tensordot(res.d, Kn[:, te][:, :, tr], 1) @ sol.beta[0] + sol.intercept[0]
+    acc_mkl = np.mean(np.sign(f) == yy[te])
+    svc = SVC(kernel="precomputed", C=C).fit(Kn[0][np.ix_(tr, tr)], yy[tr])
+    acc_one = np.mean(svc.predict(Kn[0][np.ix_(te, tr)]) == yy[te])
+    assert acc_one > 0.9 and acc_mkl >= acc_one - 0.02
+
+
+def test_periodic_labels_pick_a_narrow_gaussian():
+    """Only Gaussians of width <= 1 resolve labels of period 4 on a line."""
+    rng = np.random.default_rng(0)
+    x = rng.uniform(0, 12, size=(300, 1))
+    y = (np.sin(x[:, 0] * np.pi / 2) > 0).astype(int)
+    lab = rng.choice(300, 60, replace=False)
+    unl = np.setdiff1d(np.arange(300), lab)
+    C = 100.0
+    m = SimpleMKL(C=C).fit(x, partial(y, lab))
+    widths = np.array(m.gaussian_widths)
+    narrow = np.flatnonzero(widths <= 1.0)
+    assert m.weights_[narrow].sum() >= 0.8
+    Ks = ref_kernels(x[lab], x[lab], m.gaussian_widths, m.poly_degrees)
+    Ku = ref_kernels(x[unl], x[lab], m.gaussian_widths, m.poly_degrees)
+    accs = []
+    for K, Kx in zip(Ks, Ku):
+        s = SVC(kernel="precomputed", C=C).fit(K / np.trace(K), y[lab])
+        accs.append(np.mean(s.predict(Kx / np.trace(K)) == y[unl]))
+    accs = np.array(accs)
+    assert np.delete(accs, narrow).max() < 0.75 < accs[narrow].max()  # the data discriminate
+    assert np.mean(m.transduction_[unl] == y[unl]) >= accs.max() - 0.03
+
+
+def test_multiclass_wine():
+    X, y = load_wine(return_X_y=True)
+    X = minmax(X)
+    rng = np.random.default_rng(0)
+    lab = np.concatenate([rng.choice(np.flatnonzero(y == c), 10, replace=False) for c in range(3)])
+    yp = partial(y + 1, lab)  # labels 1, 2, 3
+    m = SimpleMKL().fit(X, yp)
+    unl = yp == -1
+    assert set(np.unique(m.transduction_)) <= set(m.classes_) and m.classes_.tolist() == [1, 2, 3]
+    assert np.mean(m.transduction_[unl] == y[unl] + 1) >= 0.8  # chance is 1/3
+    F = m.decision_function(X[:7])
+    assert F.shape == (7, 3)
+    np.testing.assert_array_equal(m.classes_[np.argmax(F, 1)], m.predict(X[:7]))
+    # one shared d: the objective is the sum of the three one-vs-rest SVM objectives
+    Ks = ref_normalized(X[lab], m.gaussian_widths, m.poly_degrees)
+    J_d = ref_J_total(Ks, m.weights_, y[lab], m.C_)
+    assert J_d == pytest.approx(m.objective_, rel=1e-5)
+    M = len(Ks)
+    for e in list(np.eye(M)) + [np.full(M, 1 / M)]:
+        assert J_d <= ref_J_total(Ks, e, y[lab], m.C_) * (1 + 0.01)
+
+
+def test_auto_C_by_cv_on_labeled_points_is_fast(cancer):
+    X, y = cancer
+    lab = np.sort(np.random.default_rng(4).choice(len(y), 100, replace=False))
+    yp = partial(y, lab)
+    t0 = time.perf_counter()
+    m = SimpleMKL().fit(X, yp)
+    seconds = time.perf_counter() - t0
+    assert seconds < 3.0
+    assert m.C_ in C_GRID and len(m.cv_scores_) == len(C_GRID)
+    best = np.flatnonzero(m.cv_scores_ == m.cv_scores_.max())
+    assert m.C_ == C_GRID[best[-1]]  # ties to the largest C
+    unl = yp == -1
+    assert np.mean(m.transduction_[unl] == y[unl]) > 0.9
+    # the unlabeled points do not enter the fit (supervised): same labeled rows, same fit
+    m2 = SimpleMKL().fit(X[lab], y[lab])
+    np.testing.assert_allclose(m2.weights_, m.weights_)
+    np.testing.assert_array_equal(m2.predict(X), m.transduction_)
+
+
+def test_single_class_and_bad_parameters():
+    X = np.random.default_rng(0).normal(size=(10, 2))
+    yp = np.array([4, 4, -1, -1, 4, -1, -1, -1, -1, -1])
+    m = SimpleMKL().fit(X, yp)
+    assert np.all(m.transduction_ == 4) and np.all(m.predict(X[:3]) == 4)
+    with pytest.raises(ValueError):
+        SimpleMKL(C="best").fit(X, yp)
+    with pytest.raises(ValueError):
+        SimpleMKL(gaussian_widths=(), poly_degrees=()).fit(X, yp)
+    with pytest.raises(ValueError):
+        SimpleMKL(C=-1.0).fit(X, yp)
