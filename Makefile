@@ -55,6 +55,7 @@ MAO_SPECS := $(MAO:%=configs/mao2010/%.yaml)
 table-mao2010-t2: $(STAMP)
 	$(SSK) run $(MAO_SPECS) --jobs $(JOBS) --no-progress --metric accuracy \
 	    --table results/mao2010/table2 --title "Mao & Tsang 2010, Table 2 (accuracy on the unlabeled points)"
+	$(PY) scripts/mao2010_ranks.py
 
 table-mao2010-t3: table-mao2010-t2
 	$(SSK) table $(MAO_SPECS) --metric seconds -o results/mao2010/table3 \

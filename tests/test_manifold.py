@@ -485,3 +485,21 @@ def test_mean_norm_width_is_the_mean_row_norm():
     yp[[0, 1, 2, 3]] = y[[0, 1, 2, 3]]
     est = LapRLS(gamma_A=1e-2, gamma_I=1.0, kernel_width="mean-norm").fit(X, yp)
     assert est.kernel_width_ == pytest.approx(np.linalg.norm(X, axis=1).mean())
+
+
+def test_libsvm_fallback_solves_the_same_dual():
+    """The fallback of svm_dual_qp (libsvm) reaches HiGHS's optimum of eq. (11.8)."""
+    rng = np.random.default_rng(3)
+    Xs = rng.normal(size=(30, 2))
+    y = np.where(Xs[:, 0] + 0.3 * rng.normal(size=30) > 0, 1.0, -1.0)
+    K = np.exp(-((Xs[:, None] - Xs[None]) ** 2).sum(-1))
+    Q = y[:, None] * K * y[None, :]
+    C = 0.5
+    b_highs, _ = mf.svm_dual_qp(Q, y, C)
+    b_lib = mf._svm_dual_libsvm(Q, y, C)
+
+    def dual(b):
+        return b.sum() - 0.5 * b @ Q @ b
+
+    assert abs(y @ b_lib) < 1e-6 and b_lib.min() >= 0 and b_lib.max() <= C + 1e-12
+    assert dual(b_lib) == pytest.approx(dual(b_highs), rel=1e-6)

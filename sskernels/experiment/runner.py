@@ -22,6 +22,7 @@ from sskernels.errors import UserError
 from sskernels.experiment.records import read_record, write_record
 from sskernels.experiment.splits import make_splits
 from sskernels.learners.registry import get_method, make_method
+from sskernels.solvers import SolverError
 from sskernels.spec import method_key
 
 
@@ -149,8 +150,8 @@ def _run_task(task):
             pred_test = np.asarray(est.predict(prep.X_test))
             metrics["inductive accuracy"] = 100.0 * float(np.mean(pred_test == prep.y_test))
         seconds = time.perf_counter() - t0
-    except (ValueError, TypeError) as exc:
-        raise UserError(f"{spec.path}: methods[{mi}] ({method.label}): {exc}") from None
+    except (ValueError, TypeError, SolverError) as exc:
+        raise UserError(f"{spec.path}: methods[{mi}] ({method.label}), split {si}: {exc}") from None
     selected = {k: getattr(est, k) for k in SELECTED if hasattr(est, k)}
     return {
         "key": method_key(spec, method), "spec": spec.name, "table": spec.table or "",

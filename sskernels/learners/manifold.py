@@ -58,7 +58,7 @@ from sklearn.utils.validation import check_is_fitted
 from sskernels.graph import fingerprint
 from sskernels.learners.base import GraphParams, check_partial_labels
 from sskernels.learners.selection import select_on_labeled
-from sskernels.solvers import solve_qp
+from sskernels.solvers import SolverError, solve_qp
 
 #: default grids (features min-max scaled to [0, 1])
 GAMMA_GRID = (1e-6, 1e-4, 1e-2, 1e-1, 1.0, 10.0, 100.0)
@@ -219,16 +219,37 @@ def svm_intercept(grad, y, beta, C, rtol=1e-6):
     return -float(rho)
 
 
+#: seconds HiGHS may spend on one SVM dual before libsvm takes over
+QP_SECONDS = 10.0
+
+
+def _svm_dual_libsvm(Q, y, C):
+    """The dual of :func:`svm_dual_qp` solved by libsvm (SMO)."""
+    K = y[:, None] * Q * y[None, :]
+    svc = SVC(kernel="precomputed", C=float(C), tol=1e-8).fit(K, (y > 0).astype(int))
+    beta = np.zeros(y.size)
+    beta[svc.support_] = np.abs(svc.dual_coef_.ravel())
+    return beta
+
+
 def svm_dual_qp(Q, y, C):
     """``max sum beta - 1/2 beta^T Q beta  s.t.  y^T beta = 0, 0 <= beta <= C`` (eq. (11.8)).
 
     Solved with HiGHS (:func:`sskernels.solvers.solve_qp`) after symmetrizing
-    ``Q``.  Returns ``(beta, grad)`` with ``grad = Q beta - 1``.
+    ``Q``.  HiGHS's active-set QP can stall on some (near-singular) instances; a
+    solve that does not finish within :data:`QP_SECONDS` falls back to libsvm's
+    SMO on the same dual (``SVC(kernel="precomputed")`` with the kernel
+    ``y_i y_j Q_ij``, tolerance 1e-8).  Returns ``(beta, grad)`` with
+    ``grad = Q beta - 1``.
     """
     Q = 0.5 * (Q + Q.T)
     l = y.size
-    beta, _ = solve_qp(Q, -np.ones(l), A=y[None, :].astype(float), row_lower=0.0,
-                       row_upper=0.0, col_lower=0.0, col_upper=float(C))
+    try:
+        beta, _ = solve_qp(Q, -np.ones(l), A=y[None, :].astype(float), row_lower=0.0,
+                           row_upper=0.0, col_lower=0.0, col_upper=float(C),
+                           time_limit=QP_SECONDS)
+    except SolverError:
+        beta = _svm_dual_libsvm(Q, y, C)
     beta = np.clip(beta, 0.0, C)
     return beta, Q @ beta - 1.0
 

@@ -80,11 +80,11 @@ def _silence_banner():
 TIME_LIMIT = 120.0
 
 
-def _solver():
+def _solver(time_limit=None):
     _silence_banner()
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
-    h.setOptionValue("time_limit", TIME_LIMIT)
+    h.setOptionValue("time_limit", float(time_limit or TIME_LIMIT))
     return h
 
 
@@ -103,7 +103,8 @@ def solve_lp(c, A=None, row_lower=-np.inf, row_upper=np.inf, col_lower=0.0, col_
     return _solve(h)
 
 
-def solve_qp(Q, c, A=None, row_lower=-np.inf, row_upper=np.inf, col_lower=0.0, col_upper=np.inf):
+def solve_qp(Q, c, A=None, row_lower=-np.inf, row_upper=np.inf, col_lower=0.0, col_upper=np.inf,
+             time_limit=None):
     """Solve a convex QP ``min 1/2 x^T Q x + c^T x`` with HiGHS; returns ``(x, objective)``.
 
     ``Q`` must be symmetric positive semidefinite; only its lower triangle is passed.
@@ -119,6 +120,6 @@ def solve_qp(Q, c, A=None, row_lower=-np.inf, row_upper=np.inf, col_lower=0.0, c
     hess.index_ = Ql.indices.astype(np.int32)
     hess.value_ = Ql.data.astype(float)
     model.hessian_ = hess
-    h = _solver()
+    h = _solver(time_limit)
     h.passModel(model)
     return _solve(h)
