@@ -100,10 +100,15 @@ def _row(spec, first, method, metric, vals, pm, ps, decimals=2):
 
 
 def _cell(r):
-    ours = f"{r['mean']:.2f} ± {r['std']:.2f}"
+    fmt = "{:.4f}" if r["metric"] == "seconds" else "{:.2f}"
+
+    def pm(mean, std):
+        return fmt.format(mean) + ("" if pd.isna(std) else " ± " + fmt.format(std))
+
+    ours = pm(r["mean"], r["std"])
     if pd.isna(r["paper_mean"]):
         return ours
-    return f"{ours} ({r['paper_mean']:.2f} ± {r['paper_std']:.2f}, Δ {r['delta']:+.2f})"
+    return f"{ours} ({pm(r['paper_mean'], r['paper_std'])}, Δ {r['delta']:+.2f})"
 
 
 def to_markdown(df, title=None):
