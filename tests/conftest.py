@@ -3,6 +3,9 @@
 from pathlib import Path
 
 import pytest
+from threadpoolctl import threadpool_limits
+
+from sskernels.graph import clear_cache
 
 SHARED_DATASETS = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
 
@@ -15,3 +18,13 @@ def data_mirror(monkeypatch, tmp_path):
     monkeypatch.setenv("SSKERNELS_DATA_MIRROR", str(SHARED_DATASETS))
     monkeypatch.setenv("SSKERNELS_DATA_DIR", str(tmp_path / "cache"))
     return SHARED_DATASETS
+
+
+@pytest.fixture(autouse=True)
+def _one_blas_thread_and_fresh_graphs():
+    """Every test: one BLAS thread (2-core machines, reproducible timings) and an empty
+    graph cache, so no test sees another's memoized graphs."""
+    clear_cache()
+    with threadpool_limits(limits=1):
+        yield
+    clear_cache()

@@ -17,11 +17,10 @@ from scipy.spatial.distance import cdist
 from sklearn.datasets import load_wine, make_moons
 from sklearn.preprocessing import minmax_scale
 from sklearn.semi_supervised import LabelSpreading
-from threadpoolctl import threadpool_limits
 
 from sskernels.experiment import runner
 from sskernels.experiment.splits import make_splits, random_split
-from sskernels.graph import clear_cache, knn_graph
+from sskernels.graph import knn_graph
 from sskernels.learners import (
     Consistency,
     HarmonicFunction,
@@ -35,12 +34,6 @@ from sskernels.solvers import solve_lp, solve_qp
 from sskernels.spec import parse_spec
 
 
-@pytest.fixture(autouse=True)
-def _env():
-    clear_cache()
-    with threadpool_limits(limits=1):
-        yield
-    clear_cache()
 
 
 # ---------------------------------------------------------------------------- helpers

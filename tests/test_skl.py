@@ -17,10 +17,9 @@ from scipy.optimize import minimize, minimize_scalar
 from sklearn.base import clone
 from sklearn.datasets import load_wine, make_moons
 from sklearn.preprocessing import minmax_scale
-from threadpoolctl import threadpool_limits
 
 import sskernels.graph as graph_mod
-from sskernels.graph import clear_cache, get_graph
+from sskernels.graph import get_graph
 from sskernels.learners.skl import (
     SpectralKernelLearning,
     SpectralKernelLearningKTA,
@@ -34,12 +33,6 @@ from sskernels.learners.skl import (
 )
 
 
-@pytest.fixture(autouse=True)
-def _env():
-    clear_cache()
-    with threadpool_limits(limits=1):
-        yield
-    clear_cache()
 
 
 # ---------------------------------------------------------------------------- helpers
