@@ -62,4 +62,7 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(1):  # as the runner does: results independent of the core count
+        main()

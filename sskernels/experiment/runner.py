@@ -176,16 +176,22 @@ def run_spec(spec, jobs=1, progress=True, n_splits=None, console=None):
                     todo.append((mi, gi, si))
                 else:
                     done.append(rec)
-    if todo:
-        prep.graph_seconds = warm_graphs(prep)
-        from sskernels.experiment.records import write_graph_seconds
+    # One BLAS thread everywhere (parent and workers): the numbers then do not depend on
+    # --jobs or on the machine's core count.  Spectra with near-degenerate eigenvalues, and
+    # LPs with a face of optima (TSK), are otherwise sensitive to the summation order.
+    from threadpoolctl import threadpool_limits
 
-        write_graph_seconds(spec.output, prep.graph_seconds)
-    _STATE = prep
-    try:
-        done.extend(_execute(todo, spec, jobs, progress, console))
-    finally:
-        _STATE = None
+    with threadpool_limits(1):
+        if todo:
+            prep.graph_seconds = warm_graphs(prep)
+            from sskernels.experiment.records import write_graph_seconds
+
+            write_graph_seconds(spec.output, prep.graph_seconds)
+        _STATE = prep
+        try:
+            done.extend(_execute(todo, spec, jobs, progress, console))
+        finally:
+            _STATE = None
     df = records_frame(done, spec, prep.n_splits)
     df.attrs["graph_seconds"] = prep.graph_seconds
     return df
