@@ -2,11 +2,16 @@
 
 from sskernels.learners.base import UNLABELED, GraphClassifier, check_partial_labels
 from sskernels.learners.kernel_machines import KernelSVM
+from sskernels.learners.linear_manifold import LinearLapRLS, LinearLapSVM
 from sskernels.learners.mkl import SimpleMKL
 from sskernels.learners.manifold import LapRLS, LapSVM, OneNN, SVMBaseline, deformed_kernel
 from sskernels.learners.propagation import Consistency, HarmonicFunction
 from sskernels.learners.registry import METHODS, MethodInfo, make_method, method_names
 from sskernels.learners.skl import SpectralKernelLearning, SpectralKernelLearningKTA
+from sskernels.learners.spectral_clustering import (
+    RegularizedLaplacianEigenmaps,
+    RegularizedSpectralClustering,
+)
 from sskernels.learners.spectral_transforms import (
     FastDecaySpectralKernel,
     OrderConstrainedSpectralKernel,
@@ -25,5 +30,6 @@ __all__ = [
     "tsk_constraint_matrix", "tsk_linear_program", "METHODS", "MethodInfo", "make_method",
     "method_names", "KernelSVM", "LapRLS", "LapSVM", "SVMBaseline", "OneNN", "deformed_kernel",
     "OrderConstrainedSpectralKernel", "FastDecaySpectralKernel", "SpectralKernelLearning",
-    "SpectralKernelLearningKTA", "SimpleMKL",
+    "SpectralKernelLearningKTA", "SimpleMKL", "LinearLapRLS", "LinearLapSVM",
+    "RegularizedSpectralClustering", "RegularizedLaplacianEigenmaps",
 ]

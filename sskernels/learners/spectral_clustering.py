@@ -1,0 +1,239 @@
+"""Regularized spectral clustering and regularized Laplacian eigenmaps.
+
+Sindhwani, Belkin & Niyogi, "The Geometric Basis of Semi-supervised Learning",
+Sec. 11.3.2 (unsupervised learning; the unsupervised end of the manifold
+regularization framework).  With no labels, eq. (11.11) leaves
+
+    min_{f in H_K}  gamma_A ||f||_K^2 + gamma_I ||f||_I^2,
+
+and with ``||f||_I^2 ~ f^T L f`` (``L = D - W`` of the k-NN graph) and the
+constraints that remove the degenerate solutions, eq. (11.12):
+
+    f* = argmin_{sum_i f(x_i) = 0, sum_i f(x_i)^2 = 1}  gamma_A ||f||_K^2 + gamma_I f^T L f
+
+(the paper writes ``gamma ||f||_K^2 + sum_{i~j} (f(x_i) - f(x_j))^2``: only the
+ratio ``gamma = gamma_A / gamma_I`` matters, and ``sum_{i~j}`` over the edges,
+each counted once, with weights ``W_ij`` is ``f^T L f``).  By the representer
+theorem ``f = sum_i alpha_i K(x_i, .)``, so ``f = K alpha`` on the data,
+``||f||_K^2 = alpha^T K alpha`` and
+
+    min alpha^T (gamma_A K + gamma_I K L K) alpha
+    s.t. 1^T K alpha = 0,  alpha^T K^2 alpha = 1,
+
+whose solution is the generalized eigenproblem eq. (11.13)
+
+    P (gamma_A K + gamma_I K L K) P v = lambda P K^2 P v,   alpha = P v,
+
+``P`` the projection onto the complement of ``K 1``; the eigenvectors of the
+smallest eigenvalues are taken.
+
+Numerical solution (a choice; no ridge is added).  For an RBF kernel ``K^2``
+is numerically singular, so a Cholesky-based ``eigh(A, B)`` would need a ridge
+that changes the equation.  Instead the pencil is reduced *exactly* to
+standard form: with ``K = U S U^T`` (eigenvalues ``s > eig_rtol * s_max``
+kept; the discarded directions do not change ``f = K alpha`` on the data to
+that precision) write ``alpha = U S^{-1} g`` i.e. ``g = U^T f``.  Then
+``alpha^T K^2 alpha = g^T g``, ``1^T K alpha = (U^T 1)^T g`` and
+``alpha^T A alpha = g^T (gamma_A S^{-1} + gamma_I U^T L U) g``; with ``Z`` an
+orthonormal basis of the complement of ``U^T 1`` and ``g = Z h``, eq. (11.13)
+becomes the symmetric standard problem
+
+    Z^T (gamma_A S^{-1} + gamma_I U^T L U) Z h = lambda h,
+
+solved by ``scipy.linalg.eigh`` (this is the Cholesky reduction ``eigh`` would
+do with ``B = K^2``, performed analytically).  The resulting ``alpha`` satisfies
+eq. (11.13) with the unreduced ``P``, ``K``, ``L`` (checked in the tests).
+
+Clustering: for 2 clusters, label = ``f(x) > 0`` with ``f`` the first
+eigenfunction (``f`` has zero mean on the training points by the constraint,
+so 0 is the centered threshold; the label whose cluster contains the first
+training point is 0, a convention).  For ``k > 2`` clusters, the values of the
+first ``k - 1`` eigenfunctions (the constant is excluded by the constraint) are
+clustered by ``sklearn.cluster.KMeans`` (``n_init=10``); new points are
+assigned to the nearest centroid of their eigenfunction values.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import scipy.linalg as sla
+from sklearn.base import BaseEstimator, ClusterMixin, TransformerMixin
+from sklearn.cluster import KMeans
+from sklearn.utils.validation import check_array, check_is_fitted
+
+from sskernels.learners.base import GraphParams
+from sskernels.learners.manifold import intrinsic_matrix, median_distance, rbf, squared_distances
+
+
+def regularized_eigenfunctions(K, L, gamma_A, gamma_I, n_functions, eig_rtol=1e-10):
+    """Smallest-eigenvalue solutions of eq. (11.13).
+
+    Returns ``(alpha, lam)``: ``alpha`` (n, n_functions) with ``K alpha`` orthonormal
+    and orthogonal to ``1``, ``lam`` the eigenvalues (ascending).
+    """
+    K = np.asarray(K, dtype=float)
+    L = L.toarray() if hasattr(L, "toarray") else np.asarray(L, dtype=float)
+    n = K.shape[0]
+    s, U = sla.eigh((K + K.T) / 2.0)
+    keep = s > eig_rtol * max(s[-1], 0.0)
+    s, U = s[keep], U[:, keep]
+    r = s.size
+    if n_functions > r - 1:
+        raise ValueError(f"only {r} numerically nonzero kernel eigenvalues; cannot compute "
+                         f"{n_functions} eigenfunctions orthogonal to the constant")
+    u = U.T @ np.ones(n)
+    # orthonormal basis Z of the complement of u = U^T 1 in R^r
+    Z = sla.null_space(u[None, :]) if np.linalg.norm(u) > 0 else np.eye(r)
+    M = gamma_A * np.diag(1.0 / s) + gamma_I * (U.T @ L @ U)
+    M = Z.T @ ((M + M.T) / 2.0) @ Z
+    lam, H = sla.eigh(M, subset_by_index=[0, n_functions - 1])
+    G = Z @ H                       # g = U^T f, orthonormal columns
+    alpha = U @ (G / s[:, None])    # alpha = U S^-1 g
+    return alpha, lam
+
+
+class _RegularizedEigenBase(GraphParams, BaseEstimator):
+    def _check_params(self):
+        for name in ("gamma_A", "gamma_I"):
+            v = getattr(self, name)
+            if not isinstance(v, numbers.Real) or v < 0:
+                raise ValueError(f"{name} must be a number >= 0, got {v!r}")
+        if self.gamma_A == 0 and self.gamma_I == 0:
+            raise ValueError("gamma_A and gamma_I cannot both be 0")
+
+    def _width(self, D2):
+        w = self.kernel_width
+        if isinstance(w, str):
+            if w != "median":
+                raise ValueError(f"kernel_width must be a number or 'median', got {w!r}")
+            return median_distance(D2)
+        if not isinstance(w, numbers.Real) or w <= 0:
+            raise ValueError(f"kernel_width must be > 0, got {w!r}")
+        return float(w)
+
+    def _fit_eigen(self, X, n_functions):
+        self._check_params()
+        X = check_array(X, accept_sparse="csr")
+        D2 = squared_distances(X)
+        self.kernel_width_ = self._width(D2)
+        K = rbf(D2, self.kernel_width_)
+        graph = self._graph(X)
+        L = intrinsic_matrix(graph, laplacian="unnormalized")
+        alpha, lam = regularized_eigenfunctions(K, L, self.gamma_A, self.gamma_I,
+                                                n_functions, self.eig_rtol)
+        self.X_fit_ = X
+        self.alpha_ = alpha
+        self.eigenvalues_ = lam
+        self.n_features_in_ = X.shape[1]
+        return K @ alpha
+
+    def _eigenfunctions(self, X):
+        check_is_fitted(self, "alpha_")
+        X = check_array(X, accept_sparse="csr")
+        return rbf(squared_distances(X, self.X_fit_), self.kernel_width_) @ self.alpha_
+
+
+class RegularizedSpectralClustering(ClusterMixin, TransformerMixin, _RegularizedEigenBase):
+    """Regularized spectral clustering, eq. (11.12)-(11.13), with out-of-sample labels.
+
+    Parameters
+    ----------
+    n_clusters : number of clusters (2: sign of the first eigenfunction; > 2:
+        KMeans on the first ``n_clusters - 1`` eigenfunctions).
+    gamma_A, gamma_I : weights of ``||f||_K^2`` and ``f^T L f`` (only the ratio matters).
+    kernel_width : sigma of ``K(x, z) = exp(-||x - z||^2 / (2 sigma^2))``, a number
+        or ``"median"`` (median pairwise training distance).
+    n_neighbors, weights, sigma, metric : the package's k-NN graph (``L = D - W``);
+        ``weights="binary"`` by default, the unweighted ``sum_{i~j}`` of eq. (11.12).
+    eig_rtol : kernel eigenvalues below ``eig_rtol * max`` are dropped (see module doc).
+    random_state : seed of KMeans.
+
+    Fitted: ``alpha_`` (n, m) expansion coefficients, ``eigenvalues_``,
+    ``embedding_`` (= ``K alpha_``), ``labels_``, ``kernel_width_``, ``X_fit_``,
+    ``kmeans_`` (k > 2 only).
+    """
+
+    def __init__(self, n_clusters=2, gamma_A=1e-6, gamma_I=1.0, kernel_width="median",
+                 n_neighbors=6, weights="binary", sigma=None, metric="euclidean",
+                 eig_rtol=1e-10, random_state=0):
+        self.n_clusters = n_clusters
+        self.gamma_A = gamma_A
+        self.gamma_I = gamma_I
+        self.kernel_width = kernel_width
+        self.n_neighbors = n_neighbors
+        self.weights = weights
+        self.sigma = sigma
+        self.metric = metric
+        self.eig_rtol = eig_rtol
+        self.random_state = random_state
+
+    def fit(self, X, y=None):
+        k = int(self.n_clusters)
+        if k != self.n_clusters or k < 2:
+            raise ValueError(f"n_clusters must be an integer >= 2, got {self.n_clusters!r}")
+        F = self._fit_eigen(X, k - 1)
+        self.embedding_ = F
+        if k == 2:
+            self._flip = 1.0 if F[0, 0] <= 0 else -1.0
+            self.labels_ = self._labels(F)
+        else:
+            self.kmeans_ = KMeans(n_clusters=k, n_init=10, random_state=self.random_state).fit(F)
+            self.labels_ = self.kmeans_.labels_
+        return self
+
+    def _labels(self, F):
+        if self.n_clusters == 2:
+            return (self._flip * F[:, 0] > 0).astype(int)
+        return self.kmeans_.predict(F)
+
+    def transform(self, X):
+        """Eigenfunction values ``f_j(x) = sum_i alpha_ij K(x_i, x)``, shape (n, n_clusters - 1)."""
+        return self._eigenfunctions(X)
+
+    def decision_function(self, X):
+        """``f(x)`` of the first eigenfunction (2 clusters: positive means label 1)."""
+        F = self._eigenfunctions(X)[:, 0]
+        return self._flip * F if self.n_clusters == 2 else F
+
+    def predict(self, X):
+        """Cluster labels of new points through the out-of-sample eigenfunctions."""
+        return self._labels(self._eigenfunctions(X))
+
+
+class RegularizedLaplacianEigenmaps(TransformerMixin, _RegularizedEigenBase):
+    """Regularized Laplacian eigenmaps: ``x -> [f_1(x), ..., f_m(x)]`` with ``f_j`` the
+    eigenfunctions of eq. (11.13) of the ``m`` smallest eigenvalues (Sec. 11.3.2).
+
+    Parameters as :class:`RegularizedSpectralClustering`, with ``n_components`` = m.
+    Fitted: ``alpha_`` (n, m), ``eigenvalues_``, ``embedding_`` (= ``K alpha_``, the
+    training points' coordinates), ``kernel_width_``, ``X_fit_``.
+    """
+
+    def __init__(self, n_components=2, gamma_A=1e-6, gamma_I=1.0, kernel_width="median",
+                 n_neighbors=6, weights="binary", sigma=None, metric="euclidean",
+                 eig_rtol=1e-10):
+        self.n_components = n_components
+        self.gamma_A = gamma_A
+        self.gamma_I = gamma_I
+        self.kernel_width = kernel_width
+        self.n_neighbors = n_neighbors
+        self.weights = weights
+        self.sigma = sigma
+        self.metric = metric
+        self.eig_rtol = eig_rtol
+
+    def fit(self, X, y=None):
+        m = int(self.n_components)
+        if m != self.n_components or m < 1:
+            raise ValueError(f"n_components must be an integer >= 1, got {self.n_components!r}")
+        self.embedding_ = self._fit_eigen(X, m)
+        return self
+
+    def fit_transform(self, X, y=None):
+        return self.fit(X).embedding_
+
+    def transform(self, X):
+        """Out-of-sample embedding ``f_j(x) = sum_i alpha_ij K(x_i, x)``."""
+        return self._eigenfunctions(X)
