@@ -15,7 +15,7 @@ ifneq ($(wildcard $(MIRROR)),)
 export SSKERNELS_DATA_MIRROR ?= $(MIRROR)
 endif
 
-.PHONY: setup run test bench tables table-liu2009-t3 figure-liu2009-f1 table-mao2010-t2 table-mao2010-t3 sweep-liu2009-beta regression-update clean help
+.PHONY: figure-sindhwani setup run test bench tables table-liu2009-t3 figure-liu2009-f1 table-mao2010-t2 table-mao2010-t3 sweep-liu2009-beta regression-update clean help
 
 help:
 	@echo "make run      - the default experiment (bundled wine data, no network)"
@@ -25,6 +25,7 @@ help:
 	@echo "make table-liu2009-t3 - Liu et al. 2009, Table 3"
 	@echo "make figure-liu2009-f1 - Liu et al. 2009, Fig. 1 (WebKB)"
 	@echo "make table-mao2010-t2 / table-mao2010-t3 - Mao & Tsang 2010, Tables 2 and 3"
+	@echo "make figure-sindhwani - Sindhwani, Belkin & Niyogi, Figs. 11.4, 11.6, 11.8 (toy data)"
 
 setup: $(STAMP)
 
@@ -74,6 +75,10 @@ figure-liu2009-f1: $(STAMP)
 	$(SSK) run $(WEBKB) --jobs $(JOBS) --no-progress
 	$(SSK) figure $(WEBKB) -o results/liu2009/figure1 \
 	    --title "Liu et al. 2009, Fig. 1: WebKB error rates (80 % transductive / 20 % inductive)"
+
+# Sindhwani, Belkin & Niyogi: Figs. 11.4, 11.6, 11.8 on toy data
+figure-sindhwani: $(STAMP)
+	$(PY) scripts/sindhwani_figures.py
 
 # beta is not in the paper: a sensitivity sweep, reported beside the table (not used for selection)
 sweep-liu2009-beta: $(STAMP)

@@ -22,6 +22,7 @@ from .parsers import (
     parse_sklearn,
     parse_sslbook,
 )
+from .synthetic import SYNTHETIC, load_synthetic
 
 
 @dataclass(frozen=True)
@@ -226,8 +227,29 @@ _SSLBOOK_ENTRIES = [
               sizes=(100, 1000, 10000), default=100, n_splits=10, symbols=SECSTR_SYMBOLS),
 ]
 
+# ---------------------------------------------------------------------------- synthetic (seed 0)
+
+def _synthetic(name, n, d, k, description) -> Entry:
+    def parse() -> Parsed:
+        X, y = load_synthetic(name)
+        return Parsed(X, y)
+
+    return Entry(name, n, d, k, f"sskernels.data.synthetic.{SYNTHETIC[name].__name__}",
+                 description + " (seeded synthetic, seed 0)", parse)
+
+
+_SYNTHETIC_ENTRIES = [
+    _synthetic("two-moons", 200, 2, 2, "two interleaving moons, noise 0.05; labels 0/1 (100/100)"),
+    _synthetic("two-circles", 200, 2, 2,
+               "concentric circles r=1 (label 0) and 0.5 (label 1), noise 0.03"),
+    _synthetic("gaussian-blobs", 300, 2, 3,
+               "3 Gaussians, std 0.8, centres on a radius-5 circle; labels 0-2"),
+    _synthetic("curve", 200, 2, 2, "1.5-turn spiral curve; label = inner/outer half (88/112)"),
+]
+
 REGISTRY: dict[str, Entry] = {
-    e.name: e for e in _UCI_ENTRIES + _SKLEARN_ENTRIES + _MANIFOLD_ENTRIES + _SSLBOOK_ENTRIES
+    e.name: e for e in (_UCI_ENTRIES + _SKLEARN_ENTRIES + _MANIFOLD_ENTRIES + _SSLBOOK_ENTRIES
+                        + _SYNTHETIC_ENTRIES)
 }
 
 

@@ -1,6 +1,7 @@
 """Learners, one module per method family, and the registry the CLI and specs use."""
 
 from sskernels.learners.base import UNLABELED, GraphClassifier, check_partial_labels
+from sskernels.learners.deformed import DeformedKernel, SupervisedManifoldRLS
 from sskernels.learners.kernel_machines import KernelSVM
 from sskernels.learners.linear_manifold import LinearLapRLS, LinearLapSVM
 from sskernels.learners.mkl import SimpleMKL
@@ -31,5 +32,6 @@ __all__ = [
     "method_names", "KernelSVM", "LapRLS", "LapSVM", "SVMBaseline", "OneNN", "deformed_kernel",
     "OrderConstrainedSpectralKernel", "FastDecaySpectralKernel", "SpectralKernelLearning",
     "SpectralKernelLearningKTA", "SimpleMKL", "LinearLapRLS", "LinearLapSVM",
-    "RegularizedSpectralClustering", "RegularizedLaplacianEigenmaps",
+    "RegularizedSpectralClustering", "RegularizedLaplacianEigenmaps", "DeformedKernel",
+    "SupervisedManifoldRLS",
 ]

@@ -1,0 +1,87 @@
+"""Seeded two-dimensional toy data sets (Sindhwani, Belkin & Niyogi, Sec. 11.1-11.4 figures).
+
+Every generator returns ``(X, y)``: ``X`` float64 of shape ``(n, 2)``, ``y`` int64 class
+labels ``0..k-1``; the same ``seed`` gives the same arrays.
+
+* :func:`two_moons` — two interleaving half circles (``sklearn.datasets.make_moons``):
+  class 0 the upper moon (centre (0, 0), radius 1), class 1 the lower moon
+  (centre (1, 0.5)); Figs. 11.4 and 11.6.
+* :func:`two_circles` — two concentric circles (``sklearn.datasets.make_circles``):
+  class 0 the outer circle (radius 1), class 1 the inner one (radius ``factor``);
+  Figs. 11.1 and 11.8.
+* :func:`gaussian_blobs` — isotropic Gaussians with explicit, well separated centres
+  on a circle of radius 5 (centre ``k`` at angle ``2 pi k / centers``; adjacent
+  centres are ``10 sin(pi / centers)`` apart, 8.7 for three, i.e. > 10 ``std`` at
+  ``std = 0.8``); Fig. 11.3.
+* :func:`curve` — a 1-D manifold in 2-D, as Fig. 11.2: one and a half turns of the
+  Archimedean spiral ``r(t) = 0.3 + t``, angle ``3 pi t``, ``t`` uniform on
+  [0, 1], plus Gaussian noise of std 0.01.  Class 0 is the inner half of the
+  curve (``t < 1/2``), class 1 the outer half.  Successive turns lie 2/3 apart
+  while neighbouring samples along the curve are far closer, so points that are
+  near in the plane can be far along the curve: the situation of Fig. 11.2.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.datasets import make_blobs, make_circles, make_moons
+
+
+def _out(X, y):
+    return np.ascontiguousarray(X, dtype=np.float64), np.asarray(y, dtype=np.int64)
+
+
+def two_moons(n=200, noise=0.05, seed=0):
+    """Two moons, ``n`` points (``ceil(n/2)`` in class 0), Gaussian noise of std ``noise``."""
+    X, y = make_moons(n_samples=int(n), noise=noise, random_state=seed)
+    return _out(X, y)
+
+
+def two_circles(n=200, noise=0.03, factor=0.5, seed=0):
+    """Two concentric circles of radii 1 (class 0) and ``factor`` (class 1), noise std ``noise``."""
+    X, y = make_circles(n_samples=int(n), noise=noise, factor=factor, random_state=seed)
+    return _out(X, y)
+
+
+def blob_centers(centers=3, radius=5.0):
+    """The explicit centres of :func:`gaussian_blobs`: ``centers`` points on a circle."""
+    a = 2.0 * np.pi * np.arange(int(centers)) / int(centers)
+    return radius * np.column_stack([np.cos(a), np.sin(a)])
+
+
+def gaussian_blobs(n=300, centers=3, std=0.8, seed=0):
+    """``n`` points from ``centers`` isotropic Gaussians of std ``std`` at :func:`blob_centers`."""
+    if int(centers) < 1:
+        raise ValueError(f"centers must be >= 1, got {centers!r}")
+    X, y = make_blobs(n_samples=int(n), centers=blob_centers(centers), cluster_std=std,
+                      random_state=seed)
+    return _out(X, y)
+
+
+def curve(n=200, seed=0, noise=0.01):
+    """A spiral curve in 2-D (see the module docstring); class = which half of the curve."""
+    rng = np.random.default_rng(seed)
+    t = np.sort(rng.uniform(0.0, 1.0, int(n)))
+    r = 0.3 + t
+    a = 3.0 * np.pi * t
+    X = np.column_stack([r * np.cos(a), r * np.sin(a)]) + noise * rng.standard_normal((int(n), 2))
+    return _out(X, (t >= 0.5).astype(int))
+
+
+#: name -> generator (called with its defaults by :func:`load_synthetic`)
+SYNTHETIC = {
+    "two-moons": two_moons,
+    "two-circles": two_circles,
+    "gaussian-blobs": gaussian_blobs,
+    "curve": curve,
+}
+
+
+def load_synthetic(name, **kwargs):
+    """``(X, y)`` of the synthetic data set ``name`` (a key of :data:`SYNTHETIC`)."""
+    try:
+        gen = SYNTHETIC[name]
+    except KeyError:
+        raise KeyError(f"unknown synthetic data set {name!r}; known: {', '.join(SYNTHETIC)}") \
+            from None
+    return gen(**kwargs)

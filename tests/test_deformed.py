@@ -1,0 +1,167 @@
+"""DeformedKernel (eq. (11.15)) and SupervisedManifoldRLS (eq. (11.14)).
+
+Checked against scikit-learn's SVC / KernelRidge and the package's LapSVM /
+LapRLS, and against the objective of eq. (11.14) written out densely.
+"""
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_blobs, make_moons
+from sklearn.kernel_ridge import KernelRidge
+from sklearn.svm import SVC
+
+from sskernels.graph import get_graph
+from sskernels.learners.deformed import DeformedKernel, SupervisedManifoldRLS
+from sskernels.learners.manifold import LapRLS, LapSVM
+
+WIDTH = 0.4
+
+
+def rbf_np(A, B, width):
+    D2 = ((A[:, None, :] - B[None, :, :]) ** 2).sum(-1)
+    return np.exp(-D2 / (2 * width**2))
+
+
+@pytest.fixture(scope="module")
+def moons():
+    X, y = make_moons(80, noise=0.12, random_state=3)
+    Xnew, _ = make_moons(25, noise=0.12, random_state=4)
+    rng = np.random.default_rng(0)
+    labeled = np.sort(np.concatenate([rng.choice(np.flatnonzero(y == c), 6, replace=False)
+                                      for c in (0, 1)]))
+    yp = np.full(y.size, -1)
+    yp[labeled] = y[labeled]
+    return X, y, yp, labeled, Xnew
+
+
+@pytest.mark.parametrize("gamma_I", [0.0, 1.0, 100.0])
+def test_psd_on_train_and_unseen(moons, gamma_I):
+    X, _, _, _, Xnew = moons
+    dk = DeformedKernel(X, gamma_A=1e-2, gamma_I=gamma_I, kernel_width=WIDTH)
+    Z = np.vstack([X, Xnew])
+    G = dk(Z, Z)
+    assert G.shape == (Z.shape[0],) * 2
+    assert np.allclose(G, G.T, atol=1e-10)
+    ev = np.linalg.eigvalsh(0.5 * (G + G.T))
+    assert ev.min() >= -1e-8 * np.abs(G).max()
+
+
+def test_reduces_to_base_kernel_and_cross_blocks_consistent(moons):
+    X, _, _, _, Xnew = moons
+    dk0 = DeformedKernel(X, gamma_A=1e-2, gamma_I=0.0, kernel_width=WIDTH)
+    assert np.allclose(dk0(Xnew, X), rbf_np(Xnew, X, WIDTH), atol=1e-12)
+    dk = DeformedKernel(X, gamma_A=1e-2, gamma_I=10.0, kernel_width=WIDTH)
+    Z = np.vstack([X, Xnew])
+    G = dk(Z)
+    n = X.shape[0]
+    assert np.allclose(G[n:, :n], dk(Xnew, X), atol=1e-10)
+    assert np.allclose(G[:n, :n], dk.train_matrix(), atol=1e-10)
+    # independent formula: K~ = K (I + M' K)^{-1} on the training points
+    W = get_graph(X, k=6).W.toarray()
+    L = np.diag(W.sum(1)) - W
+    K = rbf_np(X, X, WIDTH)
+    Mp = 10.0 / (1e-2 * n * n) * L
+    assert np.allclose(dk.train_matrix(), K @ np.linalg.inv(np.eye(n) + Mp @ K), atol=1e-8)
+
+
+@pytest.mark.parametrize("gamma_I", [0.0, 1.0, 50.0])
+def test_kernel_ridge_equals_laprls(moons, gamma_I):
+    X, y, yp, labeled, Xnew = moons
+    gA = 1e-2
+    l = labeled.size
+    dk = DeformedKernel(X, gamma_A=gA, gamma_I=gamma_I, kernel_width=WIDTH)
+    XL = X[labeled]
+    t = np.where(y[labeled] == 1, 1.0, -1.0)
+    kr = KernelRidge(alpha=gA * l, kernel="precomputed").fit(dk(XL, XL), t)
+    lap = LapRLS(gamma_A=gA, gamma_I=gamma_I, kernel_width=WIDTH).fit(X, yp)
+    for P in (X, Xnew):
+        assert np.allclose(kr.predict(dk(P, XL)), lap.decision_function(P), atol=1e-6)
+
+
+@pytest.mark.parametrize("gamma_I", [0.0, 1.0, 50.0])
+def test_svc_equals_lapsvm(moons, gamma_I):
+    X, y, yp, labeled, Xnew = moons
+    gA = 1e-2
+    l = labeled.size
+    dk = DeformedKernel(X, gamma_A=gA, gamma_I=gamma_I, kernel_width=WIDTH)
+    XL = X[labeled]
+    t = np.where(y[labeled] == 1, 1, -1)
+    C = 1.0 / (2 * gA * l)
+    svc = SVC(kernel="precomputed", C=C, tol=1e-12).fit(dk(XL, XL), t)
+    lap = LapSVM(gamma_A=gA, gamma_I=gamma_I, kernel_width=WIDTH).fit(X, yp)
+    for P in (X, Xnew):
+        a = svc.decision_function(dk(P, XL))
+        b = lap.decision_function(P)
+        assert np.allclose(a, b, atol=1e-5), np.abs(a - b).max()
+        assert np.array_equal(svc.predict(dk(P, XL)), np.where(b > 0, 1, -1))
+    # the callable form gives the same machine
+    svc2 = SVC(kernel=dk, C=C, tol=1e-12).fit(XL, t)
+    assert np.allclose(svc2.decision_function(Xnew), svc.decision_function(dk(Xnew, XL)),
+                       atol=1e-8)
+
+
+# -- supervised manifold regularization, eq. (11.14) --------------------------
+
+@pytest.fixture(scope="module")
+def blobs():
+    X, y = make_blobs(60, centers=3, cluster_std=1.5, random_state=1)
+    Xnew, _ = make_blobs(20, centers=3, cluster_std=1.5, random_state=2)
+    return X, y, Xnew
+
+
+@pytest.mark.parametrize("binary", [True, False])
+def test_supervised_zero_intrinsic_is_rls(blobs, binary):
+    X, y, Xnew = blobs
+    if binary:
+        keep = y < 2
+        X, y = X[keep], y[keep]
+    gA, w = 1e-2, 2.0
+    m = SupervisedManifoldRLS(gamma_A=gA, gamma_I=0.0, kernel_width=w).fit(X, y)
+    l = y.size
+    classes = np.unique(y)
+    T = np.where(y == 1, 1.0, -1.0) if binary else np.where(y[:, None] == classes, 1.0, -1.0)
+    kr = KernelRidge(alpha=gA * l, kernel="precomputed").fit(rbf_np(X, X, w), T)
+    for P in (X, Xnew):
+        assert np.allclose(m.decision_function(P), kr.predict(rbf_np(P, X, w)), atol=1e-6)
+    # per-class list of zeros is the same
+    m2 = SupervisedManifoldRLS(gamma_A=gA, gamma_I=[0.0] * classes.size, kernel_width=w).fit(X, y)
+    assert np.allclose(m2.decision_function(Xnew), m.decision_function(Xnew))
+
+
+def test_supervised_objective_and_unlabeled_rows_ignored(blobs):
+    X, y, Xnew = blobs
+    keep = y < 2
+    X, y = X[keep], y[keep]
+    gA, w, gI = 1e-2, 2.0, [5.0, 0.5]
+    m = SupervisedManifoldRLS(gamma_A=gA, gamma_I=gI, kernel_width=w, n_neighbors=5).fit(X, y)
+    # stationarity of the dense objective of eq. (11.14), squared loss, 1/l^2 scale
+    l = y.size
+    K = rbf_np(X, X, w)
+    M = np.zeros((l, l))
+    for c in (0, 1):
+        idx = np.flatnonzero(y == c)
+        W = get_graph(X[idx], k=5).W.toarray()
+        M[np.ix_(idx, idx)] = gI[c] * (np.diag(W.sum(1)) - W)
+    t = np.where(y == 1, 1.0, -1.0)
+    a = m.alpha_
+    grad = -2 / l * K @ (t - K @ a) + 2 * gA * K @ a + 2 / l**2 * K @ M @ K @ a
+    assert np.abs(grad).max() < 1e-8
+    # the intrinsic terms change the solution
+    m0 = SupervisedManifoldRLS(gamma_A=gA, gamma_I=0.0, kernel_width=w).fit(X, y)
+    assert not np.allclose(m0.alpha_, a)
+    # rows labeled -1 are ignored
+    Xu = np.vstack([X, Xnew])
+    yu = np.concatenate([y, -np.ones(Xnew.shape[0], dtype=int)])
+    mu = SupervisedManifoldRLS(gamma_A=gA, gamma_I=gI, kernel_width=w, n_neighbors=5).fit(Xu, yu)
+    assert np.allclose(mu.decision_function(Xnew), m.decision_function(Xnew))
+    assert set(m.predict(Xnew)) <= {0, 1}
+
+
+def test_supervised_validation(blobs):
+    X, y, _ = blobs
+    with pytest.raises(ValueError):
+        SupervisedManifoldRLS(gamma_I=[1.0, 2.0]).fit(X, y)
+    with pytest.raises(ValueError):
+        SupervisedManifoldRLS(gamma_A=0.0).fit(X, y)
+    with pytest.raises(ValueError):
+        DeformedKernel(X, gamma_A=0.0, gamma_I=1.0)
