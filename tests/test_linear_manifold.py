@@ -168,3 +168,19 @@ def test_linear_lapsvm_equals_kernel_lapsvm():
         return hinge + gA * w @ w + gI / X.shape[0] ** 2 * f @ (M @ f)
 
     assert objective(m.coef_, m.intercept_) <= objective(w_kernel, b) + 1e-7
+
+
+def test_auto_selection_equals_a_fixed_fit_with_the_selected_values():
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(120, 10, random_state=0)
+    yp = np.full(y.size, -1)
+    yp[:20] = y[:20]
+    auto = LinearLapRLS(gamma_A="auto", gamma_I="auto").fit(X, yp)
+    assert auto.gamma_A_ in (1e-4, 1e-2, 1.0) and auto.gamma_I_ in (0.0, 1e-2, 1.0, 100.0)
+    fixed = LinearLapRLS(gamma_A=auto.gamma_A_, gamma_I=auto.gamma_I_).fit(X, yp)
+    np.testing.assert_allclose(auto.coef_, fixed.coef_)
+    np.testing.assert_array_equal(auto.transduction_, fixed.transduction_)
+    # the score of the chosen pair is the best cross-validated one
+    assert max(auto.cv_scores_) == auto.cv_scores_[auto.cv_candidates_.index(
+        (auto.gamma_A_, auto.gamma_I_))]

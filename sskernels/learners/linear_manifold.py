@@ -140,12 +140,16 @@ class LinearLapRLS(_LinearManifold):
     Fitted: ``classes_``, ``labeled_``, ``coef_`` ((d,) for two classes, else
     (d, c)), ``intercept_`` (0.0 / zeros unless ``fit_intercept``),
     ``solver_`` ("direct" or "cg"), ``n_iter_`` (CG iterations per column),
-    ``transduction_``.
+    ``transduction_``; after an "auto" selection ``gamma_A_``, ``gamma_I_``,
+    ``cv_candidates_``, ``cv_scores_``.  The grids are small (3 x 4) by choice:
+    every candidate costs one CG solve per fold.
     """
 
     def __init__(self, gamma_A=1e-2, gamma_I=1e-2, solver="auto", laplacian="unnormalized",
                  laplacian_degree=1, n_neighbors=6, weights="hein-maier", sigma=None,
-                 metric="euclidean", fit_intercept=False, cg_tol=1e-10, cg_maxiter=None):
+                 metric="euclidean", fit_intercept=False, cg_tol=1e-10, cg_maxiter=None,
+                 gamma_A_grid=(1e-4, 1e-2, 1.0), gamma_I_grid=(0.0, 1e-2, 1.0, 100.0),
+                 cv_folds=5, random_state=0):
         self.gamma_A = gamma_A
         self.gamma_I = gamma_I
         self.solver = solver
@@ -158,8 +162,53 @@ class LinearLapRLS(_LinearManifold):
         self.fit_intercept = fit_intercept
         self.cg_tol = cg_tol
         self.cg_maxiter = cg_maxiter
+        self.gamma_A_grid = gamma_A_grid
+        self.gamma_I_grid = gamma_I_grid
+        self.cv_folds = cv_folds
+        self.random_state = random_state
 
     def fit(self, X, y):
+        """Fit; ``gamma_A``/``gamma_I`` given as ``"auto"`` are first selected on the labeled
+        points by ``cv_folds``-fold CV over ``gamma_A_grid`` x ``gamma_I_grid`` (each fold's
+        labels hidden, the unlabeled points kept in the graph term; ties to the largest
+        gamma_I, then the smallest gamma_A, as for the kernel LapRLS)."""
+        if isinstance(self.gamma_A, str) or isinstance(self.gamma_I, str):
+            return self._fit_selected(X, y)
+        return self._fit_fixed(X, y)
+
+    def _fit_selected(self, X, y):
+        from sklearn.base import clone
+
+        from sskernels.learners.base import check_partial_labels
+        from sskernels.learners.selection import select_on_labeled
+
+        for name in ("gamma_A", "gamma_I"):
+            value = getattr(self, name)
+            if isinstance(value, str) and value != "auto":
+                raise ValueError(f"{name} must be a number or 'auto', got {value!r}")
+        gA = list(self.gamma_A_grid) if self.gamma_A == "auto" else [self.gamma_A]
+        gI = list(self.gamma_I_grid) if self.gamma_I == "auto" else [self.gamma_I]
+        cands = sorted(((a, i) for a in gA for i in gI), key=lambda c: (c[1], -c[0]))
+        y = np.asarray(y)
+        _, labeled, y_enc = check_partial_labels(y)
+
+        def predict_fold(cand, train, test):
+            y_fold = y.copy()
+            y_fold[labeled[test]] = -1
+            est = clone(self).set_params(gamma_A=cand[0], gamma_I=cand[1])
+            pred = est._fit_fixed(X, y_fold).transduction_[labeled[test]]
+            return np.searchsorted(np.unique(y[labeled]), pred)
+
+        (a, i), self.cv_scores_ = select_on_labeled(cands, predict_fold, y_enc,
+                                                    n_folds=self.cv_folds,
+                                                    random_state=self.random_state)
+        self.cv_candidates_ = cands
+        fitted = clone(self).set_params(gamma_A=a, gamma_I=i)._fit_fixed(X, y)
+        self.__dict__.update({k: v for k, v in fitted.__dict__.items() if k.endswith("_")})
+        self.gamma_A_, self.gamma_I_ = float(a), float(i)
+        return self
+
+    def _fit_fixed(self, X, y):
         if self.solver not in SOLVERS:
             raise ValueError(f"solver must be one of {SOLVERS}, got {self.solver!r}")
         X, M, labeled, T = self._prepare(X, y)
