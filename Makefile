@@ -15,7 +15,7 @@ ifneq ($(wildcard $(MIRROR)),)
 export SSKERNELS_DATA_MIRROR ?= $(MIRROR)
 endif
 
-.PHONY: figure-sindhwani table-sindhwani-linear setup run test bench tables table-liu2009-t3 figure-liu2009-f1 table-mao2010-t2 table-mao2010-t3 sweep-liu2009-beta regression-update clean help
+.PHONY: figure-sindhwani figures-sindhwani table-sindhwani-linear setup run test bench tables table-liu2009-t3 figure-liu2009-f1 table-mao2010-t2 table-mao2010-t3 sweep-liu2009-beta regression-update clean help
 
 help:
 	@echo "make run      - the default experiment (bundled wine data, no network)"
@@ -49,7 +49,8 @@ bench: $(STAMP)
 	$(SSK) bench $(MAO_SPECS) --jobs $(JOBS) --budget 600
 	$(SSK) bench $(SINDHWANI_LINEAR) --budget 120
 
-tables: table-liu2009-t3 figure-liu2009-f1 table-mao2010-t2 table-mao2010-t3
+tables: table-liu2009-t3 figure-liu2009-f1 table-mao2010-t2 table-mao2010-t3 figure-sindhwani \
+        table-sindhwani-linear
 
 MAO := g50c uspst pcmac webkb_page webkb_pagelink digit1_10 usps_10 coil2_10 coil_10 text_10 \
        digit1_100 usps_100 coil2_100 coil_100 text_100
@@ -79,7 +80,7 @@ figure-liu2009-f1: $(STAMP)
 	    --title "Liu et al. 2009, Fig. 1: WebKB error rates (80 % transductive / 20 % inductive)"
 
 # Sindhwani, Belkin & Niyogi: Figs. 11.4, 11.6, 11.8 on toy data
-figure-sindhwani: $(STAMP)
+figure-sindhwani figures-sindhwani: $(STAMP)
 	$(PY) scripts/sindhwani_figures.py
 
 SINDHWANI_LINEAR := $(addprefix configs/sindhwani/linear_,pcmac.yaml text_10.yaml text_100.yaml)
