@@ -87,7 +87,7 @@ SINDHWANI_LINEAR := $(addprefix configs/sindhwani/linear_,pcmac.yaml text_10.yam
 
 table-sindhwani-linear: $(STAMP)
 	$(SSK) run $(SINDHWANI_LINEAR) --jobs $(JOBS) --no-progress --table results/sindhwani/linear_sparse \
-	    --title "Sindhwani et al. Sec. 11.5: linear LapRLS by CG on sparse text"
+	    --title "Sindhwani et al. Sec. 11.5: linear LapRLS by CG and linear LapSVM on sparse text"
 
 # beta is not in the paper: a sensitivity sweep, reported beside the table (not used for selection)
 sweep-liu2009-beta: $(STAMP)

@@ -184,3 +184,19 @@ def test_auto_selection_equals_a_fixed_fit_with_the_selected_values():
     # the score of the chosen pair is the best cross-validated one
     assert max(auto.cv_scores_) == auto.cv_scores_[auto.cv_candidates_.index(
         (auto.gamma_A_, auto.gamma_I_))]
+
+
+def test_lapsvm_with_the_linear_kernel_equals_linear_lapsvm():
+    """Sec. 11.5 solved in the dual (kernel LapSVM, K = X X^T) equals the Cholesky route."""
+    from sskernels.learners.manifold import LapSVM
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(80, 5))
+    y = (X[:, 0] + 0.3 * X[:, 1] > 0).astype(int)
+    yp = np.full(y.size, -1)
+    yp[:16] = y[:16]
+    dual = LapSVM(gamma_A=1e-2, gamma_I=1.0, kernel_type="linear").fit(X, yp)
+    primal = LinearLapSVM(gamma_A=1e-2, gamma_I=1.0).fit(X, yp)
+    Xn = rng.normal(size=(10, 5))
+    np.testing.assert_allclose(dual.decision_function(Xn), primal.decision_function(Xn),
+                               rtol=1e-3, atol=1e-4)

@@ -389,6 +389,9 @@ class _ManifoldRegularizer(GraphParams, ClassifierMixin, BaseEstimator):
     gamma_A_grid, gamma_I_grid : candidates for ``"auto"``.
     kernel_width_grid : multiples of the median pairwise distance for ``"auto"``.
     cv_folds, random_state : folds of the cross-validation on the labeled points.
+    kernel_type : ``"rbf"`` (default) or ``"linear"`` (``K = X X^T``; with it LapSVM is the
+        linear LapSVM of Sec. 11.5 solved in the dual, ``w = X^T alpha``, which scales with
+        n rather than d for high-dimensional sparse data).
     cv_protocol : ``"standard"`` (fit on all folds but one, validate on it) or
         ``"one-fold-labeled"`` (fit on one fold, validate on the others: Mao &
         Tsang's protocol, Sec. 5.2).
@@ -429,6 +432,8 @@ class _ManifoldRegularizer(GraphParams, ClassifierMixin, BaseEstimator):
 
     # -- fitting ------------------------------------------------------------
     def fit(self, X, y):
+        if self.kernel_type not in ("rbf", "linear"):
+            raise ValueError(f"kernel_type must be 'rbf' or 'linear', got {self.kernel_type!r}")
         if self.cv_protocol not in ("standard", "one-fold-labeled"):
             raise ValueError("cv_protocol must be 'standard' or 'one-fold-labeled', "
                              f"got {self.cv_protocol!r}")
@@ -465,13 +470,15 @@ class _ManifoldRegularizer(GraphParams, ClassifierMixin, BaseEstimator):
         self.kernel_width_ = float(width)
         self.gamma_A_, self.gamma_I_ = float(gamma_A), float(gamma_I)
 
-        K = rbf(D2, width)
+        K = self._gram(X, X, width) if self.kernel_type == "linear" else rbf(D2, width)
         self._fit_coefficients(K, M, labeled, y_enc, classes.size)
         F = K @ self.alpha_ + self.intercept_
         self.transduction_ = classes[np.argmax(_as_scores(F), axis=1)]
         return self
 
     def _width_candidates(self, median):
+        if self.kernel_type == "linear":
+            return [1.0]  # no width: a placeholder candidate
         w = self.kernel_width
         if isinstance(w, str):
             if w == "mean-norm":
@@ -525,7 +532,9 @@ class _ManifoldRegularizer(GraphParams, ClassifierMixin, BaseEstimator):
             Kt = blocks.get(key)
             if Kt is None:
                 if width not in bases:
-                    G, lam = _cached_basis(key0 + (width,), lambda: rbf(D2, width), M)
+                    G, lam = _cached_basis(key0 + (self.kernel_type, width), lambda: (
+                        self._gram(self.X_fit_, self.X_fit_, width)
+                        if self.kernel_type == "linear" else rbf(D2, width)), M)
                     bases[width] = (G[labeled], lam)
                 GL, lam = bases[width]
                 Kt = (GL / (1.0 + r * lam)) @ GL.T
@@ -542,11 +551,18 @@ class _ManifoldRegularizer(GraphParams, ClassifierMixin, BaseEstimator):
 
         return predict
 
+    def _gram(self, A, B, width):
+        """The base kernel between point sets: RBF of the given width, or linear ``<a, b>``."""
+        if getattr(self, "kernel_type", "rbf") == "linear":
+            G = A @ B.T
+            return np.asarray(G.todense() if sp.issparse(G) else G, dtype=float)
+        return rbf(squared_distances(A, B), width)
+
     # -- prediction -----------------------------------------------------------
     def decision_function(self, X):
         """``f(x) = sum_i alpha_i K(x_i, x) + b`` over all l + u training points (eq. (11.6))."""
         check_is_fitted(self, "alpha_")
-        Kx = rbf(squared_distances(X, self.X_fit_), self.kernel_width_)
+        Kx = self._gram(X, self.X_fit_, self.kernel_width_)
         return Kx @ self.alpha_ + self.intercept_
 
     def predict(self, X):
@@ -560,13 +576,13 @@ class _ManifoldRegularizer(GraphParams, ClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self, "alpha_")
         Xf, w = self.X_fit_, self.kernel_width_
-        K = rbf(squared_distances(Xf), w)
+        K = self._gram(Xf, Xf, w)
         M = intrinsic_matrix(self.graph_, self.laplacian, self.laplacian_degree)
         if A is None and B is None:
             return deformed_kernel(K, M, self.gamma_A_, self.gamma_I_)
-        Ka = K if A is None else rbf(squared_distances(A, Xf), w)
-        Kb = K if B is None else rbf(squared_distances(B, Xf), w)
-        Kab = rbf(squared_distances(Xf if A is None else A, Xf if B is None else B), w)
+        Ka = K if A is None else self._gram(A, Xf, w)
+        Kb = K if B is None else self._gram(B, Xf, w)
+        Kab = self._gram(Xf if A is None else A, Xf if B is None else B, w)
         return deformed_kernel(K, M, self.gamma_A_, self.gamma_I_, K_a=Ka, K_b=Kb, K_ab=Kab)
 
 
@@ -585,11 +601,12 @@ class LapRLS(_ManifoldRegularizer):
                  weights="hein-maier", sigma=None, metric="euclidean",
                  gamma_A_grid=GAMMA_GRID, gamma_I_grid=GAMMA_GRID,
                  kernel_width_grid=WIDTH_FACTORS, cv_folds=5, random_state=0,
-                 cv_protocol="standard"):
+                 cv_protocol="standard", kernel_type="rbf"):
         self._init_params(gamma_A, gamma_I, kernel_width, laplacian, laplacian_degree,
                           n_neighbors, weights, sigma, metric, gamma_A_grid, gamma_I_grid,
                           kernel_width_grid, cv_folds, random_state)
         self.cv_protocol = cv_protocol
+        self.kernel_type = kernel_type
 
     def _fit_coefficients(self, K, M, labeled, y_enc, n_classes):
         self.alpha_ = laprls_coefficients(K, M, labeled, _ovr_targets(y_enc, n_classes),
@@ -633,12 +650,13 @@ class LapSVM(_ManifoldRegularizer):
                  weights="hein-maier", sigma=None, metric="euclidean",
                  gamma_A_grid=GAMMA_GRID, gamma_I_grid=GAMMA_GRID,
                  kernel_width_grid=WIDTH_FACTORS, cv_folds=5, random_state=0,
-                 cv_solver="libsvm", cv_protocol="standard"):
+                 cv_solver="libsvm", cv_protocol="standard", kernel_type="rbf"):
         self._init_params(gamma_A, gamma_I, kernel_width, laplacian, laplacian_degree,
                           n_neighbors, weights, sigma, metric, gamma_A_grid, gamma_I_grid,
                           kernel_width_grid, cv_folds, random_state)
         self.cv_solver = cv_solver
         self.cv_protocol = cv_protocol
+        self.kernel_type = kernel_type
 
     def fit(self, X, y):
         if self.cv_solver not in ("libsvm", "highs"):
