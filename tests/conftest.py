@@ -2,7 +2,9 @@
 
 from pathlib import Path
 
+import numpy as np
 import pytest
+from sklearn.datasets import make_moons
 from threadpoolctl import threadpool_limits
 
 from sskernels.graph import clear_cache
@@ -28,3 +30,17 @@ def _one_blas_thread_and_fresh_graphs():
     with threadpool_limits(limits=1):
         yield
     clear_cache()
+
+
+@pytest.fixture(scope="session")
+def moons_small():
+    """80 noisy two-moons points, 6 labels per class, and 25 unseen points:
+    ``(X, y, y_partial, labeled, X_new)``."""
+    X, y = make_moons(80, noise=0.12, random_state=3)
+    Xnew, _ = make_moons(25, noise=0.12, random_state=4)
+    rng = np.random.default_rng(0)
+    labeled = np.sort(np.concatenate([rng.choice(np.flatnonzero(y == c), 6, replace=False)
+                                      for c in (0, 1)]))
+    yp = np.full(y.size, -1)
+    yp[labeled] = y[labeled]
+    return X, y, yp, labeled, Xnew

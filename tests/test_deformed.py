@@ -6,7 +6,7 @@ LapRLS, and against the objective of eq. (11.14) written out densely.
 
 import numpy as np
 import pytest
-from sklearn.datasets import make_blobs, make_moons
+from sklearn.datasets import make_blobs
 from sklearn.kernel_ridge import KernelRidge
 from sklearn.svm import SVC
 
@@ -23,15 +23,8 @@ def rbf_np(A, B, width):
 
 
 @pytest.fixture(scope="module")
-def moons():
-    X, y = make_moons(80, noise=0.12, random_state=3)
-    Xnew, _ = make_moons(25, noise=0.12, random_state=4)
-    rng = np.random.default_rng(0)
-    labeled = np.sort(np.concatenate([rng.choice(np.flatnonzero(y == c), 6, replace=False)
-                                      for c in (0, 1)]))
-    yp = np.full(y.size, -1)
-    yp[labeled] = y[labeled]
-    return X, y, yp, labeled, Xnew
+def moons(moons_small):
+    return moons_small
 
 
 @pytest.mark.parametrize("gamma_I", [0.0, 1.0, 100.0])

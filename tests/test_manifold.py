@@ -45,16 +45,6 @@ def laplacian_np(X, kind="unnormalized", p=1):
     return np.linalg.matrix_power(L, p)
 
 
-@pytest.fixture(scope="module")
-def moons_small():
-    X, y = make_moons(80, noise=0.12, random_state=3)
-    Xnew, _ = make_moons(25, noise=0.12, random_state=4)
-    rng = np.random.default_rng(0)
-    labeled = np.sort(np.concatenate([rng.choice(np.flatnonzero(y == c), 6, replace=False)
-                                      for c in (0, 1)]))
-    yp = np.full(y.size, -1)
-    yp[labeled] = y[labeled]
-    return X, y, yp, labeled, Xnew
 
 
 # -- gamma_I = 0: the supervised special cases --------------------------------
