@@ -25,6 +25,7 @@ import importlib.util
 import logging
 import os
 import re
+import sys
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -116,14 +117,20 @@ def sha256sum(path: Path) -> str:
     return digest.hexdigest()
 
 
-def local_copy(rf: RemoteFile | PackageFile) -> Path | None:
-    """The mirror or cache copy of ``rf`` if one exists (not verified), else None."""
+def local_copy(rf: RemoteFile | PackageFile, verify: bool = False) -> Path | None:
+    """The mirror or cache copy of ``rf`` if one exists, else None.
+
+    ``verify=True`` counts a copy only when its sha256 is the registered one
+    (``datasets list`` uses it, so that a corrupt copy is not shown as cached).
+    """
     if isinstance(rf, PackageFile):
         root = package_dir(rf.package)
-        return root / rf.path if root is not None and (root / rf.path).is_file() else None
-    for root in (mirror_dir(), cache_dir()):
-        if root is not None and (root / rf.path).is_file():
-            return root / rf.path
+        candidates = [root / rf.path] if root is not None else []
+    else:
+        candidates = [root / rf.path for root in (mirror_dir(), cache_dir()) if root is not None]
+    for path in candidates:
+        if path.is_file() and (not verify or sha256sum(path) == rf.sha256):
+            return path
     return None
 
 
@@ -144,9 +151,12 @@ def fetch_file(rf: RemoteFile | PackageFile) -> Path:
         return candidate
     target = cache_dir() / rf.path
     if target.is_file():
-        if sha256sum(target) == rf.sha256:
+        actual = sha256sum(target)
+        if actual == rf.sha256:
             return target
-        target.unlink()  # a stale or corrupt cache entry: fetch it again
+        target.unlink()  # a stale or corrupt cache entry: said, then fetched again
+        print(f"note: removed the cached {target}: sha256 {actual[:12]}... is not the registered "
+              f"{rf.sha256[:12]}... (corrupt or stale); fetching it again", file=sys.stderr)
     if mirror is None:
         hint = (f"set {MIRROR_ENV} to a folder laid out like shared/datasets "
                 f"(e.g. {rf.path}) to use a local copy")
@@ -177,15 +187,25 @@ def _prune_empty_dirs(directory: Path, root: Path) -> None:
         directory = directory.parent
 
 
+def _is_network_error(exc: Exception) -> bool:
+    """A failure of pooch's HTTP downloader (its ``requests`` exceptions), told by their type.
+
+    pooch's own downloader does the requests; we do not import its HTTP library
+    just to name its exception classes.
+    """
+    return any(c.__module__.split(".")[0] in ("requests", "urllib3")
+               for c in type(exc).__mro__)
+
+
 def _network_reason(exc: Exception, url: str) -> str:
     """A few words on why a request failed."""
-    import requests
-
-    if isinstance(exc, requests.HTTPError) and exc.response is not None:
-        return f"HTTP {exc.response.status_code} {exc.response.reason}"
-    if isinstance(exc, requests.Timeout):
+    names = {c.__name__ for c in type(exc).__mro__}
+    response = getattr(exc, "response", None)
+    if "HTTPError" in names and response is not None:
+        return f"HTTP {response.status_code} {response.reason}"
+    if "Timeout" in names:
         return "no answer within the timeout"
-    if isinstance(exc, requests.ConnectionError):
+    if "ConnectionError" in names:
         return f"cannot connect to {urlparse(url).hostname}"
     return type(exc).__name__
 
@@ -195,25 +215,23 @@ def _download(rf: RemoteFile, target: Path, hint: str) -> Path:
 
     ``hint`` ends the message when the download fails (how to use a local copy instead).
     """
-    import requests
-
     root = cache_dir()
     downloader = pooch.HTTPDownloader(timeout=TIMEOUT, progressbar=False)
     try:
         with _quiet_pooch():
             return Path(pooch.retrieve(rf.url, known_hash=f"sha256:{rf.sha256}", fname=target.name,
                                        path=target.parent, downloader=downloader))
-    except requests.RequestException as e:
-        _prune_empty_dirs(target.parent, root)
-        raise DataError(f"could not download {rf.url} ({_network_reason(e, rf.url)}); "
-                        f"{hint}") from None
-    except ValueError as e:
-        if "hash" not in str(e):
-            raise
-        _prune_empty_dirs(target.parent, root)
-        got = re.search(r"but got ([0-9a-fA-F]+)", str(e))
-        raise DataError(f"downloaded {rf.url} has sha256 {got.group(1) if got else '?'}, "
-                        f"expected {rf.sha256}; the download was deleted") from None
-    except OSError as e:
-        raise DataError(f"cannot write to the data cache {target.parent} ({e.strerror or e}); "
-                        f"set {CACHE_ENV} to a writable folder") from None
+    except Exception as e:  # noqa: BLE001 - sorted here: network, hash, file system
+        if _is_network_error(e):
+            _prune_empty_dirs(target.parent, root)
+            raise DataError(f"could not download {rf.url} ({_network_reason(e, rf.url)}); "
+                            f"{hint}") from None
+        if isinstance(e, ValueError) and "hash" in str(e):
+            _prune_empty_dirs(target.parent, root)
+            got = re.search(r"but got ([0-9a-fA-F]+)", str(e))
+            raise DataError(f"downloaded {rf.url} has sha256 {got.group(1) if got else '?'}, "
+                            f"expected {rf.sha256}; the download was deleted") from None
+        if isinstance(e, OSError):
+            raise DataError(f"cannot write to the data cache {target.parent} "
+                            f"({e.strerror or e}); set {CACHE_ENV} to a writable folder") from None
+        raise
