@@ -36,7 +36,7 @@ def fetch(name: str) -> list[Path]:
 def list_datasets() -> list[DatasetInfo]:
     """The catalogue: one :class:`DatasetInfo` per registered data set (nothing is loaded)."""
     return [DatasetInfo(e.name, e.n, e.d, e.n_classes, e.source,
-                        all(local_copy(rf) is not None for rf in e.files), e.description)
+                        all(local_copy(rf, verify=True) is not None for rf in e.files), e.description)
             for e in REGISTRY.values()]
 
 
@@ -101,7 +101,26 @@ def _check_against_registry(entry: Entry, parsed: Parsed) -> None:
                         f"registry says {entry.n} x {entry.d} with {entry.n_classes}")
 
 
+def _check_finite(name: str, X) -> None:
+    """Refuse NaN or infinite features, naming the first such entry (row and column, 1-based)."""
+    import scipy.sparse as sp
+
+    if sp.issparse(X):
+        Xc = X.tocoo()
+        bad = np.flatnonzero(~np.isfinite(Xc.data))
+        if bad.size:
+            raise DataError(f"{name}: feature matrix has {bad.size} NaN or infinite entries "
+                            f"(first: row {Xc.row[bad[0]] + 1}, column {Xc.col[bad[0]] + 1})")
+        return
+    bad = np.argwhere(~np.isfinite(np.asarray(X, dtype=float)))
+    if bad.size:
+        i, j = bad[0]
+        raise DataError(f"{name}: feature matrix has {len(bad)} NaN or infinite entries "
+                        f"(first: row {i + 1}, column {j + 1})")
+
+
 def _dataset(name: str, parsed: Parsed, how: str, source: str, description: str) -> Dataset:
+    _check_finite(name, parsed.X)
     try:
         X = apply_preprocess(parsed.X, how)
     except DataError as e:

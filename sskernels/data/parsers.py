@@ -60,7 +60,8 @@ def labels_array(values) -> np.ndarray:
 def _open_text(path: Path) -> IO[str]:
     """Open a text file, transparently decompressing ``.gz`` / ``.bz2``."""
     opener = {".gz": gzip.open, ".bz2": bz2.open}.get(path.suffix.lower(), open)
-    return opener(path, "rt", encoding="utf-8", newline="")
+    # utf-8-sig: a byte-order mark (Excel's default for CSV) is not part of the first header name
+    return opener(path, "rt", encoding="utf-8-sig", newline="")
 
 
 def _read_rows(path: Path, delimiter: str | None) -> list[tuple[int, list[str]]]:
@@ -97,11 +98,22 @@ def _column_index(path: Path, label: int | str, names: list[str] | None, width: 
 
 
 def _to_float(path: Path, cells: np.ndarray, linenos: list[int], columns: list[str]) -> np.ndarray:
-    """Convert a string table to float64; on failure name the first bad cell."""
+    """Convert a string table to float64; on failure name the first bad cell.
+
+    NaN and infinite cells are refused too, by line and column: no learner here
+    handles missing values, and preprocessing would spread them silently.
+    """
     try:
-        return cells.astype(np.float64)
+        X = cells.astype(np.float64)
     except ValueError:
-        pass
+        X = None
+    if X is not None:
+        bad = np.argwhere(~np.isfinite(X))
+        if bad.size:
+            i, j = bad[0]
+            raise DataError(f"{path}, line {linenos[i]}, column {columns[j]}: expected a finite "
+                            f"number, got {str(cells[i, j])!r} ({len(bad)} such cell(s))")
+        return X
     for i, row in enumerate(cells):
         for j, cell in enumerate(row):
             try:
@@ -127,6 +139,13 @@ def parse_delimited(path, *, delimiter: str | None = None, label: int | str = -1
     if not rows:
         raise DataError(f"{path}: no data rows")
     width = len(names) if names is not None else len(rows[0][1])
+    if names is not None:
+        seen = {}
+        for j, name in enumerate(names):
+            if name in seen:
+                raise DataError(f"{path}: columns {seen[name] + 1} and {j + 1} of the header are "
+                                f"both named {name!r}; column names must be unique")
+            seen[name] = j
     for lineno, fields in rows:
         if len(fields) != width:
             raise DataError(f"{path}, line {lineno}: expected {width} fields, got {len(fields)}")
@@ -139,8 +158,21 @@ def parse_delimited(path, *, delimiter: str | None = None, label: int | str = -1
                         "feature columns and a label column")
     table = np.array([fields for _, fields in rows], dtype=str)
     columns = [repr(names[j]) if names is not None else str(j + 1) for j in keep]
-    X = _to_float(path, table[:, keep], [lineno for lineno, _ in rows], columns)
-    return Parsed(X, labels_array(table[:, target]))
+    linenos = [lineno for lineno, _ in rows]
+    X = _to_float(path, table[:, keep], linenos, columns)
+    labels = np.char.strip(table[:, target])
+    missing = np.flatnonzero(np.isin(np.char.lower(labels), ["", "nan", "na", "?"]))
+    if missing.size:
+        col = repr(names[target]) if names is not None else str(target + 1)
+        raise DataError(f"{path}, line {linenos[missing[0]]}, column {col}: empty or missing "
+                        f"label ({missing.size} such row(s)); every row needs a label "
+                        "(mark unlabeled points in the spec's splits, not in the file)")
+    y = labels_array(labels)
+    if np.unique(y).size < 2:
+        col = repr(names[target]) if names is not None else str(target + 1)
+        raise DataError(f"{path}: the label column {col} holds a single class ({y[0]!r}); "
+                        "classification needs at least 2")
+    return Parsed(X, y)
 
 
 # ---------------------------------------------------------------------------- svmlight
