@@ -11,7 +11,7 @@ Writes, under ``results/sindhwani/``:
 * ``fig11_8_deformed_kernel.png`` — two circles with one labeled point per circle:
   top row the Gaussian kernel ``K(x_l, .)`` at each labeled point and the RLS
   boundary with it; bottom row the deformed kernel ``K~(x_l, .)`` of eq. (11.15)
-  (:func:`sskernels.learners.manifold.deformed_kernel`) and the RLS boundary with
+  (:func:`sskernels.kernels.deformed.deformed_kernel`) and the RLS boundary with
   ``K~`` (= LapRLS, eq. (11.16)), with the LapSVM boundary dashed.
 
 The numbers the figures show (accuracies on the unlabeled points, ARI) are printed.
@@ -33,14 +33,10 @@ import numpy as np
 from sklearn.metrics import adjusted_rand_score
 
 from sskernels.data.synthetic import two_circles, two_moons
-from sskernels.learners.manifold import (
-    LapRLS,
-    LapSVM,
-    deformed_kernel,
-    intrinsic_matrix,
-    rbf,
-    squared_distances,
-)
+from sskernels.graph import KNNGraph
+from sskernels.kernels.deformed import deformed_kernel, intrinsic_matrix
+from sskernels.kernels.rbf import rbf, squared_distances
+from sskernels.learners.manifold import LapRLS, LapSVM
 from sskernels.learners.spectral_clustering import RegularizedSpectralClustering
 
 OUT = Path(__file__).resolve().parents[1] / "results" / "sindhwani"
@@ -127,7 +123,7 @@ def clustering_moons_experiment(gamma_As=CLUSTER_GAMMA_A, gamma_I=1.0,
     for gA in gamma_As:
         m = RegularizedSpectralClustering(n_clusters=2, gamma_A=gA, gamma_I=gamma_I,
                                           kernel_width=kernel_width,
-                                          n_neighbors=n_neighbors).fit(X)
+                                          graph=KNNGraph(n_neighbors, weights="binary")).fit(X)
         runs.append({"gamma_A": gA, "model": m, "ari": float(adjusted_rand_score(y, m.labels_)),
                      "F": None if grid_steps is None else m.decision_function(G).reshape(xx.shape)})
     return {"X": X, "y": y, "grid": (xx, yy, G), "runs": runs, "gamma_I": gamma_I,

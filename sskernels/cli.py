@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 from typing import List, Optional
 
@@ -40,12 +41,18 @@ def _show(df, title):
                       ("metric", "left"), ("ours", "right"), ("paper", "right"),
                       ("Δ", "right"), ("s/split", "right")):
         t.add_column(col, justify=just)
+    notes = "notes" in df.columns and bool(df["notes"].fillna("").astype(str).str.strip().any())
+    if notes:
+        t.add_column("notes", justify="left")
     for _, r in df.iterrows():
         paper = "" if r["paper_mean"] != r["paper_mean"] else \
             f"{r['paper_mean']:.2f} ± {r['paper_std']:.2f}"
         delta = "" if r["delta"] != r["delta"] else f"{r['delta']:+.2f}"
-        t.add_row(str(r["dataset"]), str(r["setting"]), str(r["method"]), str(r["metric"]),
-                  f"{r['mean']:.2f} ± {r['std']:.2f}", paper, delta, f"{r['seconds']:.3f}")
+        cells = [str(r["dataset"]), str(r["setting"]), str(r["method"]), str(r["metric"]),
+                 f"{r['mean']:.2f} ± {r['std']:.2f}", paper, delta, f"{r['seconds']:.3f}"]
+        if notes:
+            cells.append("" if not isinstance(r["notes"], str) else r["notes"])
+        t.add_row(*cells)
     out.print(t)
 
 
@@ -55,8 +62,10 @@ def run(
     jobs: int = typer.Option(1, "--jobs", "-j", min=1, help="Worker processes."),
     splits: Optional[int] = typer.Option(None, "--splits", min=1,
                                          help="Run only the first N splits of each spec."),
-    table: Optional[Path] = typer.Option(None, "--table", "-t",
-                                         help="Also write one combined table STEM.csv/STEM.md."),
+    table: Optional[Path] = typer.Option(
+        None, "--table", "-t",
+        help="Also write one combined table STEM.csv/STEM.md and its per-split values "
+             "STEM_splits.csv."),
     title: Optional[str] = typer.Option(None, help="Title of the combined table."),
     metric: Optional[List[str]] = typer.Option(
         None, help="Keep only these metrics in the combined table (repeatable)."),
@@ -70,28 +79,50 @@ def run(
     import pandas as pd
 
     from sskernels.experiment.runner import run_spec
-    from sskernels.experiment.tables import summarize, write_table
+    from sskernels.experiment.tables import split_rows, summarize, write_table
+
+    from sskernels.experiment.records import claim_output
 
     parsed = _specs(specs)
-    frames = []
+    for spec in parsed:              # every output folder checked before any spec runs
+        claim_output(spec)
+    frames, per_split = [], []
     for spec in parsed:
-        records = run_spec(spec, jobs=jobs, progress=progress, n_splits=splits, console=err)
+        if splits is not None and splits > spec.splits.n_splits:
+            raise UserError(f"{spec.path}: --splits {splits} exceeds the spec's splits.n_splits "
+                            f"({spec.splits.n_splits}); raise n_splits in the spec to run more")
+        with _interrupt_message():
+            records = run_spec(spec, jobs=jobs, progress=progress, n_splits=splits, console=err)
         summary = summarize(records, spec)
         write_table(summary, str(Path(spec.output) / "summary"), title=spec.name)
         _show(summary, f"{spec.name}  ({spec.output}/summary.md)")
         frames.append(summary)
+        per_split.append(split_rows(records, spec))
     if table is not None:
         from sskernels.experiment.tables import select_metrics
 
         write_table(select_metrics(pd.concat(frames, ignore_index=True), metric), str(table),
                     title=title)
+        _write_splits(per_split, table, metric)
         out.print(f"wrote {table}.csv and {table}.md")
+
+
+def _write_splits(per_split, stem, metric=None):
+    """``STEM_splits.csv`` beside a combined table: the per-split values we publish."""
+    import pandas as pd
+
+    from sskernels.experiment.tables import write_splits
+
+    path = write_splits(pd.concat(per_split, ignore_index=True), str(stem), metric)
+    if path is not None:
+        out.print(f"wrote {path}")
 
 
 @app.command("table")
 def table_cmd(
     specs: List[Path] = typer.Argument(..., help="YAML specs whose records to summarize."),
-    output: Path = typer.Option(..., "--output", "-o", help="Write STEM.csv and STEM.md."),
+    output: Path = typer.Option(..., "--output", "-o",
+                                help="Write STEM.csv, STEM.md and STEM_splits.csv."),
     title: Optional[str] = typer.Option(None, help="Title of the table."),
     metric: Optional[List[str]] = typer.Option(
         None, help="Keep only these metrics (repeatable)."),
@@ -102,23 +133,28 @@ def table_cmd(
     from sskernels.experiment.runner import load_records
     from sskernels.experiment.tables import summarize, write_table
 
-    frames = []
+    from sskernels.experiment.tables import split_rows
+
+    frames, per_split = [], []
     for spec in _specs(specs):
         records = load_records(spec)
         if records.empty:
             raise UserError(f"{spec.path}: no records under {spec.output}; run it first")
         frames.append(summarize(records, spec))
+        per_split.append(split_rows(records, spec))
     from sskernels.experiment.tables import select_metrics
 
     df = select_metrics(pd.concat(frames, ignore_index=True), metric)
     write_table(df, str(output), title=title)
+    _write_splits(per_split, output, metric)
     _show(df, f"{output}.md")
 
 
 @app.command()
 def figure(
     specs: List[Path] = typer.Argument(..., help="YAML specs whose records to plot."),
-    output: Path = typer.Option(..., "--output", "-o", help="Write STEM.png and STEM.csv/.md."),
+    output: Path = typer.Option(..., "--output", "-o",
+                                help="Write STEM.png, STEM.csv/.md and STEM_splits.csv."),
     metric: Optional[List[str]] = typer.Option(
         None, help="Metrics to plot, one panel column each (default: all recorded)."),
     title: Optional[str] = typer.Option(None, help="Title of the figure."),
@@ -128,18 +164,20 @@ def figure(
 
     from sskernels.experiment.figures import error_curves, write_figure
     from sskernels.experiment.runner import load_records
-    from sskernels.experiment.tables import summarize, write_table
+    from sskernels.experiment.tables import split_rows, summarize, write_table
 
-    records, frames = [], []
+    records, frames, per_split = [], [], []
     for spec in _specs(specs):
         rec = load_records(spec)
         if rec.empty:
             raise UserError(f"{spec.path}: no records under {spec.output}; run it first")
         records.append(rec)
         frames.append(summarize(rec, spec))
+        per_split.append(split_rows(rec, spec))
     write_figure(error_curves(pd.concat(records, ignore_index=True), metric, title),
                  f"{output}.png")
     write_table(pd.concat(frames, ignore_index=True), str(output), title=title)
+    _write_splits(per_split, output)
     out.print(f"wrote {output}.png, {output}.csv and {output}.md")
 
 
@@ -230,6 +268,17 @@ def bench(
     if budget is not None and grand > budget:
         err.print(f"bench: {grand:.1f} s exceeds the budget of {budget:.1f} s")
         raise typer.Exit(1)
+
+
+@contextmanager
+def _interrupt_message():
+    """Ctrl-C during a run: say that the finished splits are kept, exit 130 (no traceback)."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        err.print("interrupted; the finished splits are recorded: rerun the same command to "
+                  "resume")
+        raise typer.Exit(130) from None
 
 
 def main():

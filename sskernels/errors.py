@@ -17,10 +17,16 @@ class SpecError(UserError):
 
     def __init__(self, path, field, expected, got=None):
         self.path, self.field, self.expected, self.got = str(path), field, expected, got
-        msg = f"{self.path}: field '{field}': expected {expected}"
+        msg = f"{_short(self.path)}: field '{_short(str(field))}': expected {expected}"
         if got is not None:
-            msg += f", got {got!r}"
+            msg += f", got {_short(repr(got))}"
         super().__init__(msg)
+
+
+def _short(text, limit=200):
+    """One line of at most ``limit`` characters (a 100 KB name stays a readable error)."""
+    text = text.replace("\n", "\\n").replace("\r", "\\r")
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
 
 
 class DataError(UserError):

@@ -18,11 +18,14 @@ list of methods::
         params: {n_components: 10, eta: 2}
     paper: {table: liu2009_table3_uci_transductive_accuracy, dataset: heart}   # optional
                                     # (time_table: a paper table of seconds, for metric "seconds")
-    output: results/runs/heart_tsk  # optional: where records and the summary go
+    output: ../results/runs/heart_tsk  # optional: where records and the summary go
 
 A user's own file is ``dataset: {file: data.csv, label: class}`` (format
-inferred from the suffix, or ``format: csv | svmlight``); a relative path is
-taken relative to the spec file.
+inferred from the suffix, or ``format: csv | svmlight``).  One rule for every
+relative path of a spec (the data file and ``output``): it is taken relative to
+the spec file's folder, so a spec, its data and its results move together.  The
+default ``output`` is ``results/runs/NAME`` beside the spec; ``name`` may not hold
+path separators.
 
 Every problem is a :class:`~sskernels.errors.SpecError` naming the file, the
 field and what was expected.
@@ -32,6 +35,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -41,6 +45,18 @@ from sskernels.errors import SpecError, UnknownNameError
 
 PREPROCESS = ("none", "minmax", "standardize", "l2")
 PROTOCOLS = ("random", "official")
+NAME_RE = re.compile(r"[A-Za-z0-9_\-][A-Za-z0-9_.\-]{0,99}")
+
+#: bounds on what a spec can ask for (a run of 10^9 splits would never end, silently)
+MAX_SPLITS = 10_000
+MAX_NEIGHBORS = 10_000
+
+
+def maximum_reason(field_):
+    return {"splits.n_splits": "a bound on the run's length",
+            "graph.k": "a bound on the graph's size"}.get(field_, "the largest accepted value")
+
+
 TOP_FIELDS = ("name", "table", "dataset", "preprocess", "graph", "splits", "methods", "paper",
               "output")
 
@@ -122,6 +138,13 @@ def _hash(obj):
 
 
 def method_key(spec, method):
+    """A hash of the spec parts one method's records depend on (data set, preprocessing,
+    graph, split protocol, the method's name and parameters).
+
+    Only the spec's side of a record's key: the runner adds the content of the
+    prepared data and the code and library versions
+    (:func:`sskernels.experiment.records.record_key`), which a spec cannot see.
+    """
     return _hash({"data": spec.data_key(), "name": method.name, "params": method.params})
 
 
@@ -145,11 +168,13 @@ class _V:
                           f"one of the fields {', '.join(allowed)} (unknown field)")
         return value
 
-    def integer(self, value, field_, minimum=None):
+    def integer(self, value, field_, minimum=None, maximum=None):
         if isinstance(value, bool) or not isinstance(value, int):
             self.fail(field_, "an integer", value)
         if minimum is not None and value < minimum:
             self.fail(field_, f"an integer >= {minimum}", value)
+        if maximum is not None and value > maximum:
+            self.fail(field_, f"an integer <= {maximum} ({maximum_reason(field_)})", value)
         return value
 
     def number(self, value, field_, positive=False, optional=False):
@@ -174,13 +199,40 @@ class _V:
         return value
 
 
+class _DuplicateKey(yaml.YAMLError):
+    def __init__(self, key, mark):
+        super().__init__(f"duplicate key {key!r}")
+        self.problem, self.problem_mark = f"duplicate key {key!r} (each field once)", mark
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """PyYAML's safe loader that refuses a key given twice in one mapping (the last would
+    silently win)."""
+
+    def construct_mapping(self, node, deep=False):
+        seen = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            try:
+                dup = key in seen
+            except TypeError:  # an unhashable key: PyYAML's own error follows
+                dup = False
+            if dup:
+                raise _DuplicateKey(key, key_node.start_mark)
+            try:
+                seen.add(key)
+            except TypeError:
+                pass
+        return super().construct_mapping(node, deep=deep)
+
+
 def load_spec(path, check_names=True):
     """Read and validate a spec file; raises :class:`SpecError` with one line."""
     path = Path(path)
     if not path.is_file():
         raise SpecError(path, "(file)", "an existing YAML file", str(path))
     try:
-        raw = yaml.safe_load(path.read_text())
+        raw = yaml.load(path.read_text(), Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
@@ -197,6 +249,9 @@ def parse_spec(raw, path="<spec>", check_names=True):
         raise SpecError(path, "(top level)", "a mapping of fields", type(raw).__name__)
     v.mapping(raw, "", TOP_FIELDS)
     name = v.string(raw.get("name", Path(str(path)).stem), "name")
+    if not NAME_RE.fullmatch(name):
+        v.fail("name", "a name of letters, digits, '.', '_', '-' (no path separators, at most "
+               "100 characters, not starting with '.')", name)
 
     ds = raw.get("dataset")
     if ds is None:
@@ -231,7 +286,7 @@ def parse_spec(raw, path="<spec>", check_names=True):
     from sskernels.graph import METRICS, WEIGHTS
 
     graph = GraphSpec(
-        k=v.integer(g.get("k", 6), "graph.k", minimum=1),
+        k=v.integer(g.get("k", 6), "graph.k", minimum=1, maximum=MAX_NEIGHBORS),
         weights=v.choice(g.get("weights", "hein-maier"), "graph.weights", WEIGHTS),
         sigma=v.number(g.get("sigma"), "graph.sigma", positive=True, optional=True),
         metric=v.choice(g.get("metric", "euclidean"), "graph.metric", METRICS))
@@ -245,9 +300,10 @@ def parse_spec(raw, path="<spec>", check_names=True):
         v.fail("splits.holdout", "a fraction in [0, 1)", holdout)
     splits = SplitSpec(
         protocol=v.choice(s.get("protocol", "random"), "splits.protocol", PROTOCOLS),
-        n_splits=v.integer(s.get("n_splits", 20), "splits.n_splits", minimum=1),
+        n_splits=v.integer(s.get("n_splits", 20), "splits.n_splits", minimum=1,
+                           maximum=MAX_SPLITS),
         n_labeled=[v.integer(x, "splits.n_labeled", minimum=1) for x in n_lab],
-        seed=v.integer(s.get("seed", 0), "splits.seed", minimum=0),
+        seed=v.integer(s.get("seed", 0), "splits.seed", minimum=0, maximum=2**32 - 1),
         holdout=holdout)
 
     methods_raw = raw.get("methods")
@@ -258,13 +314,15 @@ def parse_spec(raw, path="<spec>", check_names=True):
         where = f"methods[{i}]"
         if isinstance(m, str):
             m = {"name": m}
+        if not isinstance(m, dict):
+            v.fail(where, "a method name or a mapping with 'name'", m)
         v.mapping(m, where, ("name", "label", "paper", "params"))
         mname = v.string(m.get("name"), f"{where}.name")
         params = m.get("params") or {}
         if not isinstance(params, dict):
             v.fail(f"{where}.params", "a mapping of parameter names to values", params)
         if check_names:
-            _check_method(v, where, mname, params)
+            _check_method(v, where, mname, params, graph)
         label = v.string(m.get("label", mname), f"{where}.label")
         if label in labels:
             v.fail(f"{where}.label", "a label not used by another method of this spec", label)
@@ -283,12 +341,28 @@ def parse_spec(raw, path="<spec>", check_names=True):
         if value is not None and value not in paper_table_names():
             v.fail(f"paper.{fld}", f"one of {', '.join(paper_table_names())}", value)
     output = v.string(raw.get("output", f"results/runs/{name}"), "output")
+    if "\x00" in output:
+        v.fail("output", "a folder path", output)
+    out_path = Path(output).expanduser()
+    if not out_path.is_absolute():  # one rule for every relative path: the spec's folder
+        out_path = Path(path).parent / out_path
+    output = str(out_path)
     table = v.string(raw.get("table"), "table", optional=True)
     return Spec(str(path), name, dataset, preprocess, graph, splits, methods, paper, output, table)
 
 
-def _check_method(v, where, name, params):
-    from sskernels.learners.registry import get_method
+def _check_method(v, where, name, params, graph=None):
+    """The method exists and its parameters are valid, before any data is loaded.
+
+    The estimator is built exactly as the runner builds it
+    (:func:`sskernels.learners.registry.make_method`) and every parameter is
+    checked against the estimator's declared constraints (scikit-learn's
+    ``_parameter_constraints``, nested estimators included); a problem is one
+    line naming the spec file, the method and the field.
+    """
+    import re
+
+    from sskernels.learners.registry import get_method, make_method
 
     try:
         info = get_method(name)
@@ -296,7 +370,38 @@ def _check_method(v, where, name, params):
         from sskernels.learners.registry import method_names
 
         v.fail(f"{where}.name", f"a registered method ({', '.join(method_names())})", name)
-    known = set(info.factory().get_params(deep=False))
-    for key in params:
-        if key not in known:
-            v.fail(f"{where}.params.{key}", f"a parameter of {name} ({', '.join(sorted(known))})")
+    full = dict(params)
+    if info.uses_graph and graph is not None:
+        full = {"n_neighbors": graph.k, "weights": graph.weights, "sigma": graph.sigma,
+                "metric": graph.metric, **params}
+    try:
+        est = make_method(name, **full)
+        _validate_nested(est)
+    except (TypeError, ValueError) as exc:
+        msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        bad = (re.search(r"unexpected keyword argument '(\w+)'", msg)
+               or re.search(r"The '(\w+)' parameter", msg)
+               or re.search(r"^(\w+)(?:\.\w+)? (?:must|is not)", msg))
+        key = bad.group(1) if bad else None
+        if key is not None and key not in params:
+            key = next((k for k in params if k.startswith(key) or key.startswith(k)), key)
+        field_ = f"{where}.params.{key}" if key else f"{where}.params"
+        if "unexpected keyword" in msg:
+            known = sorted(info.factory.cls().get_params(deep=False)) if hasattr(
+                info.factory, "cls") else []
+            v.fail(field_, f"a parameter of {name}" + (f" ({', '.join(known)})" if known else ""))
+        v.fail(field_, f"a valid value for {name} ({msg[:300]})")
+
+
+def _validate_nested(est):
+    """Run scikit-learn's parameter validation on an estimator and the estimators inside it."""
+    check = getattr(est, "_validate_params", None)
+    if check is not None:
+        check()
+    for key in ("estimator", "kernel_learner"):
+        inner = getattr(est, key, None)
+        if inner is not None and hasattr(inner, "get_params"):
+            _validate_nested(inner)
+    graph = getattr(est, "graph", None)
+    if graph is not None and hasattr(graph, "validate"):
+        graph.validate()

@@ -1,5 +1,12 @@
-"""Shared test fixtures."""
+"""Shared test fixtures.
 
+Data: :func:`data_mirror_path` finds the folder of raw data files the way the README says
+(``SSKERNELS_DATA_MIRROR`` if set, else ``<repo>/../shared/datasets``), and
+:func:`require_data` makes a test that needs data sets fail under CI (``CI=true``) with a
+message naming them, and skip elsewhere, when they are not there.
+"""
+
+import os
 from pathlib import Path
 
 import numpy as np
@@ -9,17 +16,117 @@ from threadpoolctl import threadpool_limits
 
 from sskernels.graph import clear_cache
 
-SHARED_DATASETS = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
+REPO = Path(__file__).resolve().parents[1]
+#: the mirror beside a clone, used when SSKERNELS_DATA_MIRROR is not set
+DEFAULT_MIRROR = REPO.parent / "shared" / "datasets"
+MIRROR_ENV = "SSKERNELS_DATA_MIRROR"
+# read once, at start: fixtures (e.g. test_data.py's isolated cache) unset the variable
+_MIRROR_ENV_AT_START = os.environ.get(MIRROR_ENV) or None
+
+
+def data_mirror_path():
+    """The data mirror folder, or None: ``$SSKERNELS_DATA_MIRROR`` (as set when the tests
+    started; a relative path is taken from the working directory) if it is a folder, else
+    ``<repo>/../shared/datasets`` if that is a folder."""
+    candidates = [Path(_MIRROR_ENV_AT_START).expanduser()] if _MIRROR_ENV_AT_START else []
+    for path in candidates + [DEFAULT_MIRROR]:
+        if path.is_dir():
+            return path.resolve()
+    return None
+
+
+def on_ci():
+    return os.environ.get("CI") == "true"
+
+
+def missing_data(message):
+    """A test's data are not there: a failure under CI (``CI=true``), a skip elsewhere."""
+    if on_ci():
+        pytest.fail(f"{message} (CI=true: missing data fail the run)", pytrace=False)
+    pytest.skip(message)
+
+
+def _missing_files(mirror, name):
+    """Registered files of data set ``name`` that cannot be read without a download."""
+    from sskernels.data.cache import PackageFile, package_dir
+    from sskernels.data.registry import get_entry
+
+    missing = []
+    for f in get_entry(name).files:
+        if isinstance(f, PackageFile):
+            root = package_dir(f.package)
+            if root is None or not (root / f.path).is_file():
+                missing.append(f"{f.path} of the Python package {f.package}")
+        elif mirror is None or not (mirror / f.path).is_file():
+            missing.append(f.path)
+    return missing
+
+
+def require_data(*datasets, who=None):
+    """The data mirror folder (may be None when ``datasets`` need none), after checking that
+    every registered file of ``datasets`` is there; otherwise :func:`missing_data`, naming the
+    data sets and files.  Without ``datasets`` only the mirror folder itself is required."""
+    mirror = data_mirror_path()
+    where = (f"{MIRROR_ENV}={_MIRROR_ENV_AT_START!r} is not a folder and "
+             if _MIRROR_ENV_AT_START else f"{MIRROR_ENV} is not set and ")
+    where += f"{DEFAULT_MIRROR} does not exist"
+    for_whom = f" (needed by {who})" if who else ""
+    if not datasets:
+        if mirror is None:
+            missing_data(f"no data mirror: {where}; set {MIRROR_ENV} to a folder laid out like "
+                         f"shared/datasets{for_whom}")
+        return mirror
+    gaps = {name: _missing_files(mirror, name) for name in dict.fromkeys(datasets)}
+    gaps = {name: files for name, files in gaps.items() if files}
+    if gaps:
+        listed = "; ".join(f"{name} ({', '.join(files)})" for name, files in gaps.items())
+        place = f"in the data mirror {mirror}" if mirror is not None else f"({where})"
+        missing_data(f"data set(s) not available {place}: {listed}{for_whom}")
+    return mirror
+
+
+def _test_datasets(request):
+    """The data sets a test names: ``@pytest.mark.datasets(...)``, or its ``name`` parameter
+    when that is a registered data set."""
+    from sskernels.data.registry import REGISTRY
+
+    marker = request.node.get_closest_marker("datasets")
+    if marker is not None:
+        return tuple(marker.args)
+    callspec = getattr(request.node, "callspec", None)
+    name = callspec.params.get("name") if callspec is not None else None
+    return (name,) if isinstance(name, str) and name in REGISTRY else ()
 
 
 @pytest.fixture
-def data_mirror(monkeypatch, tmp_path):
-    """Read data from the shared mirror with a throw-away cache; skip when there is no mirror."""
-    if not SHARED_DATASETS.is_dir():
-        pytest.skip(f"no data mirror at {SHARED_DATASETS}")
-    monkeypatch.setenv("SSKERNELS_DATA_MIRROR", str(SHARED_DATASETS))
+def data_mirror(request, monkeypatch, tmp_path):
+    """Read data from the mirror (:func:`data_mirror_path`) with a throw-away cache; a missing
+    mirror or data set fails under CI and skips elsewhere (:func:`require_data`).  A test whose
+    named data sets need no mirror file (bundled, package or synthetic data) runs without one
+    (the fixture is then None)."""
+    names = _test_datasets(request)
+    mirror = require_data(*names, who=request.node.nodeid)
+    if mirror is None and not (names and all(_without_mirror(n) for n in names)):
+        mirror = require_data(who=request.node.nodeid)
+    if mirror is not None:
+        monkeypatch.setenv(MIRROR_ENV, str(mirror))
     monkeypatch.setenv("SSKERNELS_DATA_DIR", str(tmp_path / "cache"))
-    return SHARED_DATASETS
+    return mirror
+
+
+def _without_mirror(name):
+    """True when data set ``name`` needs no mirror file (bundled, package or synthetic data)."""
+    from sskernels.data.cache import RemoteFile
+    from sskernels.data.registry import get_entry
+
+    return not any(isinstance(f, RemoteFile) for f in get_entry(name).files)
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "datasets(*names): the registered data sets a test reads "
+                                       "(named when they are missing)")
+    config.addinivalue_line("markers", "regression: re-runs the first splits of the committed "
+                                       "tables and compares them with results/*_splits.csv")
 
 
 @pytest.fixture(autouse=True)

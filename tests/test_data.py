@@ -1,7 +1,10 @@
 """Tests of the data layer: registry, mirror/cache/download, parsers, preprocessing.
 
 Mirror-dependent tests use the ``data_mirror`` fixture (conftest.py), which points
-``SSKERNELS_DATA_MIRROR`` at ``../shared/datasets`` and skips when that folder is missing.
+``SSKERNELS_DATA_MIRROR`` at the data mirror (``$SSKERNELS_DATA_MIRROR`` as set when the tests
+started, else ``../shared/datasets``); a missing mirror or data set (named by the test's
+``datasets`` mark or ``name`` parameter) fails the test under CI (``CI=true``) and skips it
+elsewhere.
 Every test gets a throw-away cache, so nothing is written to the user's cache.
 """
 
@@ -81,6 +84,7 @@ def test_every_registered_set_loads_with_registered_size(data_mirror, name):
     assert ds.source == entry.source
 
 
+@pytest.mark.datasets("wine")
 def test_wine_label_is_the_first_column(data_mirror):
     first = (data_mirror / "uci" / "wine.data").read_text().splitlines()[0].split(",")
     ds = load_dataset("wine")
@@ -88,6 +92,7 @@ def test_wine_label_is_the_first_column(data_mirror):
     np.testing.assert_array_equal(ds.X[0], [float(v) for v in first[1:]])
 
 
+@pytest.mark.datasets("yeast")
 def test_yeast_drops_the_sequence_name(data_mirror):
     ds = load_dataset("yeast")
     np.testing.assert_array_equal(ds.X[0], [0.58, 0.61, 0.47, 0.13, 0.50, 0.00, 0.48, 0.22])
@@ -103,12 +108,14 @@ def test_sklearn_wine_equals_load_wine():
     assert fetch("sklearn-wine") == []
 
 
+@pytest.mark.datasets("heart")
 def test_heart_minmax_maps_each_column_to_unit_interval(data_mirror):
     X = load_dataset("heart", preprocess="minmax").X
     np.testing.assert_allclose(X.min(axis=0), 0.0)
     np.testing.assert_allclose(X.max(axis=0), 1.0)
 
 
+@pytest.mark.datasets("g50c")
 def test_g50c_official_splits_are_zero_based(data_mirror):
     ds = load_dataset("g50c")
     assert len(ds.splits) == 10
@@ -119,6 +126,7 @@ def test_g50c_official_splits_are_zero_based(data_mirror):
     assert counts(ds.y[ds.splits[0]]) == {-1: 25, 1: 25}
 
 
+@pytest.mark.datasets("uspst", "pcmac")
 def test_uspst_and_pcmac_splits_and_sparsity(data_mirror):
     uspst = load_dataset("uspst")
     # SOURCES.md: split 1 has 10/6/2/3/4/6/7/5/2/5 labelled points of digits 0..9
@@ -130,6 +138,7 @@ def test_uspst_and_pcmac_splits_and_sparsity(data_mirror):
     assert all(len(s) == 50 and s.max() < 1946 for s in pcmac.splits)
 
 
+@pytest.mark.datasets("webkb-page", "webkb-link", "webkb")
 def test_webkb_views(data_mirror):
     page, link, both = (load_dataset(n) for n in ("webkb-page", "webkb-link", "webkb"))
     assert (page.X.shape, link.X.shape, both.X.shape) == ((1051, 3000), (1051, 1840), (1051, 4840))
@@ -139,6 +148,7 @@ def test_webkb_views(data_mirror):
     assert page.splits is None
 
 
+@pytest.mark.datasets("heart", "webkb")
 def test_catalogue_and_fetch(data_mirror, isolated_cache):
     infos = {i.name: i for i in list_datasets()}
     assert list(infos) == dataset_names()
@@ -167,6 +177,7 @@ def test_unknown_preprocessing_is_rejected():
 
 # ---------------------------------------------------------------------------- fetching
 
+@pytest.mark.datasets("heart")
 def test_corrupt_mirror_file_is_rejected(data_mirror, tmp_path, monkeypatch, isolated_cache):
     mirror = tmp_path / "mirror"
     (mirror / "uci").mkdir(parents=True)

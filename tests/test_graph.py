@@ -16,6 +16,7 @@ from threadpoolctl import threadpool_limits
 import sskernels.graph.laplacian as lap_mod
 from sskernels.graph import (
     Graph,
+    KNNGraph,
     Spectrum,
     clear_cache,
     get_graph,
@@ -204,7 +205,7 @@ def test_tsk_is_the_same_with_sparse_and_dense_spectra(monkeypatch):
     yp = np.full(400, -1)
     lab = np.random.default_rng(0).choice(400, 16, replace=False)
     yp[lab] = y[lab]
-    kw = dict(n_neighbors=8, n_components=12, beta=1.0)
+    kw = dict(graph=KNNGraph(n_neighbors=8), n_components=12, beta=1.0)
     dense = TransductiveSpectralKernel(**kw).fit(X, yp)
     assert dense.graph_.spectrum(12).complete
     clear_cache()

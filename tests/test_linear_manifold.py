@@ -2,17 +2,26 @@
 
 import numpy as np
 import pytest
+import scipy.linalg
 import scipy.sparse as sp
+from sklearn.datasets import make_classification
 from sklearn.linear_model import Ridge
 
-from sskernels.graph import get_graph
-from sskernels.learners.linear_manifold import LinearLapRLS, LinearLapSVM
-from sskernels.learners.manifold import (
-    intrinsic_matrix,
-    lapsvm_binary,
-    lapsvm_system,
-    laprls_coefficients,
+import sskernels.solvers.cg as cg_mod
+import sskernels.solvers.psd as psd_mod
+from sskernels.graph import KNNGraph, get_graph
+from sskernels.kernels.deformed import intrinsic_matrix
+from sskernels.learners.linear_manifold import (
+    GAMMA_A_GRID,
+    GAMMA_I_GRID,
+    LinearLapRLS,
+    LinearLapSVM,
 )
+from sskernels.learners.manifold import LapSVM, lapsvm_binary, lapsvm_system, laprls_coefficients
+from sskernels.learners.registry import make_method
+from sskernels.learners.selection import SelectOnLabeled, labeled_folds
+from sskernels.solvers import SolverError
+from sskernels.solvers.cg import cg_solve
 
 
 def _data(n=80, d=5, n_lab=12, n_classes=2, seed=0):
@@ -56,6 +65,8 @@ def test_equals_kernel_laprls_with_linear_kernel(n_classes, laplacian, degree):
     np.testing.assert_allclose(m.decision_function(Xnew), f_new, atol=1e-6, rtol=0)
     expected_shape = (X.shape[1],) if n_classes == 2 else (X.shape[1], n_classes)
     assert m.coef_.shape == expected_shape
+    assert m.fit_report_.solvers == ["cholesky"] and m.fit_report_.notes == []
+    assert (m.gamma_A_, m.gamma_I_) == (gA, gI)
 
 
 def _rel(a, b):
@@ -69,6 +80,8 @@ def test_cg_equals_direct_dense(fit_intercept):
     a = LinearLapRLS(solver="direct", **kw).fit(X, y)
     b = LinearLapRLS(solver="cg", **kw).fit(X, y)
     assert a.solver_ == "direct" and b.solver_ == "cg"
+    assert b.fit_report_.solvers == ["cg"] and b.fit_report_.fallbacks == []
+    assert b.n_iter_.shape == (3,) and np.all(b.n_iter_ > 0)
     assert _rel(b.coef_, a.coef_) < 1e-6
     if fit_intercept:
         np.testing.assert_allclose(b.intercept_, a.intercept_, rtol=1e-6, atol=1e-8)
@@ -93,6 +106,8 @@ def test_cg_equals_direct_sparse():
     assert _rel(c.coef_, a.coef_) < 1e-10            # sparse / dense paths agree
     np.testing.assert_allclose(b.decision_function(X), c.decision_function(Xd),
                                rtol=0, atol=1e-6 * np.abs(c.decision_function(Xd)).max())
+    d_csc = LinearLapRLS(gamma_A=1e-2, gamma_I=1.0, solver="cg").fit(X.tocsc(), y)
+    np.testing.assert_array_equal(d_csc.coef_, b.coef_)   # CSC input is used as CSR
 
 
 @pytest.mark.parametrize("solver", ["direct", "cg"])
@@ -104,6 +119,9 @@ def test_gamma_I_zero_is_ridge_on_labeled(solver):
     t = np.where(y[lab] == 1, 1.0, -1.0)
     r = Ridge(alpha=gA * lab.size, fit_intercept=False, solver="cholesky").fit(X[lab], t)
     np.testing.assert_allclose(m.coef_, r.coef_, rtol=1e-6, atol=1e-10)
+    assert not hasattr(m, "graph_")                  # the graph term vanishes: no graph
+    assert LinearLapRLS(gamma_I=0.0).precompute(X) is None
+    assert LinearLapRLS(gamma_I=1.0).precompute(X) is get_graph(X, k=6)
 
 
 def _two_moons_linear(n=200, seed=0):
@@ -148,11 +166,113 @@ def test_multiclass_labels_and_errors():
         LinearLapRLS().fit(X, np.full(90, -1))
 
 
+@pytest.mark.parametrize("cls", [LinearLapRLS, LinearLapSVM])
+def test_input_validated_the_sklearn_way(cls):
+    X, y, _ = _data(n=60, d=4, n_lab=12, seed=5)
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        cls().fit(X, y[:-1])
+    Xn = X.copy()
+    Xn[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        cls().fit(Xn, y)
+    with pytest.raises(ValueError, match="at least 2 classes"):
+        cls().fit(X, np.where(y == 1, 1, -1))
+    with pytest.raises(ValueError, match="precomputed"):
+        cls(graph="precomputed").fit(X @ X.T, y)
+    m = cls().fit(X.tolist(), y.tolist())          # lists are fine
+    assert m.n_features_in_ == 4
+    with pytest.raises(ValueError, match="features"):
+        m.predict(np.ones((3, 7)))
+
+
+@pytest.mark.parametrize("cls,bad", [
+    (LinearLapRLS, dict(gamma_A=0.0)), (LinearLapRLS, dict(gamma_I=-1.0)),
+    (LinearLapRLS, dict(cg_tol=0.0)), (LinearLapRLS, dict(cg_maxiter=0)),
+    (LinearLapRLS, dict(fit_intercept="yes")), (LinearLapRLS, dict(laplacian="rw")),
+    (LinearLapRLS, dict(laplacian_degree=0)), (LinearLapRLS, dict(graph="knn")),
+    (LinearLapSVM, dict(tol=-1.0)), (LinearLapSVM, dict(gamma_A=-1.0)),
+])
+def test_invalid_parameter_rejected_before_any_computation(cls, bad, monkeypatch):
+    X, y, _ = _data(n=40, d=3, n_lab=10, seed=1)
+
+    def boom(*args, **kwargs):
+        raise AssertionError("computation started before the parameters were checked")
+
+    monkeypatch.setattr(KNNGraph, "build", boom)
+    monkeypatch.setattr("sskernels.learners.linear_manifold.cg_solve", boom)
+    monkeypatch.setattr("sskernels.learners.linear_manifold.solve_psd", boom)
+    with pytest.raises(ValueError):
+        cls(**bad).fit(X, y)
+
+
+# -- solvers, fallbacks and degenerate cases reported ---------------------------
+
+def test_direct_cholesky_failure_falls_back_to_lstsq_and_is_reported(monkeypatch):
+    X, y, _ = _data(n=70, d=6, n_lab=14, seed=8)
+    ref = LinearLapRLS(gamma_A=1e-2, gamma_I=1.0, solver="direct").fit(X, y)
+
+    def no_cholesky(*args, **kwargs):
+        raise scipy.linalg.LinAlgError("forced failure")
+
+    monkeypatch.setattr(psd_mod, "solve", no_cholesky)
+    m = LinearLapRLS(gamma_A=1e-2, gamma_I=1.0, solver="direct").fit(X, y)
+    assert m.fit_report_.solvers == ["lstsq"]
+    assert any("cholesky->lstsq" in n and "forced failure" in n for n in m.fit_report_.fallbacks)
+    np.testing.assert_allclose(m.coef_, ref.coef_, rtol=1e-8, atol=1e-12)
+
+
+def test_cg_not_converged_is_a_reported_fallback():
+    X, y, _ = _data(n=120, d=40, n_lab=20, seed=6)
+    m = LinearLapRLS(gamma_A=1e-4, gamma_I=10.0, solver="cg", cg_maxiter=2).fit(X, y)
+    assert m.fit_report_.solvers == ["cg"]
+    (note,) = m.fit_report_.fallbacks
+    assert "cg not converged in 2 iterations" in note and "last iterate" in note
+    np.testing.assert_array_equal(m.n_iter_, [2])
+    ok = LinearLapRLS(gamma_A=1e-4, gamma_I=10.0, solver="cg").fit(X, y)
+    assert ok.fit_report_.fallbacks == []
+
+
+def test_cg_solve_reports_and_raises(monkeypatch):
+    rng = np.random.default_rng(0)
+    A = rng.normal(size=(30, 30))
+    A = A @ A.T + 30 * np.eye(30)
+    B = rng.normal(size=(30, 2))
+    X, info = cg_solve(lambda v: A @ v, B, rtol=1e-12)
+    np.testing.assert_allclose(X, np.linalg.solve(A, B), rtol=1e-9)
+    assert info.solver == "cg" and info.fallback is None
+    assert len(info.stats["iterations"]) == 2 and max(info.stats["relative_residual"]) <= 1e-12
+    x0, info0 = cg_solve(lambda v: A @ v, np.zeros(30))
+    assert np.all(x0 == 0) and info0.stats["relative_residual"] == [0.0]
+    # a forced non-convergence of the primary solver: reported, never silent
+    monkeypatch.setattr(cg_mod, "cg", lambda op, b, **kw: (np.zeros_like(b), 7))
+    _, bad = cg_solve(lambda v: A @ v, B, maxiter=7)
+    assert bad.fallback and "column(s) [0, 1]" in bad.fallback
+    assert bad.stats["relative_residual"] == [1.0, 1.0]
+    monkeypatch.setattr(cg_mod, "cg", lambda op, b, **kw: (np.zeros_like(b), -1))
+    with pytest.raises(SolverError, match="broke down"):
+        cg_solve(lambda v: A @ v, B)
+
+
+@pytest.mark.parametrize("solver", ["direct", "cg"])
+def test_constant_prediction_is_reported_degenerate(solver):
+    # 1-D points all > 0 and no intercept: f = w x has one sign once w > 0
+    X = np.linspace(1.0, 3.0, 20)[:, None]
+    y = np.full(20, -1)
+    y[0], y[-1] = 0, 1
+    m = LinearLapRLS(gamma_A=1e-2, gamma_I=0.0, solver=solver).fit(X, y)
+    assert np.all(m.transduction_ == 1)
+    assert m.fit_report_.degenerate == ["degenerate: constant prediction: every unlabeled "
+                                        "point gets class 1"]
+    ok = LinearLapRLS(gamma_A=1e-2, gamma_I=0.0, fit_intercept=True, solver=solver).fit(X, y)
+    assert ok.fit_report_.degenerate == []
+
+
 def test_linear_lapsvm_equals_kernel_lapsvm():
     """Cholesky pre-processing + SVM = the kernel LapSVM dual (11.8)-(11.10) with K = X X^T."""
     X, y, _ = _data(n=70, d=4, n_lab=16, seed=3)
     gA, gI = 1e-2, 1.0
     m = LinearLapSVM(gamma_A=gA, gamma_I=gI).fit(X, y)
+    assert m.fit_report_.solvers == ["cholesky", "libsvm"]
     lab = np.flatnonzero(y != -1)
     t = np.where(y[lab] == 1, 1.0, -1.0)
     M = intrinsic_matrix(get_graph(X, k=6))
@@ -170,26 +290,8 @@ def test_linear_lapsvm_equals_kernel_lapsvm():
     assert objective(m.coef_, m.intercept_) <= objective(w_kernel, b) + 1e-7
 
 
-def test_auto_selection_equals_a_fixed_fit_with_the_selected_values():
-    from sklearn.datasets import make_classification
-
-    X, y = make_classification(120, 10, random_state=0)
-    yp = np.full(y.size, -1)
-    yp[:20] = y[:20]
-    auto = LinearLapRLS(gamma_A="auto", gamma_I="auto").fit(X, yp)
-    assert auto.gamma_A_ in (1e-4, 1e-2, 1.0) and auto.gamma_I_ in (0.0, 1e-2, 1.0, 100.0)
-    fixed = LinearLapRLS(gamma_A=auto.gamma_A_, gamma_I=auto.gamma_I_).fit(X, yp)
-    np.testing.assert_allclose(auto.coef_, fixed.coef_)
-    np.testing.assert_array_equal(auto.transduction_, fixed.transduction_)
-    # the score of the chosen pair is the best cross-validated one
-    assert max(auto.cv_scores_) == auto.cv_scores_[auto.cv_candidates_.index(
-        (auto.gamma_A_, auto.gamma_I_))]
-
-
 def test_lapsvm_with_the_linear_kernel_equals_linear_lapsvm():
     """Sec. 11.5 solved in the dual (kernel LapSVM, K = X X^T) equals the Cholesky route."""
-    from sskernels.learners.manifold import LapSVM
-
     rng = np.random.default_rng(0)
     X = rng.normal(size=(80, 5))
     y = (X[:, 0] + 0.3 * X[:, 1] > 0).astype(int)
@@ -200,3 +302,59 @@ def test_lapsvm_with_the_linear_kernel_equals_linear_lapsvm():
     Xn = rng.normal(size=(10, 5))
     np.testing.assert_allclose(dual.decision_function(Xn), primal.decision_function(Xn),
                                rtol=1e-3, atol=1e-4)
+
+
+# -- selection on the labeled points (the wrapper) --------------------------------
+
+def _spec_estimator(**params):
+    return make_method("linear-laprls", gamma_A="auto", gamma_I="auto", **params)
+
+
+def test_spec_maps_to_the_wrapper_with_the_paper_grids_in_preference_order():
+    est = _spec_estimator(n_neighbors=10, weights="heat", metric="cosine", solver="cg",
+                          cv_folds=4, random_state=3)
+    assert isinstance(est, SelectOnLabeled)
+    assert list(est.param_grid) == ["gamma_I", "gamma_A"]     # gamma_I first (priority)
+    assert est.param_grid["gamma_I"] == sorted(GAMMA_I_GRID, reverse=True)  # largest first
+    assert est.param_grid["gamma_A"] == sorted(GAMMA_A_GRID)                # smallest first
+    assert (est.n_folds, est.random_state) == (4, 3)
+    assert est.estimator.graph.get_params() == KNNGraph(10, weights="heat",
+                                                        metric="cosine").get_params()
+    assert est.estimator.solver == "cg"
+    # gamma_I fixed: only gamma_A is selected; a user grid is put in preference order
+    fixed = make_method("linear-laprls", gamma_A="auto", gamma_I=0.0)
+    assert fixed.param_grid == {"gamma_A": sorted(GAMMA_A_GRID)}
+    user = make_method("linear-laprls", gamma_A="auto", gamma_I="auto",
+                       gamma_A_grid=[1.0, 1e-3], gamma_I_grid=[0.0, 10.0])
+    assert user.param_grid == {"gamma_I": [10.0, 0.0], "gamma_A": [1e-3, 1.0]}
+
+
+def test_selection_picks_the_best_fold_score_ties_to_large_gamma_I_then_small_gamma_A():
+    X, y = make_classification(120, 10, random_state=0)
+    yp = np.full(y.size, -1)
+    yp[:20] = y[:20]
+    auto = _spec_estimator().fit(X, yp)
+    gA, gI = auto.best_params_["gamma_A"], auto.best_params_["gamma_I"]
+    assert gA in GAMMA_A_GRID and gI in GAMMA_I_GRID
+    fitted = auto.best_estimator_
+    assert (fitted.gamma_A_, fitted.gamma_I_) == (gA, gI)
+    fixed = LinearLapRLS(gamma_A=gA, gamma_I=gI).fit(X, yp)
+    np.testing.assert_allclose(fitted.coef_, fixed.coef_)
+    np.testing.assert_array_equal(auto.transduction_, fixed.transduction_)
+    # independent scores: each fold's labels hidden, the fold's points kept in the graph
+    lab = np.flatnonzero(yp != -1)
+    folds = labeled_folds(yp[lab], 5, 0)
+    scores = {}
+    for a in GAMMA_A_GRID:
+        for i in GAMMA_I_GRID:
+            correct = 0
+            for fold in folds:
+                y_fold = yp.copy()
+                y_fold[lab[fold]] = -1
+                pred = LinearLapRLS(gamma_A=a, gamma_I=i).fit(X, y_fold).transduction_
+                correct += np.sum(pred[lab[fold]] == yp[lab[fold]])
+            scores[(a, i)] = correct / lab.size
+    best = max(scores.values())
+    tied = [c for c, s in scores.items() if s == best]
+    assert (gA, gI) == max(tied, key=lambda c: (c[1], -c[0]))
+    assert auto.best_score_ == pytest.approx(best)

@@ -15,17 +15,20 @@ from sklearn.kernel_ridge import KernelRidge
 from sklearn.preprocessing import minmax_scale
 from sklearn.svm import SVC
 
-from sskernels.graph import get_graph
+from sklearn.utils._param_validation import InvalidParameterError
+
+from sskernels.graph import KNNGraph, get_graph
+from sskernels.kernels import deformed as kd
+from sskernels.kernels.deformed import deformed_kernel
+from sskernels.kernels.rbf import median_distance
 from sskernels.learners import manifold as mf
-from sskernels.learners.manifold import (
-    GAMMA_GRID,
-    WIDTH_FACTORS,
-    LapRLS,
-    LapSVM,
-    OneNN,
-    SVMBaseline,
-    deformed_kernel,
-)
+from sskernels.learners.base import check_partial_labels
+from sskernels.learners.manifold import GAMMA_GRID, LapRLS, LapSVM
+from sskernels.learners.registry import make_method
+from sskernels.learners.selection import SelectOnLabeled, generic_fold_predictor
+from sskernels.learners.supervised import C_GRID, WIDTH_FACTORS, OneNN, SVMBaseline
+from sskernels.solvers import svm as svm_solver
+from sskernels.solvers.highs import SolverError
 
 
 def rbf_np(A, B, width):
@@ -133,7 +136,7 @@ def test_cv_basis_reproduces_deformed_kernel():
     K = rbf_np(X, X, 0.6)
     L = laplacian_np(X)
     n = len(X)
-    G, lam = mf._deformation_basis(K, get_graph(X, k=6).laplacian)
+    G, lam = kd.deformation_basis(K, get_graph(X, k=6).laplacian)
     for gA, gI in [(1e-2, 0.0), (1e-2, 1.0), (1e-4, 100.0), (1.0, 1e-6)]:
         r = gI / (gA * n * n)
         np.testing.assert_allclose((G / (1 + r * lam)) @ G.T, deformed_kernel(K, L, gA, gI),
@@ -272,7 +275,7 @@ def test_multiclass_blobs(cls):
     assert np.mean(pred == np.array([3, 5, 9])[ynew]) >= 0.9
 
 
-def test_multiclass_wine_auto():
+def test_multiclass_wine_selected():
     data = load_wine()
     X, y = minmax_scale(data.data), data.target
     rng = np.random.default_rng(1)
@@ -280,8 +283,9 @@ def test_multiclass_wine_auto():
                               for c in range(3)])
     yp = np.full(y.size, -1)
     yp[labeled] = y[labeled]
-    for est in (LapRLS(), LapSVM(gamma_A_grid=(1e-4, 1e-2), gamma_I_grid=(0.0, 1.0, 100.0)),
-                SVMBaseline(), OneNN()):
+    for est in (make_method("laprls"),
+                make_method("lapsvm", gamma_A_grid=[1e-4, 1e-2], gamma_I_grid=[0.0, 1.0, 100.0]),
+                make_method("svm"), make_method("1nn")):
         est.fit(X, yp)
         unl = yp == -1
         assert set(np.unique(est.transduction_)) <= {0, 1, 2}
@@ -297,116 +301,86 @@ def test_multiclass_ovr_two_classes_consistent(moons_small):
     np.testing.assert_array_equal(est.predict(Xnew), np.where(f > 0, 1, 0))
 
 
-# -- selection on the labeled points only --------------------------------------
+# -- selection on the labeled points only (SelectOnLabeled + the fast fold path) ----------
+
+def test_spec_params_map_to_the_wrapper():
+    """Old spec parameters -> estimator + SelectOnLabeled: "auto" width = the median rule with a
+    selected scale; mean-norm / a number / the linear kernel fix the width; one-fold-labeled is
+    the wrapper's protocol; grids in the documented preference order."""
+    est = make_method("lapsvm", n_neighbors=6, weights="hein-maier", sigma=None,
+                      metric="euclidean")
+    assert isinstance(est, SelectOnLabeled) and est.protocol == "kfold"
+    assert est.estimator.kernel_width == "median"
+    assert est.param_grid == {"gamma_I": sorted(GAMMA_GRID, reverse=True),
+                              "gamma_A": sorted(GAMMA_GRID),
+                              "kernel_width_scale": [1.0, 2.0, 0.5, 4.0, 0.25]}
+    mao = make_method("laprls", n_neighbors=50, weights="heat", laplacian="normalized",
+                      laplacian_degree=5, kernel_width="mean-norm",
+                      cv_protocol="one-fold-labeled")
+    assert mao.protocol == "one-fold-labeled"
+    assert list(mao.param_grid) == ["gamma_I", "gamma_A"]
+    assert mao.estimator.graph.get_params()["n_neighbors"] == 50
+    lin = make_method("lapsvm", kernel_type="linear", gamma_A="auto", gamma_I="auto",
+                      gamma_A_grid=[1e-4, 1e-2, 1.0], gamma_I_grid=[0.0, 0.01, 1.0, 100.0])
+    assert lin.param_grid == {"gamma_I": [100.0, 1.0, 0.01, 0.0], "gamma_A": [1e-4, 1e-2, 1.0]}
+    fixed = make_method("laprls", gamma_A=0.1, gamma_I=1.0, kernel_width=0.5)
+    assert isinstance(fixed, LapRLS) and fixed.kernel_width == 0.5
+    svm = make_method("svm", kernel_width="mean-norm", C_grid=[0.001, 1.0, 1000.0])
+    assert svm.param_grid == {"C": [1000.0, 1.0, 0.001]}
+    assert make_method("svm").param_grid == {"kernel_width_scale": [1.0, 2.0, 0.5, 4.0, 0.25],
+                                             "C": sorted(C_GRID, reverse=True)}
+    assert make_method("svm", kernel="cosine").param_grid == {"C": sorted(C_GRID, reverse=True)}
+    assert make_method("1nn", metric="cosine").metric == "cosine"
+
 
 @pytest.mark.parametrize("cls", [LapRLS, LapSVM])
-def test_auto_selection_sees_labeled_points_only(moons_small, monkeypatch, cls):
+def test_selection_sees_labeled_points_only(moons_small, monkeypatch, cls):
     X, y, yp, labeled, _ = moons_small
     calls = []
-    real = mf.select_on_labeled
+    real = cls._fold_predictor
 
-    def spy(candidates, predict_fold, y_enc, **kw):
-        def checked(cand, train, test):
+    def spy(self, X_, lab, y_enc, keys):
+        predict = real(self, X_, lab, y_enc, keys)
+        calls.append((np.array(lab), np.array(y_enc), keys))
+
+        def checked(params, train, test):
             assert train.max() < labeled.size and test.max() < labeled.size
             assert np.intersect1d(train, test).size == 0
-            pred = predict_fold(cand, train, test)
+            pred = predict(params, train, test)
             assert pred.shape == test.shape
             return pred
 
-        calls.append((len(candidates), np.array(y_enc)))
-        best, scores = real(candidates, checked, y_enc, **kw)
-        calls.append((best, scores))
-        return best, scores
+        return checked
 
-    monkeypatch.setattr(mf, "select_on_labeled", spy)
-    est = cls(gamma_A="auto", gamma_I="auto", kernel_width="auto").fit(X, yp)
-    (ncand, y_enc), (best, scores) = calls
-    assert ncand == len(GAMMA_GRID) ** 2 * len(WIDTH_FACTORS)
+    monkeypatch.setattr(cls, "_fold_predictor", spy)
+    est = SelectOnLabeled(cls(), {k: list(v[0]) for k, v in cls._selection.items()}).fit(X, yp)
+    (lab, y_enc, keys), = calls
+    np.testing.assert_array_equal(lab, labeled)
     np.testing.assert_array_equal(y_enc, y[labeled])       # labeled-sized, the labeled labels
-    assert est.gamma_A_ in GAMMA_GRID and est.gamma_I_ in GAMMA_GRID
-    assert min(abs(est.kernel_width_ / est.median_distance_ - f) for f in WIDTH_FACTORS) < 1e-12
-    assert scores.max() == est.cv_scores_.max()
-    assert (est.kernel_width_, est.gamma_A_, est.gamma_I_) == tuple(best)
+    assert len(est.cv_results_["params"]) == len(GAMMA_GRID) ** 2 * len(WIDTH_FACTORS)
+    best = est.best_estimator_
+    assert best.gamma_A_ in GAMMA_GRID and best.gamma_I_ in GAMMA_GRID
+    assert best.kernel_width_ == pytest.approx(est.best_params_["kernel_width_scale"]
+                                               * median_distance(X))
+    assert est.best_score_ == est.cv_results_["mean_test_score"].max()
 
 
 @pytest.mark.parametrize("cls", [LapRLS, LapSVM])
 def test_cv_fold_fit_equals_refit_with_fold_hidden(moons_small, cls):
-    """A fold fit of the CV (deformed-kernel shortcut) = the estimator fitted on the data
-    with the fold's labels set to -1, evaluated on the fold's points."""
+    """A fold fit of the fast path (deformed-kernel shortcut) = the generic rule: the
+    estimator fitted on the data with the fold's labels set to -1, read at the fold."""
     X, y, yp, labeled, _ = moons_small
-    est = cls(gamma_A=0.01, gamma_I=1.0, kernel_width=0.4)
-    classes, lab, y_enc = mf.check_partial_labels(yp)
-    D2 = mf.squared_distances(X)
-    M = mf.intrinsic_matrix(get_graph(X, k=6))
-    predict = est._fold_predictor(D2, M, lab, y_enc, 2, ("test-key", id(X)))
+    est = cls(kernel_width=0.2)
+    classes, lab, y_enc = check_partial_labels(yp)
+    keys = ("gamma_A", "gamma_I", "kernel_width_scale")
+    fast = est._fold_predictor(X, lab, y_enc, keys)
+    slow = generic_fold_predictor(est, X, yp, lab, y_enc, classes)
     test = np.array([0, 3, 7, 10])
     train = np.setdiff1d(np.arange(lab.size), test)
-    for gA, gI in [(0.01, 1.0), (1e-4, 100.0), (0.1, 0.0)]:
-        got = predict((0.4, gA, gI), train, test)
-        y_hidden = yp.copy()
-        y_hidden[lab[test]] = -1
-        ref = cls(gamma_A=gA, gamma_I=gI, kernel_width=0.4).fit(X, y_hidden)
-        np.testing.assert_array_equal(got, np.searchsorted(classes, ref.predict(X[lab[test]])))
-
-
-# -- baselines ------------------------------------------------------------------
-
-def test_svm_baseline_fixed_params_is_svc_on_labeled(moons_small):
-    X, y, yp, labeled, Xnew = moons_small
-    est = SVMBaseline(C=10.0, kernel_width=0.5).fit(X, yp)
-    svc = SVC(kernel="precomputed", C=10.0).fit(rbf_np(X[labeled], X[labeled], 0.5), y[labeled])
-    np.testing.assert_allclose(est.decision_function(Xnew),
-                               svc.decision_function(rbf_np(Xnew, X[labeled], 0.5)), atol=1e-6)
-    np.testing.assert_array_equal(est.transduction_, svc.predict(rbf_np(X, X[labeled], 0.5)))
-    auto = SVMBaseline().fit(X, yp)
-    assert auto.C_ in mf.C_GRID
-    assert min(abs(auto.kernel_width_ / auto.median_distance_ - f) for f in WIDTH_FACTORS) < 1e-12
-
-
-def test_one_nn_is_nearest_labeled_point(moons_small):
-    X, y, yp, labeled, Xnew = moons_small
-    est = OneNN().fit(X, yp)
-    for Z in (X, Xnew):
-        D = ((Z[:, None] - X[labeled][None]) ** 2).sum(-1)
-        np.testing.assert_array_equal(est.predict(Z), y[labeled][D.argmin(1)])
-    np.testing.assert_array_equal(est.transduction_, est.predict(X))
-    assert np.all((est.decision_function(Xnew) > 0) == (est.predict(Xnew) == 1))
-
-
-def test_single_labeled_class_and_bad_params(moons_small):
-    X, y, yp, labeled, _ = moons_small
-    one = np.full(y.size, -1)
-    one[labeled[:2]] = 7
-    for est in (LapRLS(gamma_A=0.1, gamma_I=1.0, kernel_width=0.5),
-                LapSVM(gamma_A=0.1, gamma_I=1.0, kernel_width=0.5), SVMBaseline(), OneNN()):
-        assert np.all(est.fit(X, one).transduction_ == 7)
-    with pytest.raises(ValueError, match="laplacian"):
-        LapRLS(laplacian="random-walk", gamma_A=1, gamma_I=1, kernel_width=1).fit(X, yp)
-    with pytest.raises(ValueError, match="gamma_A"):
-        LapSVM(gamma_A=0.0, gamma_I=1.0, kernel_width=1).fit(X, yp)
-    with pytest.raises(ValueError, match="kernel_width"):
-        LapSVM(kernel_width="wide").fit(X, yp)
-    with pytest.raises(ValueError, match="no labeled"):
-        LapRLS().fit(X, np.full(y.size, -1))
-
-
-# -- a UCI set (mirror) -----------------------------------------------------------
-
-def test_heart_auto_fit_is_sensible(data_mirror):
-    from sskernels.data import load_dataset
-    from sskernels.experiment.splits import make_splits
-
-    ds = load_dataset("heart", preprocess="minmax")
-    X, y = ds.X, np.unique(ds.y, return_inverse=True)[1]
-    lab = make_splits(y, "random", n_splits=1, n_labeled=20, seed=0)[0]
-    yp = np.full(y.size, -1)
-    yp[lab] = y[lab]
-    mf.clear_cache()
-    for cls in (LapRLS, LapSVM):
-        # (speed is measured by `make bench`, not here)
-        est = cls().fit(X, yp)
-        unl = yp == -1
-        assert np.mean(est.transduction_[unl] == y[unl]) > 0.65
+    for gA, gI, s in [(0.01, 1.0, 2.0), (1e-4, 100.0, 2.0), (0.1, 0.0, 4.0)]:
+        params = {"gamma_A": gA, "gamma_I": gI, "kernel_width_scale": s}
+        np.testing.assert_array_equal(fast(params, train, test), slow(params, train, test))
+    assert est._fold_predictor(X, lab, y_enc, ("laplacian_degree",)) is None
 
 
 def test_uninformative_cv_ties_go_to_strongest_intrinsic_regularization():
@@ -415,42 +389,26 @@ def test_uninformative_cv_ties_go_to_strongest_intrinsic_regularization():
     X, y = make_moons(60, noise=0.05, random_state=0)
     yp = np.full(y.size, -1)
     yp[[np.flatnonzero(y == 0)[0], np.flatnonzero(y == 1)[0]]] = [0, 1]
-    est = LapRLS().fit(X, yp)
-    assert np.all(est.cv_scores_ == est.cv_scores_[0])
-    assert (est.gamma_I_, est.gamma_A_) == (max(GAMMA_GRID), min(GAMMA_GRID))
-    assert est.kernel_width_ == pytest.approx(est.median_distance_)
+    est = make_method("laprls").fit(X, yp)
+    scores = est.cv_results_["mean_test_score"]
+    assert np.all(scores == scores[0])
+    assert est.best_params_ == {"gamma_I": max(GAMMA_GRID), "gamma_A": min(GAMMA_GRID),
+                                "kernel_width_scale": 1.0}
+    assert est.best_estimator_.kernel_width_ == pytest.approx(median_distance(X))
 
 
 def test_lapsvm_cv_solvers_agree(moons_small):
-    """The CV's fold fits by libsvm and by HiGHS solve the same dual."""
+    """The fold fits by libsvm and by HiGHS solve the same dual."""
     X, y, yp, labeled, _ = moons_small
-    classes, lab, y_enc = mf.check_partial_labels(yp)
-    D2 = mf.squared_distances(X)
-    M = mf.intrinsic_matrix(get_graph(X, k=6))
+    classes, lab, y_enc = check_partial_labels(yp)
+    keys = ("gamma_A", "gamma_I", "kernel_width")
     preds = {}
     for solver in ("libsvm", "highs"):
-        est = LapSVM(cv_solver=solver)
-        predict = est._fold_predictor(D2, M, lab, y_enc, 2, ("solver-test", id(X)))
-        preds[solver] = [predict(c, np.arange(3, 12), np.arange(3))
-                         for c in [(0.4, 1e-2, 1.0), (0.8, 1e-4, 100.0), (0.2, 1.0, 0.0)]]
+        predict = LapSVM(cv_solver=solver)._fold_predictor(X, lab, y_enc, keys)
+        preds[solver] = [predict({"kernel_width": w, "gamma_A": gA, "gamma_I": gI},
+                                 np.arange(3, 12), np.arange(3))
+                         for w, gA, gI in [(0.4, 1e-2, 1.0), (0.8, 1e-4, 100.0), (0.2, 1.0, 0.0)]]
     np.testing.assert_array_equal(preds["libsvm"], preds["highs"])
-
-
-def test_svm_baseline_cosine_kernel_equals_svc_on_the_cosine_gram():
-    from sklearn.datasets import load_wine
-    from sklearn.preprocessing import normalize
-    from sklearn.svm import SVC
-
-    from sskernels.learners import SVMBaseline
-
-    X, y = load_wine(return_X_y=True)
-    lab = np.arange(0, y.size, 4)
-    yp = np.full(y.size, -1)
-    yp[lab] = y[lab]
-    est = SVMBaseline(kernel="cosine", C=10.0).fit(X, yp)
-    Z = normalize(X)
-    svc = SVC(kernel="precomputed", C=10.0).fit(Z[lab] @ Z[lab].T, y[lab])
-    np.testing.assert_array_equal(est.transduction_, svc.predict(Z @ Z[lab].T))
 
 
 def test_one_fold_labeled_protocol_trains_on_one_fold_and_validates_on_the_rest():
@@ -464,9 +422,215 @@ def test_one_fold_labeled_protocol_trains_on_one_fold_and_validates_on_the_rest(
         seen.append((train.size, test.size))
         return np.zeros(test.size, dtype=int)
 
-    best, scores = selection.select_on_labeled([1, 2], predict, y_enc, n_folds=5, reverse=True)
+    best, scores = selection.score_candidates([1, 2], predict, y_enc, n_folds=5,
+                                              protocol="one-fold-labeled")
     assert set(seen) == {(4, 16)}
     assert scores[0] == pytest.approx(0.5)  # half of each validation set is class 0
+
+
+def test_deformation_basis_cache_is_lru_and_clearable(monkeypatch):
+    K = rbf_np(*(2 * [make_moons(30, noise=0.1, random_state=0)[0]]), 0.5)
+    M = np.eye(30)
+    kd.clear_cache()
+    made = []
+
+    def make():
+        made.append(1)
+        return K
+
+    a = kd.cached_deformation_basis(("a",), make, M)
+    assert kd.cached_deformation_basis(("a",), make, M) is a and len(made) == 1
+    one = sum(x.nbytes for x in a)
+    monkeypatch.setattr(kd, "BASIS_CACHE_BYTES", 2 * one)
+    kd.cached_deformation_basis(("b",), make, M)
+    kd.cached_deformation_basis(("a",), make, M)            # a is now the most recent
+    kd.cached_deformation_basis(("c",), make, M)            # evicts b, the least recent
+    assert len(made) == 3
+    kd.cached_deformation_basis(("a",), make, M)
+    assert len(made) == 3
+    kd.cached_deformation_basis(("b",), make, M)
+    assert len(made) == 4
+    kd.clear_cache()
+    kd.cached_deformation_basis(("a",), make, M)
+    assert len(made) == 5
+
+
+# -- baselines ------------------------------------------------------------------
+
+def test_svm_baseline_fixed_params_is_svc_on_labeled(moons_small):
+    X, y, yp, labeled, Xnew = moons_small
+    est = SVMBaseline(C=10.0, kernel_width=0.5).fit(X, yp)
+    svc = SVC(kernel="precomputed", C=10.0).fit(rbf_np(X[labeled], X[labeled], 0.5), y[labeled])
+    np.testing.assert_allclose(est.decision_function(Xnew),
+                               svc.decision_function(rbf_np(Xnew, X[labeled], 0.5)), atol=1e-6)
+    np.testing.assert_array_equal(est.transduction_, svc.predict(rbf_np(X, X[labeled], 0.5)))
+    assert est.fit_report_.solvers == ["libsvm"]
+    sel = make_method("svm").fit(X, yp)
+    assert sel.best_params_["C"] in C_GRID
+    assert sel.best_estimator_.kernel_width_ == pytest.approx(
+        sel.best_params_["kernel_width_scale"] * median_distance(X))
+
+
+def test_svm_baseline_fold_path_equals_generic_rule(moons_small):
+    X, y, yp, labeled, _ = moons_small
+    est = SVMBaseline()
+    classes, lab, y_enc = check_partial_labels(yp)
+    keys = ("kernel_width_scale", "C")
+    fast = est._fold_predictor(X, lab, y_enc, keys)
+    slow = generic_fold_predictor(est, X, yp, lab, y_enc, classes)
+    test = np.array([1, 4, 8])
+    train = np.setdiff1d(np.arange(lab.size), test)
+    for s, C in [(1.0, 1.0), (0.25, 1000.0), (4.0, 0.01)]:
+        params = {"kernel_width_scale": s, "C": C}
+        np.testing.assert_array_equal(fast(params, train, test), slow(params, train, test))
+
+
+def test_one_nn_is_nearest_labeled_point(moons_small):
+    X, y, yp, labeled, Xnew = moons_small
+    est = OneNN().fit(X, yp)
+    for Z in (X, Xnew):
+        D = ((Z[:, None] - X[labeled][None]) ** 2).sum(-1)
+        np.testing.assert_array_equal(est.predict(Z), y[labeled][D.argmin(1)])
+    np.testing.assert_array_equal(est.transduction_, est.predict(X))
+    assert np.all((est.decision_function(Xnew) > 0) == (est.predict(Xnew) == 1))
+
+
+# -- validation, fallbacks, degenerate cases -----------------------------------------
+
+@pytest.mark.parametrize("est,match", [
+    (LapRLS(laplacian="random-walk"), "laplacian"),
+    (LapSVM(gamma_A=0.0), "gamma_A"),
+    (LapSVM(gamma_I=-1.0), "gamma_I"),
+    (LapSVM(kernel_width="wide"), "kernel_width"),
+    (LapRLS(kernel_width_scale=0.0), "kernel_width_scale"),
+    (LapRLS(laplacian_degree=1.5), "laplacian_degree"),
+    (LapRLS(kernel_type="poly"), "kernel_type"),
+    (LapSVM(cv_solver="cvxopt"), "cv_solver"),
+    (SVMBaseline(C=0.0), "C"),
+    (SVMBaseline(kernel="poly"), "kernel"),
+    (OneNN(metric="hamming"), "metric"),
+])
+def test_invalid_parameter_rejected_before_any_computation(moons_small, monkeypatch, est, match):
+    X, y, yp, labeled, _ = moons_small
+
+    def boom(*a, **k):
+        raise AssertionError("computation started before the parameters were checked")
+
+    from sskernels.learners import supervised
+
+    monkeypatch.setattr(mf, "intrinsic_matrix", boom)
+    monkeypatch.setattr(KNNGraph, "build", boom)
+    monkeypatch.setattr(supervised, "SVC", boom)
+    monkeypatch.setattr(supervised, "KNeighborsClassifier", boom)
+    with pytest.raises(InvalidParameterError, match=match):
+        est.fit(X, yp)
+
+
+@pytest.mark.parametrize("est", [LapRLS(), LapSVM(), SVMBaseline(), OneNN()],
+                         ids=lambda e: type(e).__name__)
+def test_data_errors_fail_the_sklearn_way(moons_small, est):
+    X, y, yp, labeled, _ = moons_small
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        est.fit(X, yp[:-1])
+    with pytest.raises(ValueError, match="no labeled"):
+        est.fit(X, np.full(y.size, -1))
+    one = np.full(y.size, -1)
+    one[labeled[:2]] = 7
+    with pytest.raises(ValueError, match="at least 2 classes"):
+        est.fit(X, one)
+    Xnan = X.copy()
+    Xnan[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        est.fit(Xnan, yp)
+
+
+def test_graph_precomputed_is_refused(moons_small):
+    X, y, yp, labeled, _ = moons_small
+    W = get_graph(X, k=6).W
+    with pytest.raises(ValueError, match="needs the features"):
+        LapRLS(graph="precomputed").fit(W, yp)
+
+
+@pytest.mark.parametrize("message,reason", [
+    ("HiGHS ended with status Time limit reached", "time limit 10 s"),
+    ("HiGHS ended with status Solve error", "HiGHS error: HiGHS ended with status Solve error"),
+])
+def test_forced_fallback_is_reported(moons_small, monkeypatch, message, reason):
+    """HiGHS failing on the dual (11.8): libsvm answers, and the fit report says why."""
+    X, y, yp, labeled, _ = moons_small
+    params = dict(gamma_A=0.01, gamma_I=20.0, kernel_width=0.4)
+    ref = LapSVM(**params).fit(X, yp)
+    assert ref.fit_report_.solvers == ["lu", "highs-qp"] and not ref.fit_report_.notes
+
+    def failing(*a, **k):
+        raise SolverError(message)
+
+    monkeypatch.setattr(svm_solver, "solve_qp", failing)
+    est = LapSVM(**params).fit(X, yp)
+    assert est.fit_report_.fallbacks == [f"fallback: svm-dual highs->libsvm ({reason})"]
+    assert "libsvm" in est.fit_report_.solvers and "highs-qp" not in est.fit_report_.solvers
+    np.testing.assert_allclose(est.decision_function(X), ref.decision_function(X), atol=1e-4)
+    # through the wrapper too
+    sel = SelectOnLabeled(LapSVM(**params), {"gamma_A": [0.01, 0.1]}).fit(X, yp)
+    assert sel.fit_report_.fallbacks == [f"fallback: svm-dual highs->libsvm ({reason})"]
+
+
+def test_constant_prediction_is_reported_degenerate(moons_small):
+    """Ten labels of one class, one of the other, a kernel that is ~1 everywhere and a huge
+    gamma_A: f has one sign on every point."""
+    X, y, yp, labeled, _ = moons_small
+    yp = np.full(y.size, -1)
+    yp[np.flatnonzero(y == 0)[:10]] = 0
+    yp[np.flatnonzero(y == 1)[0]] = 1
+    for cls in (LapRLS, LapSVM):
+        est = cls(gamma_A=1e3, gamma_I=0.0, kernel_width=100.0).fit(X, yp)
+        assert np.unique(est.transduction_).size == 1
+        assert est.fit_report_.degenerate == [
+            "degenerate: constant prediction: every unlabeled point gets class 0"]
+    good = LapRLS(gamma_A=1e-2, gamma_I=1.0, kernel_width=0.4).fit(X, moons_small[2])
+    assert good.fit_report_.degenerate == []
+
+
+def test_one_class_ovr_problem_is_noted():
+    from sskernels.solvers.report import FitReport
+
+    report = FitReport()
+    alpha, b, beta, Q = mf.lapsvm_binary(np.eye(4)[:, :2], np.eye(2), np.ones(2), report)
+    assert not alpha.any() and b == 1.0 and Q is None
+    assert report.degenerate == ["degenerate: a one-vs-rest problem with one class: constant f"]
+
+
+# -- a UCI set (mirror) -----------------------------------------------------------
+
+def test_heart_selected_fit_is_sensible(data_mirror):
+    from sskernels.data import load_dataset
+    from sskernels.experiment.splits import make_splits
+
+    ds = load_dataset("heart", preprocess="minmax")
+    X, y = ds.X, np.unique(ds.y, return_inverse=True)[1]
+    lab = make_splits(y, "random", n_splits=1, n_labeled=20, seed=0)[0]
+    yp = np.full(y.size, -1)
+    yp[lab] = y[lab]
+    kd.clear_cache()
+    for name in ("laprls", "lapsvm"):
+        # (speed is measured by `make bench`, not here)
+        est = make_method(name).fit(X, yp)
+        unl = yp == -1
+        assert np.mean(est.transduction_[unl] == y[unl]) > 0.65
+
+
+def test_svm_baseline_cosine_kernel_equals_svc_on_the_cosine_gram():
+    from sklearn.preprocessing import normalize
+
+    X, y = load_wine(return_X_y=True)
+    lab = np.arange(0, y.size, 4)
+    yp = np.full(y.size, -1)
+    yp[lab] = y[lab]
+    est = SVMBaseline(kernel="cosine", C=10.0).fit(X, yp)
+    assert est.kernel_width_ is None
+    Z = normalize(X)
+    svc = SVC(kernel="precomputed", C=10.0).fit(Z[lab] @ Z[lab].T, y[lab])
+    np.testing.assert_array_equal(est.transduction_, svc.predict(Z @ Z[lab].T))
 
 
 def test_mean_norm_width_is_the_mean_row_norm():
@@ -475,6 +639,19 @@ def test_mean_norm_width_is_the_mean_row_norm():
     yp[[0, 1, 2, 3]] = y[[0, 1, 2, 3]]
     est = LapRLS(gamma_A=1e-2, gamma_I=1.0, kernel_width="mean-norm").fit(X, yp)
     assert est.kernel_width_ == pytest.approx(np.linalg.norm(X, axis=1).mean())
+    half = LapRLS(gamma_A=1e-2, gamma_I=1.0, kernel_width="mean-norm",
+                  kernel_width_scale=0.5).fit(X, yp)
+    assert half.kernel_width_ == pytest.approx(0.5 * est.kernel_width_)
+
+
+def test_linear_kernel_has_no_width(moons_small):
+    X, y, yp, labeled, Xnew = moons_small
+    est = LapSVM(gamma_A=1e-2, gamma_I=1.0, kernel_type="linear").fit(X, yp)
+    assert est.kernel_width_ is None
+    # f(x) = <w, x> + b with w = X^T alpha (Sec. 11.5)
+    w = X.T @ est.alpha_
+    np.testing.assert_allclose(est.decision_function(Xnew), Xnew @ w + est.intercept_,
+                               atol=1e-10)
 
 
 def test_libsvm_fallback_solves_the_same_dual():
@@ -485,8 +662,9 @@ def test_libsvm_fallback_solves_the_same_dual():
     K = np.exp(-((Xs[:, None] - Xs[None]) ** 2).sum(-1))
     Q = y[:, None] * K * y[None, :]
     C = 0.5
-    b_highs, _ = mf.svm_dual_qp(Q, y, C)
-    b_lib = mf._svm_dual_libsvm(Q, y, C)
+    b_highs, _, info = svm_solver.svm_dual_qp(Q, y, C)
+    assert info.solver == "highs-qp" and info.fallback is None
+    b_lib = svm_solver.svm_dual_libsvm(Q, y, C)
 
     def dual(b):
         return b.sum() - 0.5 * b @ Q @ b

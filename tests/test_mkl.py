@@ -13,14 +13,13 @@ from sklearn.datasets import load_breast_cancer, load_wine
 from sklearn.metrics.pairwise import polynomial_kernel, rbf_kernel
 from sklearn.svm import SVC
 
-from sskernels.learners.mkl import (
-    C_GRID,
-    SimpleMKL,
-    descent_direction,
-    mkl_gradient,
-    simplemkl,
-    svm_solution,
-)
+import sskernels.learners.mkl as mkl_module
+import sskernels.solvers.mkl as mkl_solver
+from sskernels.learners.base import check_partial_labels
+from sskernels.learners.mkl import C_GRID, SimpleMKL
+from sskernels.learners.registry import make_method
+from sskernels.learners.selection import SelectOnLabeled, generic_fold_predictor, score_candidates
+from sskernels.solvers.mkl import descent_direction, mkl_gradient, simplemkl, svm_solution
 
 
 def minmax(X):
@@ -212,7 +211,7 @@ def test_multiclass_wine():
     rng = np.random.default_rng(0)
     lab = np.concatenate([rng.choice(np.flatnonzero(y == c), 10, replace=False) for c in range(3)])
     yp = partial(y + 1, lab)  # labels 1, 2, 3
-    m = SimpleMKL().fit(X, yp)
+    m = make_method("simplemkl").fit(X, yp).best_estimator_  # C selected on the labeled points
     unl = yp == -1
     assert set(np.unique(m.transduction_)) <= set(m.classes_) and m.classes_.tolist() == [1, 2, 3]
     assert np.mean(m.transduction_[unl] == y[unl] + 1) >= 0.8  # chance is 1/3
@@ -233,28 +232,119 @@ def test_auto_C_by_cv_on_labeled_points_is_fast(cancer):
     lab = np.sort(np.random.default_rng(4).choice(len(y), 100, replace=False))
     yp = partial(y, lab)
     t0 = time.perf_counter()
-    m = SimpleMKL().fit(X, yp)
+    sel = make_method("simplemkl").fit(X, yp)
     seconds = time.perf_counter() - t0
     assert seconds < 3.0
-    assert m.C_ in C_GRID and len(m.cv_scores_) == len(C_GRID)
-    best = np.flatnonzero(m.cv_scores_ == m.cv_scores_.max())
-    assert m.C_ == C_GRID[best[-1]]  # ties to the largest C
+    assert isinstance(sel, SelectOnLabeled)
+    m = sel.best_estimator_
+    scores = sel.cv_results_["mean_test_score"]
+    cands = [c["C"] for c in sel.cv_results_["params"]]
+    assert sorted(cands) == sorted(C_GRID) and len(scores) == len(C_GRID)
+    best = [c for c, s in zip(cands, scores) if s == scores.max()]
+    assert m.C_ == max(best)  # ties to the largest C
     unl = yp == -1
     assert np.mean(m.transduction_[unl] == y[unl]) > 0.9
     # the unlabeled points do not enter the fit (supervised): same labeled rows, same fit
-    m2 = SimpleMKL().fit(X[lab], y[lab])
+    m2 = SimpleMKL(C=m.C_).fit(X[lab], y[lab])
     np.testing.assert_allclose(m2.weights_, m.weights_)
     np.testing.assert_array_equal(m2.predict(X), m.transduction_)
 
 
-def test_single_class_and_bad_parameters():
+def test_fold_predictor_equals_the_generic_rule(cancer):
+    """The fast CV (raw base kernels shared by folds) = clone, set C, fit with the fold hidden."""
+    X, y = cancer
+    lab = np.sort(np.random.default_rng(7).choice(len(y), 40, replace=False))
+    yp = partial(y, lab)
+    classes, labeled, y_enc = check_partial_labels(yp)
+    est = SimpleMKL()
+    cands = [{"C": c} for c in (1e3, 10.0, 0.1)]
+    fast = est._fold_predictor(X, labeled, y_enc, ("C",))
+    slow = generic_fold_predictor(est, X, yp, labeled, y_enc, classes)
+    _, s_fast = score_candidates(cands, fast, y_enc)
+    _, s_slow = score_candidates(cands, slow, y_enc)
+    np.testing.assert_array_equal(s_fast, s_slow)
+    assert est._fold_predictor(X, labeled, y_enc, ("C", "tol")) is None
+
+
+def test_one_labeled_class_and_bad_parameters_are_refused():
     X = np.random.default_rng(0).normal(size=(10, 2))
     yp = np.array([4, 4, -1, -1, 4, -1, -1, -1, -1, -1])
-    m = SimpleMKL().fit(X, yp)
-    assert np.all(m.transduction_ == 4) and np.all(m.predict(X[:3]) == 4)
-    with pytest.raises(ValueError):
-        SimpleMKL(C="best").fit(X, yp)
-    with pytest.raises(ValueError):
-        SimpleMKL(gaussian_widths=(), poly_degrees=()).fit(X, yp)
-    with pytest.raises(ValueError):
-        SimpleMKL(C=-1.0).fit(X, yp)
+    with pytest.raises(ValueError, match="at least 2 classes"):
+        SimpleMKL().fit(X, yp)
+    yp[2] = 5
+    for bad in (dict(C="auto"), dict(C=-1.0), dict(tol=0.0), dict(max_iter=-1),
+                dict(line_search_tol=2.0), dict(gaussian_widths=(), poly_degrees=()),
+                dict(gaussian_widths=(1.0, -2.0)), dict(poly_degrees=(1.5,))):
+        with pytest.raises(ValueError):
+            SimpleMKL(**bad).fit(X, yp)
+
+
+def test_invalid_parameter_rejected_before_any_computation(monkeypatch):
+    def boom(*args, **kwargs):
+        raise AssertionError("computed before the parameters were checked")
+
+    monkeypatch.setattr(mkl_module, "base_kernels", boom)
+    monkeypatch.setattr(mkl_module, "simplemkl", boom)
+    X = np.random.default_rng(0).normal(size=(10, 2))
+    yp = np.array([0, 1, -1, -1, 0, 1, -1, -1, -1, -1])
+    for bad in (dict(C=0.0), dict(gaussian_widths=(0.0,)), dict(poly_degrees=(0,))):
+        with pytest.raises(ValueError):
+            SimpleMKL(**bad).fit(X, yp)
+
+
+def test_input_validated_the_sklearn_way():
+    X = np.random.default_rng(0).normal(size=(10, 2))
+    yp = np.array([0, 1, -1, -1, 0, 1, -1, -1, -1, -1])
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        SimpleMKL().fit(X, yp[:-1])
+    Xn = X.copy()
+    Xn[3, 1] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        SimpleMKL().fit(Xn, yp)
+    m = SimpleMKL(C=10.0).fit(X.tolist(), yp.tolist())  # lists are fine
+    assert m.n_features_in_ == 2
+    with pytest.raises(ValueError, match="features"):
+        m.predict(np.ones((3, 5)))
+
+
+def _two_class_problem():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    y = (X[:, 0] + 0.3 * rng.normal(size=60) > 0).astype(int)
+    lab = np.concatenate([np.flatnonzero(y == 0)[:10], np.flatnonzero(y == 1)[:10]])
+    return X, partial(y, lab)
+
+
+def test_solves_are_recorded_and_a_certified_fit_has_no_note():
+    X, yp = _two_class_problem()
+    m = SimpleMKL(C=10.0).fit(X, yp)
+    assert m.converged_
+    assert m.fit_report_.solvers == ["simplemkl-reduced-gradient", "libsvm"]
+    assert m.fit_report_.notes == []
+
+
+def test_max_iter_stop_is_a_reported_fallback():
+    X, yp = _two_class_problem()
+    m = SimpleMKL(C=10.0, tol=1e-12, max_iter=1).fit(X, yp)
+    assert not m.converged_ and m.duality_gap_ > 1e-12
+    (note,) = m.fit_report_.fallbacks
+    assert "max_iter=1" in note and "duality gap" in note
+
+
+def test_line_search_floor_stop_is_a_reported_fallback(monkeypatch):
+    """Force the descent step to never decrease J: the solver stops at the line-search floor."""
+    monkeypatch.setattr(mkl_solver, "_descent_step", lambda d, D, mu, sol, ev, tol: (d, sol))
+    X, yp = _two_class_problem()
+    m = SimpleMKL(C=10.0, tol=1e-12).fit(X, yp)
+    assert not m.converged_
+    (note,) = m.fit_report_.fallbacks
+    assert "no decrease of J" in note
+
+
+def test_constant_prediction_is_reported_degenerate():
+    """Unit-trace kernels with a tiny C: every alpha at its bound, one class everywhere."""
+    X, yp = _two_class_problem()
+    yp[np.flatnonzero(yp == 1)[:7]] = -1  # 10 against 3 labeled points
+    m = SimpleMKL(C=1e-3).fit(X, yp)
+    assert np.unique(m.transduction_).size == 1
+    assert any("constant prediction" in n for n in m.fit_report_.degenerate)

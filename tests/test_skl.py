@@ -8,7 +8,11 @@
 * Prop. 4: eq. (10) substituted into eq. (8), dense RLS on ``(K̄ - I) / C``, and SKL
   (Algorithm 2) at several ``(C, mu)`` give SKL_KTA's decision function;
 * the learned kernels are psd; multi-class (wine) and two moons are classified well; the
-  spectrum is computed once per data set.
+  spectrum is computed once per data set;
+* the new estimator layer: SKL's (C, mu) selection by ``SelectOnLabeled`` keeps today's
+  candidate order and tie rule; the Cholesky -> least-squares fallback and a zero kernel
+  are reported in ``fit_report_``; invalid parameters and X/y length mismatches fail
+  before any computation.
 """
 
 import numpy as np
@@ -19,8 +23,13 @@ from sklearn.datasets import load_wine, make_moons
 from sklearn.preprocessing import minmax_scale
 
 import sskernels.graph as graph_mod
-from sskernels.graph import get_graph
+import sskernels.solvers.psd as psd
+from sskernels.graph import KNNGraph, get_graph
+from sskernels.learners.registry import make_method
+from sskernels.learners.selection import SelectOnLabeled, generic_fold_predictor, labeled_folds
 from sskernels.learners.skl import (
+    C_GRID,
+    MU_GRID,
     SpectralKernelLearning,
     SpectralKernelLearningKTA,
     kta_free_coefficients,
@@ -31,8 +40,6 @@ from sskernels.learners.skl import (
     spectral_alignment,
     spectral_B,
 )
-
-
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -66,7 +73,12 @@ def moons(n=200, seed=0, per_class=3):
     return X, y, yp, np.sort(lab)
 
 
-GRAPH = dict(n_neighbors=10, weights="heat", sigma=None)
+GRAPH = dict(graph=KNNGraph(n_neighbors=10, weights="heat", sigma=None))
+
+
+def skl_selected(**params):
+    """SKL with C and mu selected on the labeled points: the ``skl`` method's default."""
+    return SelectOnLabeled(SpectralKernelLearning(**params))
 
 
 # ---------------------------------------------------------------------------- Prop. 2
@@ -249,7 +261,7 @@ def test_two_moons_with_three_labels_per_class(seed):
     X, y, yp, lab = moons(seed=seed)
     unl = yp == -1
     for m in (SpectralKernelLearningKTA(laplacian_degree=2, **GRAPH),
-              SpectralKernelLearning(C="auto", mu="auto", laplacian_degree=2, **GRAPH)):
+              skl_selected(laplacian_degree=2, **GRAPH)):
         m.fit(X, yp)
         assert np.mean(m.transduction_[unl] == y[unl]) >= 0.9, type(m).__name__
 
@@ -265,12 +277,14 @@ def test_multiclass_wine():
     yp[lab] = y[lab]
     unl = yp == -1
     chance = np.bincount(y).max() / y.size
-    for m in (SpectralKernelLearningKTA(n_neighbors=6, laplacian_degree=2),
-              SpectralKernelLearning(n_neighbors=6, C="auto", mu="auto", laplacian_degree=2),
-              SpectralKernelLearningKTA(n_neighbors=6, laplacian_degree=2, targets="signed")):
+    g6 = KNNGraph(n_neighbors=6, weights="heat")
+    for m in (SpectralKernelLearningKTA(graph=g6, laplacian_degree=2),
+              skl_selected(graph=g6, laplacian_degree=2),
+              SpectralKernelLearningKTA(graph=g6, laplacian_degree=2, targets="signed")):
         m.fit(X, yp)
-        assert m.scores_.shape == (y.size, 3)
-        assert m.targets_.shape == (20, 3)
+        fitted = getattr(m, "best_estimator_", m)
+        assert fitted.scores_.shape == (y.size, 3)
+        assert fitted.targets_.shape == (20, 3)
         acc = np.mean(m.transduction_[unl] == y[unl])
         assert acc > max(0.8, chance), (type(m).__name__, acc)
 
@@ -301,23 +315,163 @@ def test_truncated_spectrum():
 
 def test_auto_selection_uses_the_grids_and_skips_degenerate_kernels():
     X, y, yp, lab = moons(per_class=5)
-    m = SpectralKernelLearning(C="auto", mu="auto", **GRAPH).fit(X, yp)
-    assert m.C_ in m.C_grid and m.mu_ in m.mu_grid
-    assert len(m.cv_scores_) == len(m.C_grid) * len(m.mu_grid)
-    assert np.any(m.lambda_ > 0)
-    only_mu = SpectralKernelLearning(C=10.0, mu="auto", **GRAPH).fit(X, yp)
-    assert only_mu.C_ == 10.0 and len(only_mu.cv_scores_) == len(m.mu_grid)
+    m = make_method("skl", n_neighbors=10, weights="heat")
+    assert isinstance(m, SelectOnLabeled) and m.n_folds == 5 and m.protocol == "kfold"
+    # today's order: ties to the largest C, then the smallest mu
+    assert m.param_grid == {"C": sorted(C_GRID, reverse=True), "mu": sorted(MU_GRID)}
+    m.fit(X, yp)
+    fitted = m.best_estimator_
+    assert fitted.C_ in C_GRID and fitted.mu_ in MU_GRID
+    assert (fitted.C_, fitted.mu_) == (m.best_params_["C"], m.best_params_["mu"])
+    scores = m.cv_results_["mean_test_score"]
+    assert len(scores) == len(C_GRID) * len(MU_GRID)
+    tied = [p for p, s in zip(m.cv_results_["params"], scores) if s == scores.max()]
+    assert m.best_params_ == max(tied, key=lambda p: (p["C"], -p["mu"]))
+    assert np.any(fitted.lambda_ > 0)
+    only_mu = make_method("skl", C=10.0, n_neighbors=10, weights="heat").fit(X, yp)
+    assert only_mu.best_estimator_.C_ == 10.0 and len(only_mu.cv_results_["params"]) == 7
+    assert isinstance(make_method("skl", C=1.0, mu=0.1), SpectralKernelLearning)
 
 
-def test_estimator_conventions_and_validation():
+def _old_selection(U_l, Y_l, B, y_enc, n_classes, n_folds=5):
+    """Today's (pre-wrapper) rule, written out: candidates C ascending x mu descending,
+    k-fold on the labeled points, an all-clipped candidate counts every point wrong, ties
+    to the LAST candidate."""
+    cands = [(c, m) for c in sorted(C_GRID) for m in sorted(MU_GRID, reverse=True)]
+    folds = labeled_folds(y_enc, n_folds, 0)
+    scores = []
+    for c, m in cands:
+        correct = 0
+        for test in folds:
+            train = np.setdiff1d(np.arange(y_enc.size), test)
+            lam = skl_coefficients(spectral_A(U_l[train], Y_l[train]), B, c, m)
+            if not np.any(lam > 0):
+                continue
+            K = (U_l * lam) @ U_l.T
+            alpha = np.linalg.solve(K[np.ix_(train, train)] + np.eye(train.size) / c, Y_l[train])
+            F = K[np.ix_(test, train)] @ alpha
+            F = np.hstack([-F, F]) if n_classes == 2 else F
+            correct += int(np.sum(F.argmax(axis=1) == y_enc[test]))
+        scores.append(correct / y_enc.size)
+    scores = np.asarray(scores)
+    return cands[np.flatnonzero(scores == scores.max())[-1]], scores
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_selection_reproduces_todays_candidate_order_and_tie_rule(seed):
+    X, y, yp, lab = moons(per_class=5, seed=seed)
+    m = make_method("skl", laplacian_degree=2, n_neighbors=10, weights="heat").fit(X, yp)
+    fitted = m.best_estimator_
+    y_enc = y[lab]
+    Y_l = np.where(y_enc == 1, 1.0, -1.0)[:, None]
+    best, scores = _old_selection(fitted.eigenvectors_[lab], Y_l, fitted.B_, y_enc, 2)
+    np.testing.assert_allclose(m.cv_results_["mean_test_score"][::-1], scores)
+    assert (fitted.C_, fitted.mu_) == best
+
+
+def test_fold_predictor_equals_the_generic_rule_where_no_lambda_is_clipped():
+    X, y, yp, lab = moons(per_class=5)
+    est = SpectralKernelLearning(laplacian_degree=2, **GRAPH)
+    fast = est._fold_predictor(X, lab, y[lab], ("C", "mu"))
+    slow = generic_fold_predictor(est, X, yp, lab, y[lab], np.arange(2))
+    assert est._fold_predictor(X, lab, y[lab], ("C", "epsilon")) is None
+    for test in labeled_folds(y[lab], 5, 0):
+        train = np.setdiff1d(np.arange(lab.size), test)
+        for params in ({"C": 1000.0, "mu": 1e-6}, {"C": 1.0, "mu": 1e-2}, {"C": 10.0, "mu": 1.0}):
+            np.testing.assert_array_equal(fast(params, train, test), slow(params, train, test))
+    # a candidate that clips every lambda counts every fold point wrong
+    assert np.all(fast({"C": 1e-3, "mu": 100.0}, train, test) == -1)
+
+
+def test_estimator_conventions_and_validation(monkeypatch):
     X, y, yp, lab = moons()
     m = SpectralKernelLearning(C=3.0, mu=0.2, laplacian_degree=2, epsilon=1e-4)
     assert clone(m).get_params() == m.get_params()
+    built = []
+    monkeypatch.setattr(graph_mod, "knn_graph", lambda *a, **k: built.append(1))
     for bad in (dict(epsilon=0.0), dict(laplacian_degree=0), dict(C=-1.0), dict(mu="best"),
-                dict(n_components=0), dict(targets="onehot")):
-        with pytest.raises(ValueError):
+                dict(C="auto"), dict(n_components=0), dict(targets="onehot"),
+                dict(graph="knn")):
+        with pytest.raises(ValueError, match=list(bad)[0]):
             SpectralKernelLearning(**{**GRAPH, **bad}).fit(X, yp)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="epsilon"):
         SpectralKernelLearningKTA(**GRAPH, epsilon=-1).fit(X, yp)
+    assert built == []                       # every parameter is checked before the graph
+    monkeypatch.undo()
     with pytest.raises(NotImplementedError):
         SpectralKernelLearningKTA(**GRAPH).fit(X, yp).predict(X[:3])
+
+
+@pytest.mark.parametrize("make", [lambda: SpectralKernelLearningKTA(**GRAPH),
+                                  lambda: SpectralKernelLearning(**GRAPH),
+                                  lambda: make_method("skl")])
+def test_length_mismatch_and_bad_input_are_rejected(make):
+    X, y, yp, lab = moons()
+    with pytest.raises(ValueError, match="inconsistent numbers of samples|rows but y has"):
+        make().fit(X, yp[:-1])
+    Xn = X.copy()
+    Xn[5, 0] = np.inf
+    with pytest.raises(ValueError, match="infinity|NaN"):
+        make().fit(Xn, yp)
+    one = np.full(y.size, -1)
+    one[lab] = 1
+    with pytest.raises(ValueError, match="at least 2 classes"):
+        make().fit(X, one)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: SpectralKernelLearningKTA(laplacian_degree=2, **GRAPH),
+    lambda: SpectralKernelLearning(C=10.0, mu=1e-4, laplacian_degree=2, **GRAPH),
+])
+def test_least_squares_fallback_is_reported(make, monkeypatch):
+    """Cholesky fails (forced): the least-squares answer is used and fit_report_ says so."""
+    from scipy.linalg import LinAlgError
+
+    X, y, yp, lab = moons()
+    ref = make().fit(X, yp)
+    assert ref.fit_report_.solvers == ["cholesky"] and ref.fit_report_.notes == []
+
+    def failing_solve(*args, **kwargs):
+        raise LinAlgError("2-th leading minor of the array is not positive definite")
+
+    monkeypatch.setattr(psd, "solve", failing_solve)
+    est = make().fit(X, yp)
+    assert est.fit_report_.solvers == ["lstsq"]
+    (note,) = est.fit_report_.fallbacks
+    assert note.startswith("fallback: RLS cholesky->lstsq") and "not positive definite" in note
+    np.testing.assert_allclose(est.scores_, ref.scores_, rtol=1e-6, atol=1e-8)
+    np.testing.assert_array_equal(est.transduction_, ref.transduction_)
+
+
+def test_zero_kernel_is_reported_degenerate():
+    X, y, yp, lab = moons()
+    est = SpectralKernelLearning(C=1e-3, mu=100.0, laplacian_degree=2, **GRAPH).fit(X, yp)
+    assert not np.any(est.lambda_ > 0)
+    assert est.fit_report_.degenerate[0] == ("degenerate: zero kernel: every lambda* of eq. (8) "
+                                             "is clipped to 0")
+    assert any(n.startswith("degenerate: constant prediction") for n in est.fit_report_.degenerate)
+    assert SpectralKernelLearning(**GRAPH).fit(X, yp).fit_report_.degenerate == []
+
+
+def test_kta_undefined_scale_is_reported_degenerate(monkeypatch):
+    """Prop. 4's factor 0/0 (taken as 1: it only scales K-bar) is reported."""
+    import sskernels.learners.skl as skl
+
+    X, y, yp, lab = moons()
+    ref = SpectralKernelLearningKTA(laplacian_degree=2, **GRAPH).fit(X, yp)
+    monkeypatch.setattr(skl, "kta_scale", lambda A, B: None)
+    est = SpectralKernelLearningKTA(laplacian_degree=2, **GRAPH).fit(X, yp)
+    assert len(est.fit_report_.degenerate) == 1 and "taken as 1" in est.fit_report_.notes[0]
+    unl = yp == -1
+    np.testing.assert_array_equal(est.transduction_[unl], ref.transduction_[unl])
+
+
+def test_precomputed_graph_equals_the_feature_graph():
+    X, y, yp, lab = moons()
+    W = get_graph(X, k=10, weights="heat").W
+    for make in (lambda g: SpectralKernelLearningKTA(graph=g, laplacian_degree=2),
+                 lambda g: SpectralKernelLearning(graph=g, C=10.0, mu=1e-3)):
+        feat = make(None).fit(X, yp)
+        pre = make("precomputed").fit(W, yp)
+        np.testing.assert_array_equal(pre.transduction_, feat.transduction_)
+        np.testing.assert_allclose(pre.scores_, feat.scores_, rtol=1e-8, atol=1e-10)

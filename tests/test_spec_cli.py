@@ -22,10 +22,13 @@ from scipy.spatial.distance import cdist
 from sklearn.datasets import load_wine
 from sklearn.preprocessing import minmax_scale
 
+from conftest import data_mirror_path
+
 REPO = Path(__file__).resolve().parents[1]
-MIRROR = REPO.parent / "shared" / "datasets"
+# SSKERNELS_DATA_MIRROR if set, else ../shared/datasets; None when neither exists
+MIRROR = data_mirror_path()
 SCHEMA = ("table,dataset,setting,method,metric,mean,std,n_splits,paper_mean,paper_std,delta,"
-          "seconds").split(",")
+          "seconds,notes").split(",")
 HEART_URL = "https://archive.ics.uci.edu/ml/machine-learning-databases/statlog/heart/heart.dat"
 # Liu et al. (2009), Table 3, wine column (the paper's own numbers)
 PAPER_WINE = {"harmonic": (67.78, 3.20), "TSK": (72.28, 1.24)}
@@ -37,7 +40,7 @@ def cli_env(tmp, mirror=True, offline=False):
     env["PYTHONPATH"] = os.pathsep.join([str(REPO)] + ([env["PYTHONPATH"]]
                                                       if env.get("PYTHONPATH") else []))
     env["SSKERNELS_DATA_DIR"] = str(Path(tmp) / "cache")
-    if mirror and MIRROR.is_dir():
+    if mirror and MIRROR is not None:
         env["SSKERNELS_DATA_MIRROR"] = str(MIRROR)
     if offline:
         # any request goes to a closed local port: fails at once, reaches no server
@@ -99,6 +102,30 @@ MALFORMED = {
     "paper_table_unknown": (BASE + "paper: {table: liu2009_table9, dataset: wine}\n",
                             "field 'paper.table'"),
     "missing_file": (None, "field '(file)'"),
+    # method parameters are checked against the estimator's constraints before any data loads
+    "consistency_alpha_out_of_range": ("dataset: sklearn-wine\nmethods: [{name: consistency, "
+                                       "params: {alpha: 1.5}}]\n",
+                                       "field 'methods[0].params.alpha'"),
+    "tsk_n_components_zero": ("dataset: sklearn-wine\nmethods: [{name: tsk, "
+                              "params: {n_components: 0}}]\n",
+                              "field 'methods[0].params.n_components'"),
+    "consistency_alpha_string": ("dataset: sklearn-wine\nmethods: [{name: consistency, "
+                                 "params: {alpha: high}}]\n", "field 'methods[0].params.alpha'"),
+    "rsk_n_components_zero": ("dataset: sklearn-wine\nmethods: [{name: rsk, "
+                              "params: {n_components: 0}}]\n",
+                              "field 'methods[0].params.n_components'"),
+    "osk_n_components_zero": ("dataset: sklearn-wine\nmethods: [{name: osk, "
+                              "params: {n_components: 0}}]\n",
+                              "field 'methods[0].params.n_components'"),
+    "tsk_n_components_negative": ("dataset: sklearn-wine\nmethods: [{name: tsk, "
+                                  "params: {n_components: -5}}]\n",
+                                  "field 'methods[0].params.n_components'"),
+    "n_splits_huge": (BASE + "splits: {n_splits: 1000000000}\n", "field 'splits.n_splits'"),
+    "duplicate_top_key": (BASE + "dataset: heart\n", "duplicate key 'dataset'"),
+    "duplicate_param_key": ("dataset: sklearn-wine\nmethods: [{name: tsk, params: "
+                            "{beta: 1, beta: 2}}]\n", "duplicate key 'beta'"),
+    "name_with_separators": (BASE + "name: ../../x\n", "field 'name'"),
+    "huge_name": (BASE + "name: " + "x" * 100_000 + "\n", "field 'name'"),
     # found only when the data are loaded: still one line naming the file and the field
     "too_few_labeled": (BASE + "splits: {n_labeled: 2}\n", "field 'splits'"),
 }
@@ -107,8 +134,6 @@ MALFORMED = {
 RUNTIME = {
     "tsk_too_many_components": ("dataset: sklearn-wine\nmethods: [{name: tsk, params: "
                                 "{n_components: 500}}]\n", "methods[0] (tsk)"),
-    "consistency_alpha_out_of_range": ("dataset: sklearn-wine\nmethods: [{name: consistency, "
-                                       "params: {alpha: 1.5}}]\n", "methods[0] (consistency)"),
 }
 
 DRIVER = r'''
@@ -198,6 +223,7 @@ def test_malformed_spec_gives_one_line_naming_file_and_field(malformed_results, 
     path, code, err = malformed_results[name]
     assert code == 2, err
     assert_one_error_line(err, str(path), MALFORMED[name][1])
+    assert len(err) < 1000, len(err)            # a 100 KB name gives a short line
 
 
 @pytest.mark.parametrize("name", sorted(RUNTIME))
@@ -265,7 +291,8 @@ def read_csv(path):
 
 def without_seconds(csv_path_or_text):
     text = csv_path_or_text.read_text() if isinstance(csv_path_or_text, Path) else csv_path_or_text
-    return [row[:-1] for row in csv.reader(text.splitlines())]
+    col = SCHEMA.index("seconds")
+    return [row[:col] + row[col + 1:] for row in csv.reader(text.splitlines())]
 
 
 def record_files(out):
@@ -325,7 +352,7 @@ def test_recorded_accuracy_equals_an_independent_computation(wine_run):
                                                            abs=1e-9)
         tsk = json.loads((wine_run["out"] / "records" / "TSK" / "20_labeled" / f"split_{i:03d}.json")
                          .read_text())
-        assert tsk["selected"]["beta_"] in (1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0, 1000.0)
+        assert tsk["selected"]["beta"] in (1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0, 1000.0)
 
 
 def test_rerun_resumes_and_recomputes_only_a_deleted_record(wine_run):
@@ -400,9 +427,12 @@ def test_offline_without_mirror_names_url_and_mirror_variable(tmp_path):
     assert_one_error_line(res.stderr, HEART_URL, "SSKERNELS_DATA_MIRROR")
     cache = tmp_path / "cache"
     assert not cache.exists() or not [p for p in cache.rglob("*") if p.is_file()]
-    assert not (tmp_path / "out").exists()
+    # the output folder was checked (and marked) before the data: nothing else in it
+    out = tmp_path / "out"
+    assert not out.exists() or [p.name for p in out.iterdir()] == [".sskernels-output"]
 
 
+@pytest.mark.datasets("heart")
 def test_heart_runs_from_the_mirror(tmp_path, data_mirror):
     assert Path(data_mirror) == MIRROR
     spec = tmp_path / "heart.yaml"
@@ -439,8 +469,8 @@ def test_datasets_list_reports_sizes_and_cache_state(tmp_path):
 
     cache = tmp_path / "cache" / "uci"
     cache.mkdir(parents=True)
-    src = MIRROR / "uci" / "heart.dat"
-    if src.is_file():
+    src = MIRROR / "uci" / "heart.dat" if MIRROR is not None else None
+    if src is not None and src.is_file():
         shutil.copy(src, cache / "heart.dat")
     else:
         (cache / "heart.dat").write_text("placeholder\n")

@@ -7,12 +7,16 @@ import scipy.sparse as sp
 from sklearn.datasets import make_blobs, make_moons
 from sklearn.metrics import adjusted_rand_score
 
+from sklearn.utils.estimator_checks import check_estimator
+
+from sskernels.graph import KNNGraph
 from sskernels.learners.spectral_clustering import (
     RegularizedLaplacianEigenmaps,
     RegularizedSpectralClustering,
 )
 
-MOONS_PARAMS = dict(n_neighbors=6, gamma_A=1e-6, gamma_I=1.0, kernel_width=0.5)
+MOONS_PARAMS = dict(graph=KNNGraph(n_neighbors=6, weights="binary"), gamma_A=1e-6, gamma_I=1.0,
+                    kernel_width=0.5)
 
 
 @pytest.fixture(scope="module")
@@ -110,7 +114,7 @@ def test_eigenmaps_out_of_sample_reproduces_training(moons):
 def test_three_blobs():
     centers = [(0.0, 0.0), (6.0, 0.0), (3.0, 5.0)]
     X, y = make_blobs(n_samples=300, centers=centers, cluster_std=0.8, random_state=0)
-    m = RegularizedSpectralClustering(n_clusters=3, n_neighbors=6).fit(X)
+    m = RegularizedSpectralClustering(n_clusters=3).fit(X)  # default graph: k = 6, binary
     assert m.transform(X).shape == (300, 2)
     assert adjusted_rand_score(y, m.labels_) >= 0.95
     X2, y2 = make_blobs(n_samples=150, centers=centers, cluster_std=0.8, random_state=1)
@@ -121,9 +125,51 @@ def test_median_width_and_param_errors(moons):
     X, _ = moons
     m = RegularizedSpectralClustering().fit(X)
     assert m.kernel_width_ > 0 and m.labels_.shape == (200,)
+    d = np.sqrt(((X[:, None] - X[None]) ** 2).sum(-1))[np.triu_indices(200, 1)]
+    assert m.kernel_width_ == pytest.approx(np.median(d))
+    assert m.graph_builder().get_params() == KNNGraph(6, "binary").get_params()
+    for bad in (RegularizedSpectralClustering(kernel_width="mean"),
+                RegularizedSpectralClustering(kernel_width=0.0),
+                RegularizedSpectralClustering(n_clusters=1),
+                RegularizedSpectralClustering(graph="knn"),
+                RegularizedSpectralClustering(gamma_A=0.0, gamma_I=0.0),
+                RegularizedLaplacianEigenmaps(gamma_A=-1.0),
+                RegularizedLaplacianEigenmaps(n_components=0)):
+        with pytest.raises(ValueError):
+            bad.fit(X)
+
+
+def test_input_validated_the_sklearn_way(moons):
+    X, _ = moons
+    Xn = X.copy()
+    Xn[5, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        RegularizedSpectralClustering().fit(Xn)
+    with pytest.raises(ValueError, match="1 sample"):
+        RegularizedSpectralClustering().fit(X[:1])
+    m = RegularizedSpectralClustering(**MOONS_PARAMS).fit(X.tolist())  # a list is fine
+    assert m.n_features_in_ == 2
+    with pytest.raises(ValueError, match="features"):
+        m.predict(np.ones((3, 5)))
     with pytest.raises(ValueError):
-        RegularizedSpectralClustering(kernel_width="mean").fit(X)
-    with pytest.raises(ValueError):
-        RegularizedSpectralClustering(n_clusters=1).fit(X)
-    with pytest.raises(ValueError):
-        RegularizedLaplacianEigenmaps(gamma_A=-1.0).fit(X)
+        m.predict(X[0])  # 1-d input
+    # batches give what the whole set gives (sample-wise out-of-sample extension)
+    np.testing.assert_allclose(np.vstack([m.transform(X[:70]), m.transform(X[70:])]),
+                               m.transform(X), rtol=0, atol=1e-9)
+    assert m.get_params()["graph"] is MOONS_PARAMS["graph"]  # parameters not overwritten
+
+
+#: checks that force ``n_clusters=1``, which the class refuses (eq. (11.13) needs an
+#: eigenfunction orthogonal to the constant); their substance is tested above with 2 clusters
+_FORCE_ONE_CLUSTER = {name: "sets n_clusters=1 (refused: n_clusters >= 2)" for name in (
+    "check_dont_overwrite_parameters", "check_methods_subset_invariance", "check_fit2d_1sample",
+    "check_fit2d_1feature", "check_fit2d_predict1d")}
+
+
+@pytest.mark.parametrize("est, expected_failed", [
+    (RegularizedSpectralClustering(), _FORCE_ONE_CLUSTER),
+    (RegularizedSpectralClustering(n_clusters=3), _FORCE_ONE_CLUSTER),
+    (RegularizedLaplacianEigenmaps(), {}),
+], ids=["clustering-2", "clustering-3", "eigenmaps"])
+def test_sklearn_estimator_checks(est, expected_failed):
+    check_estimator(est, expected_failed_checks=expected_failed)

@@ -6,8 +6,12 @@
   constraints written out with numpy), and against an NNLS projection of ``vec(T)`` onto
   the cone (a parametrization of the cone by nonnegative generators);
 * fitted kernels: PSD, constraints, alignment at least that of feasible unlearned spectra;
-* DSK's Nyström extension against the training rows; "auto" width selection against an
-  independent cross-validation over the labeled points only.
+* DSK's Nyström extension against the training rows; the width-scale selection
+  (``SelectOnLabeled``, the ``dsk`` method's default) against an independent
+  cross-validation over the labeled points only;
+* the new estimator layer: the cone solver's fallback and the degenerate alignment are
+  reported in ``fit_report_``; invalid parameters and X/y length mismatches fail before
+  any computation; ``graph="precomputed"`` for OSK.
 """
 
 import time
@@ -21,21 +25,26 @@ from sklearn.metrics.pairwise import rbf_kernel as sk_rbf
 from sklearn.preprocessing import minmax_scale
 from threadpoolctl import threadpool_limits
 
+import sskernels.solvers.cone as cone
 from sskernels.experiment.splits import random_split
-from sskernels.graph import clear_cache
-from sskernels.learners.selection import labeled_folds
-from sskernels.learners.spectral import TransductiveSpectralKernel
-from sskernels.learners.spectral_transforms import (
-    FastDecaySpectralKernel,
-    OrderConstrainedSpectralKernel,
-    alignment_qp,
+from sskernels.graph import KNNGraph, clear_cache, get_graph
+from sskernels.kernels.alignment import (
     alignment_terms,
-    clear_rbf_cache,
     ideal_kernel,
     kernel_alignment,
-    rbf_cache_info,
     target_norm,
 )
+from sskernels.kernels.spectra import clear_rbf_cache, rbf_cache_info
+from sskernels.learners.registry import make_method
+from sskernels.learners.selection import SelectOnLabeled, generic_fold_predictor, labeled_folds
+from sskernels.learners.spectral import TransductiveSpectralKernel
+from sskernels.learners.spectral_transforms import (
+    WIDTH_SCALES,
+    FastDecaySpectralKernel,
+    OrderConstrainedSpectralKernel,
+    order_matrix,
+)
+from sskernels.solvers.cone import alignment_qp, chain_generators
 
 
 @pytest.fixture(autouse=True)
@@ -228,9 +237,9 @@ def test_degenerate_problems_return_the_documented_fallback():
     U_L = rng.standard_normal((8, 4))
     G = (U_L.T @ U_L) ** 2
     A = chain_rows(4, 1.0)
-    # a <= 0: every feasible mu has a^T mu <= 0
+    # a <= 0: every feasible mu has a^T mu <= 0 (no QP is needed: no solver ran)
     sol = alignment_qp(G, -np.abs(rng.standard_normal(4)), A, fallback=np.ones(4))
-    assert sol.degenerate
+    assert sol.degenerate and sol.info is None
     np.testing.assert_allclose(sol.mu, np.ones(4) / np.sqrt(np.ones(4) @ G @ np.ones(4)))
     # a has positive entries, yet mu_1 >= mu_2 >= ... >= 0 forces a^T mu <= 0
     sol = alignment_qp(G, np.array([-2.0, 1.0, 0.5, 0.25]), A, fallback=np.ones(4))
@@ -239,7 +248,8 @@ def test_degenerate_problems_return_the_documented_fallback():
     sol = alignment_qp(G, -np.ones(4), A)
     assert sol.degenerate and not sol.mu.any() and sol.value == 0.0
     # the same a without the order constraints is not degenerate
-    assert not alignment_qp(G, np.array([-2.0, 1.0, 0.5, 0.25]), None).degenerate
+    sol = alignment_qp(G, np.array([-2.0, 1.0, 0.5, 0.25]), None)
+    assert not sol.degenerate and sol.info.solver == "nnls" and sol.info.fallback is None
 
 
 # ---------------------------------------------------------------------------- fitted kernels
@@ -263,7 +273,7 @@ def test_fitted_kernels_are_psd_and_satisfy_their_constraints():
         # the expanded kernel over training and new points (Liu et al. Thm. 2)
         Z = np.vstack([X[:40], minmax_scale(X[:15] + 0.05)])
         _check_psd(osk.kernel(Z, Z))
-    dsk = FastDecaySpectralKernel(n_components=12, eta=2.0, kernel_width="auto").fit(X, yp)
+    dsk = make_method("dsk", n_components=12, eta=2.0).fit(X, yp).best_estimator_
     mu = dsk.mu_
     assert np.all(mu >= 0)
     assert np.all(mu[:-1] >= 2.0 * mu[1:] - 1e-9 * mu.max())
@@ -324,7 +334,7 @@ def test_two_class_target_is_yy_and_moons_are_separated():
     yp[lab] = y[lab]
     ys = np.where(y[lab] == 1, 1.0, -1.0)
     np.testing.assert_allclose(ideal_kernel(y[lab], 2), np.outer(ys, ys))
-    osk = OrderConstrainedSpectralKernel(n_neighbors=6, n_components=8).fit(X, yp)
+    osk = OrderConstrainedSpectralKernel(graph=KNNGraph(6), n_components=8).fit(X, yp)
     unl = yp == -1
     assert np.mean(osk.transduction_[unl] == y[unl]) > 0.9
     K_LL = osk.kernel_[np.ix_(lab, lab)]
@@ -351,7 +361,9 @@ def test_dsk_nystrom_extension_reproduces_training_rows(n_components, width):
     np.testing.assert_allclose(est.kernel(X[idx], None), est.kernel_[idx], atol=1e-8)
     np.testing.assert_allclose(est.kernel(X[idx], X[idx]), est.kernel_[np.ix_(idx, idx)],
                                atol=1e-8)
-    np.testing.assert_allclose(est.decision_function(X), est.scores_, atol=1e-8)
+    assert est.classes_.size == 2            # decision_function: (n,), positive = classes_[1]
+    np.testing.assert_allclose(est.decision_function(X), est.scores_[:, 1] - est.scores_[:, 0],
+                               atol=1e-8)
     np.testing.assert_array_equal(est.predict(X), est.transduction_)
     # the Nyström formula itself, with an independent RBF and eigendecomposition
     K0 = sk_rbf(X, gamma=1 / (2 * width**2))
@@ -369,12 +381,33 @@ def test_multiclass_wine_accuracy_above_chance():
     held = np.flatnonzero(unl)[::5]                    # unseen points for induction
     fit_idx = np.setdiff1d(np.arange(y.size), held)
     for est in (OrderConstrainedSpectralKernel(n_components=10),
-                FastDecaySpectralKernel(n_components=10, kernel_width="auto")):
+                make_method("dsk", n_components=10)):
         est.fit(X, yp)
         assert np.mean(est.transduction_[unl] == y[unl]) > 0.6          # chance: 1/3
-        assert est.scores_.shape == (y.size, 3) and list(est.classes_) == [0, 1, 2]
+        fitted = getattr(est, "best_estimator_", est)
+        assert fitted.scores_.shape == (y.size, 3) and list(est.classes_) == [0, 1, 2]
         est.fit(X[fit_idx], yp[fit_idx])
         assert np.mean(est.predict(X[held]) == y[held]) > 0.6
+
+
+def _dsk_selected(X, partial, n_folds=5):
+    """The ``dsk`` method's default selection (width scale), with ``n_folds`` folds."""
+    return SelectOnLabeled(FastDecaySpectralKernel(n_components=10),
+                           {"kernel_width_scale": [1.0, 2.0, 0.5, 4.0, 0.25]},
+                           n_folds=n_folds).fit(X, partial)
+
+
+def test_dsk_method_selects_the_width_scale_nearest_the_median_first():
+    est = make_method("dsk", n_components=10, eta=2)
+    assert isinstance(est, SelectOnLabeled)
+    assert est.estimator.kernel_width == "median"
+    # preference order: nearest 1 on a log scale, then the wider
+    assert est.param_grid == {"kernel_width_scale": [1.0, 2.0, 0.5, 4.0, 0.25]}
+    assert sorted(est.param_grid["kernel_width_scale"]) == sorted(WIDTH_SCALES)
+    # a fixed width (or width rule) switches the selection off
+    assert isinstance(make_method("dsk", kernel_width=0.5), FastDecaySpectralKernel)
+    assert isinstance(make_method("dsk", kernel_width="median"), FastDecaySpectralKernel)
+    assert isinstance(make_method("dsk", kernel_width="auto"), SelectOnLabeled)
 
 
 def test_auto_width_uses_only_labeled_points_and_equals_independent_cv():
@@ -388,17 +421,17 @@ def test_auto_width_uses_only_labeled_points_and_equals_independent_cv():
     for truth in (y, y2):
         partial = np.full(y.size, -1)
         partial[lab] = truth[lab]
-        fits.append(FastDecaySpectralKernel(n_components=10, kernel_width="auto",
-                                            width_folds=4).fit(X, partial))
+        fits.append(_dsk_selected(X, partial, n_folds=4))
     a, b = fits
-    assert a.width_ == b.width_
+    assert a.best_estimator_.width_ == b.best_estimator_.width_
     np.testing.assert_array_equal(a.transduction_, b.transduction_)
-    np.testing.assert_array_equal(a.width_scores_, b.width_scores_)
-    # the grid: multiples of the median pairwise distance
+    np.testing.assert_array_equal(a.cv_results_["mean_test_score"],
+                                  b.cv_results_["mean_test_score"])
+    # the grid: multiples of the median pairwise distance, in preference order
     med = np.median(pdist(X))
-    grid = [f * med for f in (0.25, 0.5, 1.0, 2.0, 4.0)]
-    assert np.isclose(a.width_, grid).sum() == 1
-    np.testing.assert_allclose(a.width_candidates_, grid, rtol=1e-12)
+    factors = [1.0, 2.0, 0.5, 4.0, 0.25]
+    grid = [f * med for f in factors]
+    assert np.isclose(a.best_estimator_.width_, grid).sum() == 1
     # independent CV over the labeled points: numpy spectra, NNLS projection for mu,
     # eq. (5) as explicit kernel sums
     y_enc = np.unique(yp[lab], return_inverse=True)[1]
@@ -418,10 +451,32 @@ def test_auto_width_uses_only_labeled_points_and_equals_independent_cv():
             F = np.stack([K[:, y_enc[train] == k].sum(axis=1) for k in range(3)], axis=1)
             correct += int((F.argmax(axis=1) == y_enc[test]).sum())
         scores.append(correct / 20)
-    np.testing.assert_allclose(a.width_scores_, scores)
+    np.testing.assert_allclose(a.cv_results_["mean_test_score"], scores)
+    # today's tie rule: the width nearest the median (log scale), then the wider
     best = [i for i, sc in enumerate(scores) if sc == max(scores)]
-    pref = sorted(best, key=lambda i: (abs(np.log([0.25, 0.5, 1, 2, 4][i])), -i))[0]
-    assert a.width_ == pytest.approx(grid[pref], rel=1e-12)
+    pref = sorted(best, key=lambda i: (abs(np.log(factors[i])), -factors[i]))[0]
+    assert a.best_estimator_.width_ == pytest.approx(grid[pref], rel=1e-12)
+    assert a.best_params_ == {"kernel_width_scale": factors[pref]}
+
+
+def test_dsk_fold_predictor_equals_the_generic_rule():
+    """With every class in every training fold, the fast path is the clone-and-fit rule."""
+    X, y = load_wine(return_X_y=True)
+    X = minmax_scale(X)
+    lab = np.concatenate([np.flatnonzero(y == c)[:7] for c in range(3)])
+    yp = np.full(y.size, -1)
+    yp[lab] = y[lab]
+    lab, y_enc = np.sort(lab), y[np.sort(lab)]
+    est = FastDecaySpectralKernel(n_components=10)
+    keys = ("kernel_width_scale", "eta")
+    fast = est._fold_predictor(X, lab, y_enc, keys)
+    slow = generic_fold_predictor(est, X, yp, lab, y_enc, np.arange(3))
+    for test in labeled_folds(y_enc, 5, 0):
+        train = np.setdiff1d(np.arange(lab.size), test)
+        assert np.unique(y_enc[train]).size == 3
+        for params in ({"kernel_width_scale": 0.5, "eta": 2.0},
+                       {"kernel_width_scale": 2.0, "eta": 3.0}):
+            np.testing.assert_array_equal(fast(params, train, test), slow(params, train, test))
 
 
 def test_rbf_spectra_are_computed_once_across_splits():
@@ -430,14 +485,19 @@ def test_rbf_spectra_are_computed_once_across_splits():
         lab = random_split(y, 20, seed, 0)
         yp = np.full(y.size, -1)
         yp[lab] = y[lab]
-        FastDecaySpectralKernel(n_components=10, kernel_width="auto").fit(X, yp)
+        make_method("dsk", n_components=10).fit(X, yp)
         if seed == 0:
             first = rbf_cache_info()["misses"]
     assert first == 5 and rbf_cache_info()["misses"] == 5
-    # the runner's warm-up hook computes every candidate spectrum up front
+    # the runner's warm-up (precompute) computes the spectrum of every width of the grid
     clear_rbf_cache()
-    FastDecaySpectralKernel(n_components=10)._graph(X).spectrum(10)
+    make_method("dsk", n_components=10).precompute(X)
     assert rbf_cache_info()["misses"] == 5
+    clear_rbf_cache()
+    spec = FastDecaySpectralKernel(n_components=10).precompute(X)   # one width: one spectrum
+    assert rbf_cache_info()["misses"] == 1 and spec.values.size == 10
+    FastDecaySpectralKernel(n_components=10).fit(X, yp)
+    assert rbf_cache_info() == {"hits": 1, "misses": 1, "size": 1}
 
 
 def test_dsk_fit_with_auto_width_is_fast():
@@ -446,17 +506,13 @@ def test_dsk_fit_with_auto_width_is_fast():
     yp = np.full(300, -1)
     yp[lab] = y[lab]
     t0 = time.perf_counter()
-    est = FastDecaySpectralKernel(n_components=10).fit(X, yp)
+    est = make_method("dsk", n_components=10).fit(X, yp)
     assert time.perf_counter() - t0 < 5.0
     assert np.mean(est.transduction_ == y) > 0.7
 
 
 def test_chain_generators_span_exactly_the_cone():
     """B's columns are feasible; every feasible chain point is a non-negative combination."""
-    from scipy.optimize import nnls
-
-    from sskernels.learners.spectral_transforms import chain_generators, order_matrix
-
     rng = np.random.default_rng(5)
     for skip in (0, 1):
         A = order_matrix(6, skip=skip)
@@ -472,3 +528,118 @@ def test_chain_generators_span_exactly_the_cone():
     import scipy.sparse as sp
 
     assert chain_generators(sp.csr_matrix([[1.0, 0.0, -2.0]]), 3) is None
+
+
+# ---------------------------------------------------------------------------- estimator layer
+
+def test_cone_solver_fallback_is_reported(monkeypatch):
+    """NNLS at its iteration limit: HiGHS solves the same QP, and fit_report_ says so."""
+    X, y, yp, lab = wine(20, seed=3)
+    ref = OrderConstrainedSpectralKernel(n_components=10).fit(X, yp)
+    assert ref.fit_report_.solvers == ["nnls"] and ref.fit_report_.notes == []
+
+    def failing_nnls(*args, **kwargs):
+        raise RuntimeError("Maximum number of iterations reached.")
+
+    monkeypatch.setattr(cone, "nnls", failing_nnls)
+    est = OrderConstrainedSpectralKernel(n_components=10).fit(X, yp)
+    assert est.fit_report_.solvers == ["highs-qp"]
+    (note,) = est.fit_report_.fallbacks
+    assert "nnls->highs-qp" in note and "Maximum number of iterations" in note
+    assert not est.degenerate_ and not est.fit_report_.degenerate
+    np.testing.assert_allclose(est.mu_, ref.mu_, atol=1e-5 * ref.mu_.max())
+    # the same rule for DSK (any solver call of the package goes through cone_qp)
+    dsk = FastDecaySpectralKernel(n_components=10, kernel_width=0.6).fit(X, yp)
+    assert dsk.fit_report_.solvers == ["highs-qp"] and len(dsk.fit_report_.fallbacks) == 1
+
+
+@pytest.mark.parametrize("make,unlearned", [
+    (lambda: OrderConstrainedSpectralKernel(n_components=10), lambda m: np.ones(m)),
+    (lambda: FastDecaySpectralKernel(n_components=10, eta=3.0, kernel_width=0.6),
+     lambda m: 3.0 ** -np.arange(m, dtype=float)),
+])
+def test_degenerate_alignment_is_reported_and_uses_the_unlearned_spectrum(make, unlearned,
+                                                                          monkeypatch):
+    """No feasible mu with a positive alignment (here: every a_t < 0, as a "pm1" target can
+    give): the learner's unlearned spectrum is used and fit_report_ says so."""
+    import sskernels.learners.spectral_transforms as st
+
+    X, y, yp, lab = wine(20, seed=3)
+    assert make().fit(X, yp).fit_report_.notes == []          # a regular fit: no note
+    real = st.alignment_terms
+    monkeypatch.setattr(st, "alignment_terms",
+                        lambda U_L, C_L, target: (real(U_L, C_L, target)[0],
+                                                  -np.abs(real(U_L, C_L, target)[1]) - 1.0))
+    est = make().fit(X, yp)
+    assert est.degenerate_
+    ref = unlearned(10)
+    np.testing.assert_allclose(est.mu_ / est.mu_[0], ref / ref[0], rtol=1e-12)
+    (note,) = est.fit_report_.degenerate
+    assert note.startswith("degenerate: alignment:") and est._unlearned in note
+    assert est.fit_report_.fallbacks == [] and est.fit_report_.solvers == []
+
+
+def test_osk_precomputed_graph_equals_the_feature_graph():
+    X, y, yp, lab = wine(20, seed=8)
+    feat = OrderConstrainedSpectralKernel(n_components=10).fit(X, yp)
+    W = get_graph(X, k=6).W
+    pre = OrderConstrainedSpectralKernel(graph="precomputed", n_components=10).fit(W, yp)
+    np.testing.assert_array_equal(pre.transduction_, feat.transduction_)
+    np.testing.assert_allclose(pre.mu_, feat.mu_, rtol=1e-10)
+    Wx = feat.graph_.induced(X[:5] + 0.01)
+    np.testing.assert_allclose(pre.decision_function(Wx), feat.decision_function(X[:5] + 0.01),
+                               atol=1e-10)
+
+
+@pytest.mark.parametrize("make,bad", [
+    (OrderConstrainedSpectralKernel, dict(target="onehot")),
+    (OrderConstrainedSpectralKernel, dict(n_components=0)),
+    (OrderConstrainedSpectralKernel, dict(improved_order="yes")),
+    (OrderConstrainedSpectralKernel, dict(graph="knn")),
+    (FastDecaySpectralKernel, dict(eta=0.5)),
+    (FastDecaySpectralKernel, dict(kernel_width=-1.0)),
+    (FastDecaySpectralKernel, dict(kernel_width="auto")),
+    (FastDecaySpectralKernel, dict(kernel_width_scale=0.0)),
+    (FastDecaySpectralKernel, dict(metric="manhattan")),
+    (FastDecaySpectralKernel, dict(n_components=2.5)),
+])
+def test_invalid_parameters_fail_before_any_computation(make, bad, monkeypatch):
+    import sskernels.graph as graph_mod
+
+    built = []
+    monkeypatch.setattr(graph_mod, "knn_graph", lambda *a, **k: built.append(1))
+    X, y, yp, lab = wine(20, seed=0)
+    with pytest.raises(ValueError, match=list(bad)[0]):
+        make(**bad).fit(X, yp)
+    from sskernels.kernels import rbf
+
+    assert built == [] and rbf_cache_info()["misses"] == 0 and not rbf._MEDIAN_CACHE
+
+
+@pytest.mark.parametrize("make", [lambda: OrderConstrainedSpectralKernel(n_components=5),
+                                  lambda: FastDecaySpectralKernel(n_components=5),
+                                  lambda: make_method("dsk", n_components=5)])
+def test_length_mismatch_and_bad_input_are_rejected(make):
+    X, y, yp, lab = wine(20, seed=0)
+    with pytest.raises(ValueError, match="inconsistent numbers of samples|rows but y has"):
+        make().fit(X, yp[:-1])
+    Xn = X.copy()
+    Xn[3, 2] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        make().fit(Xn, yp)
+    one = np.full(y.size, -1)
+    one[lab] = 0
+    with pytest.raises(ValueError, match="at least 2 classes"):
+        make().fit(X, one)
+    est = make().fit(X, yp)
+    with pytest.raises(ValueError, match="features"):
+        est.predict(X[:3, :5])
+
+
+def test_dsk_refuses_a_graph_and_records_its_width():
+    X, y, yp, lab = wine(20, seed=0)
+    with pytest.raises(TypeError):
+        FastDecaySpectralKernel(graph=KNNGraph(6))
+    est = FastDecaySpectralKernel(kernel_width="median", kernel_width_scale=2.0).fit(X, yp)
+    assert est.width_ == pytest.approx(2.0 * np.median(pdist(X)), rel=1e-12)
+    assert est.fit_report_.solvers == ["nnls"]

@@ -2,17 +2,60 @@
 
 One JSON file per (method, setting, split) under
 ``<output>/records/<label>/<setting>/split_NNN.json``.
-A record carries the key of the spec parts it depends on, so that a rerun
-recomputes exactly the records whose inputs changed and skips the rest.
+A record carries a key (:func:`record_key`) of everything its numbers depend
+on: the spec parts, the content of the data the learners saw, and the code and
+library versions.  A rerun recomputes exactly the records whose key changed and
+skips the rest; a stale record is never reused.
+
+``<output>/data_fingerprint.json`` holds the data fingerprint of the last run,
+so that ``sskernels table`` can check the keys without loading the data.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
 import tempfile
 from pathlib import Path
+
+
+def record_key(method_key, data_fingerprint, provenance_key):
+    """The key of a record: a hash of the spec parts of the method (``spec.method_key``),
+    the data fingerprint (:func:`data_fingerprint`) and the code (``provenance_key()``)."""
+    parts = {"method": method_key, "data": data_fingerprint, "code": provenance_key}
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def data_fingerprint(X, y, classes, extra=()):
+    """A content hash of the data the learners see: features, encoded labels, class names.
+
+    ``extra`` holds further arrays or matrices the records depend on (held-out
+    points and labels, official splits); a None entry hashes as a marker.
+    """
+    from sskernels.graph import fingerprint
+
+    h = hashlib.sha256()
+    h.update(fingerprint(X).encode())
+    h.update(fingerprint(_int_array(y)).encode())
+    h.update(json.dumps(plain(list(classes))).encode())
+    for part in extra:
+        if part is None:
+            h.update(b"\0none")
+        elif isinstance(part, (list, tuple)):
+            h.update(f"\0list{len(part)}".encode())
+            for a in part:
+                h.update(fingerprint(_int_array(a)).encode())
+        else:
+            h.update(fingerprint(part).encode())
+    return h.hexdigest()[:16]
+
+
+def _int_array(a):
+    import numpy as np
+
+    return np.ascontiguousarray(np.asarray(a, dtype=np.int64))
 
 
 def atomic_write_text(path, text):
@@ -53,14 +96,39 @@ def write_record(output, record):
 
 def read_record(output, label, setting, split, key=None):
     """The record of ``(label, setting, split)``, or None when absent, unreadable or stale."""
+    state, rec = record_state(output, label, setting, split, key)
+    return rec if state == "current" else None
+
+
+def record_state(output, label, setting, split, key=None):
+    """``("current", record)``, or ``("stale", None)`` when the record's key is not ``key``,
+    or ``("missing", None)`` when there is no readable record."""
     path = record_path(output, label, setting, split)
     try:
         rec = json.loads(path.read_text())
     except (OSError, ValueError):
-        return None
+        return "missing", None
     if key is not None and rec.get("key") != key:
-        return None
-    return rec
+        return "stale", None
+    return "current", rec
+
+
+def plain(obj):
+    """``obj`` with numpy scalars and arrays, tuples and non-string keys made JSON-native,
+    so that a record in memory equals the record read back from its file."""
+    import numpy as np
+
+    if isinstance(obj, dict):
+        return {k if isinstance(k, str) else str(plain(k)): plain(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [plain(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return plain(obj.tolist())
+    if isinstance(obj, np.generic):
+        return obj.item()
+    if obj is None or isinstance(obj, (str, int, float, bool)):
+        return obj
+    return str(obj)
 
 
 def _jsonable(obj):
@@ -83,3 +151,60 @@ def read_graph_seconds(output):
         return float(json.loads((Path(output) / "graph_seconds.json").read_text())["seconds"])
     except (OSError, ValueError, KeyError):
         return None
+
+
+def write_data_fingerprint(output, fingerprint):
+    """Record the data fingerprint a run's record keys were made with (see ``load_records``)."""
+    path = Path(output) / "data_fingerprint.json"
+    text = json.dumps({"data_fingerprint": fingerprint})
+    if read_data_fingerprint(output) != fingerprint:
+        atomic_write_text(path, text)
+
+
+def read_data_fingerprint(output):
+    """The data fingerprint of the last run into ``output``, or None."""
+    try:
+        return str(json.loads((Path(output) / "data_fingerprint.json").read_text())
+                   ["data_fingerprint"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+#: the file that marks a folder as an sskernels output folder (the run may write there)
+OUTPUT_MARKER = ".sskernels-output"
+
+
+def claim_output(spec):
+    """Check, before anything is computed, that the spec's output folder can take the run.
+
+    The folder is created if needed and marked as ours; a path that is a file, that cannot be
+    created or written, or a non-empty folder that sskernels did not create (its files could
+    be overwritten: a user's own ``summary.csv``) is refused with one line naming the spec
+    file and the field.  A folder of an earlier version (holding ``records/``) is adopted.
+    """
+    from sskernels.errors import SpecError
+
+    path = Path(spec.output)
+    shown = str(path) if len(str(path)) <= 200 else str(path)[:200] + "..."
+
+    def refuse(why):
+        raise SpecError(spec.path, "output", f"a folder sskernels can write its records to "
+                        f"({shown}: {why})")
+
+    try:
+        if path.exists() and not path.is_dir():
+            refuse("exists and is not a folder")
+        if path.is_dir() and not (path / OUTPUT_MARKER).exists():
+            entries = [p.name for p in path.iterdir()]
+            if entries and "records" not in entries:
+                refuse(f"a non-empty folder that sskernels did not create ({len(entries)} "
+                       "entries); its files could be overwritten: choose another output")
+        path.mkdir(parents=True, exist_ok=True)
+        marker = path / OUTPUT_MARKER
+        if not marker.exists():
+            atomic_write_text(marker, "written by sskernels: records and summaries of runs\n")
+        elif not os.access(path, os.W_OK):
+            refuse("not writable")
+    except OSError as exc:
+        refuse(f"cannot create or write it: {exc.strerror or exc}")
+    return path

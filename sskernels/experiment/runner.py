@@ -7,6 +7,11 @@ spawned, not forked (a fork after BLAS or HiGHS started their threads can
 deadlock), and receive the prepared data and the built graphs once, at start,
 through :func:`sskernels.graph.get_graph`'s cache; each split then only does
 the label-dependent work.
+
+A record is reused only when its key matches: the key hashes the spec parts of
+the method, the content of the prepared data and the code and library versions
+(:func:`sskernels.experiment.records.record_key`), so neither an edited data
+file nor a change of the code ever brings old numbers back.
 """
 
 from __future__ import annotations
@@ -18,8 +23,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from sskernels import provenance as _provenance
 from sskernels.errors import UserError
-from sskernels.experiment.records import read_record, write_record
+from sskernels.experiment.records import (data_fingerprint, plain, read_data_fingerprint,
+                                          read_record, record_key, record_state,
+                                          write_data_fingerprint, write_graph_seconds,
+                                          write_record)
 from sskernels.experiment.splits import make_splits
 from sskernels.learners.registry import get_method, make_method
 from sskernels.solvers import SolverError
@@ -36,6 +45,9 @@ class Prepared:
     X_test: object = None  # held-out unseen points (splits.holdout > 0)
     y_test: np.ndarray = None
     graph_seconds: float = 0.0
+    data_fingerprint: str = None   # content hash of X, y, classes, held-out part, official splits
+    keys: list = None              # the record key of each of spec.methods (see record_keys)
+    provenance: dict = None        # sskernels.provenance.provenance() of the parent process
 
     @property
     def n_splits(self):
@@ -83,7 +95,24 @@ def prepare(spec, n_splits=None):
             settings.append((label, splits))
     except ValueError as exc:
         raise UserError(f"{spec.path}: field 'splits': {exc}") from None
-    return Prepared(spec, X, y, classes, settings, X_test, y_test)
+    fp = data_fingerprint(X, y, classes, extra=(X_test, y_test, official))
+    return Prepared(spec, X, y, classes, settings, X_test, y_test, data_fingerprint=fp)
+
+
+def record_keys(prep):
+    """The record key of each method of the spec, computed once and kept on ``prep``.
+
+    key = hash(``method_key(spec, method)``, the data fingerprint, ``provenance_key()``).
+    """
+    if prep.keys is None:
+        if prep.data_fingerprint is None:   # a Prepared built by hand (tests)
+            prep.data_fingerprint = data_fingerprint(prep.X, prep.y, prep.classes,
+                                                     extra=(prep.X_test, prep.y_test, None))
+        code = _provenance.provenance_key()
+        prep.keys = [record_key(method_key(prep.spec, m), prep.data_fingerprint, code)
+                     for m in prep.spec.methods]
+        prep.provenance = _provenance.provenance()
+    return prep.keys
 
 
 def method_params(spec, method):
@@ -97,18 +126,20 @@ def method_params(spec, method):
 
 
 def warm_graphs(prep):
-    """Build every graph and spectrum the methods will ask for; returns the seconds spent."""
+    """Build every graph and spectrum the methods will ask for; returns the seconds spent.
+
+    Each estimator's public ``precompute(X)`` builds and memoizes its
+    label-independent work (graph, spectrum), which worker processes then receive.
+    """
     t0 = time.perf_counter()
     for i, method in enumerate(prep.spec.methods):
         est = make_method(method.name, **method_params(prep.spec, method))
-        if hasattr(est, "_graph"):
-            try:
-                graph = est._graph(prep.X)
-                m = getattr(est, "n_components", "absent")
-                if m != "absent":
-                    graph.spectrum(m)
-            except ValueError as exc:
-                raise UserError(f"{prep.spec.path}: methods[{i}] ({method.label}): {exc}") from None
+        try:
+            pre = getattr(est, "precompute", None)   # scikit-learn's peers have none
+            if pre is not None:
+                pre(prep.X)
+        except ValueError as exc:
+            raise UserError(f"{prep.spec.path}: methods[{i}] ({method.label}): {exc}") from None
     return time.perf_counter() - t0
 
 
@@ -117,17 +148,36 @@ _STATE: Prepared | None = None
 SELECTED = ("beta_", "C_", "gamma_A_", "gamma_I_", "kernel_width_", "width_", "mu_")
 
 
-def _init_worker(state, graphs):
+#: modules whose memoized label-independent artifacts (graphs and spectra, deformation
+#: bases, RBF spectra) the parent computes once and hands to every worker
+ARTIFACT_CACHES = ("sskernels.graph", "sskernels.kernels.deformed", "sskernels.kernels.spectra")
+
+
+def artifact_items():
+    """``{module: [(key, artifact)]}`` of every artifact cache, for the workers."""
+    import importlib
+
+    return {m: importlib.import_module(m).cache_items() for m in ARTIFACT_CACHES}
+
+
+def _init_worker(state, artifacts):
     global _STATE
+    import importlib
+
     from threadpoolctl import threadpool_limits
 
-    from sskernels.graph import cache_put
+    # Ctrl-C is the parent's to handle (it says what is kept); a worker that also took it
+    # would print its own traceback ("SpawnPoolWorker ...") over the message
+    import signal
 
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     # one BLAS thread per worker: the workers already use the cores
     threadpool_limits(1)
     _STATE = state
-    for key, graph in graphs:
-        cache_put(key, graph)
+    for module, items in artifacts.items():
+        put = importlib.import_module(module).cache_put
+        for key, artifact in items:
+            put(key, artifact)
 
 
 def _run_task(task):
@@ -152,23 +202,50 @@ def _run_task(task):
         seconds = time.perf_counter() - t0
     except (ValueError, TypeError, SolverError) as exc:
         raise UserError(f"{spec.path}: methods[{mi}] ({method.label}), split {si}: {exc}") from None
-    selected = {k: getattr(est, k) for k in SELECTED if hasattr(est, k)}
+    report = getattr(est, "fit_report_", None)
     return {
-        "key": method_key(spec, method), "spec": spec.name, "table": spec.table or "",
+        "key": record_keys(prep)[mi], "spec": spec.name, "table": spec.table or "",
         "dataset": spec.paper.dataset or spec.dataset.display, "setting": setting,
         "method": method.label, "method_name": method.name, "paper": method.paper,
         "split": si, "n_labeled": int(labeled.size), "n_unlabeled": int(unl.sum()),
-        "metrics": metrics, "seconds": seconds, "selected": selected,
+        "metrics": metrics, "seconds": seconds, "selected": plain(selected_params(est)),
+        "report": plain(report.as_dict() if report is not None else {"solvers": [], "notes": []}),
+        "data_fingerprint": prep.data_fingerprint,
+        "provenance": prep.provenance or _provenance.provenance(),
     }
+
+
+def selected_params(est):
+    """The parameters a fitted estimator selected on the labeled points.
+
+    A model-selection wrapper (``best_params_``) gives its chosen parameters, plus
+    the :data:`SELECTED` attributes of its ``best_estimator_``; any other estimator
+    gives its own :data:`SELECTED` attributes.
+    """
+    def own(e):
+        out = {k: getattr(e, k) for k in SELECTED if hasattr(e, k)}
+        learner = getattr(e, "learner_", None)  # a kernel machine's kernel learner
+        if learner is not None:
+            out.update({f"kernel_learner__{k}": v for k, v in selected_params(learner).items()})
+        return out
+
+    if getattr(est, "best_params_", None) is not None:
+        inner = getattr(est, "best_estimator_", None)
+        return {**(own(inner) if inner is not None else {}), **dict(est.best_params_)}
+    return own(est)
 
 
 def run_spec(spec, jobs=1, progress=True, n_splits=None, console=None):
     """Run (or resume) a spec; returns the records as a DataFrame."""
     global _STATE
+    from sskernels.experiment.records import claim_output
+
+    claim_output(spec)               # before any data is loaded or anything computed
     prep = prepare(spec, n_splits=n_splits)
+    keys = record_keys(prep)
     todo, done = [], []
     for mi, method in enumerate(spec.methods):
-        key = method_key(spec, method)
+        key = keys[mi]
         for gi, (setting, splits) in enumerate(prep.settings):
             for si in range(len(splits)):
                 rec = read_record(spec.output, method.label, setting, si, key=key)
@@ -184,9 +261,9 @@ def run_spec(spec, jobs=1, progress=True, n_splits=None, console=None):
     with threadpool_limits(1):
         if todo:
             prep.graph_seconds = warm_graphs(prep)
-            from sskernels.experiment.records import write_graph_seconds
-
             write_graph_seconds(spec.output, prep.graph_seconds)
+        # what `sskernels table` checks the record keys against (it does not load the data)
+        write_data_fingerprint(spec.output, prep.data_fingerprint)
         _STATE = prep
         try:
             done.extend(_execute(todo, spec, jobs, progress, console))
@@ -210,11 +287,9 @@ def _execute(todo, spec, jobs, progress, console):
     with bar:
         task = bar.add_task("run", total=len(todo))
         if jobs > 1 and len(todo) > 1:
-            from sskernels.graph import cache_items
-
             ctx = mp.get_context("spawn")
             with ctx.Pool(min(jobs, len(todo)), initializer=_init_worker,
-                          initargs=(_STATE, cache_items())) as pool:
+                          initargs=(_STATE, artifact_items())) as pool:
                 for rec in pool.imap_unordered(_run_task, todo):
                     write_record(spec.output, rec)
                     out.append(rec)
@@ -238,7 +313,8 @@ def records_frame(records, spec, n_splits):
         for metric, value in r["metrics"].items():
             rows.append({**{k: r[k] for k in ("table", "dataset", "setting", "method", "paper",
                                               "split", "seconds", "n_labeled")},
-                         "metric": metric, "value": value, "order": order[r["method"]]})
+                         "metric": metric, "value": value, "order": order[r["method"]],
+                         "report": r.get("report")})
     df = pd.DataFrame(rows)
     if not df.empty:
         df = df.sort_values(["n_labeled", "order", "split"]).reset_index(drop=True)
@@ -254,16 +330,27 @@ def setting_labels(spec):
 
 
 def load_records(spec, n_splits=None):
-    """The records already written for a spec (current keys only), as a DataFrame."""
+    """The records already written for a spec, as a DataFrame, without running anything.
+
+    The data are not loaded: the record keys are made with the data fingerprint
+    the last run stored in ``<output>/data_fingerprint.json`` and this process's
+    ``provenance_key()``.  Raises :class:`UserError` when any record is stale (made
+    by other code or other data; every record is stale when the fingerprint file
+    is absent) or when there is no record at all.  Splits not run yet (``run
+    --splits N``) are left out, as the summary's ``n_splits`` column shows.
+    """
     import json
     from pathlib import Path
 
     from sskernels.experiment.records import _safe
 
     n = n_splits or spec.splits.n_splits
-    recs = []
+    fp = read_data_fingerprint(spec.output)
+    code = _provenance.provenance_key()
+    recs, stale = [], 0
     for method in spec.methods:
-        key = method_key(spec, method)
+        # without a fingerprint no key can match: every existing record is stale
+        key = record_key(method_key(spec, method), fp, code) if fp else "no data fingerprint"
         labels = setting_labels(spec)
         if labels is None:
             root = Path(spec.output) / "records" / _safe(method.label)
@@ -271,7 +358,14 @@ def load_records(spec, n_splits=None):
             labels = sorted({json.loads(p.read_text()).get("setting") for p in paths[:1]} - {None})
         for setting in labels:
             for si in range(n):
-                rec = read_record(spec.output, method.label, setting, si, key=key)
+                state, rec = record_state(spec.output, method.label, setting, si, key=key)
+                stale += state == "stale"
                 if rec is not None:
                     recs.append(rec)
+    rerun = f"rerun `sskernels run {spec.path}`"
+    if stale:
+        raise UserError(f"{spec.path}: {stale} record(s) under {spec.output} are stale (made by "
+                        f"other code, library versions or data); {rerun}")
+    if not recs:
+        raise UserError(f"{spec.path}: no records under {spec.output} (missing); {rerun}")
     return records_frame(recs, spec, n)

@@ -1,14 +1,24 @@
 """Summary tables in the one schema every table of the project shares.
 
 Columns: ``table, dataset, setting, method, metric, mean, std, n_splits,
-paper_mean, paper_std, delta, seconds`` — one row per cell; ``mean``/``std``
+paper_mean, paper_std, delta, seconds, notes`` — one row per cell; ``mean``/``std``
 over splits (std with ddof=1, as MATLAB's ``std``), ``seconds`` the mean fit +
 predict time per split, paper columns empty where the paper has no value,
-``delta = mean - paper_mean``.
+``delta = mean - paper_mean``; ``notes`` lists each fallback or degenerate-fit
+note of the cell's records (``record["report"]["notes"]``, see
+:mod:`sskernels.solvers.report`) with the number of splits it fired in, e.g.
+``"fallback: svm-dual highs->libsvm (time limit) x3/20"`` (several joined by
+``"; "``), empty when there is none.
+
+Beside a combined table ``STEM.csv`` the per-split values are published as
+``STEM_splits.csv`` (:data:`SPLITS_SCHEMA`: one row per record and accuracy-type
+metric, full precision): a rerun of a few splits is compared with them
+(:mod:`sskernels.experiment.regression`), which a mean over all splits does not allow.
 """
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from importlib import resources
 
@@ -18,7 +28,11 @@ import pandas as pd
 from sskernels.experiment.records import atomic_write_text
 
 SCHEMA = ["table", "dataset", "setting", "method", "metric", "mean", "std", "n_splits",
-          "paper_mean", "paper_std", "delta", "seconds"]
+          "paper_mean", "paper_std", "delta", "seconds", "notes"]
+#: the per-split file beside a combined table (``STEM_splits.csv``)
+SPLITS_SCHEMA = ["table", "dataset", "setting", "method", "metric", "split", "value"]
+#: metrics that are not accuracies (left out of the per-split files)
+TIME_METRICS = ("seconds",)
 
 
 def paper_table_names():
@@ -47,6 +61,7 @@ def summarize(records, spec):
                                   first.get("n_labeled"))
         row = _row(spec, first, method, metric, g["value"].to_numpy(float), pm, ps)
         row["seconds"] = round(float(g["seconds"].mean()), 4)
+        row["notes"] = _notes(g)
         rows.append(row)
     if spec.paper.time_table:
         rows += _time_rows(records, spec)
@@ -75,7 +90,9 @@ def _time_rows(records, spec):
         vals = g["seconds"].to_numpy(float)
         pm, ps = _paper_value(spec.paper.time_table, first["dataset"], first["paper"],
                               first.get("n_labeled"))
-        rows.append(_row(spec, first, method, "seconds", vals, pm, ps, decimals=4))
+        row = _row(spec, first, method, "seconds", vals, pm, ps, decimals=4)
+        row["notes"] = _notes(g)
+        rows.append(row)
     graph = read_graph_seconds(spec.output)
     if graph is not None and len(one):
         first = one.iloc[0]
@@ -96,10 +113,46 @@ def _row(spec, first, method, metric, vals, pm, ps, decimals=2):
         "n_splits": int(vals.size), "paper_mean": pm, "paper_std": ps,
         "delta": round(mean - pm, decimals) if not np.isnan(pm) else np.nan,
         "seconds": round(mean, 4) if metric == "seconds" else np.nan,
+        "notes": "",
     }
 
 
-def _cell(r):
+def _record_notes(row):
+    """The notes of one record row: ``report["notes"]`` (a missing report: no notes)."""
+    rep = row.get("report")
+    if isinstance(rep, dict):
+        notes = rep.get("notes") or []
+    else:
+        notes = row.get("notes")
+        notes = notes if isinstance(notes, (list, tuple)) else []
+    return [str(n) for n in notes]
+
+
+def _notes(g):
+    """``"note xK/N; ..."``: each note of a cell's records and the number K of its N splits
+    it fired in (first-seen order); empty when no record has a note."""
+    if "report" not in g.columns and "notes" not in g.columns:
+        return ""
+    one = g.drop_duplicates(["split"])
+    counts = {}
+    for _, r in one.iterrows():
+        for note in dict.fromkeys(_record_notes(r)):
+            counts[note] = counts.get(note, 0) + 1
+    n = len(one)
+    return "; ".join(f"{note} x{k}/{n}" for note, k in counts.items())
+
+
+_NOTE_SPLIT = re.compile(r"; (?=(?:fallback|degenerate): )")
+
+
+def split_notes(text):
+    """The entries of a ``notes`` cell (``"note xK/N"`` each); [] for an empty cell."""
+    if not isinstance(text, str) or not text.strip():
+        return []
+    return _NOTE_SPLIT.split(text.strip())
+
+
+def _cell(r, marks=""):
     fmt = "{:.4f}" if r["metric"] == "seconds" else "{:.2f}"
 
     def pm(mean, std):
@@ -107,13 +160,43 @@ def _cell(r):
 
     ours = pm(r["mean"], r["std"])
     if pd.isna(r["paper_mean"]):
-        return ours
-    return f"{ours} ({pm(r['paper_mean'], r['paper_std'])}, Δ {r['delta']:+.2f})"
+        return ours + marks
+    return f"{ours} ({pm(r['paper_mean'], r['paper_std'])}, Δ {r['delta']:+.2f}){marks}"
 
 
-def to_markdown(df, title=None):
-    """Methods as rows, data sets as columns: ``ours ± std (paper ± std, Δ)``, then times."""
+def _header():
+    """The provenance line of a summary (empty until ``sskernels.provenance`` exists)."""
+    try:
+        from sskernels.provenance import summary_header
+    except ImportError:
+        return ""
+    try:
+        return summary_header() or ""
+    except Exception:  # a summary is still worth writing without its provenance line
+        return ""
+
+
+def _footnote_text(entry):
+    m = re.fullmatch(r"(.*) x(\d+)/(\d+)", entry)
+    if not m:
+        return entry
+    return f"{m.group(1)} (in {m.group(2)} of {m.group(3)} splits)"
+
+
+def to_markdown(df, title=None, header=None):
+    """Methods as rows, data sets as columns: ``ours ± std (paper ± std, Δ)``, then times.
+
+    ``header`` (default :func:`sskernels.provenance.summary_header`) is written under the
+    title; a cell with notes gets footnote marks ``[1]``, listed under its table with the
+    number of splits each note fired in.
+    """
+    header = _header() if header is None else header
     lines = [f"# {title}", ""] if title else []
+    if header:
+        lines += [f"Produced by {header}", ""]
+    numbers = {}   # (setting, method, dataset, note) -> footnote number (whole document)
+    if "notes" not in df.columns:
+        df = df.assign(notes="")
     for (setting, metric), g in df.groupby(["setting", "metric"], sort=False):
         datasets = list(dict.fromkeys(g["dataset"]))
         methods = list(dict.fromkeys(g["method"]))
@@ -128,9 +211,24 @@ def to_markdown(df, title=None):
                   "in brackets the paper's value and our difference", ""]
         lines += ["| method | " + " | ".join(datasets) + " |",
                   "|---|" + "---|" * len(datasets)]
+        used = []
         for m in methods:
-            lines.append(f"| {m} | " + " | ".join(
-                _cell(cells[(m, d)]) if (m, d) in cells else "" for d in datasets) + " |")
+            row = []
+            for d in datasets:
+                if (m, d) not in cells:
+                    row.append("")
+                    continue
+                marks = []
+                for entry in split_notes(cells[(m, d)]["notes"]):
+                    k = numbers.setdefault((setting, m, d, entry), len(numbers) + 1)
+                    marks.append(f"[{k}]")
+                    if (k, m, d, entry) not in used:
+                        used.append((k, m, d, entry))
+                row.append(_cell(cells[(m, d)], (" " + " ".join(marks)) if marks else ""))
+            lines.append(f"| {m} | " + " | ".join(row) + " |")
+        if used:
+            lines += ["", "Notes (fallbacks and degenerate fits):", ""]
+            lines += [f"- [{k}] {m}, {d}: {_footnote_text(entry)}" for k, m, d, entry in used]
         lines += ["", "seconds per split (fit + predict, mean)", ""]
         lines += ["| method | " + " | ".join(datasets) + " |",
                   "|---|" + "---|" * len(datasets)]
@@ -149,6 +247,48 @@ def select_metrics(df, metrics):
 
 def write_table(df, stem, title=None):
     """Write ``stem.csv`` (schema) and ``stem.md`` atomically."""
+    if "notes" not in df.columns:
+        df = df.assign(notes="")
     df = df[SCHEMA]
     atomic_write_text(f"{stem}.csv", df.to_csv(index=False, float_format="%.4g"))
     atomic_write_text(f"{stem}.md", to_markdown(df, title) + "\n")
+
+
+def split_rows(records, spec=None):
+    """The per-split values of a spec's records in :data:`SPLITS_SCHEMA`, record order kept.
+
+    One row per record and metric, times (:data:`TIME_METRICS`) left out; ``table``
+    is ``spec.table or spec.name`` as in the summary rows (the records' own field
+    when no spec is given).
+    """
+    if records is None or len(records) == 0:
+        return pd.DataFrame(columns=SPLITS_SCHEMA)
+    df = records[~records["metric"].isin(TIME_METRICS)]
+    if spec is not None:
+        df = df.assign(table=spec.table or spec.name)
+    df = df[SPLITS_SCHEMA].reset_index(drop=True)
+    return df.astype({"split": int, "value": float})
+
+
+def splits_path(stem):
+    """``STEM_splits.csv``: where the per-split values of the table ``STEM`` go."""
+    return f"{stem}_splits.csv"
+
+
+def write_splits(rows, stem, metrics=None):
+    """Write ``STEM_splits.csv`` (values at full precision) atomically; returns its path,
+    or None when no accuracy-type row is left (a table of times only)."""
+    rows = select_metrics(rows, metrics)
+    rows = rows[~rows["metric"].isin(TIME_METRICS)]
+    if rows.empty:
+        return None
+    path = splits_path(stem)
+    atomic_write_text(path, rows[SPLITS_SCHEMA].to_csv(index=False))
+    return path
+
+
+def read_splits(path):
+    """A ``*_splits.csv`` file as written by :func:`write_splits` (values as float64)."""
+    return pd.read_csv(path, dtype={"table": str, "dataset": str, "setting": str,
+                                    "method": str, "metric": str, "split": int,
+                                    "value": float}, keep_default_na=False)

@@ -14,6 +14,7 @@ from collections import OrderedDict
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.base import BaseEstimator
 
 from sskernels.graph.knn import METRICS, WEIGHTS, induced_weights, knn_graph
 from sskernels.graph.laplacian import (
@@ -25,7 +26,7 @@ from sskernels.graph.laplacian import (
 )
 
 __all__ = [
-    "Graph", "get_graph", "clear_cache", "Spectrum", "knn_graph", "induced_weights",
+    "Graph", "PrecomputedGraph", "KNNGraph", "get_graph", "clear_cache", "Spectrum", "knn_graph", "induced_weights",
     "normalized_adjacency", "normalized_laplacian", "laplacian_spectrum", "WEIGHTS", "METRICS",
 ]
 
@@ -87,6 +88,60 @@ class Graph:
         return Wx * inv_dx[:, None] * self.d_inv_sqrt[None, :]
 
 
+class PrecomputedGraph(Graph):
+    """A graph given by its affinity matrix ``W`` (``graph="precomputed"``).
+
+    ``W`` is a symmetric, non-negative (n, n) matrix, sparse or dense, with a
+    zero diagonal.  There are no features: new points are given by their
+    affinities to the graph's points, an (s, n) matrix, wherever another graph
+    would take their features (``induced``), as scikit-learn's
+    ``kernel="precomputed"`` does.
+    """
+
+    def __init__(self, W):
+        self.X = None
+        self.k, self.weights, self.metric, self.h, self.sigma = None, "precomputed", None, None, None
+        self.W = sp.csr_matrix(W, dtype=float)
+        self.degrees, self.d_inv_sqrt = degree_normalizer(self.W)
+        self._spectrum = None
+
+    def induced(self, Xnew, exclude=None):
+        Wx = Xnew.toarray() if sp.issparse(Xnew) else np.asarray(Xnew, dtype=float)
+        if Wx.ndim != 2 or Wx.shape[1] != self.n:
+            raise ValueError(f"with graph='precomputed', new points are given by their affinities "
+                             f"to the {self.n} graph points: expected shape (s, {self.n}), "
+                             f"got {Wx.shape}")
+        if np.any(Wx < 0) or not np.all(np.isfinite(Wx)):
+            raise ValueError("affinities must be finite and non-negative")
+        if exclude is not None:
+            Wx = Wx.copy()
+            Wx[np.arange(len(exclude)), exclude] = 0.0
+        return Wx
+
+
+def check_affinity(W):
+    """Validate a precomputed affinity matrix: square, finite, non-negative, symmetric.
+
+    Returns it as CSR with a zero diagonal.  Raises ``ValueError`` naming the defect.
+    """
+    W = sp.csr_matrix(W, dtype=float)
+    n, m = W.shape
+    if n != m:
+        raise ValueError(f"graph='precomputed' needs a square (n, n) affinity matrix, got {W.shape}")
+    if not np.all(np.isfinite(W.data)):
+        raise ValueError("the precomputed affinity matrix has NaN or infinite entries")
+    if W.nnz and W.data.min() < 0:
+        raise ValueError("the precomputed affinity matrix has negative entries")
+    asym = abs(W - W.T)
+    if asym.nnz and asym.max() > 1e-10 * max(1.0, abs(W).max()):
+        raise ValueError("the precomputed affinity matrix is not symmetric")
+    W = W.tolil()
+    W.setdiag(0.0)
+    W = W.tocsr()
+    W.eliminate_zeros()
+    return W
+
+
 def _available(spectrum):
     from sskernels.graph.laplacian import ONE_TOL
 
@@ -135,3 +190,47 @@ def cache_items():
 
 def cache_put(key, graph):
     _CACHE[key] = graph
+
+
+class KNNGraph(BaseEstimator):
+    """The k-NN graph builder that the graph-based learners take as ``graph=``.
+
+    A small parameter object in scikit-learn's style (``get_params`` /
+    ``set_params``), so that ``GridSearchCV`` can tune ``graph__n_neighbors``.
+    ``build(X)`` returns the memoized :class:`Graph` (:func:`get_graph`): the
+    label-independent part of every fit, shared by every split and method.
+
+    n_neighbors : k of the k-NN graph.
+    weights : "hein-maier" (Liu et al. eq. (2)), "heat" or "binary".
+    sigma : width of "heat" weights; None = root mean squared edge length.
+    metric : "euclidean" or "cosine".
+    """
+
+    def __init__(self, n_neighbors=6, weights="hein-maier", sigma=None, metric="euclidean"):
+        self.n_neighbors = n_neighbors
+        self.weights = weights
+        self.sigma = sigma
+        self.metric = metric
+
+    def validate(self):
+        """Raise ``ValueError`` naming the first invalid parameter."""
+        k = self.n_neighbors
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+            raise ValueError(f"graph n_neighbors must be an integer >= 1, got {k!r}")
+        if self.weights not in WEIGHTS:
+            raise ValueError(f"graph weights must be one of {WEIGHTS}, got {self.weights!r}")
+        if self.metric not in METRICS:
+            raise ValueError(f"graph metric must be one of {METRICS}, got {self.metric!r}")
+        if self.sigma is not None and (isinstance(self.sigma, (bool, str))
+                                       or not float(self.sigma) > 0):
+            raise ValueError(f"graph sigma must be None or > 0, got {self.sigma!r}")
+        return self
+
+    def build(self, X):
+        """The :class:`Graph` of ``X`` (memoized by content and parameters)."""
+        self.validate()
+        if X.shape[0] <= self.n_neighbors:
+            raise ValueError(f"a {self.n_neighbors}-NN graph needs more than {self.n_neighbors} "
+                             f"points, got {X.shape[0]}")
+        return get_graph(X, k=self.n_neighbors, weights=self.weights, sigma=self.sigma,
+                         metric=self.metric)

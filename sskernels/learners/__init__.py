@@ -1,11 +1,20 @@
 """Learners, one module per method family, and the registry the CLI and specs use."""
 
-from sskernels.learners.base import UNLABELED, GraphClassifier, check_partial_labels
+from sskernels.learners.base import (
+    UNLABELED,
+    GraphClassifier,
+    GraphSemiSupervisedClassifier,
+    SemiSupervisedClassifier,
+    check_partial_labels,
+)
 from sskernels.learners.deformed import DeformedKernel, SupervisedManifoldRLS
 from sskernels.learners.kernel_machines import KernelSVM
 from sskernels.learners.linear_manifold import LinearLapRLS, LinearLapSVM
 from sskernels.learners.mkl import SimpleMKL
-from sskernels.learners.manifold import LapRLS, LapSVM, OneNN, SVMBaseline, deformed_kernel
+from sskernels.learners.manifold import LapRLS, LapSVM
+from sskernels.learners.selection import SelectOnLabeled
+from sskernels.learners.supervised import OneNN, SVMBaseline
+from sskernels.kernels.deformed import deformed_kernel
 from sskernels.learners.propagation import Consistency, HarmonicFunction
 from sskernels.learners.registry import METHODS, MethodInfo, make_method, method_names
 from sskernels.learners.skl import SpectralKernelLearning, SpectralKernelLearningKTA
@@ -33,5 +42,6 @@ __all__ = [
     "OrderConstrainedSpectralKernel", "FastDecaySpectralKernel", "SpectralKernelLearning",
     "SpectralKernelLearningKTA", "SimpleMKL", "LinearLapRLS", "LinearLapSVM",
     "RegularizedSpectralClustering", "RegularizedLaplacianEigenmaps", "DeformedKernel",
-    "SupervisedManifoldRLS",
+    "SupervisedManifoldRLS", "SelectOnLabeled", "SemiSupervisedClassifier",
+    "GraphSemiSupervisedClassifier",
 ]

@@ -1,34 +1,72 @@
-"""Shared machinery of the graph-based semi-supervised classifiers.
+"""The base classes of every semi-supervised estimator of the package.
 
 Conventions (those of ``sklearn.semi_supervised``): ``fit(X, y)`` with
 ``y == -1`` marking unlabeled points; ``transduction_`` holds the predicted
 label of every training point; ``classes_`` the labels seen; ``predict(X_new)``
 induces labels for new points.  All learners are multi-class: the scores form an
 ``(n, c)`` matrix ``F`` and the label is ``argmax_k F_ik`` (Liu et al., eq. (1)).
+
+What the base does once, for every estimator:
+
+* parameters are checked against the class's ``_parameter_constraints``
+  (scikit-learn's declarative constraints) at the start of ``fit``;
+* ``X`` and ``y`` go through scikit-learn's ``validate_data`` (lists, NaN,
+  infinite values, sparse input, X/y length mismatch, ``n_features_in_``);
+* the partial labels are split into labeled positions and encoded classes;
+  at least two classes must be labeled (one class is no classification
+  problem: a loud error, never a 100 % accuracy);
+* ``fit_report_`` (:class:`~sskernels.solvers.report.FitReport`) is started,
+  so that every solver call, fallback and degenerate case of the fit is recorded.
+
+:class:`GraphSemiSupervisedClassifier` adds the ``graph`` parameter: a
+:class:`~sskernels.graph.KNNGraph` builder (``None``: the class's default
+graph) or ``"precomputed"``, in which case ``fit(W, y)`` takes the (n, n)
+affinity matrix and new points are given by their (s, n) affinities.  The
+label-independent work is the public step :meth:`precompute`: it builds (and
+memoizes) the graph and whatever spectrum the learner needs, and returns the
+:class:`~sskernels.graph.Graph`.
 """
 
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils._param_validation import HasMethods, StrOptions
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
 
-from sskernels.graph import get_graph
+from sskernels.graph import KNNGraph, PrecomputedGraph, check_affinity, fingerprint
+from sskernels.solvers.report import FitReport
 
 UNLABELED = -1
 
 
-def check_partial_labels(y):
+def labeled_mask(y):
+    """Boolean mask of the labeled entries of a partial label vector (``-1`` = unlabeled)."""
+    y = np.asarray(y)
+    if y.dtype.kind in "OUS":
+        return np.array([not (isinstance(v, (int, np.integer, float, np.floating))
+                              and v == UNLABELED) and v != str(UNLABELED) for v in y.ravel()])
+    return y != UNLABELED
+
+
+def check_partial_labels(y, min_classes=2):
     """Split partial labels into ``(classes, labeled_idx, y_enc)``.
 
     ``y_enc`` are the labeled points' classes encoded as ``0..c-1``.  Raises
-    ``ValueError`` when no point is labeled.
+    ``ValueError`` when no point is labeled, or when fewer than ``min_classes``
+    classes are labeled.
     """
     y = np.asarray(y)
-    labeled = np.flatnonzero(y != UNLABELED)
+    labeled = np.flatnonzero(labeled_mask(y))
     if labeled.size == 0:
         raise ValueError("no labeled point: every entry of y is -1")
     classes, y_enc = np.unique(y[labeled], return_inverse=True)
+    if classes.size < min_classes:
+        raise ValueError(f"semi-supervised classification needs at least {min_classes} classes "
+                         f"among the labeled points; got {classes.size} class "
+                         f"({classes.tolist()!r})")
     return classes, labeled, y_enc
 
 
@@ -39,42 +77,177 @@ def indicator(y_enc, n_classes):
     return C
 
 
-class GraphParams:
-    """Parameters of the k-NN graph shared by the graph-based learners.
+def ovr_targets(y_enc, n_classes):
+    """One-vs-rest targets in {-1, +1}: (l,) for two classes (+1 = class 1), else (l, c)."""
+    if n_classes == 2:
+        return np.where(y_enc == 1, 1.0, -1.0)
+    T = -np.ones((y_enc.size, n_classes))
+    T[np.arange(y_enc.size), y_enc] = 1.0
+    return T
 
-    n_neighbors : k of the k-NN graph (Liu et al. use k = 6 on UCI).
-    weights : "hein-maier" (Liu eq. (2)), "heat" or "binary".
-    sigma : width of "heat" weights; None = root mean squared edge length.
-    metric : "euclidean" or "cosine".
+
+def as_scores(F):
+    """(n,) binary decision values -> (n, 2) scores ``[-f, f]``; (n, c) unchanged."""
+    F = np.asarray(F)
+    return np.column_stack([-F, F]) if F.ndim == 1 else F
+
+
+class SemiSupervisedClassifier(ClassifierMixin, BaseEstimator):
+    """Base of every semi-supervised classifier: validation, labels, the fit report.
+
+    Subclasses call :meth:`_fit_start` first in ``fit`` and :meth:`_check_X`
+    first in ``predict`` / ``decision_function``.  ``accept_sparse`` (class
+    attribute) says whether the learner takes sparse ``X``.
     """
 
-    def _graph(self, X):
-        return get_graph(X, k=self.n_neighbors, weights=self.weights,
-                         sigma=self.sigma, metric=self.metric)
+    _parameter_constraints: dict = {}
+    #: parameters selected by default in specs: name -> (grid, preference[, unless])
+    #: (see :mod:`sskernels.learners.selection`)
+    _selection: dict = {}
+    accept_sparse = ("csr", "csc")
+
+    def _fit_start(self, X, y, min_classes=2):
+        """Validate parameters and data; set ``classes_``, ``labeled_``, ``fit_report_``.
+
+        Returns ``(X, labeled, y_enc)``.
+        """
+        self._validate_params()
+        X, y = validate_data(self, X, y, accept_sparse=self.accept_sparse, dtype=np.float64,
+                             y_numeric=False, ensure_min_samples=2)
+        labeled = labeled_mask(y)
+        if labeled.any():
+            check_classification_targets(np.asarray(y)[labeled])
+        classes, labeled, y_enc = check_partial_labels(y, min_classes=min_classes)
+        self.classes_, self.labeled_ = classes, labeled
+        self.fit_report_ = FitReport()
+        return X, labeled, y_enc
+
+    def _note_constant_prediction(self, transduction):
+        """Record a fit that gives every unlabeled point one class (a degenerate answer).
+
+        Judged on the unlabeled points: a fit that only reproduces the labeled
+        points and predicts one class elsewhere is caught too.
+        """
+        unl = np.setdiff1d(np.arange(len(transduction)), self.labeled_)
+        if unl.size > 1 and np.unique(np.asarray(transduction)[unl]).size == 1:
+            self.fit_report_.note("degenerate", f"constant prediction: every unlabeled point "
+                                  f"gets class {np.asarray(transduction)[unl][0].item()!r}")
+
+    def _check_X(self, X):
+        check_is_fitted(self, "classes_")
+        return validate_data(self, X, accept_sparse=self.accept_sparse, dtype=np.float64,
+                             reset=False)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = bool(self.accept_sparse)
+        return tags
+
+    def predict(self, X):
+        """Labels of new points: the class of the largest decision value."""
+        check_is_fitted(self, "classes_")
+        return self.classes_[np.argmax(as_scores(self.decision_function(X)), axis=1)]
 
 
-class GraphClassifier(GraphParams, ClassifierMixin, BaseEstimator):
-    """Base class: subclasses implement ``_scores(graph, labeled, C_L)`` -> ``(n, c)`` scores."""
+class GraphSemiSupervisedClassifier(SemiSupervisedClassifier):
+    """Base of the graph-based classifiers: the ``graph`` parameter and :meth:`precompute`.
+
+    ``graph`` : a :class:`~sskernels.graph.KNNGraph` (k, weights, sigma, metric),
+    ``None`` for the class's default graph (``_default_graph``), or
+    ``"precomputed"``: ``X`` is then the (n, n) affinity matrix of the training
+    points and, in ``predict``, the (s, n) affinities of new points to them.
+    Learners that need the features themselves (an RBF kernel on ``X``) set
+    ``_needs_features = True`` and refuse ``"precomputed"``.
+    """
+
+    _parameter_constraints: dict = {
+        "graph": [None, StrOptions({"precomputed"}), HasMethods(["build"])],
+    }
+    _default_graph: dict = {"n_neighbors": 6, "weights": "hein-maier"}
+    _needs_features = False
+
+    @property
+    def _precomputed(self):
+        return isinstance(self.graph, str) and self.graph == "precomputed"
+
+    def graph_builder(self):
+        """The :class:`~sskernels.graph.KNNGraph` this estimator builds its graph with."""
+        return KNNGraph(**self._default_graph) if self.graph is None else self.graph
+
+    def _fit_start(self, X, y, min_classes=2):
+        if self._precomputed and self._needs_features:
+            raise ValueError(f"{type(self).__name__} needs the features X (its kernel is "
+                             "computed on them): graph='precomputed' is not supported")
+        if self._precomputed and not sp.issparse(X):
+            X = np.asarray(X, dtype=float) if not hasattr(X, "shape") else X
+        X, labeled, y_enc = super()._fit_start(X, y, min_classes=min_classes)
+        return X, labeled, y_enc
+
+    def precompute(self, X):
+        """Build (memoized) the graph of ``X`` and the spectrum this learner needs.
+
+        This is the label-independent part of ``fit``: the runner calls it once
+        per data set before the splits; ``fit`` then finds it in the cache.
+        Returns the :class:`~sskernels.graph.Graph`.
+        """
+        graph = self._build_graph(X)
+        self._precompute_graph(graph)
+        return graph
+
+    def _build_graph(self, X):
+        if self._precomputed:
+            return _precomputed_graph(X)
+        return self.graph_builder().build(X)
+
+    def _precompute_graph(self, graph):
+        """Hook: label-independent work on the graph (e.g. a spectrum); default none."""
+
+    def _induced(self, X):
+        """Validated new points: features, or (s, n) affinities with a precomputed graph."""
+        check_is_fitted(self, "classes_")
+        if self._precomputed:
+            return X
+        return self._check_X(X)
+
+
+_PRECOMPUTED: dict = {}
+
+
+def _precomputed_graph(W):
+    """A :class:`PrecomputedGraph` for ``W``, memoized by content (spectra are reused)."""
+    key = fingerprint(W if sp.issparse(W) else np.ascontiguousarray(W))
+    g = _PRECOMPUTED.get(key)
+    if g is None:
+        g = PrecomputedGraph(check_affinity(W))
+        _PRECOMPUTED.clear()  # keep one: a precomputed graph is the user's, not a data set's
+        _PRECOMPUTED[key] = g
+    return g
+
+
+class GraphClassifier(GraphSemiSupervisedClassifier):
+    """A graph classifier by scores: subclasses implement ``_scores(graph, labeled, C_L)``.
+
+    ``_scores`` returns the ``(n, c)`` score matrix of the training points;
+    ``_induce(X)`` the scores of new points (out-of-sample rule).
+    """
 
     def fit(self, X, y):
-        classes, labeled, y_enc = check_partial_labels(y)
-        self.classes_ = classes
-        self.labeled_ = labeled
+        X, labeled, y_enc = self._fit_start(X, y)
         self.X_fit_ = X
-        graph = self._graph(X)
+        graph = self._build_graph(X)
         self.graph_ = graph
-        F = self._scores(graph, labeled, indicator(y_enc, classes.size))
+        F = self._scores(graph, labeled, indicator(y_enc, self.classes_.size))
         self.scores_ = F
-        self.transduction_ = classes[np.argmax(F, axis=1)]
+        self.transduction_ = self.classes_[np.argmax(F, axis=1)]
+        self._note_constant_prediction(self.transduction_)
         return self
 
     def decision_function(self, X):
+        """Scores of new points: (s, c), or (s,) ``F_1 - F_0`` for two classes
+        (scikit-learn's convention: positive means ``classes_[1]``)."""
         check_is_fitted(self, "scores_")
-        return self._induce(X)
-
-    def predict(self, X):
-        """Labels of new points through the method's out-of-sample rule."""
-        return self.classes_[np.argmax(self.decision_function(X), axis=1)]
+        F = self._induce(self._induced(X))
+        return F[:, 1] - F[:, 0] if F.shape[1] == 2 else F
 
     def _induce(self, X):  # pragma: no cover - overridden
         raise NotImplementedError(f"{type(self).__name__} is transductive only")

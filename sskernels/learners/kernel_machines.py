@@ -1,117 +1,243 @@
 """Kernel machines on learned kernels: "TSK+SVM", "OSK+SVM", "DSK+SVM" (Liu et al., Sec. 5).
 
-A kernel learner (any registered method exposing ``kernel_`` and
-``kernel(A, B)``) is fitted on all points with the partial labels; an SVM is
-then trained on the labeled block of the learned kernel and predicts the
-unlabeled points from their rows of it, and unseen points through the kernel
-learner's out-of-sample extension (for TSK, Liu et al. eq. (17)-(19)).
+A kernel learner — any estimator with ``fit``, ``kernel_`` and ``kernel(A, B)``:
+a :class:`~sskernels.learners.spectral.TransductiveSpectralKernel`, an OSK, a
+DSK, or a :class:`~sskernels.learners.selection.SelectOnLabeled` wrapper of one
+(e.g. TSK with beta selected) — is fitted on all points with the partial
+labels; an SVM is then trained on the labeled block of the learned kernel
+``K_LL`` and predicts the unlabeled points from their rows ``K_UL``, and unseen
+points through the kernel learner's out-of-sample extension (for TSK, Liu et
+al. eq. (16)-(19)).
 
 Choices the paper leaves open, made here:
 
 * the kernel is scaled to unit mean diagonal before the SVM, so that one C
   grid fits every learner (a positive scaling does not change the kernel's
-  geometry, only the meaning of C);
-* C is selected by ``C_folds``-fold cross-validation on the labeled points
-  only, with the learned kernel held fixed; multi-class by scikit-learn's
-  one-vs-one ``SVC``.
+  geometry, only the meaning of C); a kernel with a zero diagonal is used
+  unscaled and reported as degenerate;
+* C: ``C = 1`` when used directly (scikit-learn's SVC default); the
+  ``kernel-svm`` method selects it (:attr:`KernelSVM._selection`) over
+  :data:`C_GRID` by 5-fold cross-validation on the labeled points only, ties
+  to the SMALLEST C, with the learned kernel held FIXED: the kernel learner is
+  fitted once with all labels and only the SVM is cross-validated on ``K_LL``
+  (:meth:`KernelSVM._fold_predictor`);
+* multi-class by scikit-learn's one-vs-one ``SVC`` (libsvm);
+* the kernel learner is fitted with the labels encoded ``0..c-1`` (``-1`` for
+  unlabeled points): kernel learners depend on the partition of the labeled
+  points only, and the same encoding lets the final fit reuse the fit of the
+  C selection (memoized by content of ``X``, the labels and the learner's
+  parameters: :func:`_fitted_learner`).
 """
 
 from __future__ import annotations
 
+import re
+from collections import OrderedDict
+from numbers import Real
+
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+from joblib import hash as joblib_hash
+from sklearn.base import clone
 from sklearn.svm import SVC
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils._param_validation import HasMethods, Interval
+from sklearn.utils.validation import check_array, check_is_fitted
 
-from sskernels.learners.base import check_partial_labels
-from sskernels.learners.selection import select_on_labeled
+from sskernels.graph import fingerprint
+from sskernels.learners.base import UNLABELED, SemiSupervisedClassifier
+from sskernels.solvers.report import SolveInfo
 
-GRAPH_PARAMS = ("n_neighbors", "weights", "sigma", "metric")
+#: the SVM's C grid (selected with ties to the smallest C)
+C_GRID = (1e-2, 1e-1, 1.0, 10.0, 100.0, 1000.0)
 
 
-class KernelSVM(ClassifierMixin, BaseEstimator):
+class KernelSVM(SemiSupervisedClassifier):
     """An SVM on the labeled block of a kernel learned from labeled and unlabeled points.
+
+    Liu et al. (2009), Sec. 5: "TSK+SVM" etc. — the learned kernel's labeled
+    block trains a standard SVM.
 
     Parameters
     ----------
-    kernel : name of a registered kernel learner ("tsk", "rsk", "osk", "dsk", ...).
-    kernel_params : its parameters (a mapping).
-    n_neighbors, weights, sigma, metric : graph parameters, passed to the kernel
-        learner when it takes them (the spec's ``graph`` section lands here).
-    C : the SVM's C, or "auto" (selected from ``C_grid`` on the labeled points).
+    kernel_learner : an unfitted estimator with ``fit``, ``kernel_`` and
+        ``kernel(A, B)`` (it is cloned).  ``None``: ``TransductiveSpectralKernel()``
+        (its defaults: k = 6 graph, m = 10, eta = 2, beta = 1).  Nested
+        parameters are tunable: ``set_params(kernel_learner__eta=3)``,
+        ``GridSearchCV(..., {"kernel_learner__beta": [...]})``.
+    C : the SVM's C (> 0).
+
+    In a spec (``name: kernel-svm``), ``kernel: tsk`` and ``kernel_params: {...}``
+    name the kernel learner and its spec parameters (``beta: auto`` selects beta
+    in a nested :class:`~sskernels.learners.selection.SelectOnLabeled`); the
+    spec's graph applies to it (:meth:`_spec_params`).
+
+    Fitted attributes: ``learner_`` (the fitted kernel learner),
+    ``kernel_scale_`` (mean diagonal of its kernel), ``C_``, ``svc_``,
+    ``classes_``, ``labeled_``, ``transduction_``, ``fit_report_`` (the kernel
+    learner's report merged with the prefix ``"kernel: "``, plus ``libsvm``).
     """
 
-    def __init__(self, kernel="tsk", kernel_params=None, n_neighbors=6, weights="hein-maier",
-                 sigma=None, metric="euclidean", C="auto",
-                 C_grid=(1e-2, 1e-1, 1.0, 10.0, 100.0, 1000.0), C_folds=5, random_state=0):
-        self.kernel = kernel
-        self.kernel_params = kernel_params
-        self.n_neighbors = n_neighbors
-        self.weights = weights
-        self.sigma = sigma
-        self.metric = metric
+    _parameter_constraints = {
+        "kernel_learner": [None, HasMethods(["fit", "kernel"])],
+        "C": [Interval(Real, 0, None, closed="neither")],
+    }
+    _selection = {"C": (C_GRID, "smallest")}
+    #: spec parameters that :meth:`_spec_params` turns into ``kernel_learner``
+    _spec_keys = ("kernel", "kernel_params")
+
+    def __init__(self, kernel_learner=None, C=1.0):
+        self.kernel_learner = kernel_learner
         self.C = C
-        self.C_grid = C_grid
-        self.C_folds = C_folds
-        self.random_state = random_state
 
-    def _make_learner(self):
-        from sskernels.learners.registry import make_method
+    @staticmethod
+    def _spec_params(params, make_method, graph_given):
+        """Spec ``kernel`` + ``kernel_params`` -> ``kernel_learner=make_method(kernel, ...)``.
 
-        learner = make_method(self.kernel)
-        accepted = learner.get_params(deep=False)
-        params = {k: getattr(self, k) for k in GRAPH_PARAMS if k in accepted}
-        for key, value in (self.kernel_params or {}).items():
-            if key not in accepted:
-                raise ValueError(f"kernel_params.{key} is not a parameter of {self.kernel} "
-                                 f"({', '.join(sorted(accepted))})")
-            params[key] = value
+        The spec's graph keys go to the kernel learner when its method uses the
+        graph (else only those its constructor takes).  Unknown kernel
+        parameters and methods without a kernel are refused with a ValueError.
+        """
+        from sskernels.learners.registry import get_method
+
+        params = dict(params)
+        if "kernel_learner" in params:
+            return params
+        name = params.pop("kernel", "tsk")
+        kernel_params = dict(params.pop("kernel_params", None) or {})
+        info = get_method(name)
+        graph = dict(graph_given)
+        if not info.uses_graph:
+            cls = getattr(info.factory, "cls", None)
+            try:
+                accepted = set(cls().get_params(deep=False)) if cls is not None else set()
+            except TypeError:
+                accepted = set()
+            graph = {k: v for k, v in graph.items() if k in accepted}
+        try:
+            learner = make_method(name, **{**graph, **kernel_params})
+        except TypeError as exc:
+            bad = re.search(r"unexpected keyword argument '(\w+)'", str(exc))
+            cls = getattr(info.factory, "cls", None)
+            known = ", ".join(sorted(cls().get_params(deep=False))) if cls is not None else ""
+            what = f"kernel_params.{bad.group(1)}" if bad else "kernel_params"
+            raise ValueError(f"{what} is not a parameter of {name} ({known})") from None
         if not hasattr(learner, "kernel"):
-            raise ValueError(f"{self.kernel} does not learn a kernel")
-        return learner.set_params(**params)
+            raise ValueError(f"kernel-svm: {name} does not learn a kernel")
+        params["kernel_learner"] = learner
+        return params
+
+    def _learner_template(self):
+        if self.kernel_learner is None:
+            from sskernels.learners.spectral import TransductiveSpectralKernel
+
+            return TransductiveSpectralKernel()
+        return self.kernel_learner
+
+    def precompute(self, X):
+        """The kernel learner's label-independent work (its graph and spectrum), if any."""
+        pre = getattr(self._learner_template(), "precompute", None)
+        return pre(X) if pre is not None else None
+
+    def _learned_kernel(self, X, labeled, y_enc):
+        """The fitted kernel learner and its kernel scaled to unit mean diagonal."""
+        learner = _fitted_learner(self._learner_template(), X, labeled, y_enc)
+        K = np.asarray(learner.kernel_, dtype=float)
+        scale = float(np.mean(np.diag(K)))
+        return learner, K / (scale if scale > 0 else 1.0), scale
+
+    def _fold_predictor(self, X, labeled, y_enc, keys):
+        """C candidates share one kernel-learner fit (all labels); folds refit only the SVM."""
+        if set(keys) != {"C"}:
+            return None
+        self._validate_params()
+        X = check_array(X, accept_sparse=self.accept_sparse, dtype=np.float64)
+        _, K, _ = self._learned_kernel(X, labeled, y_enc)
+        K_LL = K[np.ix_(labeled, labeled)]
+
+        def predict(params, train, test):
+            if np.unique(y_enc[train]).size < 2:
+                return np.full(test.size, y_enc[train][0])
+            svc = SVC(kernel="precomputed", C=params["C"]).fit(K_LL[np.ix_(train, train)],
+                                                                y_enc[train])
+            return svc.predict(K_LL[np.ix_(test, train)])
+
+        return predict
 
     def fit(self, X, y):
-        classes, labeled, y_enc = check_partial_labels(y)
-        self.classes_, self.labeled_ = classes, labeled
-        self.learner_ = self._make_learner().fit(X, y)
-        # the learner's classes are the same labels, encoded the same way (np.unique)
-        K = np.asarray(self.learner_.kernel_)
-        scale = float(np.mean(np.diag(K)))
+        X, labeled, y_enc = self._fit_start(X, y)
+        learner, K, scale = self._learned_kernel(X, labeled, y_enc)
+        self.learner_ = learner
+        self.fit_report_.merge(getattr(learner, "fit_report_", None), prefix="kernel: ")
+        if not scale > 0:
+            self.fit_report_.note("degenerate", "the learned kernel has a zero diagonal "
+                                  f"(mean {scale:g}): SVM on the unscaled kernel")
         self.kernel_scale_ = scale if scale > 0 else 1.0
-        K = K / self.kernel_scale_
         K_L = K[:, labeled]
-        C = self.C
-        if isinstance(C, str):
-            if C != "auto":
-                raise ValueError(f"C must be a positive number or 'auto', got {C!r}")
-            K_LL = K_L[labeled]
-
-            def predict_fold(c, train, test):
-                if np.unique(y_enc[train]).size < 2:
-                    return np.full(test.size, y_enc[train][0])
-                svc = SVC(kernel="precomputed", C=c).fit(K_LL[np.ix_(train, train)], y_enc[train])
-                return svc.predict(K_LL[np.ix_(test, train)])
-
-            C, self.C_scores_ = select_on_labeled(list(self.C_grid), predict_fold, y_enc,
-                                                  n_folds=self.C_folds,
-                                                  random_state=self.random_state, prefer="first")
-        if not C > 0:
-            raise ValueError(f"C must be > 0, got {C}")
-        self.C_ = float(C)
+        self.C_ = float(self.C)
         self.svc_ = SVC(kernel="precomputed", C=self.C_).fit(K_L[labeled], y_enc)
-        self.transduction_ = classes[self.svc_.predict(K_L)]
+        self.fit_report_.add(SolveInfo("libsvm"))
+        self.transduction_ = self.classes_[self.svc_.predict(K_L)]
+        self._note_constant_prediction(self.transduction_)
         return self
 
     @property
     def kernel_(self):
-        return self.learner_.kernel_ / self.kernel_scale_
+        """The learned kernel on the training points, scaled as the SVM sees it."""
+        check_is_fitted(self, "learner_")
+        return np.asarray(self.learner_.kernel_) / self.kernel_scale_
+
+    def kernel(self, A=None, B=None):
+        """The learned kernel between point sets (the learner's extension), scaled."""
+        check_is_fitted(self, "learner_")
+        A = None if A is None else self._check_X(A)
+        B = None if B is None else self._check_X(B)
+        return np.asarray(self.learner_.kernel(A, B)) / self.kernel_scale_
+
+    def _K_xL(self, X):
+        check_is_fitted(self, "svc_")
+        K = np.asarray(self.learner_.kernel(self._check_X(X), None))
+        return K[:, self.labeled_] / self.kernel_scale_
 
     def decision_function(self, X):
-        check_is_fitted(self, "svc_")
-        K_xL = self.learner_.kernel(X, None)[:, self.labeled_] / self.kernel_scale_
+        """The SVM's decision values on the learned kernel's rows ``K(x, X_L)``."""
+        K_xL = self._K_xL(X)
         return self.svc_.decision_function(K_xL)
 
     def predict(self, X):
-        check_is_fitted(self, "svc_")
-        K_xL = self.learner_.kernel(X, None)[:, self.labeled_] / self.kernel_scale_
+        """Labels of new points: libsvm's one-vs-one vote on ``K(x, X_L)``."""
+        K_xL = self._K_xL(X)
         return self.classes_[self.svc_.predict(K_xL)]
+
+
+#: fitted kernel learners, by (data, labels, learner parameters); a few entries
+_FITTED: OrderedDict = OrderedDict()
+_FITTED_SIZE = 2
+
+
+def _fitted_learner(template, X, labeled, y_enc):
+    """``clone(template)`` fitted on ``X`` with the encoded partial labels (memoized).
+
+    The C selection fits the kernel learner once with all labels; the final
+    fit of the selected SVM then finds the same fit here instead of redoing it
+    (for TSK with beta selected: the whole beta cross-validation).  The key is
+    the content of ``X``, the labeled positions, their encoded classes and a
+    hash of the learner's (unfitted) parameters.
+    """
+    learner = clone(template)
+    key = (fingerprint(X), fingerprint(np.asarray(labeled)), fingerprint(np.asarray(y_enc)),
+           joblib_hash(learner))
+    hit = _FITTED.get(key)
+    if hit is not None:
+        _FITTED.move_to_end(key)
+        return hit
+    y_fit = np.full(X.shape[0], UNLABELED, dtype=int)
+    y_fit[labeled] = y_enc
+    learner.fit(X, y_fit)
+    _FITTED[key] = learner
+    while len(_FITTED) > _FITTED_SIZE:
+        _FITTED.popitem(last=False)
+    return learner
+
+
+def clear_cache():
+    """Forget the memoized kernel-learner fits."""
+    _FITTED.clear()

@@ -15,6 +15,10 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 from scipy.sparse.linalg import splu
 
+from numbers import Real
+
+from sklearn.utils._param_validation import Interval
+
 from sskernels.learners.base import GraphClassifier
 
 
@@ -32,12 +36,11 @@ class HarmonicFunction(GraphClassifier):
     (the induction formula of Delalleau, Bengio & Le Roux, AISTATS 2005).
     """
 
-    def __init__(self, n_neighbors=6, weights="hein-maier", sigma=None, metric="euclidean",
-                 class_mass_normalization=False):
-        self.n_neighbors = n_neighbors
-        self.weights = weights
-        self.sigma = sigma
-        self.metric = metric
+    _parameter_constraints = {**GraphClassifier._parameter_constraints,
+                              "class_mass_normalization": ["boolean"]}
+
+    def __init__(self, graph=None, class_mass_normalization=False):
+        self.graph = graph
         self.class_mass_normalization = class_mass_normalization
 
     def _scores(self, graph, labeled, C_L):
@@ -56,6 +59,9 @@ class HarmonicFunction(GraphClassifier):
                 rhs = -(L[solve][:, labeled] @ C_L)
                 F[solve] = splu(L_UU).solve(np.asarray(rhs))
             F[orphan] = prior
+            if orphan.size:
+                self.fit_report_.note("degenerate", f"{orphan.size} points in graph components "
+                                      "without a labeled point: labeled class frequencies")
             if self.class_mass_normalization:
                 mass = F[unl].sum(axis=0)
                 F[unl] = F[unl] * (prior / np.where(mass > 0, mass, 1.0))
@@ -75,22 +81,28 @@ class Consistency(GraphClassifier):
     no label: ``f(x) = alpha sum_i W(x, x_i) / sqrt(D_xx D_ii) F_i``.
     """
 
-    def __init__(self, n_neighbors=6, weights="hein-maier", sigma=None, metric="euclidean",
-                 alpha=0.99):
-        self.n_neighbors = n_neighbors
-        self.weights = weights
-        self.sigma = sigma
-        self.metric = metric
+    _parameter_constraints = {**GraphClassifier._parameter_constraints,
+                              "alpha": [Interval(Real, 0, 1, closed="neither")]}
+
+    def __init__(self, graph=None, alpha=0.99):
+        self.graph = graph
         self.alpha = alpha
 
     def _scores(self, graph, labeled, C_L):
-        if not 0.0 < self.alpha < 1.0:
-            raise ValueError(f"alpha must be in (0, 1), got {self.alpha}")
         n = graph.n
         C = np.zeros((n, C_L.shape[1]))
         C[labeled] = C_L
         A = (sp.identity(n, format="csc") - self.alpha * graph.S).tocsc()
-        return (1.0 - self.alpha) * splu(A).solve(C)
+        F = (1.0 - self.alpha) * splu(A).solve(C)
+        # points of components without a labeled point have F = 0 (argmax would say class 0):
+        # they get the labeled class frequencies, as in the harmonic function
+        _, comp = connected_components(graph.W, directed=False)
+        orphan = np.flatnonzero(~np.isin(comp, comp[labeled]))
+        if orphan.size:
+            F[orphan] = C_L.mean(axis=0)
+            self.fit_report_.note("degenerate", f"{orphan.size} points in graph components "
+                                  "without a labeled point: labeled class frequencies")
+        return F
 
     def _induce(self, X):
         return self.alpha * (self.graph_.induced_normalized(X) @ self.scores_)

@@ -30,14 +30,20 @@ def _sk(cls_name):
     return make
 
 
-def _lazy(module, cls_name):
-    def make(**params):
+class _lazy:
+    """A factory that imports its class on first use (keeps ``sskernels --help`` fast)."""
+
+    def __init__(self, module, cls_name):
+        self.module, self.cls_name, self.__name__ = module, cls_name, cls_name
+
+    @property
+    def cls(self):
         import importlib
 
-        return getattr(importlib.import_module(module), cls_name)(**params)
+        return getattr(importlib.import_module(self.module), self.cls_name)
 
-    make.__name__ = cls_name
-    return make
+    def __call__(self, **params):
+        return self.cls(**params)
 
 
 _P = "sskernels.learners."
@@ -90,10 +96,10 @@ METHODS = {m.name: m for m in [
                "Sindhwani, Belkin & Niyogi (Sec. 11.3.3)",
                "eq. (11.14): RLS with one intrinsic term per class (labeled points only)", True,
                "supervised manifold regularization"),
-    MethodInfo("svm", _lazy(_P + "manifold", "SVMBaseline"), "supervised baseline",
+    MethodInfo("svm", _lazy(_P + "supervised", "SVMBaseline"), "supervised baseline",
                "RBF SVC on the labeled points, width/C by CV on them", True,
                "supervised SVM (labeled points only)", uses_graph=False),
-    MethodInfo("1nn", _lazy(_P + "manifold", "OneNN"), "supervised baseline",
+    MethodInfo("1nn", _lazy(_P + "supervised", "OneNN"), "supervised baseline",
                "1-nearest neighbour on the labeled points", True,
                "1-NN (labeled points only)", uses_graph=False),
     MethodInfo("simplemkl", _lazy(_P + "mkl", "SimpleMKL"),
@@ -126,6 +132,99 @@ def get_method(name):
             f"unknown method {name!r}; known methods: {', '.join(method_names())}") from None
 
 
+#: graph parameters of a spec (``graph:`` section), turned into ``graph=KNNGraph(...)``
+GRAPH_KEYS = ("n_neighbors", "weights", "sigma", "metric")
+#: spec parameters of the model-selection wrapper (old names on the right map to new ones)
+WRAPPER_KEYS = {"n_folds": "n_folds", "cv_folds": "n_folds", "beta_folds": "n_folds",
+                "C_folds": "n_folds", "cv_protocol": "protocol", "protocol": "protocol"}
+_PROTOCOL_NAMES = {"standard": "kfold", "kfold": "kfold", "one-fold-labeled": "one-fold-labeled"}
+
+
 def make_method(name, **params):
-    """An unfitted estimator for a registered method name."""
-    return get_method(name).factory(**params)
+    """An unfitted estimator for a registered method name and a spec's parameters.
+
+    The spec's parameters map onto one estimator and, where a parameter is
+    selected, the model-selection wrapper
+    (:class:`~sskernels.learners.selection.SelectOnLabeled`):
+
+    * ``n_neighbors``, ``weights``, ``sigma``, ``metric`` -> ``graph=KNNGraph(...)``
+      for estimators that take a graph (ignored by the others);
+    * ``P: auto`` -> select P over the method's default grid (its class's
+      ``_selection``); for a parameter without a grid, ``auto`` means the
+      estimator's default (and switches on a selection it disables, e.g. the
+      width scale when ``kernel_width`` is not fixed);
+    * ``P_grid: [...]`` or ``P: [...]`` (P selectable) -> select P over that grid,
+      put in the method's preference order;
+    * a parameter in the class's ``_selection`` that the spec does not set is
+      selected over its default grid (the paper's choices recorded there);
+    * ``n_folds`` (old: ``cv_folds``, ``beta_folds``, ``C_folds``), ``cv_protocol``
+      (``standard`` = ``kfold``, ``one-fold-labeled``), ``random_state`` -> the wrapper;
+    * a class may define ``_spec_params(params, make_method, graph_given)`` to map nested
+      specs (``kernel-svm``: ``kernel`` + ``kernel_params`` -> ``kernel_learner``).
+    """
+    from sskernels.learners.selection import SelectOnLabeled, default_grid, ordered_grid
+
+    factory = get_method(name).factory
+    cls = getattr(factory, "cls", None)
+    if cls is None:  # scikit-learn peers: parameters as given
+        return factory(**params)
+    from sskernels.learners.base import SemiSupervisedClassifier
+
+    if not issubclass(cls, SemiSupervisedClassifier):  # a foreign estimator: params as given
+        return factory(**params)
+    params = dict(params)
+    accepted = set(cls().get_params(deep=False)) if _default_constructible(cls) else set()
+    graph_given = {k: params.pop(k) for k in GRAPH_KEYS if k in params}
+    if "graph" in accepted and "graph" not in params:
+        from sskernels.graph import KNNGraph
+
+        default = dict(getattr(cls, "_default_graph", {}))
+        params["graph"] = KNNGraph(**{**default, **graph_given})
+    hook = getattr(cls, "_spec_params", None)
+    if hook is not None:
+        params = hook(params, make_method, graph_given)
+    wrapper = {"random_state": params.get("random_state", 0)}
+    if "random_state" in params and "random_state" not in accepted:
+        params.pop("random_state")
+    for key in [k for k in params if k in WRAPPER_KEYS]:
+        value = params.pop(key)
+        if WRAPPER_KEYS[key] == "protocol":
+            if value not in _PROTOCOL_NAMES:
+                raise ValueError(f"cv_protocol must be one of {sorted(_PROTOCOL_NAMES)}, "
+                                 f"got {value!r}")
+            value = _PROTOCOL_NAMES[value]
+        wrapper[WRAPPER_KEYS[key]] = value
+    selection = getattr(cls, "_selection", {})
+    grid = {}
+    for key in list(params):
+        if key.endswith("_grid") and key[:-5] in selection:
+            grid[key[:-5]] = list(params.pop(key))
+    for key in list(params):
+        value = params[key]
+        if isinstance(value, str) and value == "auto":
+            params.pop(key)
+            if key in selection and key not in grid:
+                grid[key] = list(selection[key][0])
+        elif key in selection and isinstance(value, (list, tuple)):
+            grid[key] = list(params.pop(key))
+        elif key in grid:  # a fixed value wins over a grid given beside it
+            grid.pop(key)
+    for key, values in default_grid(cls, params).items():
+        grid.setdefault(key, values)
+    est = cls(**params)
+    grid = ordered_grid(est, grid)
+    fixed = {k: v[0] for k, v in grid.items() if len(v) == 1}
+    if fixed:
+        est.set_params(**fixed)
+    grid = {k: v for k, v in grid.items() if len(v) > 1}
+    if not grid:
+        return est
+    return SelectOnLabeled(est, grid, **wrapper)
+
+
+def _default_constructible(cls):
+    import inspect
+
+    sig = inspect.signature(cls.__init__)
+    return all(p.default is not inspect.Parameter.empty for n, p in sig.parameters.items()
+               if n != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD))

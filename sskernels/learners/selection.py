@@ -1,15 +1,52 @@
-"""Hyper-parameter selection on the labeled points only.
+"""Hyper-parameter selection on the labeled points only: one wrapper, one tie rule.
 
-The unlabeled points' labels are never looked at: a candidate value is scored
-by cross-validation over the labeled points, where each fold's points are
-hidden (treated as unlabeled) while the model is fitted on the others, and the
-fold's predictions are compared with its hidden labels.
+:class:`SelectOnLabeled` wraps any estimator of the package and a grid of its
+parameters.  The unlabeled points' labels are never looked at: a candidate is
+scored by cross-validation over the labeled points, where each fold's labels
+are hidden (its points stay in the data as unlabeled points) while the model is
+fitted with the others, and the fold's predicted labels are compared with its
+hidden labels.  Two protocols:
+
+* ``"kfold"`` — fit on all folds but one, validate on it (the usual k-fold);
+* ``"one-fold-labeled"`` — fit on one fold, validate on the others: Mao &
+  Tsang, Sec. 5.2, "only one fold is used for labeled examples, and the rest
+  is the validation set".
+
+The score of a candidate is the accuracy pooled over all validation points.
+
+**The one tie rule.**  Candidates are the product of the grid's value lists in
+the order given — the first parameter varies slowest, each list in its given
+order — and among candidates with the best score the *first* wins.  So a grid
+states its preference by its order: the method's default grids (the
+``_selection`` attribute of each estimator class) list every parameter's
+values most-preferred first and its parameters most-important first, and
+:func:`ordered_grid` puts a user's grid in the same preference order.
+
+**Speed.**  An estimator may offer ``_fold_predictor(X, labeled, y_enc, keys)``
+returning ``predict(params, train, test)`` (or None when it cannot handle the
+grid's parameter names ``keys``) — encoded predictions of the
+labeled points at positions ``test`` after fitting with the labels at
+positions ``train`` only — that shares label-independent work between folds
+and candidates (a deformation basis, a spectrum).  It must equal the generic
+rule (clone, set the parameters, fit with the fold hidden, read
+``transduction_``); without it the generic rule runs.
 """
 
 from __future__ import annotations
 
+import itertools
+from numbers import Integral
+
 import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.model_selection import KFold, StratifiedKFold
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d
+
+from sskernels.learners.base import UNLABELED, check_partial_labels
+from sskernels.solvers.report import FitReport
+
+PROTOCOLS = ("kfold", "one-fold-labeled")
 
 
 def labeled_folds(y_enc, n_folds=5, random_state=0):
@@ -28,31 +65,249 @@ def labeled_folds(y_enc, n_folds=5, random_state=0):
     return [test for _, test in cv.split(np.zeros(n))]
 
 
-def select_on_labeled(candidates, predict_fold, y_enc, n_folds=5, random_state=0,
-                      prefer="last", reverse=False):
-    """Pick the candidate with the best cross-validated accuracy on the labeled points.
+def candidates(param_grid):
+    """The grid's candidates as dicts, first parameter slowest, lists in their order."""
+    keys = list(param_grid)
+    values = [list(param_grid[k]) for k in keys]
+    for k, v in zip(keys, values):
+        if not v:
+            raise ValueError(f"the grid of {k!r} is empty")
+    return [dict(zip(keys, combo)) for combo in itertools.product(*values)]
 
-    ``predict_fold(candidate, train_pos, test_pos)`` returns encoded predictions
-    for the labeled points at positions ``test_pos`` after fitting on
-    ``train_pos`` (positions into ``y_enc``).  Ties go to the last of the tied
-    candidates in the given order (``prefer="last"``) or the first.
-    ``reverse=True`` swaps the roles: each fold in turn is the labeled set and
-    the other folds are the validation set (the protocol of Mao & Tsang,
-    Sec. 5.2: "only one fold is used for labeled examples, and the rest is
-    the validation set").  Returns ``(best, scores)``.
+
+def score_candidates(cands, predict_fold, y_enc, n_folds=5, random_state=0,
+                     protocol="kfold"):
+    """Pooled validation accuracy of each candidate; returns ``(best_index, scores)``.
+
+    ``predict_fold(candidate, train_pos, test_pos)`` gives encoded predictions
+    for the labeled points at ``test_pos``.  Ties: the first candidate wins.
     """
+    if protocol not in PROTOCOLS:
+        raise ValueError(f"protocol must be one of {PROTOCOLS}, got {protocol!r}")
     folds = labeled_folds(y_enc, n_folds, random_state)
     all_pos = np.arange(len(y_enc))
     scores = []
-    for cand in candidates:
+    for cand in cands:
         correct = total = 0
         for fold in folds:
             rest = np.setdiff1d(all_pos, fold)
-            train, test = (fold, rest) if reverse else (rest, fold)
-            correct += int(np.sum(predict_fold(cand, train, test) == y_enc[test]))
+            train, test = (fold, rest) if protocol == "one-fold-labeled" else (rest, fold)
+            correct += int(np.sum(np.asarray(predict_fold(cand, train, test)) == y_enc[test]))
             total += test.size
         scores.append(correct / total)
     scores = np.asarray(scores)
-    best_idx = np.flatnonzero(scores == scores.max())
-    best = best_idx[-1] if prefer == "last" else best_idx[0]
-    return candidates[best], scores
+    return int(np.flatnonzero(scores == scores.max())[0]), scores
+
+
+def ordered_grid(estimator, grid):
+    """A user's grid in the estimator's preference order (see the module docstring).
+
+    ``estimator._selection`` maps a parameter to ``(default values, preference)``
+    with preference ``"largest"``, ``"smallest"``, ``"nearest-1"`` (closest to 1
+    on a log scale, then the larger) or ``"given"``; its key order is the
+    parameters' priority.  Parameters it does not name keep the user's order
+    and come last.
+    """
+    sel = getattr(estimator, "_selection", {})
+    out = {}
+    for key in [k for k in sel if k in grid] + [k for k in grid if k not in sel]:
+        values = list(grid[key])
+        pref = sel[key][1] if key in sel else "given"
+        out[key] = _sort_values(values, pref)
+    return out
+
+
+def _sort_values(values, pref):
+    if pref == "given":
+        return values
+    if pref == "largest":
+        return sorted(values, key=lambda v: -float(v))
+    if pref == "smallest":
+        return sorted(values, key=float)
+    if pref == "nearest-1":
+        return sorted(values, key=lambda v: (abs(np.log(float(v))), -float(v)))
+    raise ValueError(f"unknown preference {pref!r}")
+
+
+def default_grid(estimator, params=None):
+    """The estimator's default selection grid, in preference order.
+
+    ``_selection`` entries may carry a third element, the names of parameters
+    that, when set by the user (``params``), switch that selection off (e.g. a
+    fixed ``kernel_width`` rule switches off the width-factor grid).
+    """
+    params = params or {}
+    grid = {}
+    for key, entry in getattr(estimator, "_selection", {}).items():
+        values, pref = entry[0], entry[1]
+        unless = entry[2] if len(entry) > 2 else ()
+        if key in params or any(u in params for u in unless):
+            continue
+        grid[key] = _sort_values(list(values), pref)
+    return grid
+
+
+def generic_fold_predictor(estimator, X, y, labeled, y_enc, classes, report=None):
+    """The generic fold rule: clone, set the candidate, fit with the fold hidden.
+
+    The fold fits' fallbacks and degenerate cases go into ``report`` (prefix ``cv:``).
+    """
+
+    def predict(params, train, test):
+        if np.unique(y_enc[train]).size < 2:
+            return np.full(test.size, y_enc[train][0])
+        est = clone(estimator).set_params(**params)
+        y_fold = np.full(len(y), UNLABELED, dtype=np.asarray(y).dtype
+                         if np.asarray(y).dtype.kind not in "US" else object)
+        y_fold[labeled[train]] = np.asarray(y)[labeled[train]]
+        est.fit(X, y_fold)
+        if report is not None:
+            report.merge(getattr(est, "fit_report_", None), prefix="cv: ")
+        pred = np.asarray(est.transduction_)[labeled[test]]
+        return np.searchsorted(classes, pred)
+
+    return predict
+
+
+class SelectOnLabeled(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
+    """Select an estimator's parameters by cross-validation on the labeled points only.
+
+    Parameters
+    ----------
+    estimator : an estimator of the package (a semi-supervised classifier).
+    param_grid : mapping parameter -> sequence of values, in preference order
+        (ties go to the first candidate; see the module docstring).  ``None``:
+        the estimator's default grid (``_selection``).
+    n_folds : number of folds over the labeled points (capped at their number).
+    protocol : ``"kfold"`` or ``"one-fold-labeled"`` (Mao & Tsang, Sec. 5.2).
+    random_state : seed of the fold assignment.
+
+    Fitted attributes: ``best_params_``, ``best_index_``, ``best_score_``,
+    ``best_estimator_`` (refitted with all labels), ``cv_results_`` (``params``,
+    ``mean_test_score``, ``rank_test_score``: scikit-learn's names),
+    ``classes_``, ``transduction_``, ``fit_report_``; ``predict``,
+    ``decision_function``, ``kernel_`` / ``kernel(A, B)`` delegate to the best
+    estimator.
+    """
+
+    _parameter_constraints: dict = {
+        "estimator": [HasMethods(["fit"])],
+        "param_grid": [dict, None],
+        "n_folds": [Interval(Integral, 2, None, closed="left")],
+        "protocol": [StrOptions(set(PROTOCOLS))],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(self, estimator, param_grid=None, n_folds=5, protocol="kfold", random_state=0):
+        self.estimator = estimator
+        self.param_grid = param_grid
+        self.n_folds = n_folds
+        self.protocol = protocol
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        self._validate_params()
+        grid = (default_grid(self.estimator) if self.param_grid is None
+                else dict(self.param_grid))
+        cands = candidates(grid) if grid else [{}]
+        if y is None:
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target "
+                             "y is None")
+        y_arr = column_or_1d(y, warn=True)  # a column vector: scikit-learn's warning, then 1-d
+        check_consistent_length(X, y_arr)
+        classes, labeled, y_enc = check_partial_labels(y_arr)
+        cv_report = FitReport()
+        if len(cands) > 1:
+            fast = getattr(self.estimator, "_fold_predictor", None)
+            predict = fast(X, labeled, y_enc, tuple(grid)) if fast is not None else None
+            if predict is None:
+                predict = generic_fold_predictor(self.estimator, X, y_arr, labeled, y_enc,
+                                                 classes, report=cv_report)
+            best, scores = score_candidates(cands, predict, y_enc, n_folds=self.n_folds,
+                                            random_state=self.random_state,
+                                            protocol=self.protocol)
+        else:
+            best, scores = 0, np.array([np.nan])
+        self.best_index_ = best
+        self.best_params_ = dict(cands[best])
+        self.best_score_ = float(scores[best])
+        ranks = np.empty(len(scores), dtype=int)
+        if np.all(np.isfinite(scores)):
+            # scikit-learn's "min" ranking: tied candidates share the best rank
+            ranks = np.array([1 + int(np.sum(scores > s)) for s in scores])
+        else:
+            ranks[:] = 1
+        self.cv_results_ = {"params": cands, "mean_test_score": scores,
+                            "rank_test_score": ranks}
+        self.best_estimator_ = clone(self.estimator).set_params(**self.best_params_).fit(X, y_arr)
+        self.classes_ = self.best_estimator_.classes_
+        self.fit_report_ = FitReport()
+        self.fit_report_.merge(getattr(self.best_estimator_, "fit_report_", None))
+        # fold fits' fallbacks count (a solver that fell back while selecting); their
+        # degenerate fits are part of scoring a candidate, not of the answer
+        self.fit_report_.notes.extend(n for n in cv_report.fallbacks
+                                      if n not in self.fit_report_.notes)
+        if len(cands) > 1:
+            self._note_edges(grid)
+        if hasattr(self.best_estimator_, "n_features_in_"):
+            self.n_features_in_ = self.best_estimator_.n_features_in_
+        return self
+
+    def _note_edges(self, grid):
+        """A selected value at the edge of a numeric grid is worth knowing (not a fallback)."""
+        edges = []
+        for key, values in grid.items():
+            nums = [v for v in values if isinstance(v, (int, float, np.number))
+                    and not isinstance(v, bool)]
+            if len(nums) > 2 and self.best_params_[key] in (min(nums), max(nums)):
+                edges.append(key)
+        self.grid_edges_ = edges
+
+    # -- delegation ---------------------------------------------------------
+    @property
+    def transduction_(self):
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_.transduction_
+
+    @property
+    def kernel_(self):
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_.kernel_
+
+    def kernel(self, A=None, B=None):
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_.kernel(A, B)
+
+    def predict(self, X):
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_.predict(X)
+
+    def decision_function(self, X):
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_.decision_function(X)
+
+    def precompute(self, X):
+        """The estimator's label-independent work, for every grid value that changes it.
+
+        An estimator lists such parameters in ``_precompute_params`` (e.g. a kernel
+        width: each width has its own basis); the others share one precomputation.
+        """
+        pre = getattr(self.estimator, "precompute", None)
+        if pre is None:
+            return None
+        grid = self.param_grid or {}
+        names = [k for k in grid if k in getattr(self.estimator, "_precompute_params", ())]
+        if not names:
+            return pre(X)
+        out = None
+        for cand in candidates({k: grid[k] for k in names}):
+            out = clone(self.estimator).set_params(**cand).precompute(X)
+        return out
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        try:
+            tags.input_tags.sparse = self.estimator.__sklearn_tags__().input_tags.sparse
+        except AttributeError:
+            pass
+        return tags

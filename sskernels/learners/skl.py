@@ -51,15 +51,30 @@ Choices the paper leaves open (all parameters of the estimators):
 * Transduction: scores are the decision function on every training point,
   the labeled ones included (for those, the RLS fit of the given label).
   The paper is transductive; ``predict`` on new points is not offered.
+* The graph (Sec. 5.2): Gaussian weights ``exp(-||x_i - x_j||^2 / (2 sigma_g^2))``
+  with ``sigma_g^2`` the mean squared edge length = ``KNNGraph(weights="heat",
+  sigma=None)``; k per data set in their Table 1, default 10 (``_default_graph``).
+* SKL's C and mu: Sec. 5.4 tunes them by cross-validation; the ``skl`` method selects
+  them (``_selection``) on the paper's grids by 5-fold cross-validation on the
+  labeled points only, ties to the largest C, then the smallest mu — the pairs that
+  clip no ``lambda`` and so agree with SKL_KTA (Prop. 4).  Used directly, C = mu = 1.
+
+Linear systems (``K_ll + I/C``, ``K̄_ll``) are solved by Cholesky, with the
+least-squares fallback of :mod:`sskernels.solvers.psd`, reported in ``fit_report_``;
+a kernel whose ``lambda`` are all 0 is reported as degenerate.
 """
 
 from __future__ import annotations
 
-import numpy as np
-from scipy.linalg import LinAlgError, lstsq, solve
+from numbers import Integral, Real
 
-from sskernels.learners.base import GraphClassifier
-from sskernels.learners.selection import select_on_labeled
+import numpy as np
+from sklearn.base import clone
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_array
+
+from sskernels.learners.base import GraphClassifier, indicator
+from sskernels.solvers.psd import solve_psd
 
 TARGETS = ("auto", "indicator", "signed")
 #: Sec. 5.3/5.4 grids for C and mu (used when SKL selects them on the labeled points)
@@ -128,20 +143,26 @@ def kta_mu(A, B, C):
     return float(((y * ub - zb * x) / (zb * ub - n / C**2 * x)) ** 2)
 
 
+def kta_scale(A, B):
+    """The factor ``|(ẑû - n x̄) / (ȳû - ẑx̄)|`` of Prop. 4, or None when it is 0 or not
+    finite (``a`` constant: the formula is 0/0)."""
+    n = A.size
+    _, x, y, z, u = _kta_sums(A, B)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        factor = abs((z * u - n * x) / (y * u - z * x))
+    return float(factor) if np.isfinite(factor) and factor > 0 else None
+
+
 def kta_free_coefficients(A, B):
     """``lambda̅`` of Prop. 4: ``|(ẑû - n x̄) / (ȳû - ẑx̄)| sqrt(A_ii / (2 B_ii))``.
 
     (``ŷ`` of the printed proposition is ``ȳ``, which does not involve C.)  The
     factor only scales ``K̄``, which leaves the unlabeled points' decision
-    values unchanged; if it is 0 or not finite (``a`` constant) it is taken as 1.
+    values unchanged; if it is 0 or not finite (:func:`kta_scale` is None) it is
+    taken as 1 (a degenerate case the learner reports).
     """
-    n = A.size
-    a, x, y, z, u = _kta_sums(A, B)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        factor = abs((z * u - n * x) / (y * u - z * x))
-    if not np.isfinite(factor) or factor <= 0:
-        factor = 1.0
-    return factor * a
+    factor = kta_scale(A, B)
+    return (1.0 if factor is None else factor) * np.sqrt(A / (2.0 * B))
 
 
 def spectral_alignment(lam, A, Y_l):
@@ -151,48 +172,49 @@ def spectral_alignment(lam, A, Y_l):
     return float(np.sum(lam * A) / denom) if denom > 0 else 0.0
 
 
-def _solve_pd(M, R):
-    """``M^{-1} R`` for a symmetric positive (semi)definite M; least squares if singular."""
-    try:
-        return solve(M, R, assume_a="pos", check_finite=False)
-    except (LinAlgError, ValueError):
-        return lstsq(M, R, check_finite=False)[0]
-
-
 def rls_decision(U, U_l, lam, Y_l, C):
     """Algorithm 2, step 6: ``f = K_{:,l} (K_ll + I/C)^{-1} Y_l`` for ``K = U diag(lam) U^T``.
 
     Costs ``O(n_l^2 m + n m c)``: ``K_{:,l} alpha = U (lam * (U_l^T alpha))``.
+    Returns ``(f, SolveInfo)`` (:func:`~sskernels.solvers.psd.solve_psd`).
     """
     K_ll = (U_l * lam) @ U_l.T
     K_ll[np.diag_indices_from(K_ll)] += 1.0 / C
-    alpha = _solve_pd(K_ll, Y_l)
-    return U @ (lam[:, None] * (U_l.T @ alpha))
+    alpha, info = solve_psd(K_ll, Y_l)
+    return U @ (lam[:, None] * (U_l.T @ alpha)), info
 
 
 def kta_decision(U, U_l, lam_bar, Y_l, labeled):
-    """Prop. 4 / Algorithm 1, step 5: ``f = (K̄ - I)_{:,l} K̄_ll^{-1} Y_l``."""
+    """Prop. 4 / Algorithm 1, step 5: ``f = (K̄ - I)_{:,l} K̄_ll^{-1} Y_l``.
+
+    Returns ``(f, SolveInfo)`` (:func:`~sskernels.solvers.psd.solve_psd`).
+    """
     Kb_ll = (U_l * lam_bar) @ U_l.T
-    alpha = _solve_pd(Kb_ll, Y_l)
+    alpha, info = solve_psd(Kb_ll, Y_l)
     F = U @ (lam_bar[:, None] * (U_l.T @ alpha))
     F[labeled] -= alpha
-    return F
+    return F, info
 
 
 # ---------------------------------------------------------------------------- estimators
 
-class _SpectralKernelLearningBase(GraphClassifier):
-    """Shared machinery: the memoized spectrum, A and B, the learned kernel."""
+_ZERO_KERNEL = "zero kernel: every lambda* of eq. (8) is clipped to 0"
 
-    def _check_common(self):
-        p = self.laplacian_degree
-        if not (np.isscalar(p) and p > 0):
-            raise ValueError(f"laplacian_degree must be > 0, got {p!r}")
-        if not self.epsilon > 0:
-            raise ValueError(f"epsilon must be > 0, got {self.epsilon!r}")
-        m = self.n_components
-        if m is not None and not (int(m) == m and m >= 1):
-            raise ValueError(f"n_components must be None or a positive integer, got {m!r}")
+
+class _SpectralKernelLearningBase(GraphClassifier):
+    """Shared machinery: the graph (k = 10, heat), the memoized spectrum, A and B, the kernel."""
+
+    _parameter_constraints = {
+        **GraphClassifier._parameter_constraints,
+        "laplacian_degree": [Interval(Real, 0, None, closed="neither")],
+        "epsilon": [Interval(Real, 0, None, closed="neither")],
+        "n_components": [Interval(Integral, 1, None, closed="left"), None],
+        "targets": [StrOptions(set(TARGETS))],
+    }
+    _default_graph = {"n_neighbors": 10, "weights": "heat"}
+
+    def _precompute_graph(self, graph):
+        graph.spectrum(self.n_components)
 
     def _eigenpairs(self, graph):
         """``(gamma, U)``: eigenpairs of ``L_sym`` from the graph's memoized spectrum.
@@ -201,16 +223,15 @@ class _SpectralKernelLearningBase(GraphClassifier):
         ``gamma >= 0`` so the smallest of ``L^p`` are the smallest of ``L``.
         """
         m = self.n_components
-        spectrum = graph.spectrum(None if m is None else int(m))
+        spectrum = graph.spectrum(m)
         gamma, U = spectrum.values, spectrum.vectors
         if m is not None:
             if m > gamma.size:
                 raise ValueError(f"n_components={m} exceeds the {gamma.size} eigenpairs available")
-            gamma, U = gamma[:int(m)], U[:, :int(m)]
+            gamma, U = gamma[:m], U[:, :m]
         return gamma, U
 
     def _prepare(self, graph, labeled, C_L):
-        self._check_common()
         gamma, U = self._eigenpairs(graph)
         Y_l = label_targets(C_L, self.targets)
         U_l = U[labeled]
@@ -219,6 +240,13 @@ class _SpectralKernelLearningBase(GraphClassifier):
         self.A_ = spectral_A(U_l, Y_l)
         self.targets_ = Y_l
         return U, U_l, Y_l
+
+    def _finish(self, F, info, lam, Y_l, n_classes):
+        """Record the solve and the learned spectrum; per-class scores."""
+        self.fit_report_.add(info, "RLS")
+        self.lambda_ = lam
+        self.alignment_ = spectral_alignment(lam, self.A_, Y_l)
+        return scores_from_targets(F, n_classes)
 
     @property
     def kernel_(self):
@@ -242,18 +270,15 @@ class SpectralKernelLearning(_SpectralKernelLearningBase):
 
     Parameters
     ----------
-    n_neighbors, weights, sigma, metric : the k-NN graph.  Mao & Tsang (Sec. 5.2):
-        Gaussian weights ``exp(-||x_i - x_j||^2 / (2 sigma_g^2))`` with ``sigma_g^2``
-        the mean squared edge length = ``weights="heat", sigma=None`` (the default);
-        k per data set in their Table 1.
-    C : RLS trade-off of eq. (1), or ``"auto"``.
-    mu : weight of the manifold regularizer in eq. (6)/(7), or ``"auto"``.
-        ``"auto"`` (for either or both; a choice following Sec. 5.4, which tunes
-        C and mu by cross-validation) selects ``(C, mu)`` on ``C_grid x mu_grid``
-        (the paper's grids) by ``n_folds``-fold cross-validation on the labeled
-        points only; ties go to the largest C, then the smallest mu — the
-        pairs that clip no ``lambda`` and so agree with SKL_KTA (Prop. 4).  A pair
-        whose ``lambda*`` are all clipped to 0 (K = 0) scores 0 on the fold.
+    graph : the k-NN graph builder (default: k = 10, heat weights with
+        ``sigma_g^2`` the mean squared edge length, Sec. 5.2), or ``"precomputed"``.
+    C : RLS trade-off of eq. (1) (> 0; default 1).
+    mu : weight of the manifold regularizer in eq. (6)/(7) (> 0; default 1).
+        Selected by the ``skl`` method (``_selection``, following Sec. 5.4, which
+        tunes C and mu by cross-validation): ``C_GRID x MU_GRID`` (the paper's grids)
+        by 5-fold cross-validation on the labeled points only; ties go to the largest
+        C, then the smallest mu.  A pair whose ``lambda*`` are all clipped to 0
+        (K = 0) scores 0 on the fold.
     laplacian_degree : p, the power of ``L`` (Table 1: 2 or 5).  Default 1.
     epsilon : ridge on the eigenvalues of ``L^p`` (Sec. 4.4).  Default 1e-6.
     n_components : None (all n eigenpairs, default) or the m smallest.
@@ -262,69 +287,68 @@ class SpectralKernelLearning(_SpectralKernelLearningBase):
     Fitted attributes: ``lambda_`` (m,) = lambda*, ``eigenvalues_`` (gamma),
     ``eigenvectors_`` (U), ``A_``, ``B_`` (diagonals), ``C_``, ``mu_``,
     ``alignment_`` (KTA on the labeled points), ``kernel_`` (n, n),
-    ``scores_``, ``transduction_``.
+    ``scores_``, ``transduction_``, ``fit_report_``.
     """
 
-    def __init__(self, n_neighbors=10, weights="heat", sigma=None, metric="euclidean",
-                 C=1.0, mu=1.0, laplacian_degree=1, epsilon=1e-6, n_components=None,
-                 targets="auto", C_grid=C_GRID, mu_grid=MU_GRID, n_folds=5, random_state=0):
-        self.n_neighbors = n_neighbors
-        self.weights = weights
-        self.sigma = sigma
-        self.metric = metric
+    _parameter_constraints = {
+        **_SpectralKernelLearningBase._parameter_constraints,
+        "C": [Interval(Real, 0, None, closed="neither")],
+        "mu": [Interval(Real, 0, None, closed="neither")],
+    }
+    _selection = {"C": (C_GRID, "largest"), "mu": (MU_GRID, "smallest")}
+
+    def __init__(self, graph=None, C=1.0, mu=1.0, laplacian_degree=1, epsilon=1e-6,
+                 n_components=None, targets="auto"):
+        self.graph = graph
         self.C = C
         self.mu = mu
         self.laplacian_degree = laplacian_degree
         self.epsilon = epsilon
         self.n_components = n_components
         self.targets = targets
-        self.C_grid = C_grid
-        self.mu_grid = mu_grid
-        self.n_folds = n_folds
-        self.random_state = random_state
 
     def _scores(self, graph, labeled, C_L):
         U, U_l, Y_l = self._prepare(graph, labeled, C_L)
-        C, mu = self._select(U_l, Y_l, C_L)
-        self.C_, self.mu_ = C, mu
-        lam = skl_coefficients(self.A_, self.B_, C, mu)
-        self.lambda_ = lam
-        self.alignment_ = spectral_alignment(lam, self.A_, Y_l)
-        F = rls_decision(U, U_l, lam, Y_l, C)
-        return scores_from_targets(F, C_L.shape[1])
+        self.C_, self.mu_ = float(self.C), float(self.mu)
+        lam = skl_coefficients(self.A_, self.B_, self.C_, self.mu_)
+        if not np.any(lam > 0):
+            self.fit_report_.note("degenerate", _ZERO_KERNEL)
+        F, info = rls_decision(U, U_l, lam, Y_l, self.C_)
+        return self._finish(F, info, lam, Y_l, C_L.shape[1])
 
-    def _select(self, U_l, Y_l, C_L):
-        C, mu = self.C, self.mu
-        auto_C, auto_mu = _is_auto(C, "C"), _is_auto(mu, "mu")
-        if not (auto_C or auto_mu):
-            _check_positive(C=C, mu=mu)
-            return float(C), float(mu)
-        Cs = sorted(self.C_grid) if auto_C else [C]
-        mus = sorted(self.mu_grid, reverse=True) if auto_mu else [mu]
-        _check_positive(**{f"C_grid[{i}]": c for i, c in enumerate(Cs)},
-                        **{f"mu_grid[{i}]": m for i, m in enumerate(mus)})
-        # candidate order: C ascending, mu descending, so ties go to (largest C, smallest mu)
-        candidates = [(float(c), float(m)) for c in Cs for m in mus]
-        y_enc = np.argmax(C_L, axis=1)
-        B, n_classes = self.B_, C_L.shape[1]
+    def _fold_predictor(self, X, labeled, y_enc, keys):
+        """Folds and candidates share the graph's spectrum and B; a fold is one l x l solve.
 
-        def predict(cand, train, test):
-            c, m = cand
+        As in :meth:`fit`, the targets keep every labeled class's column.  A candidate
+        whose ``lambda*`` are all 0 (K = 0, no decision function) counts every fold point
+        wrong (not the constant prediction a fit would give).
+        """
+        if not set(keys) <= {"C", "mu"}:
+            return None
+        self._validate_params()
+        graph = self._build_graph(check_array(X, accept_sparse=self.accept_sparse,
+                                              dtype=np.float64))
+        gamma, U = self._eigenpairs(graph)
+        B = spectral_B(gamma, self.laplacian_degree, self.epsilon)
+        U_l = U[labeled]
+        n_classes = int(y_enc.max()) + 1
+        Y_l = label_targets(indicator(y_enc, n_classes), self.targets)
+
+        def predict(params, train, test):
+            est = clone(self).set_params(**params)
+            est._validate_params()
+            c, m = float(est.C), float(est.mu)
             U_tr = U_l[train]
             lam = skl_coefficients(spectral_A(U_tr, Y_l[train]), B, c, m)
-            if not np.any(lam > 0):  # K = 0: no decision function, every point counts wrong
+            if not np.any(lam > 0):
                 return np.full(test.size, -1)
             K_tr = (U_tr * lam) @ U_tr.T
             K_tr[np.diag_indices_from(K_tr)] += 1.0 / c
-            alpha = _solve_pd(K_tr, Y_l[train])
+            alpha = solve_psd(K_tr, Y_l[train])[0]
             F = (U_l[test] * lam) @ (U_tr.T @ alpha)
             return np.argmax(scores_from_targets(F, n_classes), axis=1)
 
-        best, self.cv_scores_ = select_on_labeled(candidates, predict, y_enc,
-                                                  n_folds=self.n_folds,
-                                                  random_state=self.random_state)
-        self.cv_candidates_ = candidates
-        return best
+        return predict
 
 
 class SpectralKernelLearningKTA(_SpectralKernelLearningBase):
@@ -336,22 +360,19 @@ class SpectralKernelLearningKTA(_SpectralKernelLearningBase):
     ``f(x_u) = (K̄ - I)_{u,l} K̄_ll^{-1} y_l``.  ``kernel_`` is ``K̄`` (psd); the
     RLS kernel of eq. (8) for a given C is ``(K̄ - I) / C`` (:meth:`rls_kernel`).
 
-    Parameters: the graph (as :class:`SpectralKernelLearning`), ``laplacian_degree``
+    Parameters: ``graph`` (as :class:`SpectralKernelLearning`), ``laplacian_degree``
     (p, default 1), ``epsilon`` (default 1e-6), ``n_components`` (default None =
     all n), ``targets`` (default "auto").  Nothing else: no C, no mu.
 
     Fitted attributes: ``lambda_`` (m,) = lambda̅, ``eigenvalues_``,
     ``eigenvectors_``, ``A_``, ``B_``, ``alignment_`` (KTA of K̄ on the labeled
-    points), ``kernel_`` = K̄, ``scores_``, ``transduction_``;
+    points), ``kernel_`` = K̄, ``scores_``, ``transduction_``, ``fit_report_``;
     :meth:`mu_for` gives Prop. 3's ``mu*`` for any C.
     """
 
-    def __init__(self, n_neighbors=10, weights="heat", sigma=None, metric="euclidean",
-                 laplacian_degree=1, epsilon=1e-6, n_components=None, targets="auto"):
-        self.n_neighbors = n_neighbors
-        self.weights = weights
-        self.sigma = sigma
-        self.metric = metric
+    def __init__(self, graph=None, laplacian_degree=1, epsilon=1e-6, n_components=None,
+                 targets="auto"):
+        self.graph = graph
         self.laplacian_degree = laplacian_degree
         self.epsilon = epsilon
         self.n_components = n_components
@@ -359,11 +380,14 @@ class SpectralKernelLearningKTA(_SpectralKernelLearningBase):
 
     def _scores(self, graph, labeled, C_L):
         U, U_l, Y_l = self._prepare(graph, labeled, C_L)
+        if kta_scale(self.A_, self.B_) is None:
+            self.fit_report_.note("degenerate", "Prop. 4's scale of lambda-bar is 0 or not "
+                                  "finite; taken as 1")
         lam = kta_free_coefficients(self.A_, self.B_)
-        self.lambda_ = lam
-        self.alignment_ = spectral_alignment(lam, self.A_, Y_l)
-        F = kta_decision(U, U_l, lam, Y_l, labeled)
-        return scores_from_targets(F, C_L.shape[1])
+        if not np.any(lam > 0):
+            self.fit_report_.note("degenerate", "zero kernel: every lambda-bar is 0 (A = 0)")
+        F, info = kta_decision(U, U_l, lam, Y_l, labeled)
+        return self._finish(F, info, lam, Y_l, C_L.shape[1])
 
     def mu_for(self, C):
         """Prop. 3's ``mu*`` (eq. (10)) for a given C, from the fitted A and B."""
@@ -373,17 +397,3 @@ class SpectralKernelLearningKTA(_SpectralKernelLearningBase):
         """The RLS kernel ``K = (K̄ - I) / C`` of Prop. 4's proof (unprojected eq. (8))."""
         K = self.kernel_ - np.eye(self.eigenvectors_.shape[0])
         return K / C
-
-
-def _is_auto(value, name):
-    if isinstance(value, str):
-        if value != "auto":
-            raise ValueError(f"{name} must be a positive number or 'auto', got {value!r}")
-        return True
-    return False
-
-
-def _check_positive(**values):
-    for name, v in values.items():
-        if not (np.isscalar(v) and v > 0):
-            raise ValueError(f"{name} must be > 0, got {v!r}")

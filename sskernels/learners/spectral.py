@@ -21,9 +21,17 @@ import numpy as np
 import scipy.sparse as sp
 
 from sskernels.graph.laplacian import ONE_TOL
-from sskernels.learners.base import GraphClassifier
-from sskernels.learners.selection import select_on_labeled
+from numbers import Integral, Real
+
+from sklearn.utils import check_array
+from sklearn.utils._param_validation import Interval
+
+from sskernels.learners.base import GraphClassifier, indicator
 from sskernels.solvers import solve_lp
+from sskernels.solvers.report import SolveInfo
+
+#: TSK's beta grid (eq. (11)/(12)), most preferred first: ties go to the largest beta
+BETA_GRID = (1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0, 1000.0)
 
 #: eigenvalues below this count as 0 (the constant-like eigenvectors of connected components)
 ZERO_TOL = 1e-9
@@ -41,6 +49,12 @@ class SpectralKernelClassifier(GraphClassifier):
     ``mu_`` (m,) the spectral coefficients; ``kernel_`` the (n, n) learned
     kernel matrix; ``kernel(A, B)`` evaluates it between any point sets.
     """
+
+    _parameter_constraints = {**GraphClassifier._parameter_constraints,
+                              "n_components": [Interval(Integral, 1, None, closed="left"), None]}
+
+    def _precompute_graph(self, graph):
+        graph.spectrum(self.n_components)
 
     def _scores(self, graph, labeled, C_L):
         spectrum = graph.spectrum(self.n_components)
@@ -90,19 +104,16 @@ class RegularizedSpectralKernel(SpectralKernelClassifier):
     ``K^r = V Theta V^T`` with ``theta_t = (1 - alpha) / (1 - alpha + alpha lambda_t)``.
     """
 
-    def __init__(self, n_neighbors=6, weights="hein-maier", sigma=None, metric="euclidean",
-                 alpha=0.99, n_components=None):
-        self.n_neighbors = n_neighbors
-        self.weights = weights
-        self.sigma = sigma
-        self.metric = metric
+    _parameter_constraints = {**SpectralKernelClassifier._parameter_constraints,
+                              "alpha": [Interval(Real, 0, 1, closed="neither")]}
+
+    def __init__(self, graph=None, alpha=0.99, n_components=None):
+        self.graph = graph
         self.alpha = alpha
         self.n_components = n_components
 
     def _coefficients(self, lam, V, labeled, C_L):
         a = self.alpha
-        if not 0.0 < a < 1.0:
-            raise ValueError(f"alpha must be in (0, 1), got {a}")
         return (1.0 - a) / (1.0 - a + a * lam)
 
 
@@ -165,65 +176,72 @@ class TransductiveSpectralKernel(SpectralKernelClassifier):
 
     Parameters
     ----------
+    graph : the k-NN graph builder (default: k = 6 with the weights of eq. (2)),
+        or ``"precomputed"``.
     n_components : m, the number of smallest Laplacian eigenpairs with
         ``lambda != 1`` (Liu et al.: 10 for heart and wine, 30 for ionosphere and sonar).
     eta : decay factor of eq. (8) (Liu et al. fix eta = 2).
-    beta : trade-off of eq. (11)/(12), or ``"auto"``.  The paper does not state
-        beta.  ``"auto"`` (our choice) selects it from ``beta_grid`` by
-        ``beta_folds``-fold cross-validation on the labeled points only: the
-        LP is solved without a fold's labels and the fold is classified by
-        eq. (5); ties go to the largest beta (a tiny beta leaves the LP free to
-        drop every component but the constant-like first one).
+    beta : trade-off of eq. (11)/(12) (> 0).  The paper does not state beta.
+        Our choice, in the specs: select it from :data:`BETA_GRID` by 5-fold
+        cross-validation on the labeled points only
+        (:class:`~sskernels.learners.selection.SelectOnLabeled`, the default
+        selection of the ``tsk`` method): the LP is solved without a fold's
+        labels and the fold is classified by eq. (5); ties go to the largest
+        beta (a tiny beta leaves the LP free to drop every component but the
+        constant-like first one).  ``beta=1`` when used directly.
     skip_constant : False (Liu et al.'s eq. (14)) applies the decay constraints
         to all m coefficients, including those of the lambda = 0 eigenvectors;
         True exempts those, as Zhu et al.'s improved order constraints do (a
         variant; see results/README.md for its effect).
+
+    A zero ``mu`` (the LP's optimum puts no weight anywhere: a zero kernel and
+    a constant prediction) is recorded in ``fit_report_`` as degenerate.
     """
 
-    def __init__(self, n_neighbors=6, weights="hein-maier", sigma=None, metric="euclidean",
-                 n_components=10, eta=2.0, beta="auto",
-                 beta_grid=(1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0, 1000.0), beta_folds=5,
-                 random_state=0, skip_constant=False):
-        self.n_neighbors = n_neighbors
-        self.weights = weights
-        self.sigma = sigma
-        self.metric = metric
+    _parameter_constraints = {
+        **SpectralKernelClassifier._parameter_constraints,
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "eta": [Interval(Real, 1, None, closed="left")],
+        "beta": [Interval(Real, 0, None, closed="neither")],
+        "skip_constant": ["boolean"],
+    }
+    _selection = {"beta": (BETA_GRID, "largest")}
+
+    def __init__(self, graph=None, n_components=10, eta=2.0, beta=1.0, skip_constant=False):
+        self.graph = graph
         self.n_components = n_components
         self.eta = eta
         self.beta = beta
-        self.beta_grid = beta_grid
-        self.beta_folds = beta_folds
-        self.random_state = random_state
         self.skip_constant = skip_constant
 
     def _coefficients(self, lam, V, labeled, C_L):
-        if self.n_components is None:
-            raise ValueError("TSK needs an integer n_components (m)")
         y_enc = np.argmax(C_L, axis=1)
-        V_L = V[labeled]
-        beta = self.beta
-        if isinstance(beta, str):
-            if beta != "auto":
-                raise ValueError(f"beta must be a positive number or 'auto', got {beta!r}")
-            beta, self.beta_scores_ = select_on_labeled(
-                list(self.beta_grid), self._fold_predictor(lam, V_L, y_enc), y_enc,
-                n_folds=self.beta_folds, random_state=self.random_state)
-        if not beta > 0:
-            raise ValueError(f"beta must be > 0, got {beta}")
-        self.beta_ = float(beta)
-        mu, self.xi_, self.objective_ = tsk_linear_program(lam, V_L, y_enc, self.eta, beta,
-                                                           self.skip_constant)
+        mu, self.xi_, self.objective_ = tsk_linear_program(lam, V[labeled], y_enc, self.eta,
+                                                           self.beta, self.skip_constant)
+        self.fit_report_.add(SolveInfo("highs-lp"))
+        if not np.any(mu > 0):
+            self.fit_report_.note("degenerate", "zero kernel: the LP's optimum has mu = 0")
         return mu
 
-    def _fold_predictor(self, lam, V_L, y_enc):
+    def _fold_predictor(self, X, labeled, y_enc, keys):
+        """Fold fits share the graph and its spectrum; a fold is one LP (eq. (14))."""
+        if not set(keys) <= {"beta", "eta"}:
+            return None
+        self._validate_params()
+        # the wrapper hands X over as given: validate it as fit does (NaN, complex, lists)
+        X = check_array(X, accept_sparse=self.accept_sparse, dtype=np.float64,
+                        ensure_min_samples=2)
+        graph = self._build_graph(X)
+        lam, V = graph.spectrum(self.n_components).smallest(self.n_components,
+                                                            exclude_one=True)
+        V_L = V[labeled]
         c = int(y_enc.max()) + 1
 
-        def predict(beta, train, test):
-            mu, _, _ = tsk_linear_program(lam, V_L[train], y_enc[train], self.eta, beta,
-                                          self.skip_constant)
-            C_tr = np.zeros((train.size, c))
-            C_tr[np.arange(train.size), y_enc[train]] = 1.0
-            F = (V_L[test] * mu) @ (V_L[train].T @ C_tr)
+        def predict(params, train, test):
+            mu, _, _ = tsk_linear_program(lam, V_L[train], y_enc[train],
+                                          params.get("eta", self.eta),
+                                          params.get("beta", self.beta), self.skip_constant)
+            F = (V_L[test] * mu) @ (V_L[train].T @ indicator(y_enc[train], c))
             return np.argmax(F, axis=1)
 
         return predict

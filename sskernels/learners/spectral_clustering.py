@@ -51,20 +51,28 @@ training point is 0, a convention).  For ``k > 2`` clusters, the values of the
 first ``k - 1`` eigenfunctions (the constant is excluded by the constraint) are
 clustered by ``sklearn.cluster.KMeans`` (``n_init=10``); new points are
 assigned to the nearest centroid of their eigenfunction values.
+
+Other choices: the graph is the package's k-NN graph with binary weights
+(``graph=None``: k = 6, ``weights="binary"``, the unweighted ``sum_{i~j}`` of
+eq. (11.12)); the RBF width is a number or a rule of
+:func:`sskernels.kernels.rbf.resolve_width` (default ``"median"``: the
+package's one median rule).  Input is validated the scikit-learn way
+(``validate_data``: lists, NaN, infinite values, ``n_features_in_``).
 """
 
 from __future__ import annotations
 
-import numbers
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.linalg as sla
 from sklearn.base import BaseEstimator, ClusterMixin, TransformerMixin
 from sklearn.cluster import KMeans
-from sklearn.utils.validation import check_array, check_is_fitted
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted, validate_data
 
-from sskernels.learners.base import GraphParams
-from sskernels.learners.manifold import intrinsic_matrix, median_distance, rbf, squared_distances
+from sskernels.graph import KNNGraph
+from sskernels.kernels.rbf import WIDTH_RULES, rbf, resolve_width, squared_distances
 
 
 def regularized_eigenfunctions(K, L, gamma_A, gamma_I, n_functions, eig_rtol=1e-10):
@@ -94,44 +102,46 @@ def regularized_eigenfunctions(K, L, gamma_A, gamma_I, n_functions, eig_rtol=1e-
     return alpha, lam
 
 
-class _RegularizedEigenBase(GraphParams, BaseEstimator):
-    def _check_params(self):
-        for name in ("gamma_A", "gamma_I"):
-            v = getattr(self, name)
-            if not isinstance(v, numbers.Real) or v < 0:
-                raise ValueError(f"{name} must be a number >= 0, got {v!r}")
-        if self.gamma_A == 0 and self.gamma_I == 0:
-            raise ValueError("gamma_A and gamma_I cannot both be 0")
+class _RegularizedEigenBase(BaseEstimator):
+    """Shared parts: parameters, input validation, the eigenproblem eq. (11.13)."""
 
-    def _width(self, D2):
-        w = self.kernel_width
-        if isinstance(w, str):
-            if w != "median":
-                raise ValueError(f"kernel_width must be a number or 'median', got {w!r}")
-            return median_distance(D2)
-        if not isinstance(w, numbers.Real) or w <= 0:
-            raise ValueError(f"kernel_width must be > 0, got {w!r}")
-        return float(w)
+    _parameter_constraints: dict = {
+        "gamma_A": [Interval(Real, 0, None, closed="left")],
+        "gamma_I": [Interval(Real, 0, None, closed="left")],
+        "kernel_width": [Interval(Real, 0, None, closed="neither"), StrOptions(set(WIDTH_RULES))],
+        "graph": [None, HasMethods(["build"])],
+        "eig_rtol": [Interval(Real, 0, 1, closed="left")],
+    }
+    #: the graph of eq. (11.12): unweighted edges (``sum_{i~j}``), k = 6
+    _default_graph = {"n_neighbors": 6, "weights": "binary"}
+
+    def graph_builder(self):
+        """The :class:`~sskernels.graph.KNNGraph` of ``L = D - W``."""
+        return KNNGraph(**self._default_graph) if self.graph is None else self.graph
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
 
     def _fit_eigen(self, X, n_functions):
-        self._check_params()
-        X = check_array(X, accept_sparse="csr")
-        D2 = squared_distances(X)
-        self.kernel_width_ = self._width(D2)
-        K = rbf(D2, self.kernel_width_)
-        graph = self._graph(X)
-        L = intrinsic_matrix(graph, laplacian="unnormalized")
+        self._validate_params()
+        if self.gamma_A == 0 and self.gamma_I == 0:
+            raise ValueError("gamma_A and gamma_I cannot both be 0")
+        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, ensure_min_samples=2)
+        self.kernel_width_ = resolve_width(X, self.kernel_width)
+        K = rbf(squared_distances(X), self.kernel_width_)
+        L = self.graph_builder().build(X).laplacian  # L = D - W, eq. (11.12)
         alpha, lam = regularized_eigenfunctions(K, L, self.gamma_A, self.gamma_I,
                                                 n_functions, self.eig_rtol)
         self.X_fit_ = X
         self.alpha_ = alpha
         self.eigenvalues_ = lam
-        self.n_features_in_ = X.shape[1]
         return K @ alpha
 
     def _eigenfunctions(self, X):
         check_is_fitted(self, "alpha_")
-        X = check_array(X, accept_sparse="csr")
+        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
         return rbf(squared_distances(X, self.X_fit_), self.kernel_width_) @ self.alpha_
 
 
@@ -142,41 +152,41 @@ class RegularizedSpectralClustering(ClusterMixin, TransformerMixin, _Regularized
     ----------
     n_clusters : number of clusters (2: sign of the first eigenfunction; > 2:
         KMeans on the first ``n_clusters - 1`` eigenfunctions).
-    gamma_A, gamma_I : weights of ``||f||_K^2`` and ``f^T L f`` (only the ratio matters).
+    gamma_A, gamma_I : weights of ``||f||_K^2`` and ``f^T L f`` (only the ratio matters;
+        not both 0).
     kernel_width : sigma of ``K(x, z) = exp(-||x - z||^2 / (2 sigma^2))``, a number
-        or ``"median"`` (median pairwise training distance).
-    n_neighbors, weights, sigma, metric : the package's k-NN graph (``L = D - W``);
-        ``weights="binary"`` by default, the unweighted ``sum_{i~j}`` of eq. (11.12).
+        or a width rule (``"median"``: median pairwise training distance;
+        ``"mean-norm"``), :func:`sskernels.kernels.rbf.resolve_width`.
+    graph : the k-NN graph builder of ``L = D - W`` (:class:`~sskernels.graph.KNNGraph`);
+        ``None``: k = 6 with binary weights, the unweighted ``sum_{i~j}`` of eq. (11.12).
     eig_rtol : kernel eigenvalues below ``eig_rtol * max`` are dropped (see module doc).
     random_state : seed of KMeans.
 
     Fitted: ``alpha_`` (n, m) expansion coefficients, ``eigenvalues_``,
     ``embedding_`` (= ``K alpha_``), ``labels_``, ``kernel_width_``, ``X_fit_``,
-    ``kmeans_`` (k > 2 only).
+    ``n_features_in_``, ``kmeans_`` (k > 2 only).
     """
 
+    _parameter_constraints = {**_RegularizedEigenBase._parameter_constraints,
+                              "n_clusters": [Interval(Integral, 2, None, closed="left")],
+                              "random_state": ["random_state"]}
+
     def __init__(self, n_clusters=2, gamma_A=1e-6, gamma_I=1.0, kernel_width="median",
-                 n_neighbors=6, weights="binary", sigma=None, metric="euclidean",
-                 eig_rtol=1e-10, random_state=0):
+                 graph=None, eig_rtol=1e-10, random_state=0):
         self.n_clusters = n_clusters
         self.gamma_A = gamma_A
         self.gamma_I = gamma_I
         self.kernel_width = kernel_width
-        self.n_neighbors = n_neighbors
-        self.weights = weights
-        self.sigma = sigma
-        self.metric = metric
+        self.graph = graph
         self.eig_rtol = eig_rtol
         self.random_state = random_state
 
     def fit(self, X, y=None):
-        k = int(self.n_clusters)
-        if k != self.n_clusters or k < 2:
-            raise ValueError(f"n_clusters must be an integer >= 2, got {self.n_clusters!r}")
+        k = self.n_clusters
         F = self._fit_eigen(X, k - 1)
         self.embedding_ = F
         if k == 2:
-            self._flip = 1.0 if F[0, 0] <= 0 else -1.0
+            self.flip_ = 1.0 if F[0, 0] <= 0 else -1.0
             self.labels_ = self._labels(F)
         else:
             self.kmeans_ = KMeans(n_clusters=k, n_init=10, random_state=self.random_state).fit(F)
@@ -185,7 +195,7 @@ class RegularizedSpectralClustering(ClusterMixin, TransformerMixin, _Regularized
 
     def _labels(self, F):
         if self.n_clusters == 2:
-            return (self._flip * F[:, 0] > 0).astype(int)
+            return (self.flip_ * F[:, 0] > 0).astype(int)
         return self.kmeans_.predict(F)
 
     def transform(self, X):
@@ -195,7 +205,7 @@ class RegularizedSpectralClustering(ClusterMixin, TransformerMixin, _Regularized
     def decision_function(self, X):
         """``f(x)`` of the first eigenfunction (2 clusters: positive means label 1)."""
         F = self._eigenfunctions(X)[:, 0]
-        return self._flip * F if self.n_clusters == 2 else F
+        return self.flip_ * F if self.n_clusters == 2 else F
 
     def predict(self, X):
         """Cluster labels of new points through the out-of-sample eigenfunctions."""
@@ -208,27 +218,23 @@ class RegularizedLaplacianEigenmaps(TransformerMixin, _RegularizedEigenBase):
 
     Parameters as :class:`RegularizedSpectralClustering`, with ``n_components`` = m.
     Fitted: ``alpha_`` (n, m), ``eigenvalues_``, ``embedding_`` (= ``K alpha_``, the
-    training points' coordinates), ``kernel_width_``, ``X_fit_``.
+    training points' coordinates), ``kernel_width_``, ``X_fit_``, ``n_features_in_``.
     """
 
+    _parameter_constraints = {**_RegularizedEigenBase._parameter_constraints,
+                              "n_components": [Interval(Integral, 1, None, closed="left")]}
+
     def __init__(self, n_components=2, gamma_A=1e-6, gamma_I=1.0, kernel_width="median",
-                 n_neighbors=6, weights="binary", sigma=None, metric="euclidean",
-                 eig_rtol=1e-10):
+                 graph=None, eig_rtol=1e-10):
         self.n_components = n_components
         self.gamma_A = gamma_A
         self.gamma_I = gamma_I
         self.kernel_width = kernel_width
-        self.n_neighbors = n_neighbors
-        self.weights = weights
-        self.sigma = sigma
-        self.metric = metric
+        self.graph = graph
         self.eig_rtol = eig_rtol
 
     def fit(self, X, y=None):
-        m = int(self.n_components)
-        if m != self.n_components or m < 1:
-            raise ValueError(f"n_components must be an integer >= 1, got {self.n_components!r}")
-        self.embedding_ = self._fit_eigen(X, m)
+        self.embedding_ = self._fit_eigen(X, self.n_components)
         return self
 
     def fit_transform(self, X, y=None):

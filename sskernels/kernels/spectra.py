@@ -1,0 +1,121 @@
+"""Leading eigenpairs of an RBF Gram matrix over all points, memoized.
+
+``K0 = exp(-||x_i - x_j||^2 / (2 w^2)) = sum_i s_i u_i u_i^T`` over every row of X
+(labeled and unlabeled): the initial kernel of Hoi, Lyu & Chang's fast-decay spectral
+kernel (DSK; Liu et al. 2009, eq. (8)), whose top eigenvectors span the learned kernel.
+``K0`` comes from :func:`sskernels.kernels.rbf.rbf_kernel`, the package's only RBF code.
+
+Nothing here depends on the labels, so :func:`rbf_spectrum` memoizes by
+``(fingerprint(X), metric, width)``: every split, fold and candidate of a run shares
+one eigendecomposition per width.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.linalg import eigh
+
+from sskernels.graph import fingerprint
+from sskernels.kernels.rbf import rbf_kernel
+
+__all__ = ["RBFSpectrum", "rbf_spectrum", "clear_rbf_cache", "rbf_cache_info", "RBF_RTOL",
+           "RBF_DENSE_MAX_N"]
+
+#: eigenpairs of K0 with s_i <= RBF_RTOL * s_1 are dropped (the Nystrom extension divides by s_i)
+RBF_RTOL = 1e-10
+#: n above which only the requested top eigenpairs are computed
+RBF_DENSE_MAX_N = 2500
+
+
+@dataclass
+class RBFSpectrum:
+    """Leading eigenpairs of ``K0`` (largest first): ``values`` (k,), ``vectors`` (n, k).
+
+    ``smallest(m)`` gives the first m pairs in the order the kernel uses them (for an
+    RBF kernel the *largest* ``s_i``), the name :class:`sskernels.graph.Spectrum` uses;
+    ``exclude_one`` is meaningless here (the Nystrom extension divides by ``s_i``, not
+    by ``1 - lambda``) and ignored.  ``complete``: every pair with ``s_i > RBF_RTOL s_1``.
+    """
+
+    values: np.ndarray
+    vectors: np.ndarray
+    complete: bool
+
+    def spectrum(self, m=None):
+        return self
+
+    def smallest(self, m, exclude_one=True):
+        if m is not None and m > self.values.size and not self.complete:
+            raise ValueError(f"only {self.values.size} eigenpairs computed, {m} asked")
+        k = self.values.size if m is None else min(m, self.values.size)
+        return self.values[:k], self.vectors[:, :k]
+
+
+_RBF_CACHE: OrderedDict = OrderedDict()
+_RBF_CACHE_SIZE = 16
+_RBF_STATS = {"hits": 0, "misses": 0}
+
+
+def clear_rbf_cache():
+    """Forget every memoized RBF spectrum (and the memoized median distances)."""
+    from sskernels.kernels.rbf import clear_cache
+
+    _RBF_CACHE.clear()
+    clear_cache()
+    _RBF_STATS.update(hits=0, misses=0)
+
+
+def cache_items():
+    """The memoized RBF spectra, to hand to worker processes (computed once, in the parent)."""
+    return list(_RBF_CACHE.items())
+
+
+def cache_put(key, spectrum):
+    _RBF_CACHE[key] = spectrum
+
+
+def rbf_cache_info():
+    """``{"hits", "misses", "size"}`` of the RBF eigendecomposition cache."""
+    return dict(_RBF_STATS, size=len(_RBF_CACHE))
+
+
+def rbf_spectrum(X, width, m=None, metric="euclidean", key=None):
+    """Top-m eigenpairs ``K0 = sum_i s_i u_i u_i^T`` of the RBF matrix over all rows of X.
+
+    Label-independent, so memoized (LRU of 16) by ``(fingerprint(X), metric, width)``;
+    ``key`` passes a precomputed fingerprint.  ``m=None`` gives every pair with
+    ``s_i > RBF_RTOL s_1``.  Dense ``eigh`` of all pairs for ``n <= 2500``, else only the
+    top m (``subset_by_index``).  Eigenvalues are returned in decreasing order.
+    """
+    n = X.shape[0]
+    if m is not None and not 1 <= m <= n:
+        raise ValueError(f"n_components must be in [1, {n}], got {m}")
+    fp = fingerprint(X) if key is None else key
+    ck = (fp, metric, float(width))
+    hit = _RBF_CACHE.get(ck)
+    if hit is not None and (hit.complete or (m is not None and hit.values.size >= m)):
+        _RBF_CACHE.move_to_end(ck)
+        _RBF_STATS["hits"] += 1
+        return hit
+    _RBF_STATS["misses"] += 1
+    K0 = rbf_kernel(X, X, width, metric)
+    if m is None or n <= RBF_DENSE_MAX_N:
+        s, U = eigh(K0)
+        full = True
+    else:
+        s, U = eigh(K0, subset_by_index=[n - m, n - 1])
+        full = False
+    s, U = s[::-1], U[:, ::-1]
+    keep = s > RBF_RTOL * max(s[0], 0.0)
+    s, U = s[keep], U[:, keep]
+    complete = full or keep.size > keep.sum()
+    if m is not None and m < s.size:  # hold only what was asked (memory: n x m per width)
+        s, U, complete = s[:m], U[:, :m], False
+    spec = RBFSpectrum(np.ascontiguousarray(s), np.ascontiguousarray(U), complete)
+    _RBF_CACHE[ck] = spec
+    while len(_RBF_CACHE) > _RBF_CACHE_SIZE:
+        _RBF_CACHE.popitem(last=False)
+    return spec

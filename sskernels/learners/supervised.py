@@ -1,0 +1,187 @@
+"""Supervised baselines that see the labeled points only: an SVM and 1-NN.
+
+Not in the papers' methods, but in their tables as references (Liu et al.
+2009, Sec. 5; Mao & Tsang 2010, Table 2).  Like every learner of the package
+they take partial labels (``y == -1`` = unlabeled) and ignore the unlabeled
+points, except for the width rule of the SVM (a choice, stated below).
+"""
+
+from __future__ import annotations
+
+from numbers import Real
+
+import numpy as np
+from sklearn.metrics import pairwise_distances
+from sklearn.metrics.pairwise import cosine_similarity
+from sklearn.neighbors import KNeighborsClassifier
+from sklearn.svm import SVC
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_array, check_is_fitted
+
+from sskernels.kernels.rbf import WIDTH_RULES, rbf, resolve_width, squared_distances
+from sskernels.learners.base import SemiSupervisedClassifier
+from sskernels.solvers.report import SolveInfo
+
+#: kernel widths as multiples of the width rule's value (the median pairwise distance)
+WIDTH_FACTORS = (0.25, 0.5, 1.0, 2.0, 4.0)
+#: C grid of the supervised SVM baseline
+C_GRID = (1e-2, 1e-1, 1.0, 10.0, 100.0, 1000.0)
+#: metrics of the 1-NN baseline
+NN_METRICS = ("euclidean", "cosine", "manhattan")
+
+
+def without_width(params):
+    """Spec parameters of a kernel without a width (cosine, linear): the width parameters and
+    their grids are dropped and the scale fixed, so that no width is selected."""
+    for key in ("kernel_width", "kernel_width_grid", "kernel_width_scale_grid"):
+        params.pop(key, None)
+    params["kernel_width_scale"] = 1.0
+    return params
+
+
+class SVMBaseline(SemiSupervisedClassifier):
+    """Supervised RBF (or cosine) SVM on the labeled points only (``sklearn.svm.SVC``).
+
+    ``K(x, z) = exp(-||x - z||^2 / (2 sigma^2))`` (``gamma = 1 / (2 sigma^2)``),
+    ``sigma = kernel_width_scale x`` the ``kernel_width`` rule or number
+    (:func:`sskernels.kernels.rbf.resolve_width`).  ``"median"`` (the default)
+    is the median pairwise distance over all rows of ``X`` (features only, no
+    label — a choice, so that the baseline's width rule is that of
+    :class:`~sskernels.learners.manifold.LapSVM`); ``"mean-norm"`` is Mao &
+    Tsang's rule.  ``C`` default 1 (libsvm's; a choice).  Multi-class is
+    libsvm's one-vs-one.
+
+    ``kernel="cosine"`` uses the cosine kernel ``<x, z> / (||x|| ||z||)``
+    instead (no width; Liu et al. Sec. 5.2 use it for WebKB).
+
+    Selection (``_selection``, for the specs): the width scale over
+    :data:`WIDTH_FACTORS`, nearest to 1 first (then the larger), unless
+    ``kernel_width`` is given or the kernel is cosine; then ``C`` over
+    :data:`C_GRID`, largest first.  Fold fits share the labeled points' kernel.
+
+    Fitted attributes: ``classes_``, ``labeled_``, ``C_``, ``kernel_width_``
+    (None for the cosine kernel), ``svc_``, ``transduction_``, ``fit_report_``.
+    """
+
+    _parameter_constraints = {
+        "C": [Interval(Real, 0, None, closed="neither")],
+        "kernel_width": [Interval(Real, 0, None, closed="neither"), StrOptions(set(WIDTH_RULES))],
+        "kernel_width_scale": [Interval(Real, 0, None, closed="neither")],
+        "kernel": [StrOptions({"rbf", "cosine"})],
+    }
+    _selection = {
+        "kernel_width_scale": (WIDTH_FACTORS, "nearest-1", ("kernel_width",)),
+        "C": (C_GRID, "largest"),
+    }
+
+    def __init__(self, C=1.0, kernel_width="median", kernel_width_scale=1.0, kernel="rbf"):
+        self.C = C
+        self.kernel_width = kernel_width
+        self.kernel_width_scale = kernel_width_scale
+        self.kernel = kernel
+
+    @classmethod
+    def _spec_params(cls, params, make_method, graph_given):
+        """The cosine kernel has no width: no width parameter, no width selection."""
+        return without_width(params) if params.get("kernel") == "cosine" else params
+
+    def _width(self, X, width, scale):
+        return None if self.kernel == "cosine" else resolve_width(X, width, scale)
+
+    def fit(self, X, y):
+        X, labeled, y_enc = self._fit_start(X, y)
+        XL = X[labeled]
+        self.kernel_width_ = self._width(X, self.kernel_width, self.kernel_width_scale)
+        self.C_ = float(self.C)
+        if self.kernel == "cosine":
+            self.X_labeled_ = XL
+            self.svc_ = SVC(kernel="precomputed", C=self.C_).fit(cosine_similarity(XL), y_enc)
+        else:
+            self.svc_ = SVC(kernel="rbf", gamma=1.0 / (2.0 * self.kernel_width_**2),
+                            C=self.C_).fit(XL, y_enc)
+        self.fit_report_.add(SolveInfo("libsvm"))
+        self.transduction_ = self.predict(X)
+        self._note_constant_prediction(self.transduction_)
+        return self
+
+    def _fold_predictor(self, X, labeled, y_enc, keys):
+        """Fold fits on the labeled points' kernel (one per width), libsvm on its blocks."""
+        if not set(keys) <= {"C", "kernel_width", "kernel_width_scale"}:
+            return None
+        self._validate_params()
+        X = check_array(X, accept_sparse=self.accept_sparse, dtype=np.float64)
+        XL = X[labeled]
+        cosine = self.kernel == "cosine"
+        D2L = None if cosine else squared_distances(XL)
+        own, widths, kernels = self.get_params(deep=False), {}, {}
+
+        def predict(params, train, test):
+            p = {**own, **params}
+            wkey = (p["kernel_width"], p["kernel_width_scale"])
+            if wkey not in widths:
+                widths[wkey] = self._width(X, *wkey)
+            wd = widths[wkey]
+            if wd not in kernels:
+                kernels[wd] = cosine_similarity(XL) if cosine else rbf(D2L, wd)
+            K = kernels[wd]
+            if np.unique(y_enc[train]).size < 2:
+                return np.full(test.size, y_enc[train][0])
+            svc = SVC(kernel="precomputed", C=p["C"]).fit(K[np.ix_(train, train)], y_enc[train])
+            return svc.predict(K[np.ix_(test, train)])
+
+        return predict
+
+    def decision_function(self, X):
+        check_is_fitted(self, "svc_")
+        return self.svc_.decision_function(self._svc_input(self._check_X(X)))
+
+    def predict(self, X):
+        """libsvm's own prediction (one-vs-one votes for more than two classes)."""
+        check_is_fitted(self, "svc_")
+        return self.classes_[self.svc_.predict(self._svc_input(self._check_X(X)))]
+
+    def _svc_input(self, X):
+        return cosine_similarity(X, self.X_labeled_) if self.kernel == "cosine" else X
+
+
+class OneNN(SemiSupervisedClassifier):
+    """1-nearest-neighbour on the labeled points, a supervised baseline.
+
+    ``metric``: ``"euclidean"`` (default), ``"cosine"`` (Liu et al. use it for
+    WebKB) or ``"manhattan"``.  Ties between equidistant labeled points go to the
+    first in the order of ``y`` (scikit-learn's brute-force rule).
+    ``decision_function`` gives minus the distance to the nearest labeled point
+    of each class ((n, c); for two classes ``d_0 - d_1``, positive means
+    ``classes_[1]``).
+    """
+
+    _parameter_constraints = {"metric": [StrOptions(set(NN_METRICS))]}
+
+    def __init__(self, metric="euclidean"):
+        self.metric = metric
+
+    @classmethod
+    def _spec_params(cls, params, make_method, graph_given):
+        """``metric`` is this learner's own parameter, not a graph's (the registry takes
+        it for one): put it back."""
+        if "metric" in graph_given and graph_given["metric"] is not None:
+            params["metric"] = graph_given["metric"]
+        return params
+
+    def fit(self, X, y):
+        X, labeled, y_enc = self._fit_start(X, y)
+        self.X_labeled_, self.y_enc_ = X[labeled], y_enc
+        self.knn_ = KNeighborsClassifier(n_neighbors=1, metric=self.metric).fit(X[labeled], y_enc)
+        self.transduction_ = self.predict(X)
+        return self
+
+    def decision_function(self, X):
+        check_is_fitted(self, "knn_")
+        D = pairwise_distances(self._check_X(X), self.X_labeled_, metric=self.metric)
+        S = np.column_stack([-D[:, self.y_enc_ == k].min(axis=1)
+                             for k in range(self.classes_.size)])
+        return S[:, 1] - S[:, 0] if self.classes_.size == 2 else S
+
+    def predict(self, X):
+        check_is_fitted(self, "knn_")
+        return self.classes_[self.knn_.predict(self._check_X(X))]

@@ -1,0 +1,27 @@
+"""Linear systems with a symmetric positive (semi)definite matrix, and their fallback.
+
+``solve_psd(M, R)`` returns ``M^{-1} R`` and a :class:`SolveInfo`:
+
+* ``"cholesky"`` — LAPACK's Cholesky solve (``scipy.linalg.solve(assume_a="pos")``),
+  the documented first choice;
+* **fallback** ``"lstsq"`` — when Cholesky fails (M singular or not numerically
+  positive definite, e.g. a kernel block of rank below its size), the minimum-norm
+  least-squares solution (``scipy.linalg.lstsq``); the :class:`SolveInfo` says why.
+"""
+
+from __future__ import annotations
+
+from scipy.linalg import LinAlgError, lstsq, solve
+
+from sskernels.solvers.report import SolveInfo
+
+__all__ = ["solve_psd"]
+
+
+def solve_psd(M, R):
+    """``(M^{-1} R, SolveInfo)`` for symmetric positive (semi)definite ``M`` (module rule)."""
+    try:
+        return solve(M, R, assume_a="pos", check_finite=False), SolveInfo("cholesky")
+    except (LinAlgError, ValueError) as exc:
+        reason = f"cholesky->lstsq ({type(exc).__name__}: {exc})"
+    return lstsq(M, R, check_finite=False)[0], SolveInfo("lstsq", fallback=reason)

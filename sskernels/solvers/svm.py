@@ -1,0 +1,117 @@
+"""The SVM dual of Laplacian SVM (eq. (11.8)) and its fallback rule, in one place.
+
+``svm_dual_qp(Q, y, C)`` solves
+
+    max  sum_i beta_i - 1/2 beta^T Q beta   s.t.  y^T beta = 0,  0 <= beta_i <= C
+
+(Sindhwani, Belkin & Niyogi, eq. (11.8); with ``Q = Y K Y`` it is the C-SVM dual)
+and returns ``(beta, grad, SolveInfo)``:
+
+* ``"highs-qp"`` — HiGHS's QP solver (:func:`sskernels.solvers.solve_qp`), the
+  documented first choice, limited to :data:`QP_SECONDS` seconds;
+* **fallback** ``"libsvm"`` — when HiGHS raises :class:`SolverError` (its
+  active-set QP can stall on near-singular instances and then hits the time
+  limit; or it ends with another non-optimal status), libsvm's SMO solves the
+  same dual (``SVC(kernel="precomputed")`` with the kernel ``y_i y_j Q_ij``,
+  tolerance 1e-8).  The :class:`SolveInfo`'s ``fallback`` says which: ``"time
+  limit"`` or the HiGHS error.
+
+:func:`svm_intercept` is libsvm's bias rule from the KKT conditions.
+:func:`svm_precomputed_decision` is the libsvm route that LapSVM's
+cross-validation uses *by choice* (``cv_solver="libsvm"``, for speed) on the
+same dual with a deformed kernel: not a fallback.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn import config_context
+from sklearn.svm import SVC
+
+from sskernels.solvers.highs import SolverError, solve_qp
+from sskernels.solvers.report import SolveInfo
+
+__all__ = ["QP_SECONDS", "svm_dual_qp", "svm_dual_libsvm", "svm_intercept",
+           "svm_precomputed_decision"]
+
+#: seconds HiGHS may spend on one SVM dual before libsvm takes over
+QP_SECONDS = 10.0
+
+
+def svm_dual_libsvm(Q, y, C):
+    """The dual of :func:`svm_dual_qp` solved by libsvm (SMO, tolerance 1e-8); returns beta."""
+    K = y[:, None] * Q * y[None, :]
+    svc = SVC(kernel="precomputed", C=float(C), tol=1e-8).fit(K, (y > 0).astype(int))
+    beta = np.zeros(y.size)
+    beta[svc.support_] = np.abs(svc.dual_coef_.ravel())
+    return beta
+
+
+def _fallback_reason(exc, time_limit):
+    if "time limit" in str(exc).lower():
+        return f"svm-dual highs->libsvm (time limit {time_limit:g} s)"
+    return f"svm-dual highs->libsvm (HiGHS error: {exc})"
+
+
+def svm_dual_qp(Q, y, C, time_limit=QP_SECONDS):
+    """``max sum beta - 1/2 beta^T Q beta  s.t.  y^T beta = 0, 0 <= beta <= C`` (eq. (11.8)).
+
+    ``Q`` is symmetrized first.  HiGHS answers; when it raises
+    :class:`SolverError` (time limit ``time_limit`` seconds, or another
+    non-optimal end) libsvm solves the same dual and the returned
+    :class:`SolveInfo` names the reason (module docstring).  ``beta`` is clipped
+    to the box.  Returns ``(beta, grad, info)`` with ``grad = Q beta - 1``.
+    """
+    Q = 0.5 * (Q + Q.T)
+    l = y.size
+    try:
+        beta, _ = solve_qp(Q, -np.ones(l), A=y[None, :].astype(float), row_lower=0.0,
+                           row_upper=0.0, col_lower=0.0, col_upper=float(C),
+                           time_limit=time_limit)
+        info = SolveInfo("highs-qp")
+    except SolverError as exc:
+        beta = svm_dual_libsvm(Q, y, C)
+        info = SolveInfo("libsvm", fallback=_fallback_reason(exc, time_limit))
+    beta = np.clip(beta, 0.0, C)
+    return beta, Q @ beta - 1.0, info
+
+
+def svm_intercept(grad, y, beta, C, rtol=1e-6):
+    """Bias from the KKT conditions of the SVM dual, libsvm's rule.
+
+    ``grad`` is the gradient ``Q beta - 1`` of the dual (minimization form).
+    With ``yG_i = y_i grad_i``: the mean of ``-yG_i`` over free support vectors
+    (``0 < beta_i < C``, where ``y_i f(x_i) = 1``), else the midpoint of the
+    interval the bounded ``beta_i`` leave for ``b`` (Chang & Lin, LIBSVM,
+    Sec. 4.1.5).
+    """
+    yG = y * grad
+    tol = rtol * C
+    upper = beta >= C - tol
+    lower = beta <= tol
+    free = ~(upper | lower)
+    if free.any():
+        return -float(np.mean(yG[free]))
+    ub_mask = (upper & (y < 0)) | (lower & (y > 0))
+    lb_mask = (upper & (y > 0)) | (lower & (y < 0))
+    ub = yG[ub_mask].min() if ub_mask.any() else np.inf
+    lb = yG[lb_mask].max() if lb_mask.any() else -np.inf
+    if np.isfinite(ub) and np.isfinite(lb):
+        rho = 0.5 * (ub + lb)
+    else:
+        rho = ub if np.isfinite(ub) else lb
+    return -float(rho)
+
+
+def svm_precomputed_decision(K_tr, t, K_te, C):
+    """``f`` on test points of the C-SVM with a precomputed kernel, by libsvm (default tol).
+
+    ``K_tr`` (l, l) the training Gram matrix, ``t`` the labels in {-1, +1},
+    ``K_te`` (s, l) test-by-training kernel.  Returns ``K_te[:, SV] dual_coef + b``
+    (positive for ``t = +1``).  The same dual as :func:`svm_dual_qp` with
+    ``Q = Y K_tr Y``, at libsvm's default tolerance 1e-3: a speed choice of
+    LapSVM's cross-validation, not a fallback.
+    """
+    with config_context(assume_finite=True, skip_parameter_validation=True):
+        svc = SVC(kernel="precomputed", C=C).fit(K_tr, t)
+    return K_te[:, svc.support_] @ svc.dual_coef_[0] + svc.intercept_[0]

@@ -1,0 +1,280 @@
+"""scikit-learn's own estimator checks over every estimator of the package (issue 8).
+
+``parametrize_with_checks`` runs scikit-learn's API and legacy checks on each
+estimator that is on the new estimator layer (:mod:`sskernels.learners.base`,
+the wrapper :class:`~sskernels.learners.selection.SelectOnLabeled`).  An
+estimator still being migrated is listed too, and skipped with a reason
+naming it: its checks run as soon as it is on the new base.
+
+The instances are the package's defaults, with a 3-NN graph where a learner
+takes a graph (the checks fit 10 to 300 points; a check on fewer points than a
+k-NN graph needs gets the base's clear ``ValueError``, which those checks
+accept), except:
+
+* TSK keeps its default 6-NN graph: on the 300-point, three-blob data of
+  ``check_classifiers_train`` a 3-NN graph has three components, and eq. (14)'s
+  decay constraints over the three (arbitrarily rotated) ``lambda = 0``
+  eigenvectors give a kernel with one component (35 % training accuracy) -- the
+  paper's LP, not a defect (``skip_constant=True`` exempts those eigenvectors);
+* LinearLapSVM with ``tol=1e-6`` (see :data:`ESTIMATORS`).
+
+Note: RSK over the full spectrum with its default 6-NN graph fails
+``check_classifiers_train`` (predict on the training points: 45 %) -- the known
+defect of eq. (17) near ``lambda = 1`` marked xfail in ``test_learners.py``.
+
+Skipped BY NAME, for a reason that is a property of transductive learning:
+
+* for a transductive-only method (the registry's ``inductive=False``: SKL,
+  SKL_KTA -- Mao & Tsang give no out-of-sample rule), the checks in
+  :data:`PREDICT_CHECKS`: each calls ``predict`` / ``decision_function`` /
+  ``score`` on points given as features, which such a learner refuses
+  (``NotImplementedError: ... is transductive only``);
+* ``check_classifiers_classes``: its last problem labels the classes ``[-1, 1]``,
+  and ``y == -1`` marks an unlabeled point (the package's and
+  ``sklearn.semi_supervised``'s convention; scikit-learn exempts its own
+  semi-supervised classifiers from those labels by name,
+  ``_choose_check_classifiers_labels``).  Its other problems (string and object
+  labels, binary and multi-class) run in :func:`test_string_and_object_labels`.
+
+A check failing for a known defect of the base class or the wrapper
+(:data:`KNOWN_DEFECTS`, each with the line of the traceback that identifies it)
+is marked xfail with the defect; any other failure fails.  Remove an entry when
+its fix lands (the check then simply passes).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import inspect
+import traceback
+
+import numpy as np
+import pytest
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.datasets import make_blobs
+from sklearn.preprocessing import StandardScaler
+from sklearn.utils import shuffle
+from sklearn.utils.estimator_checks import check_classifiers_predictions, parametrize_with_checks
+
+import sskernels.learners
+from sskernels.graph import KNNGraph
+from sskernels.learners import base
+from sskernels.learners.base import SemiSupervisedClassifier
+
+#: the old estimators' transition shim (gone when the migration is complete)
+GraphParams = getattr(base, "GraphParams", ())
+
+GRAPH = "graph"   # marker: a 3-NN graph when the (migrated) constructor takes ``graph``
+
+
+def constructor_kwargs(cls, spec):
+    """``spec``: GRAPH, a dict (GRAPH values: a 3-NN graph) or a callable returning one."""
+    kwargs = {"graph": GRAPH} if spec is GRAPH else spec() if callable(spec) else dict(spec)
+    takes_graph = "graph" in inspect.signature(cls.__init__).parameters
+    out = {k: v for k, v in kwargs.items() if v is not GRAPH}
+    if takes_graph and any(v is GRAPH for v in kwargs.values()):
+        out["graph"] = KNNGraph(n_neighbors=3)
+    return out
+
+
+def _tsk(**kw):
+    from sskernels.learners.spectral import TransductiveSpectralKernel
+
+    return TransductiveSpectralKernel(**kw)
+
+
+#: every estimator of the package: (name in sskernels.learners, constructor kwargs)
+ESTIMATORS = [
+    ("HarmonicFunction", GRAPH),
+    ("Consistency", GRAPH),
+    ("RegularizedSpectralKernel", GRAPH),
+    ("TransductiveSpectralKernel", {}),             # k = 6: see the docstring
+    ("SelectOnLabeled",
+     lambda: {"estimator": _tsk(), "param_grid": {"beta": [0.1, 10]}}),
+    ("LapRLS", GRAPH),
+    ("LapSVM", GRAPH),
+    ("SVMBaseline", GRAPH),
+    ("OneNN", GRAPH),
+    ("LinearLapRLS", GRAPH),
+    # libsvm's tol: the default 1e-8 (set to match the kernel LapSVM's dual in its own tests)
+    # takes ~5 s per fit on the checks' random-label data, 1e-6 takes 10 ms
+    ("LinearLapSVM", {"graph": GRAPH, "tol": 1e-6}),
+    ("SupervisedManifoldRLS", GRAPH),
+    ("OrderConstrainedSpectralKernel", GRAPH),
+    ("FastDecaySpectralKernel", GRAPH),
+    ("SpectralKernelLearning", GRAPH),
+    ("SpectralKernelLearningKTA", GRAPH),
+    ("SimpleMKL", GRAPH),
+    ("KernelSVM", lambda: {"kernel_learner": _tsk()}),
+    # the unsupervised RegularizedSpectralClustering / RegularizedLaplacianEigenmaps run
+    # check_estimator in tests/test_spectral_clustering.py (with n_clusters=1 checks named there)
+]
+
+#: abstract bases and helpers exported by sskernels.learners that are not estimators to check
+NOT_ESTIMATORS = {"SemiSupervisedClassifier", "GraphSemiSupervisedClassifier", "GraphClassifier",
+                  "SpectralKernelClassifier", "DeformedKernel",
+                  # unsupervised: check_estimator runs in tests/test_spectral_clustering.py
+                  "RegularizedSpectralClustering", "RegularizedLaplacianEigenmaps"}
+
+#: constructor parameters of the old API (rule 1 of the migration): graph keys, fold counts
+OLD_GRAPH_PARAMS = {"n_neighbors", "weights", "sigma"}
+OLD_FOLD_PARAMS = {"cv_folds", "n_folds", "C_folds", "beta_folds"}
+
+
+def pending_reason(cls):
+    """Why ``cls`` is not yet on the new estimator layer, or None when it is."""
+    name = cls.__name__
+    if cls.__name__ == "SelectOnLabeled":
+        return None
+    params = {p: v for p, v in inspect.signature(cls.__init__).parameters.items() if p != "self"}
+    why = []
+    if issubclass(cls, ClassifierMixin) and not issubclass(cls, SemiSupervisedClassifier):
+        why.append("not a SemiSupervisedClassifier")
+    if issubclass(cls, GraphParams):
+        why.append("uses the GraphParams shim")
+    old = sorted((OLD_GRAPH_PARAMS | OLD_FOLD_PARAMS) & set(params))
+    old += sorted(p for p in params if p.endswith("_grid"))
+    if old:
+        why.append("old constructor parameters: " + ", ".join(old))
+    if not why:
+        return None
+    return f"{name} is not yet migrated to the new estimator layer ({'; '.join(why)})"
+
+
+def _collect():
+    ready, pending = [], []
+    for name, kwargs in ESTIMATORS:
+        try:
+            cls = getattr(importlib.import_module("sskernels.learners"), name)
+        except (ImportError, AttributeError) as exc:   # a module mid-migration
+            pending.append((name, f"{name} cannot be imported yet: {exc}"))
+            continue
+        reason = pending_reason(cls)
+        if reason is not None:
+            pending.append((name, reason))
+            continue
+        ready.append(cls(**constructor_kwargs(cls, kwargs)))
+    return ready, pending
+
+
+READY, PENDING = _collect()
+
+
+def is_semi_supervised(est):
+    """Classifiers for which ``y == -1`` means unlabeled (the package's classifiers, wrapper)."""
+    return isinstance(est, SemiSupervisedClassifier) or (
+        isinstance(est, ClassifierMixin) and est.__module__.startswith("sskernels."))
+
+
+def transductive_only(est):
+    """A registered method without an out-of-sample rule (``MethodInfo.inductive=False``)."""
+    from sskernels.learners.registry import METHODS
+
+    cls = type(est)
+    return any(getattr(m.factory, "cls_name", None) == cls.__name__
+               and getattr(m.factory, "module", None) == cls.__module__ and not m.inductive
+               for m in METHODS.values())
+
+
+#: the checks that predict on points given as features (those a transductive-only learner
+#: cannot answer); found by running them: each fails only with "... is transductive only"
+PREDICT_CHECKS = {
+    "check_fit_score_takes_y", "check_estimators_dtypes", "check_dtype_object",
+    "check_pipeline_consistency", "check_estimator_sparse_array",
+    "check_estimator_sparse_matrix", "check_estimators_pickle",
+    "check_f_contiguous_array_estimator", "check_classifier_data_not_an_array",
+    "check_classifiers_train", "check_supervised_y_2d", "check_methods_sample_order_invariance",
+    "check_methods_subset_invariance", "check_dict_unchanged", "check_fit_idempotent",
+}
+TRANSDUCTIVE_REASON = ("predicts on points given as features; this method is transductive only "
+                       "(no out-of-sample rule in its paper: predict raises NotImplementedError)")
+
+#: check name -> (applies to this estimator?, reason): skipped because transductive
+SKIPPED_CHECKS = {
+    **{name: (transductive_only, TRANSDUCTIVE_REASON) for name in PREDICT_CHECKS},
+    "check_classifiers_classes": (
+        is_semi_supervised,
+        "its [-1, 1] labels collide with y == -1 = unlabeled (scikit-learn exempts its own "
+        "semi-supervised classifiers the same way); the string/object-label problems of this "
+        "check run in test_string_and_object_labels"),
+}
+
+#: check name -> [(line of the traceback that identifies the defect, defect and fix)]
+KNOWN_DEFECTS: dict = {}
+
+
+def check_name(check):
+    while isinstance(check, functools.partial):
+        check = check.func
+    return check.__name__
+
+
+def run_with_known_defects(name, run):
+    """Run a check; a failure matching a known defect becomes an xfail naming it."""
+    try:
+        run()
+    except Exception:
+        tb = traceback.format_exc()
+        for marker, defect in KNOWN_DEFECTS.get(name, []):
+            if marker in tb:
+                pytest.xfail(f"known defect: {defect}")
+        raise
+
+
+@parametrize_with_checks(READY)
+def test_sklearn_check(estimator, check):
+    name = check_name(check)
+    applies, reason = SKIPPED_CHECKS.get(name, (lambda est: False, ""))
+    if applies(estimator):
+        pytest.skip(f"{type(estimator).__name__}: {name}: {reason}")
+    run_with_known_defects(name, lambda: check(estimator))
+
+
+@pytest.mark.parametrize("name,reason", PENDING or [("none", "")],
+                         ids=[n for n, _ in PENDING] or ["none"])
+def test_pending_estimator(name, reason):
+    """One visible skip per estimator whose checks wait for its migration."""
+    if reason:
+        pytest.skip(reason)
+
+
+def blob_problems():
+    """The data of ``check_classifiers_classes``: 30 points, 3 tight blobs, and its binary part."""
+    X, y = make_blobs(n_samples=30, random_state=0, cluster_std=0.1)
+    X, y = shuffle(X, y, random_state=7)
+    X = StandardScaler().fit_transform(X)
+    return [(X[y != 2], y[y != 2]), (X, y)]
+
+
+@pytest.mark.parametrize("estimator", [e for e in READY if is_semi_supervised(e)],
+                         ids=lambda e: type(e).__name__)
+def test_string_and_object_labels(estimator):
+    """``check_classifiers_classes`` without its ``[-1, 1]`` problem: string and object labels,
+    and integer labels other than -1, binary and multi-class."""
+    if transductive_only(estimator):
+        pytest.skip(f"{type(estimator).__name__}: check_classifiers_predictions: "
+                    f"{TRANSDUCTIVE_REASON}")
+    for X, y in blob_problems():
+        names = ["one", "two", "three"][:np.unique(y).size]
+        ints = [-2, 7, 40][:np.unique(y).size]
+        for labels in (np.take(names, y), np.take(names, y).astype("O"), np.take(ints, y)):
+            run_with_known_defects(
+                "check_classifiers_predictions",
+                lambda: check_classifiers_predictions(X, labels, type(estimator).__name__,
+                                                      estimator))
+
+
+def test_every_estimator_of_the_package_is_listed():
+    listed = {name for name, _ in ESTIMATORS}
+    exported = {name for name in sskernels.learners.__all__
+                if isinstance(getattr(sskernels.learners, name), type)
+                and issubclass(getattr(sskernels.learners, name), BaseEstimator)}
+    assert exported - NOT_ESTIMATORS <= listed, exported - NOT_ESTIMATORS - listed
+
+
+def test_migrated_estimators_are_checked():
+    """Guard for the skip rule: the estimators already on the new layer are not skipped."""
+    checked = {type(e).__name__ for e in READY}
+    assert {"HarmonicFunction", "Consistency", "RegularizedSpectralKernel",
+            "TransductiveSpectralKernel", "SelectOnLabeled"} <= checked, PENDING
