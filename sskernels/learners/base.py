@@ -104,7 +104,20 @@ class SemiSupervisedClassifier(ClassifierMixin, BaseEstimator):
     #: parameters selected by default in specs: name -> (grid, preference[, unless])
     #: (see :mod:`sskernels.learners.selection`)
     _selection: dict = {}
+    #: ``(parameter, value)`` for which the kernel has no width (linear, cosine): a spec
+    #: then neither sets nor selects a width (see :meth:`_spec_params`)
+    _widthless: tuple = ()
     accept_sparse = ("csr", "csc")
+
+    @classmethod
+    def _spec_params(cls, params, make_method, graph_given):
+        """The registry's hook from a spec's parameters to this class's (default: as given,
+        but a kernel without a width drops the width parameters and their grids)."""
+        if cls._widthless and params.get(cls._widthless[0]) == cls._widthless[1]:
+            for key in ("kernel_width", "kernel_width_grid", "kernel_width_scale_grid"):
+                params.pop(key, None)
+            params["kernel_width_scale"] = 1.0
+        return params
 
     def _fit_start(self, X, y, min_classes=2):
         """Validate parameters and data; set ``classes_``, ``labeled_``, ``fit_report_``.

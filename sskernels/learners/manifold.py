@@ -57,7 +57,7 @@ from sskernels.kernels.deformed import (
 )
 from sskernels.kernels.rbf import WIDTH_RULES, rbf, resolve_width, squared_distances
 from sskernels.learners.base import GraphSemiSupervisedClassifier, as_scores, ovr_targets
-from sskernels.learners.supervised import WIDTH_FACTORS, without_width
+from sskernels.learners.supervised import WIDTH_FACTORS
 from sskernels.solvers.manifold import laprls_coefficients, lapsvm_binary, lapsvm_system
 from sskernels.solvers.report import SolveInfo
 from sskernels.solvers.svm import (
@@ -132,6 +132,7 @@ class _ManifoldRegularizer(GraphSemiSupervisedClassifier):
         "gamma_A": (GAMMA_GRID, "smallest"),
         "kernel_width_scale": (WIDTH_FACTORS, "nearest-1", ("kernel_width",)),
     }
+    _widthless = ("kernel_type", "linear")
     _needs_features = True
 
     def __init__(self, graph=None, gamma_A=1e-2, gamma_I=1.0, kernel_width="median",
@@ -145,11 +146,6 @@ class _ManifoldRegularizer(GraphSemiSupervisedClassifier):
         self.laplacian = laplacian
         self.laplacian_degree = laplacian_degree
         self.kernel_type = kernel_type
-
-    @classmethod
-    def _spec_params(cls, params, make_method, graph_given):
-        """The linear kernel has no width: no width parameter, no width selection."""
-        return without_width(params) if params.get("kernel_type") == "linear" else params
 
     # -- fitting ------------------------------------------------------------
     def fit(self, X, y):

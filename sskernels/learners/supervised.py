@@ -30,15 +30,6 @@ C_GRID = (1e-2, 1e-1, 1.0, 10.0, 100.0, 1000.0)
 NN_METRICS = ("euclidean", "cosine", "manhattan")
 
 
-def without_width(params):
-    """Spec parameters of a kernel without a width (cosine, linear): the width parameters and
-    their grids are dropped and the scale fixed, so that no width is selected."""
-    for key in ("kernel_width", "kernel_width_grid", "kernel_width_scale_grid"):
-        params.pop(key, None)
-    params["kernel_width_scale"] = 1.0
-    return params
-
-
 class SVMBaseline(SemiSupervisedClassifier):
     """Supervised RBF (or cosine) SVM on the labeled points only (``sklearn.svm.SVC``).
 
@@ -73,17 +64,13 @@ class SVMBaseline(SemiSupervisedClassifier):
         "kernel_width_scale": (WIDTH_FACTORS, "nearest-1", ("kernel_width",)),
         "C": (C_GRID, "largest"),
     }
+    _widthless = ("kernel", "cosine")
 
     def __init__(self, C=1.0, kernel_width="median", kernel_width_scale=1.0, kernel="rbf"):
         self.C = C
         self.kernel_width = kernel_width
         self.kernel_width_scale = kernel_width_scale
         self.kernel = kernel
-
-    @classmethod
-    def _spec_params(cls, params, make_method, graph_given):
-        """The cosine kernel has no width: no width parameter, no width selection."""
-        return without_width(params) if params.get("kernel") == "cosine" else params
 
     def _width(self, X, width, scale):
         return None if self.kernel == "cosine" else resolve_width(X, width, scale)
