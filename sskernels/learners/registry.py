@@ -111,6 +111,11 @@ METHODS = {m.name: m for m in [
                "Liu et al. 2009, Sec. 5", "SVM on the labeled block of a learned kernel", True,
                "SVM on a learned kernel (TSK+SVM, OSK+SVM, DSK+SVM): params kernel, "
                "kernel_params, C"),
+    MethodInfo("self-consistent", _lazy(_P + "self_consistent", "SelfConsistentLabeling"),
+               "Kernel self-consistent labeling (rho-epsilon learning)",
+               "LOO GP coefficients B (Sec. 2); dual (14)-(16), R eq. (12); y = K R x eq. (13)",
+               True, "hinge loss on labeled, eps-insensitive LOO loss on unlabeled points",
+               uses_graph=False),
     MethodInfo("label-spreading", _sk("LabelSpreading"), "scikit-learn (Zhou et al. 2004)",
                "sklearn.semi_supervised.LabelSpreading", True,
                "scikit-learn's label spreading (peer, not in the papers)", uses_graph=False),
