@@ -43,7 +43,8 @@ def test_every_listed_method_runs_from_a_spec(name, tmp_path):
 
 @pytest.mark.parametrize("name", [n for n in method_names() if not n.startswith("label-")])
 def test_fit_refuses_bad_y_and_predict_before_fit(name):
-    """Issue 9, item 4: y shorter than X, NaN in y, predict before fit (scikit-learn's rules)."""
+    """Issue 9, items 2 and 4, for every registered method (one place, not one copy per family):
+    y shorter than X, NaN in y, infinite X, one labeled class, predict before fit."""
     import numpy as np
     from sklearn.datasets import load_iris
     from sklearn.exceptions import NotFittedError
@@ -60,6 +61,14 @@ def test_fit_refuses_bad_y_and_predict_before_fit(name):
     y_nan[idx[0]] = np.nan
     with pytest.raises(ValueError):
         make_method(name, **SMALL.get(name, {})).fit(X, y_nan)
+    X_inf = X.copy()
+    X_inf[5, 0] = np.inf
+    with pytest.raises(ValueError, match="infinity|NaN"):
+        make_method(name, **SMALL.get(name, {})).fit(X_inf, yp)
+    one = np.full(150, -1)
+    one[idx] = 1
+    with pytest.raises(ValueError, match="at least 2 classes"):
+        make_method(name, **SMALL.get(name, {})).fit(X, one)
     est = make_method(name, **SMALL.get(name, {}))
     if name not in ("skl", "skl-kta"):   # transductive only: no predict on new points
         with pytest.raises(NotFittedError):
