@@ -195,15 +195,29 @@ def test_corrupt_mirror_file_is_rejected(data_mirror, tmp_path, monkeypatch, iso
 
 
 def test_no_mirror_no_network_fails_fast(monkeypatch, isolated_cache):
+    """Fast = little work, counted (never timed): one request, with a connect timeout (where
+    connections hang rather than being refused), no retry and no wait between attempts."""
+    import requests.adapters
+
     # Route all traffic to a closed local port, so the test is offline even on a networked host.
     for var in ("NO_PROXY", "no_proxy"):
         monkeypatch.delenv(var, raising=False)
     for var in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY"):
         monkeypatch.setenv(var, "http://127.0.0.1:9")
-    start = time.monotonic()
+    timeouts, waits = [], []
+    send = requests.adapters.HTTPAdapter.send
+
+    def counted_send(self, request, *args, **kwargs):
+        timeouts.append(kwargs.get("timeout"))
+        return send(self, request, *args, **kwargs)
+
+    monkeypatch.setattr(requests.adapters.HTTPAdapter, "send", counted_send)
+    monkeypatch.setattr(time, "sleep", waits.append)  # a retry's wait: recorded, not waited
     with pytest.raises(DataError) as err:
         load_dataset("heart")
-    assert time.monotonic() - start < 15
+    assert len(timeouts) == 1 and waits == [], (timeouts, waits)
+    connect = timeouts[0][0] if isinstance(timeouts[0], tuple) else timeouts[0]
+    assert connect is not None and 0 < connect <= 15, timeouts
     msg = str(err.value)
     assert HEART_URL in msg and "SSKERNELS_DATA_MIRROR" in msg and "\n" not in msg
     assert files_under(isolated_cache) == []

@@ -2,9 +2,11 @@
 
 Every mutation of a valid spec (a wrong type at every level, unknown keys, huge and
 negative numbers, unicode, empty values) must either parse or raise a
-:class:`~sskernels.errors.UserError` whose message is one line naming the file, and do
-so quickly.  Specs that parse are run on three splits: the run too may only succeed or
-raise a ``UserError``.
+:class:`~sskernels.errors.UserError` whose message is one line naming the file.  A sample
+of the specs that parse is run on one split: the run too may only succeed or raise a
+``UserError``, and does the work of the one split asked (``n_splits=1``), not of the
+spec's ``n_splits``.  Nothing here is timed (speed is for benchmarks): a hang is stopped by the
+test run's own limits.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 import copy
 import itertools
 import random
-import time
+from pathlib import Path
 
 import pytest
 
@@ -102,7 +104,6 @@ def test_there_are_enough_cases():
 def test_no_malformed_spec_gives_a_traceback_or_hangs(tmp_path):
     parsed, refused = [], 0
     for i, raw in enumerate(CASES):
-        t0 = time.perf_counter()
         try:
             spec = parse_spec(raw, tmp_path / f"case{i}.yaml")
         except UserError as exc:
@@ -112,14 +113,14 @@ def test_no_malformed_spec_gives_a_traceback_or_hangs(tmp_path):
             refused += 1
         else:
             parsed.append((i, spec))
-        assert time.perf_counter() - t0 < 5, raw
     assert refused > len(CASES) // 2
     # a sample of the specs that parse must run (or fail with one line) on few splits
     for i, spec in parsed[:12]:
         spec.output = str(tmp_path / f"out{i}")
-        t0 = time.perf_counter()
         try:
             run_spec(spec, progress=False, n_splits=1)
         except UserError as exc:
             assert "\n" not in str(exc), str(exc)
-        assert time.perf_counter() - t0 < 60
+        # the work done, counted: at most split 0 of each method and setting, as asked
+        written = {p.name for p in Path(spec.output).rglob("split_*.json")}
+        assert written <= {"split_000.json"}, (i, sorted(written))
