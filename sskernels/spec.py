@@ -6,7 +6,7 @@ list of methods::
     name: heart_tsk                 # optional, default: the file's stem
     table: liu2009-t3               # optional: the paper table this run belongs to
     dataset: heart                  # a registered name, or a mapping (see below)
-    preprocess: minmax              # none | minmax | standardize | l2
+    preprocess: minmax              # none | minmax | standardize | l2 | standardize-l2
     graph: {k: 6, weights: hein-maier}      # sigma, metric optional
     splits: {protocol: random, n_splits: 20, n_labeled: 20, seed: 0}
                                     # n_labeled may be a list (one setting each);
@@ -19,6 +19,15 @@ list of methods::
     paper: {table: liu2009_table3_uci_transductive_accuracy, dataset: heart}   # optional
                                     # (time_table: a paper table of seconds, for metric "seconds")
     output: ../results/runs/heart_tsk  # optional: where records and the summary go
+
+Split protocols (:mod:`sskernels.experiment.splits`): ``random`` (uniform, redrawn until
+every class occurs), ``official`` (the data set's own splits), ``class-first`` (one point per
+class first, then uniform; ``cover: groups`` takes one point per subclass first, e.g. every
+digit of ``odd-even``; default ``cover: classes``) and ``per-class`` (exact counts per class,
+in sorted label order, one setting per inner list; no ``n_labeled``, it is each list's sum)::
+
+    splits: {protocol: class-first, n_labeled: [10, 20, 40], cover: groups, n_splits: 30}
+    splits: {protocol: per-class, per_class: [[10, 10], [10, 20], [10, 30], [10, 40]]}
 
 A user's own file is ``dataset: {file: data.csv, label: class}`` (format
 inferred from the suffix, or ``format: csv | svmlight``).  One rule for every
@@ -41,10 +50,12 @@ from pathlib import Path
 
 import yaml
 
+from sskernels.data.transforms import PREPROCESSINGS as PREPROCESS
 from sskernels.errors import SpecError, UnknownNameError
 
-PREPROCESS = ("none", "minmax", "standardize", "l2")
-PROTOCOLS = ("random", "official")
+PROTOCOLS = ("random", "official", "class-first", "per-class")
+COVERS = ("classes", "groups")
+SPLIT_FIELDS = ("protocol", "n_splits", "n_labeled", "seed", "holdout", "per_class", "cover")
 NAME_RE = re.compile(r"[A-Za-z0-9_\-][A-Za-z0-9_.\-]{0,99}")
 
 #: bounds on what a spec can ask for (a run of 10^9 splits would never end, silently)
@@ -83,11 +94,17 @@ class GraphSpec:
 
 @dataclass
 class SplitSpec:
+    """``per_class`` (protocol per-class: one list of counts per setting; ``n_labeled`` then
+    holds their sums) and ``cover`` (protocol class-first: "classes" or "groups") are None
+    for the protocols that do not use them."""
+
     protocol: str = "random"
     n_splits: int = 20
     n_labeled: list = field(default_factory=lambda: [20])
     seed: int = 0
     holdout: float = 0.0
+    per_class: list | None = None
+    cover: str | None = None
 
 
 @dataclass
@@ -123,11 +140,16 @@ class Spec:
 
         ``n_splits`` is left out: split i depends only on the protocol, the
         number of labeled points, the seed and i, so adding splits keeps the
-        recorded ones.
+        recorded ones.  ``per_class`` and ``cover`` enter the hash when set (the
+        per-class and class-first protocols) and are left out when None, so the
+        keys of the specs that predate them are unchanged.
         """
         splits = asdict(self.splits)
         splits.pop("n_splits")
         splits.pop("n_labeled")  # the setting is part of the record's path
+        for name in ("per_class", "cover"):
+            if splits[name] is None:
+                splits.pop(name)
         d = {"dataset": asdict(self.dataset), "preprocess": self.preprocess,
              "graph": asdict(self.graph), "splits": splits}
         return _hash(d)
@@ -291,20 +313,27 @@ def parse_spec(raw, path="<spec>", check_names=True):
         sigma=v.number(g.get("sigma"), "graph.sigma", positive=True, optional=True),
         metric=v.choice(g.get("metric", "euclidean"), "graph.metric", METRICS))
 
-    s = v.mapping(raw.get("splits"), "splits",
-                  ("protocol", "n_splits", "n_labeled", "seed", "holdout"))
+    s = v.mapping(raw.get("splits"), "splits", SPLIT_FIELDS)
     n_lab = s.get("n_labeled", 20)
     n_lab = n_lab if isinstance(n_lab, list) and n_lab else [n_lab]
     holdout = v.number(s.get("holdout", 0.0), "splits.holdout")
     if not 0.0 <= holdout < 1.0:
         v.fail("splits.holdout", "a fraction in [0, 1)", holdout)
+    protocol = v.choice(s.get("protocol", "random"), "splits.protocol", PROTOCOLS)
+    per_class, cover = _split_options(v, s, protocol)
+    if per_class is not None:
+        n_labeled = [sum(counts) for counts in per_class]
+    else:
+        n_labeled = [v.integer(x, "splits.n_labeled", minimum=1) for x in n_lab]
     splits = SplitSpec(
-        protocol=v.choice(s.get("protocol", "random"), "splits.protocol", PROTOCOLS),
+        protocol=protocol,
         n_splits=v.integer(s.get("n_splits", 20), "splits.n_splits", minimum=1,
                            maximum=MAX_SPLITS),
-        n_labeled=[v.integer(x, "splits.n_labeled", minimum=1) for x in n_lab],
+        n_labeled=n_labeled,
         seed=v.integer(s.get("seed", 0), "splits.seed", minimum=0, maximum=2**32 - 1),
-        holdout=holdout)
+        holdout=holdout, per_class=per_class, cover=cover)
+    if check_names:
+        _check_splits_against_data(v, splits, dataset)
 
     methods_raw = raw.get("methods")
     if not isinstance(methods_raw, list) or not methods_raw:
@@ -349,6 +378,84 @@ def parse_spec(raw, path="<spec>", check_names=True):
     output = str(out_path)
     table = v.string(raw.get("table"), "table", optional=True)
     return Spec(str(path), name, dataset, preprocess, graph, splits, methods, paper, output, table)
+
+
+def _split_options(v, s, protocol):
+    """``(per_class, cover)`` of the ``splits`` mapping ``s``: validated, None where the
+    protocol does not use them (and refused where it was given anyway)."""
+    per_class = cover = None
+    if protocol == "per-class":
+        if "n_labeled" in s:
+            v.fail("splits.n_labeled", "no n_labeled with protocol per-class (each setting's "
+                   "number of labeled points is the sum of its per_class counts)", s["n_labeled"])
+        if "per_class" not in s:
+            v.fail("splits.per_class", "labeled counts per class with protocol per-class, e.g. "
+                   "[[10, 10], [10, 20]] (one list per setting, classes in sorted label order)")
+        per_class = _per_class(v, s["per_class"])
+    elif "per_class" in s:
+        v.fail("splits.per_class", f"no per_class with protocol {protocol} (per_class needs "
+               "protocol: per-class)", s["per_class"])
+    if protocol == "class-first":
+        cover = v.choice(s.get("cover", "classes"), "splits.cover", COVERS)
+    elif "cover" in s:
+        v.fail("splits.cover", f"no cover with protocol {protocol} (cover needs protocol: "
+               "class-first)", s["cover"])
+    return per_class, cover
+
+
+def _per_class(v, raw):
+    """A list of settings, each a list of counts (integers >= 1); a flat list of counts is
+    one setting.  Two settings may not have the same total (records are keyed by it)."""
+    fld = "splits.per_class"
+    if not isinstance(raw, list) or not raw:
+        v.fail(fld, "a non-empty list of counts per class, or a list of such lists", raw)
+    if not any(isinstance(x, list) for x in raw):
+        raw = [raw]
+    settings, totals = [], {}
+    for i, counts in enumerate(raw):
+        where = f"{fld}[{i}]"
+        if not isinstance(counts, list) or len(counts) < 2:
+            v.fail(where, "a list of labeled counts, one per class (at least 2)", counts)
+        counts = [v.integer(c, f"{where}[{j}]", minimum=1) for j, c in enumerate(counts)]
+        total = sum(counts)
+        if total in totals:
+            v.fail(where, f"a total number of labeled points different from {fld}"
+                   f"[{totals[total]}]'s ({total}): records are keyed by that number", counts)
+        totals[total] = i
+        settings.append(counts)
+    return settings
+
+
+def _check_splits_against_data(v, splits, dataset):
+    """What the registry tells about a registered data set (n, classes, groups) against the
+    split options, before any data loads; a data file carries no groups."""
+    if dataset.name is None:
+        if splits.cover == "groups":
+            v.fail("splits.cover", "classes (a data file carries no subclasses (groups))",
+                   "groups")
+        return
+    from sskernels.data.registry import REGISTRY
+
+    entry = REGISTRY[dataset.name]
+    if splits.cover == "groups" and not entry.n_groups:
+        with_groups = [e.name for e in REGISTRY.values() if e.n_groups]
+        v.fail("splits.cover", f"classes ({dataset.name} has no subclasses (groups); data sets "
+               f"with groups: {', '.join(with_groups)})", "groups")
+    if splits.protocol == "class-first":
+        k = max(entry.n_classes, entry.n_groups if splits.cover == "groups" else 0)
+        for n in splits.n_labeled:
+            if n < k:
+                v.fail("splits.n_labeled", f"at least {k} (protocol class-first takes one "
+                       f"labeled point per {'subclass' if splits.cover == 'groups' else 'class'}"
+                       f" of {dataset.name} first)", n)
+    for i, counts in enumerate(splits.per_class or []):
+        if len(counts) != entry.n_classes:
+            v.fail(f"splits.per_class[{i}]", f"{entry.n_classes} counts, one per class of "
+                   f"{dataset.name} in sorted label order", counts)
+    for n in splits.n_labeled:
+        if splits.protocol in ("class-first", "per-class") and n >= entry.n:
+            fld = "splits.per_class" if splits.per_class else "splits.n_labeled"
+            v.fail(fld, f"fewer labeled points than the {entry.n} points of {dataset.name}", n)
 
 
 def _check_method(v, where, name, params, graph=None):

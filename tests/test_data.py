@@ -342,6 +342,10 @@ def test_preprocess_dense():
     np.testing.assert_allclose(st.std(axis=0), [1, 0, 1])
     np.testing.assert_allclose(np.linalg.norm(preprocess(X, "l2"), axis=1), 1)
     np.testing.assert_array_equal(preprocess(X, "none"), X)
+    sl = preprocess(X, "standardize-l2")          # unit rows of the standardized features
+    norms = np.linalg.norm(st, axis=1, keepdims=True)     # row 3 is the mean: stays zero
+    np.testing.assert_allclose(sl, np.divide(st, norms, out=np.zeros_like(st), where=norms > 0))
+    assert np.all(sl[2] == 0) and np.allclose(np.linalg.norm(sl[:2], axis=1), 1)
 
 
 def test_preprocess_sparse():

@@ -126,8 +126,25 @@ MALFORMED = {
                             "{beta: 1, beta: 2}}]\n", "duplicate key 'beta'"),
     "name_with_separators": (BASE + "name: ../../x\n", "field 'name'"),
     "huge_name": (BASE + "name: " + "x" * 100_000 + "\n", "field 'name'"),
+    # split protocols class-first and per-class (sskernels/experiment/splits.py)
+    "splits_cover_without_groups": (BASE + "splits: {protocol: class-first, cover: groups}\n",
+                                    "field 'splits.cover'"),
+    "splits_cover_bogus": (BASE + "splits: {protocol: class-first, cover: digits}\n",
+                           "field 'splits.cover'"),
+    "splits_cover_with_random": (BASE + "splits: {cover: classes}\n", "field 'splits.cover'"),
+    "splits_per_class_too_many_counts": (BASE + "splits: {protocol: per-class, "
+                                         "per_class: [[5, 5, 5, 5]]}\n",
+                                         "field 'splits.per_class[0]'"),
+    "splits_per_class_same_total": (BASE + "splits: {protocol: per-class, "
+                                    "per_class: [[5, 5, 5], [3, 6, 6]]}\n",
+                                    "field 'splits.per_class[1]'"),
+    "splits_per_class_and_n_labeled": (BASE + "splits: {protocol: per-class, n_labeled: 15, "
+                                       "per_class: [5, 5, 5]}\n", "field 'splits.n_labeled'"),
     # found only when the data are loaded: still one line naming the file and the field
     "too_few_labeled": (BASE + "splits: {n_labeled: 2}\n", "field 'splits'"),
+    "splits_per_class_class_too_small": (BASE + "splits: {protocol: per-class, "
+                                         "per_class: [100, 5, 5]}\n",
+                                         "field 'splits.per_class[0]'"),
 }
 
 # errors raised while the splits run (inside the progress display)

@@ -16,6 +16,9 @@ class Dataset:
     labels exactly as the source gives them (ints or strings, never re-encoded).  ``splits``
     lists the official labelled-index sets (0-based) when the source ships them; ``views`` maps a
     view name to its half-open column range ``(start, stop)`` in ``X`` for multi-view sets.
+    ``groups`` (n,) labels a subclass of every point (the digit of ``odd-even``), which split
+    protocols can ask to cover (``cover: groups``); it is never part of ``X``.  None when the
+    data set has no subclasses.
     """
 
     name: str
@@ -25,11 +28,14 @@ class Dataset:
     description: str = ""
     splits: list[np.ndarray] | None = None
     views: dict[str, tuple[int, int]] | None = None
+    groups: np.ndarray | None = None
 
     def __repr__(self) -> str:
         kind = "sparse" if sp.issparse(self.X) else "dense"
         n, d = self.X.shape
         extra = f", {len(self.splits)} splits" if self.splits else ""
+        if self.groups is not None:
+            extra += f", {len(np.unique(self.groups))} groups"
         return (f"Dataset({self.name!r}, X={n}x{d} {kind}, "
                 f"{len(np.unique(self.y))} classes{extra}, source={self.source!r})")
 

@@ -94,11 +94,15 @@ def _file_format(path: Path, format: str | None) -> str:
 
 
 def _check_against_registry(entry: Entry, parsed: Parsed) -> None:
-    """The parsed file must have the registered shape and number of classes."""
+    """The parsed file must have the registered shape and numbers of classes and groups."""
     got = (*parsed.X.shape, len(np.unique(parsed.y)))
     if got != (entry.n, entry.d, entry.n_classes):
         raise DataError(f"{entry.name}: parsed {got[0]} x {got[1]} with {got[2]} classes, "
                         f"registry says {entry.n} x {entry.d} with {entry.n_classes}")
+    groups = 0 if parsed.groups is None else len(np.unique(parsed.groups))
+    if groups != entry.n_groups:
+        raise DataError(f"{entry.name}: parsed {groups} groups (subclasses), registry says "
+                        f"{entry.n_groups}")
 
 
 def _check_finite(name: str, X) -> None:
@@ -125,4 +129,7 @@ def _dataset(name: str, parsed: Parsed, how: str, source: str, description: str)
         X = apply_preprocess(parsed.X, how)
     except DataError as e:
         raise DataError(f"{name}: {e}") from None
-    return Dataset(name, X, parsed.y, source, description, parsed.splits, parsed.views)
+    groups = None if parsed.groups is None else np.asarray(parsed.groups)
+    if groups is not None and groups.shape != (X.shape[0],):
+        raise DataError(f"{name}: {groups.shape} groups for {X.shape[0]} points")
+    return Dataset(name, X, parsed.y, source, description, parsed.splits, parsed.views, groups)

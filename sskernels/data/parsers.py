@@ -7,6 +7,7 @@ One function per file family; registry entries bind their parameters with
 - :func:`parse_svmlight` -- svmlight / LIBSVM sparse text files;
 - :func:`parse_mat` -- MATLAB ``.mat`` files (manifold-regularization benchmarks, WebKB);
 - :func:`parse_sslbook` -- the SSL-book benchmarks (a data ``.mat`` and a splits ``.mat``);
+- :func:`parse_hdf5` -- HDF5 files (``usps.h5``), read with ``h5py``;
 - :func:`parse_sklearn` -- the small data sets bundled with scikit-learn (no file at all).
 
 Every problem with a file's content is raised as a one-line :class:`DataError` that names the
@@ -30,12 +31,17 @@ from ..errors import DataError
 
 
 class Parsed(NamedTuple):
-    """What a parser returns: features, labels, and optional official splits and views."""
+    """What a parser returns: features, labels, and optional official splits, views and groups.
+
+    ``groups`` labels a subclass of every point (the digit of the odd-even task), for split
+    protocols that must cover every subclass; None when the data set has none.
+    """
 
     X: np.ndarray | sp.csr_matrix
     y: np.ndarray
     splits: list[np.ndarray] | None = None
     views: dict[str, tuple[int, int]] | None = None
+    groups: np.ndarray | None = None
 
 
 def labels_array(values) -> np.ndarray:
@@ -304,6 +310,42 @@ def parse_sslbook(data_path, splits_path, *, symbols: int | None = None) -> Pars
         if np.unique(row).size != row.size:
             raise DataError(f"{splits_path}: split {i} of 'idxLabs' repeats an index")
     return Parsed(X, labels, [row.copy() for row in index])
+
+
+# ---------------------------------------------------------------------------- HDF5
+
+def parse_hdf5(path, *, x: str = "data", y: str = "target") -> Parsed:
+    """Parse an HDF5 file with ``h5py``: ``x`` and ``y`` are the paths of the (n, d) feature
+    array and the (n,) label vector inside the file (e.g. ``train/data``, ``train/target``)."""
+    path = Path(path)
+    try:
+        import h5py
+    except ImportError:
+        raise DataError(f"{path}: reading HDF5 needs the h5py package: pip install h5py") from None
+    if not path.is_file():
+        raise DataError(f"{path}: no such file")
+    try:
+        with h5py.File(path, "r") as fh:
+            arrays = []
+            for key in (x, y):
+                node = fh.get(key)
+                if not isinstance(node, h5py.Dataset):
+                    known = []
+                    fh.visititems(lambda name, obj: known.append(name)
+                                  if isinstance(obj, h5py.Dataset) else None)
+                    raise DataError(f"{path}: no array {key!r} (arrays: {', '.join(known)})")
+                arrays.append(node[()])
+    except DataError:
+        raise
+    except Exception as e:  # h5py raises assorted errors on non-HDF5 input
+        raise DataError(f"{path}: not a readable HDF5 file ({type(e).__name__}: {e})") from None
+    X, labels = np.asarray(arrays[0], dtype=np.float64), labels_array(np.ravel(arrays[1]))
+    if X.ndim != 2:
+        raise DataError(f"{path}: {x!r} has shape {X.shape}, expected (points, features)")
+    if labels.shape[0] != X.shape[0]:
+        raise DataError(f"{path}: {labels.shape[0]} labels in {y!r} for {X.shape[0]} rows of "
+                        f"{x!r}")
+    return Parsed(X, labels)
 
 
 # ---------------------------------------------------------------------------- scikit-learn

@@ -1,7 +1,9 @@
-"""Seeded two-dimensional toy data sets (Sindhwani, Belkin & Niyogi, Sec. 11.1-11.4 figures).
+"""Two-dimensional toy data sets: seeded (Sindhwani, Belkin & Niyogi, Sec. 11.1-11.4 figures)
+and the deterministic two-spirals benchmark (kernel self-consistent labeling, Sec. 6).
 
 Every generator returns ``(X, y)``: ``X`` float64 of shape ``(n, 2)``, ``y`` int64 class
-labels ``0..k-1``; the same ``seed`` gives the same arrays.
+labels ``0..k-1``; the same ``seed`` gives the same arrays (:func:`two_spirals` takes none:
+it involves no randomness).
 
 * :func:`two_moons` — two interleaving half circles (``sklearn.datasets.make_moons``):
   class 0 the upper moon (centre (0, 0), radius 1), class 1 the lower moon
@@ -19,6 +21,8 @@ labels ``0..k-1``; the same ``seed`` gives the same arrays.
   curve (``t < 1/2``), class 1 the outer half.  Successive turns lie 2/3 apart
   while neighbouring samples along the curve are far closer, so points that are
   near in the plane can be far along the curve: the situation of Fig. 11.2.
+* :func:`two_spirals` — Lang & Witbrock's (1988) two intertwined spirals, 97 points each,
+  exactly as the classic CMU benchmark generator (Wieland's ``mkspiral.c``) writes them.
 """
 
 from __future__ import annotations
@@ -68,12 +72,41 @@ def curve(n=200, seed=0, noise=0.01):
     return _out(X, (t >= 0.5).astype(int))
 
 
+def two_spirals(per_spiral=97):
+    """Lang & Witbrock's two-spirals benchmark (194 points, 2 features); no randomness.
+
+    For ``i = 0 .. per_spiral-1``: angle ``a = i pi / 16``, radius
+    ``r = 6.5 (104 - i) / 104``; the point ``(r sin a, r cos a)`` is class 1 and its mirror
+    image through the origin ``(-r sin a, -r cos a)`` class 0 — the points, labels and
+    interleaved order of the classic CMU benchmark file (Wieland's ``mkspiral.c``: row
+    ``2i`` is point ``i`` of the class-1 spiral, row ``2i+1`` its negation).  Three turns
+    per spiral, radius from 6.5 (``i = 0``, the point (0, 6.5)) down to 0.5.
+
+    Scale (no normalisation: the kernel self-consistent labeling paper normalises nothing for
+    2-spiral): coordinates lie in [-6.5, 6.5]; the median squared distance over the 18721
+    pairs of distinct points is 22.90625 (mean 30.78, max 169); the squared distance of a
+    point to its nearest neighbour ranges from 0.0147 to 1.0 (median 0.466).  The paper's
+    Table 1 gives sigma^2_SVM = 5e-4 for 2-spiral (w = exp(-d^2 / 2 sigma^2)): at this scale
+    the kernel between nearest neighbours is at most exp(-14.7) ~ 4e-7 (median ~1e-203), an
+    identity Gram matrix to double precision; the mismatch is documented, not rescaled.
+    """
+    i = np.arange(int(per_spiral))
+    a = i * np.pi / 16.0
+    r = 6.5 * (104 - i) / 104.0
+    P = np.column_stack([r * np.sin(a), r * np.cos(a)])
+    X = np.empty((2 * i.size, 2))
+    X[0::2], X[1::2] = P, -P
+    y = np.tile([1, 0], i.size)
+    return _out(X, y)
+
+
 #: name -> generator (called with its defaults by :func:`load_synthetic`)
 SYNTHETIC = {
     "two-moons": two_moons,
     "two-circles": two_circles,
     "gaussian-blobs": gaussian_blobs,
     "curve": curve,
+    "two-spirals": two_spirals,
 }
 
 

@@ -29,7 +29,7 @@ from sskernels.experiment.records import (data_fingerprint, plain, read_data_fin
                                           read_record, record_key, record_state,
                                           write_data_fingerprint, write_graph_seconds,
                                           write_record)
-from sskernels.experiment.splits import make_splits
+from sskernels.experiment.splits import SplitError, make_splits
 from sskernels.learners.registry import get_method, make_method
 from sskernels.solvers import SolverError
 from sskernels.spec import method_key
@@ -80,22 +80,37 @@ def prepare(spec, n_splits=None):
     classes, y = np.unique(np.asarray(ds.y), return_inverse=True)
     s = spec.splits
     X, X_test, y_test, official = ds.X, None, None, ds.splits
+    groups = getattr(ds, "groups", None)
+    if s.cover == "groups" and groups is None:
+        raise UserError(f"{spec.path}: field 'splits.cover': expected classes ("
+                        f"{spec.dataset.display} carries no subclasses (groups)), got 'groups'")
     if s.holdout > 0:
         if s.protocol == "official":
             raise UserError(f"{spec.path}: field 'splits.holdout': expected 0 with official splits")
         seen, unseen = holdout_split(y, s.holdout, s.seed)
         X, X_test, y_test, y = ds.X[seen], ds.X[unseen], y[unseen], y[seen]
+        groups = None if groups is None else groups[seen]
     settings = []
+    labels = setting_labels(spec)
     try:
-        for n_lab in s.n_labeled:
+        for i, n_lab in enumerate(s.n_labeled):
+            field_ = f"splits.per_class[{i}]" if s.per_class else "splits"
             splits = make_splits(y, s.protocol, n_splits or s.n_splits, n_lab, s.seed,
-                                 official=official)
+                                 official=official,
+                                 per_class=s.per_class[i] if s.per_class else None,
+                                 groups=groups if s.cover == "groups" else None,
+                                 classes=classes)
             label = (f"official {len(splits[0])} labeled" if s.protocol == "official"
-                     else f"{n_lab} labeled")
+                     else labels[i])
             settings.append((label, splits))
+    except SplitError as exc:
+        field_ = field_ if exc.field == "splits.per_class" else exc.field
+        raise UserError(f"{spec.path}: field '{field_}': {exc}") from None
     except ValueError as exc:
         raise UserError(f"{spec.path}: field 'splits': {exc}") from None
-    fp = data_fingerprint(X, y, classes, extra=(X_test, y_test, official))
+    # groups decide the splits of cover: groups; data sets without groups keep their fingerprint
+    extra = (X_test, y_test, official) + (() if groups is None else (groups,))
+    fp = data_fingerprint(X, y, classes, extra=extra)
     return Prepared(spec, X, y, classes, settings, X_test, y_test, data_fingerprint=fp)
 
 
@@ -322,10 +337,16 @@ def records_frame(records, spec, n_splits):
 
 
 def setting_labels(spec):
-    """The settings' labels, without loading the data (official splits: read from records)."""
+    """The settings' labels, without loading the data (official splits: read from records).
+
+    ``"N labeled"``; for protocol per-class the counts in sorted label order, e.g.
+    ``"10/20 labeled"`` (the record's ``n_labeled`` is their sum, 30).
+    """
     s = spec.splits
     if s.protocol == "official":
         return None
+    if s.per_class:
+        return ["/".join(map(str, counts)) + " labeled" for counts in s.per_class]
     return [f"{n} labeled" for n in s.n_labeled]
 
 
