@@ -107,6 +107,7 @@ ESTIMATORS = [
     ("SpectralKernelLearningKTA", GRAPH),
     ("SimpleMKL", GRAPH),
     ("KernelSVM", lambda: {"kernel_learner": _tsk()}),
+    ("SelfConsistentLabeling", {}),
     # the unsupervised RegularizedSpectralClustering / RegularizedLaplacianEigenmaps run
     # check_estimator in tests/test_spectral_clustering.py (with n_clusters=1 checks named there)
 ]

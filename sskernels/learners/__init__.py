@@ -13,6 +13,7 @@ from sskernels.learners.linear_manifold import LinearLapRLS, LinearLapSVM
 from sskernels.learners.mkl import SimpleMKL
 from sskernels.learners.manifold import LapRLS, LapSVM
 from sskernels.learners.selection import SelectOnLabeled
+from sskernels.learners.self_consistent import SelfConsistentLabeling
 from sskernels.learners.supervised import OneNN, SVMBaseline
 from sskernels.kernels.deformed import deformed_kernel
 from sskernels.learners.propagation import Consistency, HarmonicFunction
@@ -42,6 +43,6 @@ __all__ = [
     "OrderConstrainedSpectralKernel", "FastDecaySpectralKernel", "SpectralKernelLearning",
     "SpectralKernelLearningKTA", "SimpleMKL", "LinearLapRLS", "LinearLapSVM",
     "RegularizedSpectralClustering", "RegularizedLaplacianEigenmaps", "DeformedKernel",
-    "SupervisedManifoldRLS", "SelectOnLabeled", "SemiSupervisedClassifier",
+    "SupervisedManifoldRLS", "SelectOnLabeled", "SelfConsistentLabeling", "SemiSupervisedClassifier",
     "GraphSemiSupervisedClassifier",
 ]

@@ -32,7 +32,6 @@ Choices the paper leaves open, made here:
 from __future__ import annotations
 
 import re
-from collections import OrderedDict
 from numbers import Real
 
 import numpy as np
@@ -44,10 +43,44 @@ from sklearn.utils.validation import check_array, check_is_fitted
 
 from sskernels.graph import fingerprint
 from sskernels.learners.base import UNLABELED, SemiSupervisedClassifier
+from sskernels.memo import LRU
 from sskernels.solvers.report import SolveInfo
 
 #: the SVM's C grid (selected with ties to the smallest C)
 C_GRID = (1e-2, 1e-1, 1.0, 10.0, 100.0, 1000.0)
+
+
+def kernel_learner_from_spec(name, kernel_params, make_method, graph_given, who):
+    """The kernel learner a spec names: ``make_method(name, **graph, **kernel_params)``.
+
+    The spec's graph keys go to the kernel learner when its method uses the
+    graph (else only those its constructor takes).  Unknown kernel parameters
+    and methods without a learned kernel are refused with a ValueError (``who``
+    names the method asking, for the message).
+    """
+    from sskernels.learners.registry import get_method
+
+    kernel_params = dict(kernel_params or {})
+    info = get_method(name)
+    graph = dict(graph_given)
+    cls = getattr(info.factory, "cls", None)
+    if not info.uses_graph:
+        try:
+            accepted = set(cls().get_params(deep=False)) if cls is not None else set()
+        except TypeError:
+            accepted = set()
+        graph = {k: v for k, v in graph.items() if k in accepted}
+    try:
+        learner = make_method(name, **{**graph, **kernel_params})
+    except TypeError as exc:
+        bad = re.search(r"unexpected keyword argument '(\w+)'", str(exc))
+        known = ", ".join(sorted(cls().get_params(deep=False))) if cls is not None else ""
+        what = f"kernel_params.{bad.group(1)}" if bad else "kernel_params"
+        raise ValueError(f"{what} is not a parameter of {name} ({known})") from None
+    inner = getattr(learner, "estimator", learner)    # a SelectOnLabeled wrapper's learner
+    if not callable(getattr(inner, "kernel", None)):
+        raise ValueError(f"{who}: {name} does not learn a kernel")
+    return learner
 
 
 class KernelSVM(SemiSupervisedClassifier):
@@ -90,39 +123,15 @@ class KernelSVM(SemiSupervisedClassifier):
 
     @staticmethod
     def _spec_params(params, make_method, graph_given):
-        """Spec ``kernel`` + ``kernel_params`` -> ``kernel_learner=make_method(kernel, ...)``.
-
-        The spec's graph keys go to the kernel learner when its method uses the
-        graph (else only those its constructor takes).  Unknown kernel
-        parameters and methods without a kernel are refused with a ValueError.
-        """
-        from sskernels.learners.registry import get_method
-
+        """Spec ``kernel`` + ``kernel_params`` -> ``kernel_learner=make_method(kernel, ...)``
+        (:func:`kernel_learner_from_spec`)."""
         params = dict(params)
         if "kernel_learner" in params:
             return params
         name = params.pop("kernel", "tsk")
-        kernel_params = dict(params.pop("kernel_params", None) or {})
-        info = get_method(name)
-        graph = dict(graph_given)
-        if not info.uses_graph:
-            cls = getattr(info.factory, "cls", None)
-            try:
-                accepted = set(cls().get_params(deep=False)) if cls is not None else set()
-            except TypeError:
-                accepted = set()
-            graph = {k: v for k, v in graph.items() if k in accepted}
-        try:
-            learner = make_method(name, **{**graph, **kernel_params})
-        except TypeError as exc:
-            bad = re.search(r"unexpected keyword argument '(\w+)'", str(exc))
-            cls = getattr(info.factory, "cls", None)
-            known = ", ".join(sorted(cls().get_params(deep=False))) if cls is not None else ""
-            what = f"kernel_params.{bad.group(1)}" if bad else "kernel_params"
-            raise ValueError(f"{what} is not a parameter of {name} ({known})") from None
-        if not hasattr(learner, "kernel"):
-            raise ValueError(f"kernel-svm: {name} does not learn a kernel")
-        params["kernel_learner"] = learner
+        kernel_params = params.pop("kernel_params", None)
+        params["kernel_learner"] = kernel_learner_from_spec(name, kernel_params, make_method,
+                                                            graph_given, "kernel-svm")
         return params
 
     def _learner_template(self):
@@ -209,8 +218,7 @@ class KernelSVM(SemiSupervisedClassifier):
 
 
 #: fitted kernel learners, by (data, labels, learner parameters); a few entries
-_FITTED: OrderedDict = OrderedDict()
-_FITTED_SIZE = 2
+_FITTED = LRU(2)
 
 
 def _fitted_learner(template, X, labeled, y_enc):
@@ -225,17 +233,12 @@ def _fitted_learner(template, X, labeled, y_enc):
     learner = clone(template)
     key = (fingerprint(X), fingerprint(np.asarray(labeled)), fingerprint(np.asarray(y_enc)),
            joblib_hash(learner))
-    hit = _FITTED.get(key)
+    hit = _FITTED.lookup(key)
     if hit is not None:
-        _FITTED.move_to_end(key)
         return hit
     y_fit = np.full(X.shape[0], UNLABELED, dtype=int)
     y_fit[labeled] = y_enc
-    learner.fit(X, y_fit)
-    _FITTED[key] = learner
-    while len(_FITTED) > _FITTED_SIZE:
-        _FITTED.popitem(last=False)
-    return learner
+    return _FITTED.store(key, learner.fit(X, y_fit))
 
 
 def clear_cache():

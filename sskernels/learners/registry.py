@@ -113,9 +113,11 @@ METHODS = {m.name: m for m in [
                "kernel_params, C"),
     MethodInfo("self-consistent", _lazy(_P + "self_consistent", "SelfConsistentLabeling"),
                "Kernel self-consistent labeling (rho-epsilon learning)",
-               "LOO GP coefficients B (Sec. 2); dual (14)-(16), R eq. (12); y = K R x eq. (13)",
-               True, "hinge loss on labeled, eps-insensitive LOO loss on unlabeled points",
-               uses_graph=False),
+               "LOO GP coefficients B (Sec. 2); dual (14)-(16), R eq. (12), by projected Newton "
+               "with a certified gap; y = K R x eq. (13)",
+               True, "hinge loss on labeled, eps-insensitive LOO loss on unlabeled points; "
+               "params sigma2, C1, C2, epsilon, noise, eta, kernel (rbf, precomputed or "
+               "{learner: NAME, params: {...}})"),   # the graph: for a learned kernel's learner
     MethodInfo("label-spreading", _sk("LabelSpreading"), "scikit-learn (Zhou et al. 2004)",
                "sklearn.semi_supervised.LabelSpreading", True,
                "scikit-learn's label spreading (peer, not in the papers)", uses_graph=False),

@@ -7,34 +7,61 @@ Paper: "Semi-supervised Learning using Kernel Self-consistent Labeling"
   (``noise``); ``K_0`` is the RBF kernel of eq. (17),
   ``k_0(x, z) = exp(-||x - z||^2 / (2 sigma^2))`` with the paper's ``sigma^2``
   (``sigma2``; Table 1 gives ``sigma^2_SVM`` and Sec. 6 uses
-  ``sigma^2 = sigma^2_SVM / r``), or a given Gram matrix (``kernel="precomputed"``).
+  ``sigma^2 = sigma^2_SVM / r``), a given Gram matrix (``kernel="precomputed"``)
+  or a learned kernel (``kernel_learner``, e.g. SKL_KTA or TSK: "based on any
+  given valid kernel"), scaled to unit mean diagonal like the RBF kernel's.
 * Leave-one-out GP coefficients (Sec. 2): ``b_i^T`` is ``k_i^T T_i^{-1}`` with a
   0 inserted at ``i``, and the paper's ``B = (b_1, ..., b_N)`` has them as
   COLUMNS.  From one Cholesky factorization, with ``P = K^{-1}`` and
   ``D = diag(P)``: the matrix whose ROW i is ``b_i^T`` is ``I - D^{-1} P``
   (the GP leave-one-out mean ``y_i - (P y)_i / P_ii``), i.e. the paper's
   ``B^T = I - D^{-1} K^{-1}`` (:func:`loo_coefficients` returns the row form).
-  Sec. 5's sequential matrix-inversion-lemma updates are not needed.
+  Sec. 5's sequential matrix-inversion-lemma updates are not needed.  ``K``
+  and ``P`` depend on the data and ``sigma^2`` only: they are computed once per
+  (data, ``sigma^2``, noise) and reused by every labeled split
+  (:func:`gp_factors`, a small LRU; ``K^{-1}`` is kept as ``D`` and ``Q`` below).
 * Primal (2)-(6), with the index misprints fixed: the unlabeled sums and
   slacks run over ``j = L+1..N`` in (2), (6), (7), (9).  Labeled points need not
   come first: ``L`` and ``U`` are index sets of the training points.
 * Dual (14)-(16) with ``x = (alpha, beta, gamma)``, ``R = (R_1, R_2, -R_2)`` of
-  eq. (12): ``R_1 = (c_i b_i)_{i in L}``, ``R_2 = (e_j - b_j)_{j in U}``; solved
-  as ``min 1/2 x^T R^T K R x - sum alpha + eps sum (beta + gamma)`` over the box
-  ``[0, C_1]^L x [0, C_2]^{2U}`` by :func:`sskernels.solvers.boxqp.solve_box_qp`
-  (HiGHS QP, certified by its duality gap).  Decision values ``y = K R x``, eq. (13).
+  eq. (12): ``R_1 = (c_i b_i)_{i in L}``, ``R_2 = (e_j - b_j)_{j in U}``.
+  ``beta`` and ``gamma`` enter the Hessian only through ``delta = beta - gamma``
+  and ``eps (beta_j + gamma_j) = eps |delta_j|`` at an optimum, so the dual is
+  solved as ``min 1/2 z^T G z - sum alpha + eps ||delta||_1`` over
+  ``z = (alpha, delta) in [0, C_1]^L x [-C_2, C_2]^U`` with
+  ``G = (R_1, R_2)^T K (R_1, R_2)`` — the same problem in N instead of L + 2U
+  variables, certified by the duality gap of (14)-(16) itself
+  (:func:`sskernels.solvers.boxqp.solve_l1_box_qp`: projected Newton, reported
+  fallback HiGHS QP).
+* ``G`` without forming R (Sec. 5 asks for a cheap Hessian): ``R = P S`` with
+  ``S = (c_i (k_i - e_i / P_ii))_{i in L}, (e_j / P_jj)_{j in U}``, so
+  ``G = S^T P S``: with ``Q = D^{-1} P D^{-1}``,
+  ``G_LL = C (K_LL - 2 D_LL^{-1} + Q_LL) C``, ``G_LU = -C Q_LU``, ``G_UU = Q_UU``
+  (``C = diag(c)``), O(N^2) per labeled split instead of O(N^3)
+  (:func:`structured_dual`; tested against ``R^T K R`` of (12) by
+  :func:`dual_problem`).  In the variables ``(c alpha, delta)`` the matrix does
+  not depend on the labels: one ``G`` per fit serves every class of
+  one-against-all (Sec. 5 asks for that too), the labels move to the linear
+  term and the bounds.  The decision values of (13) are ``y = K R x = S z``:
+  ``y = K_{:,L} (c alpha) - e_L (c alpha / P_LL) + e_U (delta / P_UU)``.
 * Multi-class (Sec. 6): one-against-all (``c_i = +1`` for the class, ``-1``
   otherwise), label = argmax of the decision values; two classes: one problem,
   ``c_i = +1`` for ``classes_[1]``, label ``sign(y)``.
 * Induction (Sec. 4, after eq. (24)): the solution lies in the span of the
-  kernels at the N training points, ``y = K a`` with ``a = R x``; a new point
-  gets ``y(x) = k_x^T a`` with ``k_x = (k_0(x, x_1), ..., k_0(x, x_N))`` (no
-  noise term: the noise of Sec. 2 is independent between distinct points).
+  kernels at the N training points, ``y = K a`` with ``a = R x = K^{-1} y``; a
+  new point gets ``y(x) = k_x^T a`` with ``k_x = (k_0(x, x_1), ..., k_0(x, x_N))``
+  (no noise term: the noise of Sec. 2 is independent between distinct points).
   With ``kernel="precomputed"``, ``predict`` takes the (s, N) matrix ``k_0(x, x_i)``.
+* The eta re-weighting of Sec. 4.2 (``eta``, default None = not used):
+  ``B' = 1/(1+eta) [[B_LL, eta B_LU], [B_UL, eta B_UU]]``.  Read in the row form
+  (row = the point predicted, column = the point predicting), it scales the
+  weight of every UNLABELED point in every leave-one-out prediction by
+  ``eta`` ("unlabeled points are less reliable"), then all by ``1/(1+eta)``.
+  ``R`` is then formed from ``B'`` by (12) and ``G = R^T K R`` directly (O(N^3)).
 
 Choices the paper leaves open: ``sigma2`` default 1.0 (the paper tunes it per
-data set, Table 1 / Sec. 6); ties of the argmax go to the first class; the eta
-re-weighting of B (Sec. 4.2) is not implemented.
+data set, Table 1 / Sec. 6); ties of the argmax go to the first class; the
+reading of the eta block matrix above.
 """
 
 from __future__ import annotations
@@ -43,12 +70,26 @@ from numbers import Real
 
 import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from sskernels.graph import fingerprint
 from sskernels.kernels.rbf import rbf, squared_distances
 from sskernels.learners.base import SemiSupervisedClassifier, ovr_targets
-from sskernels.solvers.boxqp import solve_box_qp
+from sskernels.memo import LRU
+from sskernels.solvers.boxqp import solve_l1_box_qp
+
+
+def _inverse(K):
+    """``K^{-1}`` by Cholesky; ValueError (one line) when K is not positive definite."""
+    if not np.all(np.isfinite(K)):
+        raise ValueError("kernel matrix has NaN or infinite entries")
+    try:
+        P = cho_solve(cho_factor(K, lower=True), np.eye(K.shape[0]))
+    except LinAlgError:
+        raise ValueError("kernel matrix K = K_0 + noise*I is not positive definite "
+                         "(K_0 must be a valid, symmetric PSD Gram matrix)") from None
+    return 0.5 * (P + P.T)
 
 
 def loo_coefficients(K):
@@ -59,34 +100,48 @@ def loo_coefficients(K):
     ``B = (b_1, ..., b_N)`` is its transpose.  Raises ``ValueError`` when K is
     not symmetric positive definite.
     """
-    K = np.asarray(K, dtype=float)
-    if not np.all(np.isfinite(K)):
-        raise ValueError("kernel matrix has NaN or infinite entries")
-    try:
-        P = cho_solve(cho_factor(K, lower=True), np.eye(K.shape[0]))
-    except LinAlgError:
-        raise ValueError("kernel matrix K = K_0 + noise*I is not positive definite "
-                         "(K_0 must be a valid, symmetric PSD Gram matrix)") from None
-    P = 0.5 * (P + P.T)
-    return np.eye(K.shape[0]) - P / np.diag(P)[:, None]
+    P = _inverse(np.asarray(K, dtype=float))
+    return np.eye(P.shape[0]) - P / np.diag(P)[:, None]
 
 
-def dual_problem(K, Bt, labeled, c, C1, C2, epsilon):
-    """Hessian ``R^T K R``, linear term, bounds of the dual (14)-(16) and ``R`` (eq. (12)).
+def reweighted_coefficients(Bt, labeled, eta):
+    """Sec. 4.2's ``B'`` in row form: unlabeled predictors' columns times ``eta``, all / (1+eta)."""
+    w = np.full(Bt.shape[0], float(eta))
+    w[labeled] = 1.0
+    return Bt * w[None, :] / (1.0 + eta)
 
-    ``Bt`` is the row form of B (:func:`loo_coefficients`), ``c`` the +-1 labels of
-    the points ``labeled``.  Variables: ``(alpha (L), beta (U), gamma (U))``.
+
+def dual_problem(K, Bt, labeled, c):
+    """``G = (R_1, R_2)^T K (R_1, R_2)`` and ``(R_1, R_2)`` of eq. (12), formed directly.
+
+    ``Bt`` is the row form of B (:func:`loo_coefficients` or its re-weighting),
+    ``c`` the +-1 labels of the points ``labeled``.  Variables ``(alpha, delta)``
+    with ``delta = beta - gamma``, labeled first.  O(N^3): the reference for
+    :func:`structured_dual`, and the route of the eta re-weighting.
     """
     n = K.shape[0]
     unl = np.setdiff1d(np.arange(n), labeled)
     R1 = Bt[labeled].T * c                       # columns c_i b_i, i in L
     R2 = (np.eye(n)[unl] - Bt[unl]).T            # columns e_j - b_j, j in U
-    R = np.hstack([R1, R2, -R2])
-    H = R.T @ (K @ R)
-    L, U = labeled.size, unl.size
-    f = np.concatenate([-np.ones(L), epsilon * np.ones(2 * U)])
-    upper = np.concatenate([np.full(L, float(C1)), np.full(2 * U, float(C2))])
-    return 0.5 * (H + H.T), f, np.zeros(L + 2 * U), upper, R
+    R = np.hstack([R1, R2])
+    G = R.T @ (K @ R)
+    return 0.5 * (G + G.T), R
+
+
+def structured_dual(K, Q, dP, labeled, unlabeled):
+    """``G`` of :func:`dual_problem` with ``c = 1``, in O(N^2) from ``Q = D^{-1} K^{-1} D^{-1}``.
+
+    ``G_LL = K_LL - 2 D_LL^{-1} + Q_LL``, ``G_LU = -Q_LU``, ``G_UU = Q_UU`` (module
+    doc).  The labels enter only as ``diag(c, 1) G diag(c, 1)``: with
+    ``alpha' = c alpha`` one matrix serves every class of one-against-all.
+    """
+    order = np.concatenate([labeled, unlabeled])
+    G = Q[np.ix_(order, order)]
+    L = labeled.size
+    G[:L, :L] += K[np.ix_(labeled, labeled)] - np.diag(2.0 / dP[labeled])
+    G[:L, L:] *= -1.0
+    G[L:, :L] *= -1.0
+    return G
 
 
 def primal_objective(K, Bt, labeled, c, C1, C2, epsilon, y):
@@ -98,6 +153,50 @@ def primal_objective(K, Bt, labeled, c, C1, C2, epsilon, y):
     return 0.5 * float(y @ np.linalg.solve(K, y)) + C1 * hinge + C2 * eps_loss
 
 
+class GPFactors:
+    """``K = K_0 + noise I``, ``dP = diag(K^{-1})`` and ``Q = D^{-1} K^{-1} D^{-1}`` (2 N^2 floats).
+
+    ``K^{-1} = D Q D`` is not kept: :meth:`apply_inverse` uses it.
+    """
+
+    def __init__(self, K):
+        self.K = K
+        P = _inverse(K)
+        self.dP = np.diag(P).copy()
+        P /= self.dP[:, None]
+        P /= self.dP[None, :]
+        self.Q = P
+
+    def apply_inverse(self, F):
+        """``K^{-1} F``."""
+        return self.dP[:, None] * (self.Q @ (self.dP[:, None] * F))
+
+    def loo_rows(self):
+        """The row form of B, ``I - D^{-1} K^{-1} = I - Q D``."""
+        return np.eye(self.K.shape[0]) - self.Q * self.dP[None, :]
+
+
+#: label-independent factors by (content of X or K_0, sigma2, noise), a few: each holds
+#: 2 N^2 floats (64 MB at N = 2000); the runner's tasks go method by method, so the widths
+#: of one data set (Sec. 6: four values of r) fit
+_FACTORS = LRU(4)
+
+
+def gp_factors(K0_or_X, sigma2, noise, gram=False):
+    """The :class:`GPFactors` of the data (``gram``: a given ``K_0``), memoized (LRU of 4)."""
+    key = (fingerprint(K0_or_X), bool(gram), None if gram else float(sigma2), float(noise))
+    hit = _FACTORS.lookup(key)
+    if hit is not None:
+        return hit
+    K0 = K0_or_X if gram else rbf(squared_distances(K0_or_X), np.sqrt(sigma2))
+    return _FACTORS.store(key, GPFactors(K0 + noise * np.eye(K0.shape[0])))
+
+
+def clear_cache():
+    """Forget the memoized GP factors."""
+    _FACTORS.clear()
+
+
 class SelfConsistentLabeling(SemiSupervisedClassifier):
     """Kernel self-consistent labeling (leave-one-out rho-epsilon learning), eqs. (2)-(16).
 
@@ -105,7 +204,7 @@ class SelfConsistentLabeling(SemiSupervisedClassifier):
     ----------
     sigma2 : float > 0, default 1.0
         ``sigma^2`` of the RBF kernel eq. (17), ``exp(-||x - z||^2 / (2 sigma^2))``
-        (ignored with ``kernel="precomputed"``).
+        (ignored with ``kernel="precomputed"`` or a ``kernel_learner``).
     C1, C2 : float > 0, default 10
         Weights of the hinge loss on labeled / the epsilon-insensitive loss on
         unlabeled points, eq. (2) (Sec. 6: ``C_1 = C_2 = 10``).
@@ -116,11 +215,20 @@ class SelfConsistentLabeling(SemiSupervisedClassifier):
     kernel : {"rbf", "precomputed"}, default "rbf"
         ``"precomputed"``: ``fit(K_0, y)`` with the (N, N) Gram matrix,
         ``predict`` with the (s, N) kernel values to the training points.
+    kernel_learner : None or an unfitted kernel learner (``fit``, ``kernel_``,
+        ``kernel(A, B)``), default None
+        ``K_0`` is its learned kernel on the training points (fitted with the
+        same partial labels), scaled to unit mean diagonal; ``predict`` uses
+        its extension ``kernel(X_new, None)``.  In a spec:
+        ``kernel: {learner: skl-kta, params: {...}}``.
+    eta : None or float in [0, 1], default None
+        Sec. 4.2's re-weighting of unlabeled points in B (module doc); None: B as is.
 
-    Attributes: ``dual_coef_`` (c, L+2U) or (1, L+2U) the dual solutions ``x``;
+    Attributes: ``dual_coef_`` (k, N) the solutions ``(alpha, delta)`` (labeled
+    first, in ``labeled_`` order, then the unlabeled points in index order);
     ``expansion_`` (N, k) the coefficients ``a = R x``; ``decision_`` (N,) or
     (N, c) the decision values ``y = K R x`` (13); ``transduction_``;
-    ``fit_report_`` (solver ``highs-qp``, duality gap and KKT residual per problem).
+    ``fit_report_`` (solver, duality gap of (14)-(16) and KKT residual per problem).
     """
 
     accept_sparse = False
@@ -131,54 +239,116 @@ class SelfConsistentLabeling(SemiSupervisedClassifier):
         "epsilon": [Interval(Real, 0, None, closed="left")],
         "noise": [Interval(Real, 0, None, closed="neither")],
         "kernel": [StrOptions({"rbf", "precomputed"})],
+        "kernel_learner": [None, HasMethods(["fit", "kernel"])],
+        "eta": [None, Interval(Real, 0, 1, closed="both")],
     }
 
-    def __init__(self, sigma2=1.0, C1=10.0, C2=10.0, epsilon=1.0, noise=1e-4, kernel="rbf"):
+    def __init__(self, sigma2=1.0, C1=10.0, C2=10.0, epsilon=1.0, noise=1e-4, kernel="rbf",
+                 kernel_learner=None, eta=None):
         self.sigma2 = sigma2
         self.C1 = C1
         self.C2 = C2
         self.epsilon = epsilon
         self.noise = noise
         self.kernel = kernel
+        self.kernel_learner = kernel_learner
+        self.eta = eta
+
+    @classmethod
+    def _spec_params(cls, params, make_method, graph_given):
+        """Spec ``kernel: {learner: NAME, params: {...}}`` -> ``kernel_learner``."""
+        params = dict(params)
+        spec = params.get("kernel")
+        if isinstance(spec, dict):
+            from sskernels.learners.kernel_machines import kernel_learner_from_spec
+
+            unknown = set(spec) - {"learner", "params"}
+            if "learner" not in spec or unknown:
+                raise ValueError("kernel: expected 'rbf', 'precomputed' or a mapping "
+                                 "{learner: NAME, params: {...}}")
+            params.pop("kernel")        # the spec's graph goes to the kernel learner
+            params["kernel_learner"] = kernel_learner_from_spec(
+                spec["learner"], spec.get("params"), make_method, graph_given, "self-consistent")
+        return params
+
+    def precompute(self, X):
+        """A learned kernel's label-independent work (its graph and spectrum), if any."""
+        pre = getattr(self.kernel_learner, "precompute", None)
+        return pre(X) if pre is not None else None
 
     def _kernel0(self, A, B=None):
         """``K_0``: the RBF kernel eq. (17) with width ``sqrt(sigma2)``."""
         return rbf(squared_distances(A, B), np.sqrt(self.sigma2))
 
-    def fit(self, X, y):
-        X, labeled, y_enc = self._fit_start(X, y)
+    def _factors(self, X, labeled, y_enc):
+        """The GP factors of this fit: memoized for the RBF and a given Gram matrix."""
         n = X.shape[0]
+        if self.kernel_learner is not None:
+            from sskernels.learners.kernel_machines import _fitted_learner
+
+            learner = _fitted_learner(self.kernel_learner, X, labeled, y_enc)
+            self.learner_ = learner
+            self.fit_report_.merge(getattr(learner, "fit_report_", None), prefix="kernel: ")
+            K0 = np.asarray(learner.kernel_, dtype=float)
+            scale = float(np.mean(np.diag(K0)))
+            if not (np.isfinite(scale) and scale > 0):
+                raise ValueError(f"the learned kernel has a mean diagonal of {scale:g}: "
+                                 "not a valid kernel for K = K_0 + noise*I")
+            self.kernel_scale_ = scale
+            K0 = _symmetric(K0 / scale, "the learned kernel")
+            return GPFactors(K0 + self.noise * np.eye(n))
         if self.kernel == "precomputed":
             if X.shape != (n, n):
                 raise ValueError(f"kernel='precomputed' needs a square Gram matrix, got {X.shape}")
-            if not np.allclose(X, X.T, rtol=1e-10, atol=1e-12 * max(1.0, np.abs(X).max())):
-                raise ValueError("kernel='precomputed': the Gram matrix is not symmetric")
-            K0 = 0.5 * (X + X.T)
-        else:
-            self.X_fit_ = X
-            K0 = self._kernel0(X)
-        K = K0 + self.noise * np.eye(n)
-        Bt = loo_coefficients(K)
+            return gp_factors(_symmetric(X, "kernel='precomputed': the Gram matrix"), None,
+                              self.noise, gram=True)
+        self.X_fit_ = X
+        return gp_factors(X, self.sigma2, self.noise)
+
+    def fit(self, X, y):
+        X, labeled, y_enc = self._fit_start(X, y)
+        n = X.shape[0]
+        fac = self._factors(X, labeled, y_enc)
+        K = fac.K
+        unl = np.setdiff1d(np.arange(n), labeled)
+        L = labeled.size
+        if self.eta is not None:
+            Bt = reweighted_coefficients(fac.loo_rows(), labeled, self.eta)
         T = ovr_targets(y_enc, self.classes_.size)
         T = T[:, None] if T.ndim == 1 else T
-        duals, expansions, self.solve_stats_ = [], [], []
+        # one matrix for every class: variables (c alpha, delta), labels in h and the bounds
+        if self.eta is None:
+            G = structured_dual(K, fac.Q, fac.dP, labeled, unl)
+        else:
+            G, R = dual_problem(K, Bt, labeled, np.ones(L))
+        w = np.concatenate([np.zeros(L), np.full(n - L, float(self.epsilon))])
+        duals, decisions, self.solve_stats_ = [], [], []
         for k in range(T.shape[1]):
-            H, f, lo, hi, R = dual_problem(K, Bt, labeled, T[:, k], self.C1, self.C2,
-                                           self.epsilon)
-            x, info = solve_box_qp(H, f, lo, hi)
+            c = T[:, k].astype(float)
+            h = np.concatenate([-c, np.zeros(n - L)])
+            lower = np.concatenate([np.minimum(c, 0) * self.C1, np.full(n - L, -float(self.C2))])
+            upper = np.concatenate([np.maximum(c, 0) * self.C1, np.full(n - L, float(self.C2))])
+            z, info = solve_l1_box_qp(G, h, w, lower, upper)
             self.fit_report_.add(info, what=f"rho-eps dual (problem {k})")
             self.solve_stats_.append(info.stats)
-            duals.append(x)
-            expansions.append(R @ x)
+            if self.eta is None:
+                ca = z[:L]
+                dec = K[:, labeled] @ ca
+                dec[labeled] -= ca / fac.dP[labeled]
+                dec[unl] += z[L:] / fac.dP[unl]
+            else:
+                dec = K @ (R @ z)
+            duals.append(np.concatenate([c * z[:L], z[L:]]))
+            decisions.append(dec)
         self.dual_coef_ = np.array(duals)
-        self.expansion_ = np.column_stack(expansions)
-        F = K @ self.expansion_
+        F = np.column_stack(decisions)
+        self.expansion_ = fac.apply_inverse(F)
         self.decision_ = F[:, 0] if F.shape[1] == 1 else F
         if F.shape[1] == 1:
             self.transduction_ = self.classes_[(F[:, 0] > 0).astype(int)]
         else:
             self.transduction_ = self.classes_[np.argmax(F, axis=1)]
-        if not np.any(self.expansion_):
+        if not np.any(self.dual_coef_):
             self.fit_report_.note("degenerate", "zero dual solution: every decision value is 0")
         self._note_constant_prediction(self.transduction_)
         return self
@@ -187,9 +357,23 @@ class SelfConsistentLabeling(SemiSupervisedClassifier):
         """``y(x) = k_x^T R x`` (Sec. 4 induction); (s,) for two classes, else (s, c)."""
         check_is_fitted(self, "expansion_")
         X = self._check_X(X)
-        Kx = X if self.kernel == "precomputed" else self._kernel0(X, self.X_fit_)
+        if self.kernel_learner is not None:
+            Kx = np.asarray(self.learner_.kernel(X, None), dtype=float) / self.kernel_scale_
+        elif self.kernel == "precomputed":
+            Kx = X
+        else:
+            Kx = self._kernel0(X, self.X_fit_)
         if Kx.shape[1] != self.expansion_.shape[0]:
             raise ValueError(f"expected kernel values to {self.expansion_.shape[0]} training "
                              f"points, got {Kx.shape[1]}")
         F = Kx @ self.expansion_
         return F[:, 0] if F.shape[1] == 1 else F
+
+
+def _symmetric(K, what):
+    """``K`` symmetrized, after checking it is symmetric to rounding (ValueError otherwise)."""
+    if not np.all(np.isfinite(K)):
+        raise ValueError(f"{what} has NaN or infinite entries")
+    if not np.allclose(K, K.T, rtol=1e-10, atol=1e-12 * max(1.0, np.abs(K).max())):
+        raise ValueError(f"{what} is not symmetric")
+    return 0.5 * (K + K.T)

@@ -100,14 +100,15 @@ class SVMBaseline(SemiSupervisedClassifier):
         XL = X[labeled]
         cosine = self.kernel == "cosine"
         D2L = None if cosine else squared_distances(XL)
-        own, widths, kernels = self.get_params(deep=False), {}, {}
+        own, bases, kernels = self.get_params(deep=False), {}, {}
 
         def predict(params, train, test):
             p = {**own, **params}
-            wkey = (p["kernel_width"], p["kernel_width_scale"])
-            if wkey not in widths:
-                widths[wkey] = self._width(X, *wkey)
-            wd = widths[wkey]
+            # the rule's width once (a median over all rows is costly), then times each scale
+            if p["kernel_width"] not in bases:
+                bases[p["kernel_width"]] = self._width(X, p["kernel_width"], 1.0)
+            base = bases[p["kernel_width"]]
+            wd = None if base is None else float(p["kernel_width_scale"]) * base
             if wd not in kernels:
                 kernels[wd] = cosine_similarity(XL) if cosine else rbf(D2L, wd)
             K = kernels[wd]
