@@ -158,8 +158,13 @@ def figure(
     metric: Optional[List[str]] = typer.Option(
         None, help="Metrics to plot, one panel column each (default: all recorded)."),
     title: Optional[str] = typer.Option(None, help="Title of the figure."),
+    accuracy: bool = typer.Option(False, "--accuracy",
+                                  help="Plot accuracy (%) instead of error rate (%)."),
 ):
-    """Plot error rate against the number of labeled points from the specs' records."""
+    """Plot error rate (or accuracy) against the number of labeled points from the records.
+
+    One panel row per data set (per spec when specs share a data set), one column
+    per metric; writes the figure with the numbers behind it (CSV, Markdown)."""
     import pandas as pd
 
     from sskernels.experiment.figures import error_curves, write_figure
@@ -167,14 +172,18 @@ def figure(
     from sskernels.experiment.tables import split_rows, summarize, write_table
 
     records, frames, per_split = [], [], []
-    for spec in _specs(specs):
+    loaded = _specs(specs)
+    for spec in loaded:
         rec = load_records(spec)
         if rec.empty:
             raise UserError(f"{spec.path}: no records under {spec.output}; run it first")
         records.append(rec)
         frames.append(summarize(rec, spec))
         per_split.append(split_rows(rec, spec))
-    write_figure(error_curves(pd.concat(records, ignore_index=True), metric, title),
+    names = [str(rec["dataset"].iloc[0]) for rec in records]
+    for spec, rec, name in zip(loaded, records, names):   # one panel per spec
+        rec["panel"] = f"{name} ({spec.name})" if names.count(name) > 1 else name
+    write_figure(error_curves(pd.concat(records, ignore_index=True), metric, title, accuracy),
                  f"{output}.png")
     write_table(pd.concat(frames, ignore_index=True), str(output), title=title)
     _write_splits(per_split, output)
