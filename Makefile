@@ -15,7 +15,7 @@ ifneq ($(wildcard $(MIRROR)),)
 export SSKERNELS_DATA_MIRROR ?= $(MIRROR)
 endif
 
-.PHONY: figure-sindhwani figures-sindhwani table-sindhwani-linear setup run test bench tables table-liu2009-t3 figure-liu2009-f1 table-mao2010-t2 table-mao2010-t3 sweep-liu2009-beta regression clean help
+.PHONY: figures-kscl figure-sindhwani figures-sindhwani table-sindhwani-linear setup run test bench tables table-liu2009-t3 figure-liu2009-f1 table-mao2010-t2 table-mao2010-t3 sweep-liu2009-beta regression clean help
 
 help:
 	@echo "make run      - the default experiment (bundled wine data, no network)"
@@ -28,6 +28,7 @@ help:
 	@echo "make table-mao2010-t2 / table-mao2010-t3 - Mao & Tsang 2010, Tables 2 and 3"
 	@echo "make figure-sindhwani - Sindhwani, Belkin & Niyogi, Figs. 11.4, 11.6, 11.8 (toy data)"
 	@echo "make table-sindhwani-linear - linear LapRLS by CG on PCMAC and Text"
+	@echo "make figures-kscl - kernel self-consistent labeling, Figs. 1-4 (+ unbalanced, variants)"
 
 setup: $(STAMP)
 
@@ -49,9 +50,10 @@ bench: $(STAMP)
 	$(SSK) bench $(WEBKB) --jobs $(JOBS) --budget 300
 	$(SSK) bench $(MAO_SPECS) --jobs $(JOBS) --budget 600
 	$(SSK) bench $(SINDHWANI_LINEAR) --budget 120
+	$(PY) scripts/kscl_bench.py --budget 2
 
 tables: table-liu2009-t3 figure-liu2009-f1 table-mao2010-t2 table-mao2010-t3 figure-sindhwani \
-        table-sindhwani-linear
+        table-sindhwani-linear figures-kscl
 
 MAO := g50c uspst pcmac webkb_page webkb_pagelink digit1_10 usps_10 coil2_10 coil_10 text_10 \
        digit1_100 usps_100 coil2_100 coil_100 text_100
@@ -89,6 +91,34 @@ SINDHWANI_LINEAR := $(addprefix configs/sindhwani/linear_,pcmac.yaml text_10.yam
 table-sindhwani-linear: $(STAMP)
 	$(SSK) run $(SINDHWANI_LINEAR) --jobs $(JOBS) --no-progress --table results/sindhwani/linear_sparse \
 	    --title "Sindhwani et al. Sec. 11.5: linear LapRLS by CG and linear LapSVM on sparse text"
+
+# Kernel self-consistent labeling, Sec. 6: Figs. 1-4 (accuracy against labeled points, 30 trials),
+# the unbalanced sequence for the binary sets, and two documented variants (2-spiral scale, wine)
+KSCL_F1 := two_spirals two_spirals_unbalanced
+KSCL_F1S := two_spirals_scaled two_spirals_scaled_unbalanced
+KSCL_F2 := baseball_hockey religion_atheism pc_mac
+KSCL_UNB := baseball_hockey_unbalanced religion_atheism_unbalanced pc_mac_unbalanced odd_even_unbalanced
+KSCL_F4 := wine yeast ten_digit
+KSCL := $(KSCL_F1) $(KSCL_F1S) $(KSCL_F2) $(KSCL_UNB) odd_even $(KSCL_F4) wine_standardized
+kscl = $(1:%=configs/kscl/%.yaml)
+
+figures-kscl: $(STAMP)
+	$(SSK) run $(call kscl,$(KSCL)) --jobs $(JOBS) --no-progress > /dev/null
+	$(SSK) figure $(call kscl,$(KSCL_F1)) --accuracy -o results/kscl/figure1 \
+	    --title "Kernel self-consistent labeling, Fig. 1: 2-spiral (Table 1's sigma^2)"
+	$(SSK) figure $(call kscl,$(KSCL_F1S)) --accuracy -o results/kscl/figure1_scaled \
+	    --title "Fig. 1 variant: 2-spiral with sigma^2_SVM = 10 (ours, not the paper's)"
+	$(SSK) figure $(call kscl,$(KSCL_F2)) --accuracy -o results/kscl/figure2 \
+	    --title "Kernel self-consistent labeling, Fig. 2: 20 Newsgroups (word counts)"
+	$(SSK) figure $(call kscl,odd_even) --accuracy -o results/kscl/figure3 \
+	    --title "Kernel self-consistent labeling, Fig. 3: odd vs even (USPS substitute)"
+	$(SSK) figure $(call kscl,$(KSCL_F4)) --accuracy -o results/kscl/figure4 \
+	    --title "Kernel self-consistent labeling, Fig. 4: wine, yeast, 10-digit (USPS substitute)"
+	$(SSK) figure $(call kscl,$(KSCL_UNB)) --accuracy -o results/kscl/unbalanced \
+	    --title "Sec. 6: unbalanced labeled sets #pos/#neg = 10/10 ... 10/40"
+	$(SSK) figure $(call kscl,wine_standardized) --accuracy -o results/kscl/figure4_wine_standardized \
+	    --title "Fig. 4 variant: wine, standardized then unit rows (ours)"
+	$(PY) scripts/kscl_claims.py results/kscl
 
 # beta is not in the paper: a sensitivity sweep, reported beside the table (not used for selection)
 sweep-liu2009-beta: $(STAMP)
