@@ -21,8 +21,8 @@ from scipy.linalg import eigh
 from sskernels.graph import fingerprint
 from sskernels.kernels.rbf import rbf_kernel
 
-__all__ = ["RBFSpectrum", "rbf_spectrum", "clear_rbf_cache", "rbf_cache_info", "RBF_RTOL",
-           "RBF_DENSE_MAX_N"]
+__all__ = ["RBFSpectrum", "rbf_spectrum", "NystromSpectrum", "nystrom_spectrum",
+           "clear_rbf_cache", "rbf_cache_info", "RBF_RTOL", "RBF_DENSE_MAX_N"]
 
 #: eigenpairs of K0 with s_i <= RBF_RTOL * s_1 are dropped (the Nystrom extension divides by s_i)
 RBF_RTOL = 1e-10
@@ -119,3 +119,44 @@ def rbf_spectrum(X, width, m=None, metric="euclidean", key=None):
     while len(_RBF_CACHE) > _RBF_CACHE_SIZE:
         _RBF_CACHE.popitem(last=False)
     return spec
+
+
+@dataclass
+class NystromSpectrum:
+    """Nystrom approximation of the leading eigenpairs of an RBF matrix ``K0`` (n x n).
+
+    ``landmarks`` (positions of the m landmark rows in X), ``X_landmarks`` (their rows),
+    ``values`` = eigenvalues ``lambda_i`` of the landmark block ``W = K0[landmarks][:, landmarks]``
+    (largest first, those ``<= RBF_RTOL lambda_1`` dropped), ``basis`` = ``U_i sqrt(m/n) /
+    lambda_i`` (m x k), so that the Nystrom eigenvectors are ``V = K0[:, landmarks] @ basis``
+    (Williams & Seeger 2001) and a new point's entries are ``k(z, X_landmarks) @ basis``.
+    """
+
+    landmarks: np.ndarray
+    X_landmarks: object
+    values: np.ndarray
+    basis: np.ndarray
+
+
+def nystrom_spectrum(X, width, landmarks, n_components, metric="euclidean"):
+    """The top ``n_components`` eigenvectors of ``K0`` by the Nystrom method.
+
+    ``landmarks``: positions of the landmark rows (the caller's rule; Williams & Seeger
+    draw them uniformly, Wang et al. 2015, Alg. 1 step 3 give none).  With ``W = U diag(lambda)
+    U^T`` the landmark block, the i-th approximate eigenvector of ``K0`` is
+    ``v_i = sqrt(m/n) / lambda_i K0[:, landmarks] U_i`` (eigenvalue ``(n/m) lambda_i``) and the
+    same formula extends it to any point z (eq. (4) of Wang et al.).  With ``m = n`` it is
+    the exact eigendecomposition.  Returns a :class:`NystromSpectrum` and the (n, k) ``V``.
+    """
+    n = X.shape[0]
+    idx = np.asarray(landmarks)
+    m = idx.size
+    Xm = X[idx]
+    C = rbf_kernel(X, Xm, width, metric)
+    lam, U = eigh(C[idx])
+    lam, U = lam[::-1], U[:, ::-1]
+    keep = lam > RBF_RTOL * max(lam[0], 0.0)
+    k = int(min(n_components, keep.sum()))
+    lam, U = lam[:k], U[:, :k]
+    basis = U * (np.sqrt(m / n) / lam)
+    return NystromSpectrum(idx, Xm, lam, basis), C @ basis

@@ -118,6 +118,11 @@ METHODS = {m.name: m for m in [
                True, "hinge loss on labeled, eps-insensitive LOO loss on unlabeled points; "
                "params sigma2, C1, C2, epsilon, noise, eta, kernel (rbf, precomputed or "
                "{learner: NAME, params: {...}})"),   # the graph: for a learned kernel's learner
+    MethodInfo("label-aware", _lazy(_P + "label_aware", "LabelAwareKernel"),
+               "Wang, Zhang, Chen, Wang, Jiang & Marsic 2015", "Alg. 1: u = D^-1 K_nl Y, Nystrom "
+               "eigenvectors, eq. (6)/(7) weighted by alignf; classifier eq. (5)", True,
+               "label-aware base kernels (SVM: kernel-svm with kernel: label-aware)",
+               uses_graph=False),
     MethodInfo("label-spreading", _sk("LabelSpreading"), "scikit-learn (Zhou et al. 2004)",
                "sklearn.semi_supervised.LabelSpreading", True,
                "scikit-learn's label spreading (peer, not in the papers)", uses_graph=False),
