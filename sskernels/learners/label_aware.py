@@ -5,9 +5,9 @@ Algorithm 1 of the paper, for the Gaussian kernel ``k(x, z) = exp(-b ||x - z||^2
 1.-2. label-aware vectors ``[u_1..u_c] = D_n^{-1} K_nl Y`` (the normalized form of eq. (5):
    the ideal kernel's eigenvectors, i.e. the labels, extrapolated by eq. (4) from the
    labeled points to every point), :func:`label_aware_vectors`;
-3. the k dominant eigenvectors ``v_j`` of the kernel matrix over all n points, by the
-   Nystrom method (:func:`sskernels.kernels.spectra.nystrom_spectrum`) or exactly
-   (:func:`sskernels.kernels.spectra.rbf_spectrum`);
+3. the k dominant eigenvectors ``v_j`` of the kernel matrix over all n points (or the k
+   smallest of its normalized Laplacian), by the Nystrom method
+   (:func:`sskernels.kernels.spectra.nystrom_spectrum`) or exactly;
 4.-5. ``K = sum_i alpha_i u_i u_i^T + sum_j beta_j v_j v_j^T`` (eq. (6); eq. (7) over several
    widths ``b``), the weights by *alignf* (Cortes et al. 2010,
    :func:`sskernels.solvers.cone.alignf`) on the labeled block;
@@ -58,8 +58,8 @@ from sklearn.utils.validation import check_array, check_is_fitted
 
 from sskernels.graph import fingerprint
 from sskernels.kernels.alignment import TARGETS, alignment_terms, ideal_kernel
-from sskernels.kernels.rbf import mean_squared_distance, rbf_kernel, squared_distances
-from sskernels.kernels.spectra import nystrom_spectrum, rbf_spectrum
+from sskernels.kernels.rbf import mean_squared_distance, squared_distances
+from sskernels.kernels.spectra import nystrom_spectrum
 from sskernels.learners.base import SemiSupervisedClassifier, indicator
 from sskernels.memo import LRU
 from sskernels.solvers.cone import alignf
@@ -143,8 +143,13 @@ class LabelAwareKernel(SemiSupervisedClassifier):
         (default 0.1).
     n_landmarks : Nystrom landmarks: an int, or a fraction of n (default 0.1); at most
         this many eigenvectors come out of the Nystrom method.
-    eigen_solver : ``"nystrom"`` (default; Alg. 1 step 3) or ``"exact"`` (every
-        eigenpair of the n x n matrix; memoized per data and width).
+    eigen_solver : ``"nystrom"`` (default; Alg. 1 step 3) or ``"exact"`` (the top
+        eigenpairs of the n x n matrix: the Nystrom method with every row a landmark).
+    basis : ``"kernel"`` (default; the dominant eigenvectors of the kernel matrix, Sec. 4.1)
+        or ``"normalized-laplacian"`` (the smallest of ``I - D^{-1/2} K D^{-1/2}``, i.e. the
+        largest of ``S = D^{-1/2} K D^{-1/2}``, Sec. 4.3.2; with Nystrom the degrees are
+        estimated from the landmarks, ``d(x) = (n/m) sum_{landmarks j} k(x, x_j)``, which
+        extends to any point).
     weighting : ``"alignf"`` (Cortes et al. 2010; local Rademacher complexity is not
         implemented).
     target : the ideal kernel of the labels, ``"simplex"`` or ``"pm1"``
@@ -167,6 +172,7 @@ class LabelAwareKernel(SemiSupervisedClassifier):
         "n_landmarks": [Interval(Integral, 1, None, closed="left"),
                         Interval(Real, 0, 1, closed="right")],
         "eigen_solver": [StrOptions({"nystrom", "exact"})],
+        "basis": [StrOptions({"kernel", "normalized-laplacian"})],
         "weighting": [StrOptions({"alignf"})],
         "target": [StrOptions(set(TARGETS))],
         "metric": [StrOptions({"euclidean", "cosine"})],
@@ -175,13 +181,14 @@ class LabelAwareKernel(SemiSupervisedClassifier):
     _selection = {"b_scale": (B_SCALES, "nearest-1", ("b_scales",))}
 
     def __init__(self, b_scale=1.0, b_scales=None, n_components=0.1, n_landmarks=0.1,
-                 eigen_solver="nystrom", weighting="alignf", target="simplex", metric="euclidean",
-                 random_state=0):
+                 eigen_solver="nystrom", basis="kernel", weighting="alignf", target="simplex",
+                 metric="euclidean", random_state=0):
         self.b_scale = b_scale
         self.b_scales = b_scales
         self.n_components = n_components
         self.n_landmarks = n_landmarks
         self.eigen_solver = eigen_solver
+        self.basis = basis
         self.weighting = weighting
         self.target = target
         self.metric = metric
@@ -197,22 +204,21 @@ class LabelAwareKernel(SemiSupervisedClassifier):
         return [s / msd if msd > 0 else s for s in scales], msd
 
     def _eigenvectors(self, X, b, key=None):
-        """``(extension, V)``: the unsupervised eigenvectors and what extends them."""
+        """``(NystromSpectrum, V)``: the unsupervised eigenvectors at width b (memoized);
+        ``eigen_solver="exact"`` is the Nystrom method with every row a landmark."""
         n = X.shape[0]
-        k, w = _count(self.n_components, n), gaussian_width(b)
-        if self.eigen_solver == "exact":
-            s, U = rbf_spectrum(X, w, k, self.metric, key=key).smallest(k)
-            return ("exact", s, U), U
-        m = _count(self.n_landmarks, n)
+        k = _count(self.n_components, n)
         seed = 0 if self.random_state is None else self.random_state
         seed = seed if isinstance(seed, Integral) else int(seed.randint(2**31))
-        ck = (fingerprint(X) if key is None else key, self.metric, w, m, k, seed)
+        m = n if self.eigen_solver == "exact" else _count(self.n_landmarks, n)
+        ck = (fingerprint(X) if key is None else key, self.metric, b, m, k, seed, self.basis)
         hit = _NYSTROM.lookup(ck)
         if hit is None:
-            idx = landmark_indices(X, m, seed)
-            hit = _NYSTROM.store(ck, nystrom_spectrum(X, w, idx, k, self.metric))
-        nys, V = hit
-        return ("nystrom", nys), V
+            idx = np.arange(n) if m == n else landmark_indices(X, m, seed)
+            hit = _NYSTROM.store(ck, nystrom_spectrum(
+                X, gaussian_width(b), idx, k, self.metric,
+                normalized=self.basis == "normalized-laplacian"))
+        return hit
 
     def precompute(self, X):
         """The label-independent part (eigenvectors per width), memoized."""
@@ -277,13 +283,8 @@ class LabelAwareKernel(SemiSupervisedClassifier):
         X = self._check_X(X)
         D2 = squared_distances(X, self.X_L_, self.metric)
         blocks = []
-        for b, ext in zip(self.b_, self.extensions_):
-            w = gaussian_width(b)
-            if ext[0] == "exact":
-                V = rbf_kernel(X, self.X_fit_, w, self.metric) @ ext[2] / ext[1]
-            else:
-                V = rbf_kernel(X, ext[1].X_landmarks, w, self.metric) @ ext[1].basis
-            blocks += [label_aware_vectors(D2, self.Y_L_, b), V]
+        for b, spec in zip(self.b_, self.extensions_):
+            blocks += [label_aware_vectors(D2, self.Y_L_, b), spec.extend(X)]
         return np.hstack(blocks) - self.center_
 
     @property

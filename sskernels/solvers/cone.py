@@ -213,7 +213,8 @@ def min_norm_optimum(G, mu):
         x, _ = solve_qp(sp.identity(m, format="csc"), np.zeros(m), sp.csr_matrix(R),
                         row_lower=b, row_upper=b, col_lower=0.0, col_upper=np.inf)
     except RuntimeError as exc:
-        return mu, SolveInfo("highs-qp", fallback=f"alignf tie rule min-norm->first optimum ({exc})")
+        return mu, SolveInfo("highs-qp",
+                             fallback=f"alignf tie rule min-norm->first optimum ({exc})")
     return np.maximum(x, 0.0), SolveInfo("highs-qp", stats={"tie_rank": int(keep.sum())})
 
 
