@@ -75,6 +75,19 @@ def cache_items():
 
 def cache_put(key, spectrum):
     _RBF_CACHE[key] = spectrum
+    while len(_RBF_CACHE) > _RBF_CACHE_SIZE:
+        _RBF_CACHE.popitem(last=False)
+    return spectrum
+
+
+def cache_get(key):
+    """A memoized artifact (now the most recent), or None: the learners' own label-independent
+    spectra (e.g. Nystrom, keyed by a tuple that starts with a tag) share this LRU, so the
+    runner hands them to its workers with the RBF spectra."""
+    hit = _RBF_CACHE.get(key)
+    if hit is not None:
+        _RBF_CACHE.move_to_end(key)
+    return hit
 
 
 def rbf_cache_info():

@@ -59,9 +59,8 @@ from sklearn.utils.validation import check_array, check_is_fitted
 from sskernels.graph import fingerprint
 from sskernels.kernels.alignment import TARGETS, alignment_terms, ideal_kernel
 from sskernels.kernels.rbf import mean_squared_distance, squared_distances
-from sskernels.kernels.spectra import nystrom_spectrum
+from sskernels.kernels.spectra import cache_get, cache_put, nystrom_spectrum
 from sskernels.learners.base import SemiSupervisedClassifier, indicator
-from sskernels.memo import LRU
 from sskernels.solvers.cone import alignf
 
 __all__ = ["LabelAwareKernel", "B_SCALES", "label_aware_vectors", "landmark_indices",
@@ -127,10 +126,6 @@ def _count(value, n):
     return int(min(max(math.ceil(value * n), 1), n))
 
 
-#: Nystrom spectra by (data, width, landmarks, components, seed, metric): CV folds share them
-_NYSTROM = LRU(8)
-
-
 class LabelAwareKernel(SemiSupervisedClassifier):
     """Label-aware base kernels combined by alignf (Wang et al. 2015, Algorithm 1).
 
@@ -150,6 +145,8 @@ class LabelAwareKernel(SemiSupervisedClassifier):
         largest of ``S = D^{-1/2} K D^{-1/2}``, Sec. 4.3.2; with Nystrom the degrees are
         estimated from the landmarks, ``d(x) = (n/m) sum_{landmarks j} k(x, x_j)``, which
         extends to any point).
+    label_aware : True (default) adds the label-aware vectors; False leaves only the
+        eigenvectors (the "baseline" columns of Wang et al.'s Tables 2 and 3).
     weighting : ``"alignf"`` (Cortes et al. 2010; local Rademacher complexity is not
         implemented).
     target : the ideal kernel of the labels, ``"simplex"`` or ``"pm1"``
@@ -173,22 +170,26 @@ class LabelAwareKernel(SemiSupervisedClassifier):
                         Interval(Real, 0, 1, closed="right")],
         "eigen_solver": [StrOptions({"nystrom", "exact"})],
         "basis": [StrOptions({"kernel", "normalized-laplacian"})],
+        "label_aware": ["boolean"],
         "weighting": [StrOptions({"alignf"})],
         "target": [StrOptions(set(TARGETS))],
         "metric": [StrOptions({"euclidean", "cosine"})],
         "random_state": ["random_state"],
     }
     _selection = {"b_scale": (B_SCALES, "nearest-1", ("b_scales",))}
+    #: parameters that change the label-independent work (see ``SelectOnLabeled.precompute``)
+    _precompute_params = ("b_scale", "b_scales")
 
     def __init__(self, b_scale=1.0, b_scales=None, n_components=0.1, n_landmarks=0.1,
-                 eigen_solver="nystrom", basis="kernel", weighting="alignf", target="simplex",
-                 metric="euclidean", random_state=0):
+                 eigen_solver="nystrom", basis="kernel", label_aware=True, weighting="alignf",
+                 target="simplex", metric="euclidean", random_state=0):
         self.b_scale = b_scale
         self.b_scales = b_scales
         self.n_components = n_components
         self.n_landmarks = n_landmarks
         self.eigen_solver = eigen_solver
         self.basis = basis
+        self.label_aware = label_aware
         self.weighting = weighting
         self.target = target
         self.metric = metric
@@ -211,11 +212,12 @@ class LabelAwareKernel(SemiSupervisedClassifier):
         seed = 0 if self.random_state is None else self.random_state
         seed = seed if isinstance(seed, Integral) else int(seed.randint(2**31))
         m = n if self.eigen_solver == "exact" else _count(self.n_landmarks, n)
-        ck = (fingerprint(X) if key is None else key, self.metric, b, m, k, seed, self.basis)
-        hit = _NYSTROM.lookup(ck)
+        ck = ("nystrom", fingerprint(X) if key is None else key, self.metric, b, m, k, seed,
+              self.basis)
+        hit = cache_get(ck)
         if hit is None:
             idx = np.arange(n) if m == n else landmark_indices(X, m, seed)
-            hit = _NYSTROM.store(ck, nystrom_spectrum(
+            hit = cache_put(ck, nystrom_spectrum(
                 X, gaussian_width(b), idx, k, self.metric,
                 normalized=self.basis == "normalized-laplacian"))
         return hit
@@ -238,7 +240,7 @@ class LabelAwareKernel(SemiSupervisedClassifier):
         C_L = indicator(y_enc, c)
         # two classes: one vector u_1 - u_2 (u_1 + u_2 = 1; module docstring)
         self.Y_L_ = C_L[:, [1]] - C_L[:, [0]] if c == 2 else C_L
-        self.n_label_aware_ = self.Y_L_.shape[1]
+        self.n_label_aware_ = self.Y_L_.shape[1] if self.label_aware else 0
         D2 = squared_distances(X, self.X_L_, self.metric)
         blocks, self.extensions_ = [], []
         key = fingerprint(X)
@@ -249,7 +251,7 @@ class LabelAwareKernel(SemiSupervisedClassifier):
                 self.fit_report_.note("degenerate", f"b = {b:.4g}: {V.shape[1]} of {k_asked} "
                                       "eigenvectors (the others have eigenvalue ~0)")
             self.extensions_.append(ext)
-            blocks += [label_aware_vectors(D2, self.Y_L_, b), V]
+            blocks += [label_aware_vectors(D2, self.Y_L_, b)[:, :self.n_label_aware_], V]
         raw = np.hstack(blocks)
         self.center_ = raw[labeled].mean(axis=0)
         Phi = raw - self.center_
@@ -284,7 +286,8 @@ class LabelAwareKernel(SemiSupervisedClassifier):
         D2 = squared_distances(X, self.X_L_, self.metric)
         blocks = []
         for b, spec in zip(self.b_, self.extensions_):
-            blocks += [label_aware_vectors(D2, self.Y_L_, b), spec.extend(X)]
+            blocks += [label_aware_vectors(D2, self.Y_L_, b)[:, :self.n_label_aware_],
+                       spec.extend(X)]
         return np.hstack(blocks) - self.center_
 
     @property
