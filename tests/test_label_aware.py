@@ -157,6 +157,11 @@ def test_alignment_is_the_centered_alignment_in_unit_interval(target):
     rho = np.sum(Kc * Tc) / (np.linalg.norm(Kc) * np.linalg.norm(Tc))
     assert 0.0 <= est.alignment_ <= 1.0
     assert est.alignment_ == pytest.approx(rho, rel=1e-10)
+    # ... and it is the best centered alignment over mu >= 0 (independent QP on the same bases)
+    P = est.basis_[L]
+    ref = independent_alignf(*alignment_terms(P, np.eye(3)[yp[L]], target))
+    Kr = centered((P * ref) @ P.T)
+    assert rho >= np.sum(Kr * Tc) / (np.linalg.norm(Kr) * np.linalg.norm(Tc)) - 1e-7
     # alignf's optimum: no single base kernel is better aligned
     for t in range(est.basis_.shape[1]):
         v = est.basis_[L, t]

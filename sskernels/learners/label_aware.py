@@ -41,8 +41,17 @@ Choices the paper leaves open, made here (repeated where implemented):
 * the denominator of ``D_n^{-1} K_nl`` can underflow far from every labeled point:
   the row weights are computed as a softmax (equal to the definition wherever it is
   defined; its limit, the nearest labeled points, elsewhere);
-* local Rademacher complexity weighting (Cortes et al. 2013) is NOT implemented
-  (``weighting`` accepts ``"alignf"`` only).
+* local Rademacher complexity weighting (Cortes, Kloft & Mohri 2013; theta in
+  {0.1n, 0.5n, 0.8n, 0.9n, n}, C in {0.1, ..., 1e4}, Sec. 4.3.2) is NOT implemented
+  (``weighting`` accepts ``"alignf"`` only).  The open question it needs answered first:
+  its penalty is the tail sum ``sum_{j > theta} lambda_j`` of each base kernel's
+  eigenvalues, which is 0 for every rank-one kernel ``v v^T`` once ``theta >= 1`` (and for
+  any n x n kernel at ``theta = n``), so read literally the constraint is void and the
+  weights unbounded.  Readings to choose between: the tail sum of the *combined* kernel
+  (Cortes et al.'s non-convex DC algorithm; still 0 when theta >= the number of base
+  kernels), or the tail sum of the empirical kernel each eigenvector comes from (all
+  components of one width then share one scale: l1-MKL with uniform rescaling, e.g.
+  ``solvers/mkl.py``'s SimpleMKL on the rank-one kernels).
 """
 
 from __future__ import annotations
