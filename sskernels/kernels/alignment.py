@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["TARGETS", "ideal_kernel", "target_norm", "alignment_terms", "kernel_alignment"]
+__all__ = ["TARGETS", "ideal_kernel", "target_norm", "alignment_terms", "kernel_alignment",
+           "centered_alignment"]
 
 TARGETS = ("simplex", "pm1")
 
@@ -92,3 +93,13 @@ def kernel_alignment(K1, K2):
     K1, K2 = np.asarray(K1), np.asarray(K2)
     den = np.linalg.norm(K1) * np.linalg.norm(K2)
     return float(np.sum(K1 * K2) / den) if den > 0 else 0.0
+
+
+def centered_alignment(K, T):
+    """Cortes et al.'s centered alignment ``<K_c, T_c>_F / (||K_c||_F ||T_c||_F)``
+    (Wang et al. Sec. 2), ``K_c = H K H``, ``H = I - 11^T / l``; 0 for a zero matrix."""
+    def center(A):
+        A = np.asarray(A, dtype=float)
+        return A - A.mean(axis=0) - A.mean(axis=1)[:, None] + A.mean()
+
+    return kernel_alignment(center(K), center(T))

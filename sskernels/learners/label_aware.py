@@ -66,14 +66,18 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from sskernels.graph import fingerprint
-from sskernels.kernels.alignment import TARGETS, alignment_terms, ideal_kernel
+from sskernels.kernels.alignment import (
+    TARGETS,
+    alignment_terms,
+    centered_alignment,
+    ideal_kernel,
+)
 from sskernels.kernels.rbf import mean_squared_distance, squared_distances
 from sskernels.kernels.spectra import cache_get, cache_put, nystrom_spectrum
 from sskernels.learners.base import SemiSupervisedClassifier, indicator
 from sskernels.solvers.cone import alignf
 
-__all__ = ["LabelAwareKernel", "B_SCALES", "label_aware_vectors", "landmark_indices",
-           "centered_alignment"]
+__all__ = ["LabelAwareKernel", "B_SCALES", "label_aware_vectors", "landmark_indices"]
 
 #: Wang et al.'s width factors (Sec. 4.1): b in b0 x these
 B_SCALES = (1 / 50, 1 / 25, 1 / 10, 1 / 5, 1.0, 5.0, 10.0)
@@ -114,18 +118,6 @@ def landmark_indices(X, m, random_state=0):
     h = np.array([int.from_bytes(hashlib.blake2b(r, key=key, digest_size=8).digest(), "little")
                   for r in rows], dtype=np.uint64)
     return np.sort(np.argsort(h, kind="stable")[:m])
-
-
-def centered_alignment(K, T):
-    """Cortes et al.'s centered alignment ``<K_c, T_c>_F / (||K_c||_F ||T_c||_F)``
-    (Wang et al. Sec. 2), ``K_c = H K H``, ``H = I - 11^T / l``; 0 for a zero matrix."""
-    def center(A):
-        A = np.asarray(A, dtype=float)
-        return A - A.mean(axis=0) - A.mean(axis=1)[:, None] + A.mean()
-
-    Kc, Tc = center(K), center(T)
-    den = np.linalg.norm(Kc) * np.linalg.norm(Tc)
-    return float(np.sum(Kc * Tc) / den) if den > 0 else 0.0
 
 
 def _count(value, n):
