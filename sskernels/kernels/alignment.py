@@ -17,6 +17,9 @@ of unit class codes at the vertices of a regular simplex, so ``T`` is PSD of ran
 ``c-1``, every ``a_t >= 0``, and for ``c = 2`` it is Zhu et al.'s ``yy^T`` with
 ``y in {+-1}``.  ``target="pm1"`` uses ``-1`` for every differently labeled pair (not
 PSD for ``c > 2``).  With a single labeled class ``T = 11^T``.
+
+:func:`centered_alignment` is Cortes, Mohri & Rostamizadeh's (2010) variant on centered
+matrices, the criterion of alignf (Wang et al. 2015, Sec. 2).
 """
 
 from __future__ import annotations
