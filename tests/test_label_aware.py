@@ -277,3 +277,17 @@ def test_label_aware_vectors_raise_the_alignment_over_the_baseline():
     assert ours.alignment_ > base.alignment_ + 0.05
     Z = X[:5]
     np.testing.assert_allclose(base.kernel(Z, None), base.kernel_[:5], atol=1e-8)
+
+
+def test_landmarks_are_order_free_and_seeded_and_take_sparse_input():
+    import scipy.sparse as sp
+
+    X, _ = make_moons(80, noise=0.1, random_state=0)
+    p = np.random.default_rng(1).permutation(80)
+    idx = landmark_indices(X, 10, 3)
+    assert idx.size == 10 and np.unique(idx).size == 10
+    np.testing.assert_array_equal(np.sort(p[landmark_indices(X[p], 10, 3)]), idx)
+    assert not np.array_equal(landmark_indices(X, 10, 4), idx)        # the seed matters
+    S = sp.csr_matrix(np.where(np.abs(X) > 0.5, X, 0.0))
+    np.testing.assert_array_equal(np.sort(p[landmark_indices(S[p], 10, 3)]),
+                                  landmark_indices(S, 10, 3))

@@ -107,8 +107,10 @@ def landmark_indices(X, m, random_state=0):
     n = X.shape[0]
     key = str(int(random_state)).encode()
     if sp.issparse(X):
-        X = sp.csr_matrix(X)
+        X = sp.csr_matrix(X, copy=True)          # the caller's matrix is left as it is
+        X.eliminate_zeros()
         X.sort_indices()
+        X.data = X.data + 0.0
         rows = [X.data[X.indptr[i]:X.indptr[i + 1]].tobytes()
                 + X.indices[X.indptr[i]:X.indptr[i + 1]].astype(np.int64).tobytes()
                 for i in range(n)]
