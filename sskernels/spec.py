@@ -301,6 +301,12 @@ def parse_spec(raw, path="<spec>", check_names=True):
         if dataset.name not in dataset_names():
             v.fail("dataset", f"a registered data set ({', '.join(dataset_names())})",
                    dataset.name)
+        from sskernels.data.registry import REGISTRY
+
+        if REGISTRY[dataset.name].task != "classification":
+            v.fail("dataset", f"a classification data set ({dataset.name} is a "
+                   f"{REGISTRY[dataset.name].task} data set: load it with load_dataset; the "
+                   "runner is classification-only)", dataset.name)
 
     preprocess = v.choice(raw.get("preprocess", "none"), "preprocess", PREPROCESS)
 

@@ -77,6 +77,9 @@ def holdout_split(y, fraction, seed):
 
 def prepare(spec, n_splits=None):
     ds = load_data(spec)
+    if getattr(ds, "task", "classification") != "classification":
+        raise UserError(f"{spec.path}: field 'dataset': expected a classification data set, "
+                        f"got {ds.name} (a {ds.task} data set; the runner is classification-only)")
     classes, y = np.unique(np.asarray(ds.y), return_inverse=True)
     s = spec.splits
     X, X_test, y_test, official = ds.X, None, None, ds.splits
