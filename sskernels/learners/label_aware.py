@@ -77,7 +77,7 @@ from sskernels.kernels.spectra import cache_get, cache_put, nystrom_spectrum
 from sskernels.learners.base import SemiSupervisedClassifier, indicator
 from sskernels.solvers.cone import alignf
 
-__all__ = ["LabelAwareKernel", "B_SCALES", "label_aware_vectors", "landmark_indices"]
+__all__ = ["LabelAwareKernel", "RBFEigenbasis", "EmbeddingKernel", "B_SCALES", "label_aware_vectors", "landmark_indices"]
 
 #: Wang et al.'s width factors (Sec. 4.1): b in b0 x these
 B_SCALES = (1 / 50, 1 / 25, 1 / 10, 1 / 5, 1.0, 5.0, 10.0)
@@ -129,7 +129,53 @@ def _count(value, n):
     return int(min(max(math.ceil(value * n), 1), n))
 
 
-class LabelAwareKernel(SemiSupervisedClassifier):
+class RBFEigenbasis:
+    """Mixin: the memoized unsupervised eigenvectors of the Gaussian kernel ``exp(-b d^2)`` (or
+    of its ``S = D^{-1/2} K D^{-1/2}``), exact or by the Nystrom method, for the learners that
+    define ``n_components``, ``n_landmarks``, ``eigen_solver``, ``basis``, ``metric`` and
+    ``random_state`` (:class:`LabelAwareKernel`, :mod:`sskernels.learners.kernel_designs`)."""
+
+    def _eigenvectors(self, X, b, key=None):
+        """``(NystromSpectrum, V)``: the unsupervised eigenvectors at width b (memoized);
+        ``eigen_solver="exact"`` is the Nystrom method with every row a landmark."""
+        n = X.shape[0]
+        k = _count(self.n_components, n)
+        seed = 0 if self.random_state is None else self.random_state
+        seed = seed if isinstance(seed, Integral) else int(seed.randint(2**31))
+        m = n if self.eigen_solver == "exact" else _count(self.n_landmarks, n)
+        ck = ("nystrom", fingerprint(X) if key is None else key, self.metric, b, m, k, seed,
+              self.basis)
+        hit = cache_get(ck)
+        if hit is None:
+            idx = np.arange(n) if m == n else landmark_indices(X, m, seed)
+            hit = cache_put(ck, nystrom_spectrum(
+                X, gaussian_width(b), idx, k, self.metric,
+                normalized=self.basis == "normalized-laplacian"))
+        return hit
+
+
+class EmbeddingKernel:
+    """Mixin: the kernel ``K(a, b) = phi(a) diag(mu) phi(b)^T`` of a learner with ``embedding(X)``
+    (None = the training points) and ``mu_`` (PSD on any point sets), and eq. (5)'s
+    ``decision_function`` from its ``_scores(P)``."""
+
+    @property
+    def kernel_(self):
+        return self.kernel()
+
+    def kernel(self, A=None, B=None):
+        """``K(a, b) = phi(a) diag(mu) phi(b)^T`` (PSD); None means the training points."""
+        Pa = self.embedding(A)
+        Pb = Pa if B is A else self.embedding(B)
+        return (Pa * self.mu_) @ Pb.T
+
+    def decision_function(self, X):
+        """Scores of new points by eq. (5): (s, c), or (s,) ``F_1 - F_0`` for two classes."""
+        F = self._scores(self.embedding(X))
+        return F[:, 1] - F[:, 0] if F.shape[1] == 2 else F
+
+
+class LabelAwareKernel(EmbeddingKernel, RBFEigenbasis, SemiSupervisedClassifier):
     """Label-aware base kernels combined by alignf (Wang et al. 2015, Algorithm 1).
 
     Parameters
@@ -207,24 +253,6 @@ class LabelAwareKernel(SemiSupervisedClassifier):
         msd = mean_squared_distance(X, self.metric)
         return [s / msd if msd > 0 else s for s in scales], msd
 
-    def _eigenvectors(self, X, b, key=None):
-        """``(NystromSpectrum, V)``: the unsupervised eigenvectors at width b (memoized);
-        ``eigen_solver="exact"`` is the Nystrom method with every row a landmark."""
-        n = X.shape[0]
-        k = _count(self.n_components, n)
-        seed = 0 if self.random_state is None else self.random_state
-        seed = seed if isinstance(seed, Integral) else int(seed.randint(2**31))
-        m = n if self.eigen_solver == "exact" else _count(self.n_landmarks, n)
-        ck = ("nystrom", fingerprint(X) if key is None else key, self.metric, b, m, k, seed,
-              self.basis)
-        hit = cache_get(ck)
-        if hit is None:
-            idx = np.arange(n) if m == n else landmark_indices(X, m, seed)
-            hit = cache_put(ck, nystrom_spectrum(
-                X, gaussian_width(b), idx, k, self.metric,
-                normalized=self.basis == "normalized-laplacian"))
-        return hit
-
     def precompute(self, X):
         """The label-independent part (eigenvectors per width), memoized."""
         self._validate_params()
@@ -293,16 +321,6 @@ class LabelAwareKernel(SemiSupervisedClassifier):
                        spec.extend(X)]
         return np.hstack(blocks) - self.center_
 
-    @property
-    def kernel_(self):
-        return self.kernel()
-
-    def kernel(self, A=None, B=None):
-        """``K(a, b) = phi(a) diag(mu) phi(b)^T`` (PSD); None means the training points."""
-        Pa = self.embedding(A)
-        Pb = Pa if B is A else self.embedding(B)
-        return (Pa * self.mu_) @ Pb.T
-
     def _scores(self, P):
         """Liu et al. eq. (5) on the learned kernel: ``F = K(x, L) C_L``."""
         PL = self.basis_[self.labeled_]
@@ -310,7 +328,3 @@ class LabelAwareKernel(SemiSupervisedClassifier):
         C_L = np.column_stack([-Y[:, 0], Y[:, 0]]).clip(0) if Y.shape[1] == 1 else Y
         return P @ (self.mu_[:, None] * (PL.T @ C_L))
 
-    def decision_function(self, X):
-        """Scores of new points by eq. (5): (s, c), or (s,) ``F_1 - F_0`` for two classes."""
-        F = self._scores(self.embedding(X))
-        return F[:, 1] - F[:, 0] if F.shape[1] == 2 else F
