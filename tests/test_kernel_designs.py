@@ -129,7 +129,8 @@ def test_max_alignment_weights_against_an_independent_qp(seed):
 
 
 def test_max_alignment_at_least_osk_on_the_same_eigenvectors(moons):
-    """Dropping the order constraints can only raise the optimum (OSK's feasible set is a subset)."""
+    """Dropping the order constraints can only raise the optimum (OSK's feasible set is in
+    the max-alignment kernel's)."""
     X, _, yp = moons
     osk = OrderConstrainedSpectralKernel(n_components=15, improved_order=False).fit(X, yp)
     U_L = osk.eigenvectors_[osk.labeled_]

@@ -58,8 +58,8 @@ Choices the papers leave open (repeated where implemented):
   Laplacian (``lambda`` in [0, 1] for the PSD Gaussian matrix) the grid then runs from strong
   diffusion (``delta = 1e-5``: only ``lambda ~ 0`` survives) to mild (``delta = 1``:
   ``r >= e^-1``), while under ``beta = delta^2 / 2`` three of the four values give
-  ``r >= 0.995`` on every eigenpair, i.e. the same plain projection.  Sec. 2's reading is ``delta = 2 /
-  sigma^2``.  Ties in the selection go to the largest delta (the mildest diffusion);
+  ``r >= 0.995`` on every eigenpair, i.e. the same plain projection.  Sec. 2's reading is
+  ``delta = 2 / sigma^2``.  Ties in the selection go to the largest delta (the mildest diffusion);
 * max-alignment: the uncentered (Cristianini) alignment with the ``target`` ideal kernel, so that
   it is OSK's objective; the degenerate case (no positive alignment) uses uniform ``mu``, noted.
 """
@@ -193,7 +193,8 @@ class ClusterKernel(_SpectralDesign):
     2. ``S = D^{-1/2} K0 D^{-1/2} = U diag(sigma) U^T``; 3. linear(-step) transfer
     ``phi(sigma_i) = sigma_i`` for the ``n_components`` largest, 0 else: ``L~ = V diag(sigma) V^T``;
     4. ``K = D~^{1/2} L~ D~^{1/2}``, ``D~_ii = 1 / L~_ii`` (``unit_diagonal=True``; False stops at
-    ``L~``, Wang et al.'s ``V diag(r) V^T``).  Module docstring: the reading of ``r(lambda) = lambda``.
+    ``L~``, Wang et al.'s ``V diag(r) V^T``).  Module docstring: the reading of
+    ``r(lambda) = lambda``.
 
     Parameters: ``b_scale`` (``b = b_scale b0``), ``n_components`` (int or fraction of n,
     default 0.1), ``unit_diagonal``, ``eigen_solver`` (``"exact"`` or ``"nystrom"``),

@@ -63,8 +63,8 @@ METHODS = {m.name: m for m in [
     MethodInfo("osk", _lazy(_P + "spectral_transforms", "OrderConstrainedSpectralKernel"),
                "Zhu, Kandola, Ghahramani & Lafferty 2004",
                "max alignment s.t. mu_t >= mu_t+1 >= 0 (cone QP); classifier eq. (5); "
-               "induction eq. (17)-(19)", True, "order-constrained spectral kernel (Wang et al. "
-               "2015's spectral graph kernel: the same program)",
+               "induction eq. (17)-(19)", True, "order-constrained spectral kernel (alias "
+               "spectral-graph-kernel: Wang et al. 2015's, the same program)",
                aliases=("spectral-graph-kernel",)),
     MethodInfo("dsk", _lazy(_P + "spectral_transforms", "FastDecaySpectralKernel"),
                "Hoi, Lyu & Chang 2006",
