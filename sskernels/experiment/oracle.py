@@ -15,7 +15,8 @@ papers' protocol for a row of its own, which the spec must label "oracle":
   correct predictions on the unlabeled points is kept; ties go to the first candidate in
   grid order (the same tie rule as ``SelectOnLabeled``: nested grids vary slowest, so a
   kernel learner's preferred value wins a tie, then the SVM's);
-* what it chose and every candidate's test accuracy go into the record (``oracle``).
+* what it chose and every candidate's test accuracy go into the record (``oracle``);
+  the record's ``seconds`` is the time of fitting the whole grid (the protocol's cost).
 
 This lives in ``experiment/`` and not in ``learners/``: a learner never sees test labels.
 """
