@@ -192,14 +192,16 @@ def figure(
 
 @datasets_app.command("list")
 def datasets_list():
-    """Name, size, classes, source and whether the files are cached."""
+    """Name, size, classes ("regression" for a regression set), source and whether the files
+    are cached."""
     from sskernels.data import list_datasets
 
     t = Table(title="data sets")
     for col in ("name", "n", "d", "classes", "cached", "source"):
         t.add_column(col)
     for info in list_datasets():
-        t.add_row(info.name, str(info.n), str(info.d), str(info.n_classes),
+        classes = str(info.n_classes) if info.task == "classification" else info.task
+        t.add_row(info.name, str(info.n), str(info.d), classes,
                   "yes" if info.cached else "no", info.source)
     out.print(t)
 

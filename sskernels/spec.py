@@ -16,6 +16,8 @@ list of methods::
         label: TSK                  # optional display name (default: name)
         paper: TSK                  # optional row of the paper table (default: label)
         params: {n_components: 10, eta: 2}
+        select: oracle              # optional, NOT the default: see "Selection" below
+    metrics: [error, alignment]     # optional: metrics recorded beside accuracy (see below)
     paper: {table: liu2009_table3_uci_transductive_accuracy, dataset: heart}   # optional
                                     # (time_table: a paper table of seconds, for metric "seconds")
     output: ../results/runs/heart_tsk  # optional: where records and the summary go
@@ -35,6 +37,23 @@ relative path of a spec (the data file and ``output``): it is taken relative to
 the spec file's folder, so a spec, its data and its results move together.  The
 default ``output`` is ``results/runs/NAME`` beside the spec; ``name`` may not hold
 path separators.
+
+Metrics.  Accuracy (%) on the unlabeled points is always recorded (and "inductive
+accuracy" on held-out points).  ``metrics:`` asks for more, opt-in so that the records and
+tables of the specs without it stay as they were: ``error`` (100 - accuracy, %; and
+"inductive error") and ``alignment`` (the centered alignment, Cortes et al. 2010, of the
+learned kernel's unlabeled block with the ideal kernel of the true unlabeled labels; only
+for methods that learn a kernel, i.e. whose fitted estimator exposes ``kernel_``; Wang et
+al. 2015, Tables 1-3).
+
+Selection.  A method's parameters set to ``auto`` (or given as a list, or selected by
+default) are selected on the labeled points only (``SelectOnLabeled``), the default and
+the project's protocol.  ``select: oracle`` instead runs every candidate of the same grid
+(nested grids, e.g. a kernel learner's, included) and keeps, per split, the one with the
+best accuracy on the unlabeled points — it looks at the test labels, so it is never the
+default and its label must say "oracle" (:mod:`sskernels.experiment.oracle`).  It exists
+to reproduce papers that report the best grid point (Wang et al. 2015: "choose b ... that
+gives the best performance").
 
 Every problem is a :class:`~sskernels.errors.SpecError` naming the file, the
 field and what was expected.
@@ -69,7 +88,11 @@ def maximum_reason(field_):
 
 
 TOP_FIELDS = ("name", "table", "dataset", "preprocess", "graph", "splits", "methods", "paper",
-              "output")
+              "output", "metrics")
+#: metrics a spec may ask for beside accuracy (``metrics:``), in the order they are recorded
+EXTRA_METRICS = ("error", "alignment")
+#: ``select:`` of a method: ``labeled`` (the default, SelectOnLabeled) or ``oracle``
+SELECTIONS = ("labeled", "oracle")
 
 
 @dataclass
@@ -113,6 +136,8 @@ class MethodSpec:
     label: str
     paper: str
     params: dict = field(default_factory=dict)
+    #: None (selection on the labeled points, the default) or "oracle" (best test accuracy)
+    select: str | None = None
 
 
 @dataclass
@@ -134,6 +159,8 @@ class Spec:
     paper: PaperSpec
     output: str
     table: str | None = None
+    #: metrics recorded beside accuracy (:data:`EXTRA_METRICS`); empty by default
+    metrics: list = field(default_factory=list)
 
     def data_key(self):
         """A hash of everything a split's record depends on except the method.
@@ -166,8 +193,16 @@ def method_key(spec, method):
     Only the spec's side of a record's key: the runner adds the content of the
     prepared data and the code and library versions
     (:func:`sskernels.experiment.records.record_key`), which a spec cannot see.
+    The spec's extra ``metrics`` and a method's ``select: oracle`` enter the hash only
+    when set, so the keys of the specs that predate them are unchanged.
     """
-    return _hash({"data": spec.data_key(), "name": method.name, "params": method.params})
+    d = {"data": spec.data_key(), "name": method.name, "params": method.params}
+    metrics = getattr(spec, "metrics", None)
+    if metrics:
+        d["metrics"] = list(metrics)
+    if getattr(method, "select", None) is not None:
+        d["select"] = method.select
+    return _hash(d)
 
 
 # -- validation helpers -------------------------------------------------------
@@ -301,6 +336,12 @@ def parse_spec(raw, path="<spec>", check_names=True):
         if dataset.name not in dataset_names():
             v.fail("dataset", f"a registered data set ({', '.join(dataset_names())})",
                    dataset.name)
+        from sskernels.data.registry import REGISTRY
+
+        if REGISTRY[dataset.name].task != "classification":
+            v.fail("dataset", f"a classification data set ({dataset.name} is a "
+                   f"{REGISTRY[dataset.name].task} data set: load it with load_dataset; the "
+                   "runner is classification-only)", dataset.name)
 
     preprocess = v.choice(raw.get("preprocess", "none"), "preprocess", PREPROCESS)
 
@@ -345,19 +386,27 @@ def parse_spec(raw, path="<spec>", check_names=True):
             m = {"name": m}
         if not isinstance(m, dict):
             v.fail(where, "a method name or a mapping with 'name'", m)
-        v.mapping(m, where, ("name", "label", "paper", "params"))
+        v.mapping(m, where, ("name", "label", "paper", "params", "select"))
         mname = v.string(m.get("name"), f"{where}.name")
         params = m.get("params") or {}
         if not isinstance(params, dict):
             v.fail(f"{where}.params", "a mapping of parameter names to values", params)
+        select = v.choice(m.get("select", "labeled"), f"{where}.select", SELECTIONS)
+        select = None if select == "labeled" else select
         if check_names:
-            _check_method(v, where, mname, params, graph)
-        label = v.string(m.get("label", mname), f"{where}.label")
+            est = _check_method(v, where, mname, params, graph)
+            if select == "oracle":
+                _check_oracle(v, where, mname, est)
+        default_label = mname if select is None else f"{mname} (oracle)"
+        label = v.string(m.get("label", default_label), f"{where}.label")
+        if select == "oracle" and "oracle" not in label.lower():
+            v.fail(f"{where}.label", "a label that says 'oracle' with select: oracle (its "
+                   "parameters are chosen on the test labels)", label)
         if label in labels:
             v.fail(f"{where}.label", "a label not used by another method of this spec", label)
         labels.add(label)
         methods.append(MethodSpec(mname, label, v.string(m.get("paper", label), f"{where}.paper"),
-                                  params))
+                                  params, select))
 
     p = v.mapping(raw.get("paper"), "paper", ("table", "dataset", "time_table"))
     paper = PaperSpec(table=v.string(p.get("table"), "paper.table", optional=True),
@@ -377,7 +426,36 @@ def parse_spec(raw, path="<spec>", check_names=True):
         out_path = Path(path).parent / out_path
     output = str(out_path)
     table = v.string(raw.get("table"), "table", optional=True)
-    return Spec(str(path), name, dataset, preprocess, graph, splits, methods, paper, output, table)
+    metrics = _metrics(v, raw.get("metrics"))
+    return Spec(str(path), name, dataset, preprocess, graph, splits, methods, paper, output, table,
+                metrics)
+
+
+def _metrics(v, raw):
+    """The extra metrics of ``metrics:`` in :data:`EXTRA_METRICS` order (``accuracy``, always
+    recorded, may be listed); [] when absent."""
+    if raw is None:
+        return []
+    if isinstance(raw, str):
+        raw = [raw]
+    allowed = ("accuracy",) + EXTRA_METRICS
+    if not isinstance(raw, list):
+        v.fail("metrics", f"a list of metrics among {', '.join(allowed)}", raw)
+    for i, x in enumerate(raw):
+        if not isinstance(x, str) or x not in allowed:
+            v.fail(f"metrics[{i}]", f"one of {', '.join(allowed)}", x)
+    return [m for m in EXTRA_METRICS if m in raw]
+
+
+def _check_oracle(v, where, name, est):
+    """``select: oracle`` needs a grid to choose from (a parameter set to auto, a list, or
+    selected by default)."""
+    from sskernels.experiment.oracle import flatten
+
+    if not flatten(est)[1]:
+        v.fail(f"{where}.select", f"selection on the labeled points (default): {name} with these "
+               "params selects nothing, so an oracle has no grid to choose from (set a "
+               "parameter to auto or to a list)", "oracle")
 
 
 def _split_options(v, s, protocol):
@@ -484,6 +562,7 @@ def _check_method(v, where, name, params, graph=None):
     try:
         est = make_method(name, **full)
         _validate_nested(est)
+        return est
     except (TypeError, ValueError) as exc:
         msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         bad = (re.search(r"unexpected keyword argument '(\w+)'", msg)

@@ -79,8 +79,11 @@ def test_uci_sets_have_documented_shape_and_class_counts(data_mirror, name):
 @pytest.mark.parametrize("name", list(REGISTRY))
 def test_every_registered_set_loads_with_registered_size(data_mirror, name):
     entry, ds = REGISTRY[name], load_dataset(name)
-    assert ds.X.shape == (entry.n, entry.d)
-    assert len(np.unique(ds.y)) == entry.n_classes
+    assert ds.X.shape == (entry.n, entry.d) and ds.task == entry.task
+    if entry.task == "regression":        # float targets (n, k), no classes
+        assert ds.y.shape == (entry.n, entry.n_targets) and np.all(np.isfinite(ds.y))
+    else:
+        assert len(np.unique(ds.y)) == entry.n_classes
     assert ds.source == entry.source
 
 

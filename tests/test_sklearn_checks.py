@@ -108,6 +108,10 @@ ESTIMATORS = [
     ("SimpleMKL", GRAPH),
     ("KernelSVM", lambda: {"kernel_learner": _tsk()}),
     ("SelfConsistentLabeling", {}),
+    ("LabelAwareKernel", {}),
+    ("ClusterKernel", {}),
+    ("DiffusionKernel", {}),
+    ("MaxAlignmentKernel", {}),
     # the unsupervised RegularizedSpectralClustering / RegularizedLaplacianEigenmaps run
     # check_estimator in tests/test_spectral_clustering.py (with n_clusters=1 checks named there)
 ]

@@ -18,7 +18,9 @@ class Dataset:
     view name to its half-open column range ``(start, stop)`` in ``X`` for multi-view sets.
     ``groups`` (n,) labels a subclass of every point (the digit of ``odd-even``), which split
     protocols can ask to cover (``cover: groups``); it is never part of ``X``.  None when the
-    data set has no subclasses.
+    data set has no subclasses.  ``task`` is ``"classification"`` or ``"regression"``; a
+    regression set's ``y`` holds finite float64 targets (n, k) instead of labels (the WiFi
+    locations), and its ``splits`` the labeled rows of its source's partition.
     """
 
     name: str
@@ -29,6 +31,7 @@ class Dataset:
     splits: list[np.ndarray] | None = None
     views: dict[str, tuple[int, int]] | None = None
     groups: np.ndarray | None = None
+    task: str = "classification"
 
     def __repr__(self) -> str:
         kind = "sparse" if sp.issparse(self.X) else "dense"
@@ -36,8 +39,10 @@ class Dataset:
         extra = f", {len(self.splits)} splits" if self.splits else ""
         if self.groups is not None:
             extra += f", {len(np.unique(self.groups))} groups"
-        return (f"Dataset({self.name!r}, X={n}x{d} {kind}, "
-                f"{len(np.unique(self.y))} classes{extra}, source={self.source!r})")
+        target = (f"{len(np.unique(self.y))} classes" if self.task == "classification"
+                  else f"{self.task}, {np.atleast_2d(self.y.T).shape[0]} targets")
+        return (f"Dataset({self.name!r}, X={n}x{d} {kind}, {target}{extra}, "
+                f"source={self.source!r})")
 
 
 @dataclass(frozen=True)
@@ -46,6 +51,7 @@ class DatasetInfo:
 
     ``cached`` is True when every raw file is present locally (in the mirror or the cache; the
     sha256 is checked when the set is loaded) or when the set is bundled with scikit-learn.
+    ``task`` is ``"classification"`` or ``"regression"`` (``n_classes`` 0).
     """
 
     name: str
@@ -55,3 +61,4 @@ class DatasetInfo:
     source: str
     cached: bool
     description: str
+    task: str = "classification"

@@ -36,7 +36,8 @@ def fetch(name: str) -> list[Path]:
 def list_datasets() -> list[DatasetInfo]:
     """The catalogue: one :class:`DatasetInfo` per registered data set (nothing is loaded)."""
     return [DatasetInfo(e.name, e.n, e.d, e.n_classes, e.source,
-                        all(local_copy(rf, verify=True) is not None for rf in e.files), e.description)
+                        all(local_copy(rf, verify=True) is not None for rf in e.files),
+                        e.description, e.task)
             for e in REGISTRY.values()]
 
 
@@ -50,7 +51,7 @@ def load_dataset(name: str, preprocess: str | None = None) -> Dataset:
     how = check_preprocess(entry.preprocess if preprocess is None else preprocess)
     parsed = entry.parse(*[fetch_file(rf) for rf in entry.files])
     _check_against_registry(entry, parsed)
-    return _dataset(entry.name, parsed, how, entry.source, entry.description)
+    return _dataset(entry.name, parsed, how, entry.source, entry.description, entry.task)
 
 
 def load_file(path, format: str | None = None, label: str | None = None,
@@ -94,7 +95,11 @@ def _file_format(path: Path, format: str | None) -> str:
 
 
 def _check_against_registry(entry: Entry, parsed: Parsed) -> None:
-    """The parsed file must have the registered shape and numbers of classes and groups."""
+    """The parsed file must have the registered shape and numbers of classes and groups (a
+    regression set: finite float targets of the registered shape, instead of classes)."""
+    if entry.task == "regression":
+        _check_targets(entry, parsed)
+        return
     got = (*parsed.X.shape, len(np.unique(parsed.y)))
     if got != (entry.n, entry.d, entry.n_classes):
         raise DataError(f"{entry.name}: parsed {got[0]} x {got[1]} with {got[2]} classes, "
@@ -103,6 +108,24 @@ def _check_against_registry(entry: Entry, parsed: Parsed) -> None:
     if groups != entry.n_groups:
         raise DataError(f"{entry.name}: parsed {groups} groups (subclasses), registry says "
                         f"{entry.n_groups}")
+
+
+def _check_targets(entry: Entry, parsed: Parsed) -> None:
+    """A regression set: X (n, d), float targets (n, n_targets), all finite; no groups."""
+    y = np.asarray(parsed.y)
+    expected = (entry.n, entry.n_targets)
+    if parsed.X.shape != (entry.n, entry.d) or y.shape != expected:
+        raise DataError(f"{entry.name}: parsed {parsed.X.shape[0]} x {parsed.X.shape[1]} with "
+                        f"targets {y.shape}, registry says {entry.n} x {entry.d} with targets "
+                        f"{expected}")
+    if y.dtype.kind != "f":
+        raise DataError(f"{entry.name}: regression targets must be floats, got {y.dtype}")
+    bad = np.argwhere(~np.isfinite(y))
+    if bad.size:
+        raise DataError(f"{entry.name}: {len(bad)} NaN or infinite regression targets (first: "
+                        f"row {bad[0][0] + 1}, column {bad[0][1] + 1})")
+    if parsed.groups is not None:
+        raise DataError(f"{entry.name}: a regression set carries no groups (subclasses)")
 
 
 def _check_finite(name: str, X) -> None:
@@ -123,7 +146,8 @@ def _check_finite(name: str, X) -> None:
                         f"(first: row {i + 1}, column {j + 1})")
 
 
-def _dataset(name: str, parsed: Parsed, how: str, source: str, description: str) -> Dataset:
+def _dataset(name: str, parsed: Parsed, how: str, source: str, description: str,
+             task: str = "classification") -> Dataset:
     _check_finite(name, parsed.X)
     try:
         X = apply_preprocess(parsed.X, how)
@@ -132,4 +156,5 @@ def _dataset(name: str, parsed: Parsed, how: str, source: str, description: str)
     groups = None if parsed.groups is None else np.asarray(parsed.groups)
     if groups is not None and groups.shape != (X.shape[0],):
         raise DataError(f"{name}: {groups.shape} groups for {X.shape[0]} points")
-    return Dataset(name, X, parsed.y, source, description, parsed.splits, parsed.views, groups)
+    return Dataset(name, X, parsed.y, source, description, parsed.splits, parsed.views, groups,
+                   task)

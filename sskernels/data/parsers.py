@@ -6,6 +6,7 @@ One function per file family; registry entries bind their parameters with
 - :func:`parse_delimited` -- delimited text tables (UCI files, users' CSV files);
 - :func:`parse_svmlight` -- svmlight / LIBSVM sparse text files;
 - :func:`parse_mat` -- MATLAB ``.mat`` files (manifold-regularization benchmarks, WebKB);
+- :func:`parse_mat_regression` -- a regression set in a MATLAB struct (WiFi localization);
 - :func:`parse_sslbook` -- the SSL-book benchmarks (a data ``.mat`` and a splits ``.mat``);
 - :func:`parse_hdf5` -- HDF5 files (``usps.h5``), read with ``h5py``;
 - :func:`parse_sklearn` -- the small data sets bundled with scikit-learn (no file at all).
@@ -32,6 +33,8 @@ from ..errors import DataError
 
 class Parsed(NamedTuple):
     """What a parser returns: features, labels, and optional official splits, views and groups.
+
+    ``y`` holds class labels, or, for a regression data set, the float64 targets (n, k).
 
     ``groups`` labels a subclass of every point (the digit of the odd-even task), for split
     protocols that must cover every subclass; None when the data set has none.
@@ -310,6 +313,51 @@ def parse_sslbook(data_path, splits_path, *, symbols: int | None = None) -> Pars
         if np.unique(row).size != row.size:
             raise DataError(f"{splits_path}: split {i} of 'idxLabs' repeats an index")
     return Parsed(X, labels, [row.copy() for row in index])
+
+
+# ---------------------------------------------------------------------------- MATLAB struct
+
+def _struct_fields(path: Path, mat: dict, key: str) -> dict:
+    """The fields of the MATLAB struct ``key`` (a 1x1 struct array) as a dict."""
+    value = _mat_variable(path, mat, key)
+    if getattr(value, "dtype", None) is None or value.dtype.names is None or value.size != 1:
+        raise DataError(f"{path}: {key!r} is not a MATLAB struct")
+    record = value.ravel()[0]
+    return {name: record[name] for name in value.dtype.names}
+
+
+def parse_mat_regression(path, *, struct: str, parts: Sequence[tuple[str, str]],
+                         features_by_column: bool = True) -> Parsed:
+    """A regression data set in a MATLAB struct (the WiFi localization file): ``parts`` lists
+    ``(features, targets)`` field pairs of ``struct``, stacked in order.  Features are stored
+    (features, samples) when ``features_by_column`` (and transposed here); targets are
+    (samples, k) and kept as float64 (n, k), never encoded.  One official split: the rows of
+    the first part (its labeled points).  Targets must be finite."""
+    path = Path(path)
+    fields = _struct_fields(path, _loadmat(path, [struct]), struct)
+    blocks, targets = [], []
+    for xname, yname in parts:
+        for name in (xname, yname):
+            if name not in fields:
+                raise DataError(f"{path}: struct {struct!r} has no field {name!r} (fields: "
+                                f"{', '.join(fields)})")
+        X = np.asarray(fields[xname], dtype=np.float64)
+        X = X.T if features_by_column else X
+        T = np.asarray(fields[yname], dtype=np.float64)
+        T = T.reshape(-1, 1) if T.ndim == 1 else T
+        if X.ndim != 2 or T.ndim != 2 or T.shape[0] != X.shape[0]:
+            raise DataError(f"{path}: {struct}.{yname} {T.shape} does not give one target row "
+                            f"per sample of {struct}.{xname} ({X.shape[0]} samples)")
+        if not np.all(np.isfinite(T)):
+            raise DataError(f"{path}: {struct}.{yname} holds NaN or infinite targets")
+        blocks.append(X)
+        targets.append(T)
+    widths = {(b.shape[1], t.shape[1]) for b, t in zip(blocks, targets)}
+    if len(widths) != 1:
+        raise DataError(f"{path}: the parts of {struct!r} differ in their numbers of features "
+                        f"or targets ({sorted(widths)})")
+    return Parsed(np.vstack(blocks), np.vstack(targets),
+                  [np.arange(blocks[0].shape[0], dtype=np.int64)])
 
 
 # ---------------------------------------------------------------------------- HDF5

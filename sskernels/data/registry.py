@@ -1,8 +1,8 @@
 """The registry of named data sets: where each comes from, how to parse it, what it holds.
 
 Raw files, URLs and sha256 are those documented in ``shared/datasets/*/SOURCES.md``.
-To add a data set, add one :class:`Entry` below (``n``, ``d``, ``n_classes`` and ``n_groups``
-are checked against the parsed file on every load).
+To add a data set, add one :class:`Entry` below (``n``, ``d``, ``n_classes`` and ``n_groups``,
+or a regression set's ``n_targets``, are checked against the parsed file on every load).
 """
 
 from __future__ import annotations
@@ -14,12 +14,13 @@ from functools import partial
 
 from ..errors import UnknownNameError
 from .cache import PackageFile, RemoteFile
-from .digits import parse_usps_digits
+from .digits import parse_usps_digits, parse_usps_odd_even, parse_usps_pair
 from .parsers import (
     SECSTR_SYMBOLS,
     Parsed,
     parse_delimited,
     parse_mat,
+    parse_mat_regression,
     parse_sklearn,
     parse_sslbook,
 )
@@ -36,6 +37,11 @@ class Entry:
     installed Python package.  ``n_groups`` is the number of subclasses the points carry
     (``Dataset.groups``, e.g. the 10 digits of ``odd-even``), 0 when they carry none; specs
     are checked against it before any data loads (``splits.cover: groups``).
+
+    ``task`` is ``"classification"`` or ``"regression"``.  A regression set has no classes
+    (``n_classes`` 0): its parser returns float targets (n, ``n_targets``), loaded as they are
+    (never encoded) and checked to be finite instead of the label checks; the experiment
+    runner is classification-only and refuses it (a spec naming it fails at ``dataset``).
     """
 
     name: str
@@ -48,6 +54,8 @@ class Entry:
     files: tuple[RemoteFile | PackageFile, ...] = ()
     preprocess: str = "none"
     n_groups: int = 0
+    task: str = "classification"
+    n_targets: int = 0
 
 
 # ---------------------------------------------------------------------------- UCI (uci/SOURCES.md)
@@ -194,6 +202,54 @@ _KSCL_ENTRIES = [
     _digits("10-digit", 10, "handwritten digits, 10 classes; labels 0-9, 200 each"),
 ]
 
+# ---------------------------------------------------------------------------- Wang et al. 2015
+# Label-aware base kernels (Table 1): four USPS digit pairs from the training part and odd/even
+# from the test part of usps.h5 (data/digits.py), the SSL-book sets (below) and the ICDM 2007
+# WiFi localization data (regression, wifi/SOURCES.md).
+
+_WANG_USPS = ("Wang et al. 2015's USPS task: {what} of usps.h5 (Hull's split), pixels as "
+              "stored (16x16, values in [0, 1]; the paper states no scaling)")
+
+
+def _usps_pair(a, b, n, counts) -> Entry:
+    what = f"every image of digits {a} and {b} in the TRAINING part (7291), in file order"
+    return Entry(f"usps{a}{b}", n, 256, 2, _USPS_H5.url,
+                 f"USPS {a} vs {b}; labels {a} / {b} (the digit; {counts}); "
+                 + _WANG_USPS.format(what=what),
+                 partial(parse_usps_pair, pair=(a, b)), (_USPS_H5,))
+
+
+_WIFI = RemoteFile("wifi/wifi_icdm2007.mat",
+                   "https://raw.githubusercontent.com/xyh2016/Dataset/"
+                   "81b7ddcda356ae4f8636655bdfee4291c31c614a/WiFi%20dataset/wifi_icdm2007.mat",
+                   "7b0ece00bfd8c07bb6b09d5f364c99132828c07e857eb5dc29e52ed13b35b6b5")
+
+_WANG_ENTRIES = [
+    _usps_pair(3, 8, 1200, "658/542"),
+    _usps_pair(4, 9, 1296, "652/644"),
+    _usps_pair(5, 6, 1220, "556/664"),
+    _usps_pair(2, 7, 1376, "731/645"),
+    Entry("usps-odd-even", 2007, 256, 2, _USPS_H5.url,
+          "USPS odd vs even; labels 'even' (0, 2, 4, 6, 8: 1093) / 'odd' (1, 3, 5, 7, 9: 914), "
+          "the digit kept as group (subclass); "
+          + _WANG_USPS.format(what="the whole TEST part (2007 images)")
+          + "; not 'odd-even' (kernel self-consistent labeling's substitute: 2000 TRAINING "
+          "images, 200 per digit, resampled to 14x14 and quantized to 0-9) and not 'uspst' "
+          "(Chapelle's USPST, a different image set)",
+          parse_usps_odd_even, (_USPS_H5,), n_groups=10),
+    Entry("wifi", 2642, 101, 0, _WIFI.url,
+          "ICDM 2007 contest indoor WiFi localization (Xu's MATLAB conversion): REGRESSION, "
+          "targets (2642, 2) float64 = the (x, y) location, x in [0, 144], y in [0, 36], as "
+          "stored (Wang et al. 2015 rescale them to [0, 1]; not done here); features = RSS "
+          "of 101 access points in dBm, integers -97..0, 0 = not heard, as stored; rows "
+          "0-504 are the file's 505 'src' (training) points, rows 505-2641 its 2137 'tar' "
+          "(test) points, and the one official split labels the 505 (Wang et al.'s split is "
+          "unknown); load_dataset only: the experiment runner is classification-only",
+          partial(parse_mat_regression, struct="dataset",
+                  parts=(("src_X", "src_labels"), ("tar_X", "tar_labels"))),
+          (_WIFI,), task="regression", n_targets=2),
+]
+
 # ---------------------------------------------------------------------------- SSL book
 # Chapelle, Schölkopf & Zien (eds.), Semi-Supervised Learning, MIT Press 2006, ch. 21: the
 # benchmark data sets and their official splits, read from the original .mat files that the
@@ -269,7 +325,8 @@ _SSLBOOK_ENTRIES = [
               "(750/750)"),
     *_sslbook("bci", 4, 400, 117, 2,
               "SSL-book BCI, brain-computer interface, autoregressive EEG features; labels "
-              "-1/+1 (200/200)"),
+              "-1/+1 (200/200); 117 features (Wang et al. 2015, Tables 1-3, print 400 x 241, "
+              "a misprint)"),
     *_sslbook("g241c", 5, 1500, 241, 2,
               "SSL-book g241c, two unit-variance Gaussians (cluster assumption holds); labels "
               "-1/+1 (750/750)"),
@@ -316,7 +373,7 @@ _SYNTHETIC_ENTRIES = [
 
 REGISTRY: dict[str, Entry] = {
     e.name: e for e in (_UCI_ENTRIES + _SKLEARN_ENTRIES + _MANIFOLD_ENTRIES + _KSCL_ENTRIES
-                        + _SSLBOOK_ENTRIES + _SYNTHETIC_ENTRIES)
+                        + _WANG_ENTRIES + _SSLBOOK_ENTRIES + _SYNTHETIC_ENTRIES)
 }
 
 

@@ -4,7 +4,8 @@ Columns: ``table, dataset, setting, method, metric, mean, std, n_splits,
 paper_mean, paper_std, delta, seconds, notes`` — one row per cell; ``mean``/``std``
 over splits (std with ddof=1, as MATLAB's ``std``), ``seconds`` the mean fit +
 predict time per split, paper columns empty where the paper has no value,
-``delta = mean - paper_mean``; ``notes`` lists each fallback or degenerate-fit
+``delta = mean - paper_mean`` (a paper table may give the complement of a metric, e.g.
+error for our accuracy: see :func:`_paper_value`); ``notes`` lists each fallback or degenerate-fit
 note of the cell's records (``record["report"]["notes"]``, see
 :mod:`sskernels.solvers.report`) with the number of splits it fired in, e.g.
 ``"fallback: svm-dual highs->libsvm (time limit) x3/20"`` (several joined by
@@ -58,8 +59,9 @@ def summarize(records, spec):
         pm = ps = np.nan
         if spec.paper.table:
             pm, ps = _paper_value(spec.paper.table, first["dataset"], first["paper"],
-                                  first.get("n_labeled"))
-        row = _row(spec, first, method, metric, g["value"].to_numpy(float), pm, ps)
+                                  first.get("n_labeled"), metric)
+        row = _row(spec, first, method, metric, g["value"].to_numpy(float), pm, ps,
+                   decimals=METRIC_DECIMALS.get(metric, 2))
         row["seconds"] = round(float(g["seconds"].mean()), 4)
         row["notes"] = _notes(g)
         rows.append(row)
@@ -68,14 +70,42 @@ def summarize(records, spec):
     return pd.DataFrame(rows, columns=SCHEMA)
 
 
-def _paper_value(table, dataset, method, n_labeled):
+#: decimals of a summary's mean and std, per metric (2 otherwise)
+METRIC_DECIMALS = {"alignment": 4}
+#: metrics that are 100 minus each other (percent): a paper's error is our accuracy's complement
+COMPLEMENT = {"accuracy": "error", "error": "accuracy",
+              "inductive accuracy": "inductive error", "inductive error": "inductive accuracy"}
+#: metrics a paper table without a ``metric`` column cannot hold (it holds accuracies)
+_NOT_ACCURACY = ("alignment",)
+
+
+def _paper_value(table, dataset, method, n_labeled, metric=None):
+    """The paper's ``(mean, std)`` of a cell, ``(nan, nan)`` where it has none.
+
+    A table with a ``metric`` column (e.g. Wang et al.'s: ``error`` and ``alignment``) is
+    matched on the metric; where it has only the complement (``error`` for our
+    ``accuracy``, or the reverse) the value is ``100 - mean`` with the std unchanged.  A
+    table without that column holds one accuracy-type metric, used for every metric as
+    before (``metric`` None), except ``error`` (its complement) and ``alignment`` (none).
+    """
     pt = paper_table(table)
     hit = pt[(pt["method"] == method) & (pt["dataset"] == dataset)]
     if "n_labeled" in pt.columns and n_labeled is not None:
         hit = hit[hit["n_labeled"].astype(str) == str(int(n_labeled))]
+    flip = False
+    if "metric" in pt.columns and metric is not None:
+        same = hit[hit["metric"] == metric]
+        if not len(same) and metric in COMPLEMENT:
+            same, flip = hit[hit["metric"] == COMPLEMENT[metric]], True
+        hit = same
+    elif metric in _NOT_ACCURACY:
+        return np.nan, np.nan
+    elif metric in ("error", "inductive error"):
+        flip = True
     if not len(hit):
         return np.nan, np.nan
-    return float(hit["mean"].iloc[0]), float(hit["std"].iloc[0])
+    mean, std = float(hit["mean"].iloc[0]), float(hit["std"].iloc[0])
+    return (100.0 - mean if flip else mean), std
 
 
 def _time_rows(records, spec):
@@ -153,7 +183,7 @@ def split_notes(text):
 
 
 def _cell(r, marks=""):
-    fmt = "{:.4f}" if r["metric"] == "seconds" else "{:.2f}"
+    fmt = {"seconds": "{:.4f}", "alignment": "{:.3f}"}.get(r["metric"], "{:.2f}")
 
     def pm(mean, std):
         return fmt.format(mean) + ("" if pd.isna(std) else " ± " + fmt.format(std))
@@ -206,6 +236,8 @@ def to_markdown(df, title=None, header=None):
                  else "the unlabeled points")
         what = ("seconds per split (fit + predict, parameter selection included; "
                 "graph (Lap): graphs and spectra, once per data set)" if metric == "seconds"
+                else "centered alignment (in [0, 1]) of the learned kernel with the ideal "
+                f"kernel on {where}" if metric == "alignment"
                 else f"{metric} (%) on {where}")
         lines += [f"{what}, {setting}, mean ± std over {n} splits; "
                   "in brackets the paper's value and our difference", ""]

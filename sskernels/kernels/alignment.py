@@ -17,13 +17,17 @@ of unit class codes at the vertices of a regular simplex, so ``T`` is PSD of ran
 ``c-1``, every ``a_t >= 0``, and for ``c = 2`` it is Zhu et al.'s ``yy^T`` with
 ``y in {+-1}``.  ``target="pm1"`` uses ``-1`` for every differently labeled pair (not
 PSD for ``c > 2``).  With a single labeled class ``T = 11^T``.
+
+:func:`centered_alignment` is Cortes, Mohri & Rostamizadeh's (2010) variant on centered
+matrices, the criterion of alignf (Wang et al. 2015, Sec. 2).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["TARGETS", "ideal_kernel", "target_norm", "alignment_terms", "kernel_alignment"]
+__all__ = ["TARGETS", "ideal_kernel", "target_norm", "alignment_terms", "kernel_alignment",
+           "centered_alignment"]
 
 TARGETS = ("simplex", "pm1")
 
@@ -92,3 +96,13 @@ def kernel_alignment(K1, K2):
     K1, K2 = np.asarray(K1), np.asarray(K2)
     den = np.linalg.norm(K1) * np.linalg.norm(K2)
     return float(np.sum(K1 * K2) / den) if den > 0 else 0.0
+
+
+def centered_alignment(K, T):
+    """Cortes et al.'s centered alignment ``<K_c, T_c>_F / (||K_c||_F ||T_c||_F)``
+    (Wang et al. Sec. 2), ``K_c = H K H``, ``H = I - 11^T / l``; 0 for a zero matrix."""
+    def center(A):
+        A = np.asarray(A, dtype=float)
+        return A - A.mean(axis=0) - A.mean(axis=1)[:, None] + A.mean()
+
+    return kernel_alignment(center(K), center(T))

@@ -66,6 +66,27 @@ def mean_norm(X):
     return float(np.mean(np.linalg.norm(X, axis=1)))
 
 
+def mean_squared_distance(X, metric="euclidean"):
+    """Mean squared distance over the pairs ``i != j`` of rows of X, in closed form (O(nd)).
+
+    ``(1 / (n (n-1))) sum_{i != j} ||x_i - x_j||^2 = 2n/(n-1) (mean_i ||x_i||^2 - ||mean x||^2)``.
+    Its inverse is the ``b0`` of Wang et al. (2015, Sec. 4.1) for the kernel
+    ``exp(-b ||x - z||^2)`` (= :func:`rbf` with ``width = 1 / sqrt(2 b)``).  Zero (all rows
+    equal, or one row) is returned as is; the caller decides.
+    """
+    Z = _prepare(X, metric)
+    n = Z.shape[0]
+    if n < 2:
+        return 0.0
+    if sp.issparse(Z):
+        sq = float(Z.multiply(Z).sum()) / n
+        mean = np.asarray(Z.mean(axis=0)).ravel()
+    else:
+        sq = float(np.einsum("ij,ij->", Z, Z)) / n
+        mean = Z.mean(axis=0)
+    return max(2.0 * n / (n - 1) * (sq - float(mean @ mean)), 0.0)
+
+
 def median_distance(X, metric="euclidean", key=None):
     """Median pairwise distance of the rows of X (label-independent; memoized).
 

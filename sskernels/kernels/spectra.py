@@ -21,8 +21,8 @@ from scipy.linalg import eigh
 from sskernels.graph import fingerprint
 from sskernels.kernels.rbf import rbf_kernel
 
-__all__ = ["RBFSpectrum", "rbf_spectrum", "clear_rbf_cache", "rbf_cache_info", "RBF_RTOL",
-           "RBF_DENSE_MAX_N"]
+__all__ = ["RBFSpectrum", "rbf_spectrum", "NystromSpectrum", "nystrom_spectrum",
+           "clear_rbf_cache", "rbf_cache_info", "RBF_RTOL", "RBF_DENSE_MAX_N"]
 
 #: eigenpairs of K0 with s_i <= RBF_RTOL * s_1 are dropped (the Nystrom extension divides by s_i)
 RBF_RTOL = 1e-10
@@ -75,6 +75,19 @@ def cache_items():
 
 def cache_put(key, spectrum):
     _RBF_CACHE[key] = spectrum
+    while len(_RBF_CACHE) > _RBF_CACHE_SIZE:
+        _RBF_CACHE.popitem(last=False)
+    return spectrum
+
+
+def cache_get(key):
+    """A memoized artifact (now the most recent), or None: the learners' own label-independent
+    spectra (e.g. Nystrom, keyed by a tuple that starts with a tag) share this LRU, so the
+    runner hands them to its workers with the RBF spectra."""
+    hit = _RBF_CACHE.get(key)
+    if hit is not None:
+        _RBF_CACHE.move_to_end(key)
+    return hit
 
 
 def rbf_cache_info():
@@ -119,3 +132,67 @@ def rbf_spectrum(X, width, m=None, metric="euclidean", key=None):
     while len(_RBF_CACHE) > _RBF_CACHE_SIZE:
         _RBF_CACHE.popitem(last=False)
     return spec
+
+
+@dataclass
+class NystromSpectrum:
+    """Nystrom approximation of the leading eigenpairs of an RBF matrix ``K0`` (n x n), or of
+    its degree-normalized form ``S = D^{-1/2} K0 D^{-1/2}`` (the largest eigenpairs of ``S`` are
+    the smallest of the normalized Laplacian ``I - S``).
+
+    ``X_landmarks`` (the m landmark rows), ``values`` = eigenvalues ``lambda_i`` of the
+    landmark block ``W`` (largest first, those ``<= RBF_RTOL lambda_1`` dropped),
+    ``basis`` = ``U_i sqrt(m/n) / lambda_i`` (m x k), ``landmark_degrees`` (the estimated
+    degrees of the landmarks; None for ``K0``).  :meth:`extend` gives the eigenvectors'
+    entries at any points (Williams & Seeger 2001; Wang et al. eq. (4)).
+    """
+
+    landmarks: np.ndarray
+    X_landmarks: object
+    values: np.ndarray
+    basis: np.ndarray
+    width: float
+    metric: str
+    n: int
+    landmark_degrees: np.ndarray | None = None
+
+    def rows(self, Z):
+        """``K0(z, X_landmarks)``, or ``S(z, X_landmarks)`` with the degree estimate
+        ``d(z) = (n/m) sum_{landmarks j} K0(z, x_j)`` (unbiased for uniform landmarks)."""
+        C = rbf_kernel(Z, self.X_landmarks, self.width, self.metric)
+        if self.landmark_degrees is None:
+            return C
+        d = (self.n / C.shape[1]) * C.sum(axis=1)
+        return C / np.sqrt(d)[:, None] / np.sqrt(self.landmark_degrees)[None, :]
+
+    def extend(self, Z):
+        """The eigenvectors' entries at the rows of Z: ``rows(Z) @ basis``."""
+        return self.rows(Z) @ self.basis
+
+
+def nystrom_spectrum(X, width, landmarks, n_components, metric="euclidean", normalized=False):
+    """The top ``n_components`` eigenvectors of ``K0`` (or of ``S``) by the Nystrom method.
+
+    ``landmarks``: positions of the landmark rows (the caller's rule; Williams & Seeger
+    draw them uniformly, Wang et al. 2015, Alg. 1 step 3 give none).  With ``W = U
+    diag(lambda) U^T`` the landmark block, the i-th approximate eigenvector is
+    ``v_i = sqrt(m/n) / lambda_i C U_i`` (C: the rows of every point against the
+    landmarks; eigenvalue ``(n/m) lambda_i``), and :meth:`NystromSpectrum.extend` applies
+    the same formula at any point (Wang et al. eq. (4)).  ``normalized``: ``S``'s rows, the
+    degrees estimated from the landmarks (:meth:`NystromSpectrum.rows`).  With every row a
+    landmark it is the exact eigendecomposition (exact degrees).  Only the top pairs of
+    ``W`` are computed.  Returns the :class:`NystromSpectrum` and the (n, k) ``V``.
+    """
+    n = X.shape[0]
+    idx = np.asarray(landmarks)
+    m = idx.size
+    spec = NystromSpectrum(idx, X[idx], np.zeros(0), np.zeros((m, 0)), float(width), metric, n)
+    if normalized:
+        spec.landmark_degrees = (n / m) * rbf_kernel(X[idx], spec.X_landmarks, width, metric).sum(1)
+    C = spec.rows(X)
+    k = int(min(n_components, m))
+    lam, U = eigh(C[idx], subset_by_index=[m - k, m - 1])
+    lam, U = lam[::-1], U[:, ::-1]
+    keep = lam > RBF_RTOL * max(lam[0], 0.0)
+    spec.values, spec.basis = lam[keep], U[:, keep] * (np.sqrt(m / n) / lam[keep])
+    return spec, C @ spec.basis

@@ -9,6 +9,8 @@ from sskernels.learners.base import (
 )
 from sskernels.learners.deformed import DeformedKernel, SupervisedManifoldRLS
 from sskernels.learners.kernel_machines import KernelSVM
+from sskernels.learners.kernel_designs import ClusterKernel, DiffusionKernel, MaxAlignmentKernel
+from sskernels.learners.label_aware import LabelAwareKernel
 from sskernels.learners.linear_manifold import LinearLapRLS, LinearLapSVM
 from sskernels.learners.mkl import SimpleMKL
 from sskernels.learners.manifold import LapRLS, LapSVM
@@ -44,5 +46,6 @@ __all__ = [
     "SpectralKernelLearningKTA", "SimpleMKL", "LinearLapRLS", "LinearLapSVM",
     "RegularizedSpectralClustering", "RegularizedLaplacianEigenmaps", "DeformedKernel",
     "SupervisedManifoldRLS", "SelectOnLabeled", "SelfConsistentLabeling", "SemiSupervisedClassifier",
-    "GraphSemiSupervisedClassifier",
+    "GraphSemiSupervisedClassifier", "LabelAwareKernel", "ClusterKernel", "DiffusionKernel",
+    "MaxAlignmentKernel",
 ]

@@ -63,7 +63,9 @@ METHODS = {m.name: m for m in [
     MethodInfo("osk", _lazy(_P + "spectral_transforms", "OrderConstrainedSpectralKernel"),
                "Zhu, Kandola, Ghahramani & Lafferty 2004",
                "max alignment s.t. mu_t >= mu_t+1 >= 0 (cone QP); classifier eq. (5); "
-               "induction eq. (17)-(19)", True, "order-constrained spectral kernel"),
+               "induction eq. (17)-(19)", True, "order-constrained spectral kernel (alias "
+               "spectral-graph-kernel: Wang et al. 2015's, the same program)",
+               aliases=("spectral-graph-kernel",)),
     MethodInfo("dsk", _lazy(_P + "spectral_transforms", "FastDecaySpectralKernel"),
                "Hoi, Lyu & Chang 2006",
                "max alignment s.t. mu_i >= eta mu_i+1 (Liu eq. (8)); classifier eq. (5); "
@@ -118,6 +120,25 @@ METHODS = {m.name: m for m in [
                True, "hinge loss on labeled, eps-insensitive LOO loss on unlabeled points; "
                "params sigma2, C1, C2, epsilon, noise, eta, kernel (rbf, precomputed or "
                "{learner: NAME, params: {...}})"),   # the graph: for a learned kernel's learner
+    MethodInfo("label-aware", _lazy(_P + "label_aware", "LabelAwareKernel"),
+               "Wang, Zhang, Chen, Wang, Jiang & Marsic 2015", "Alg. 1: u = D^-1 K_nl Y, Nystrom "
+               "eigenvectors, eq. (6)/(7) weighted by alignf; classifier eq. (5)", True,
+               "label-aware base kernels (SVM: kernel-svm with kernel: label-aware)",
+               uses_graph=False),
+    MethodInfo("cluster-kernel", _lazy(_P + "kernel_designs", "ClusterKernel"),
+               "Chapelle, Weston & Schoelkopf 2002", "linear(-step) transfer on the top eigenpairs "
+               "of D^-1/2 K D^-1/2, unit diagonal; classifier eq. (5); Nystrom induction", True,
+               "cluster kernel, linear transfer (Wang et al. Table 1; SVM: kernel-svm)",
+               uses_graph=False),
+    MethodInfo("diffusion-kernel", _lazy(_P + "kernel_designs", "DiffusionKernel"),
+               "Kondor & Lafferty 2002", "exp(-lambda/delta) on the smallest eigenpairs of "
+               "I - D^-1/2 K D^-1/2; classifier eq. (5); Nystrom induction", True,
+               "diffusion kernel (Wang et al. Table 1; SVM: kernel-svm)", uses_graph=False),
+    MethodInfo("max-alignment-kernel", _lazy(_P + "kernel_designs", "MaxAlignmentKernel"),
+               "Cristianini et al. 2002; Lanckriet et al. 2004", "max alignment s.t. mu >= 0 "
+               "(OSK without order; cone QP) on the top eigenvectors of K; Nystrom induction",
+               True, "maximal-alignment kernel (Wang et al. Table 1; SVM: kernel-svm)",
+               uses_graph=False),
     MethodInfo("label-spreading", _sk("LabelSpreading"), "scikit-learn (Zhou et al. 2004)",
                "sklearn.semi_supervised.LabelSpreading", True,
                "scikit-learn's label spreading (peer, not in the papers)", uses_graph=False),
@@ -131,9 +152,13 @@ def method_names():
     return sorted(METHODS)
 
 
+#: other names of registered methods (``MethodInfo.aliases``)
+ALIASES = {alias: m.name for m in METHODS.values() for alias in m.aliases}
+
+
 def get_method(name):
     try:
-        return METHODS[name]
+        return METHODS[ALIASES.get(name, name)]
     except KeyError:
         raise UnknownNameError(
             f"unknown method {name!r}; known methods: {', '.join(method_names())}") from None

@@ -32,8 +32,11 @@ from scipy.optimize import nnls
 from sskernels.solvers.highs import solve_qp
 from sskernels.solvers.report import SolveInfo
 
-__all__ = ["AlignmentSolution", "DEGENERATE_TOL", "alignment_qp", "chain_generators",
-           "cone_nnls", "cone_qp"]
+__all__ = ["AlignmentSolution", "DEGENERATE_TOL", "alignment_qp", "alignf", "chain_generators",
+           "cone_nnls", "cone_qp", "min_norm_optimum"]
+
+#: eigenvalues of G below this fraction of the largest count as 0 (as in :func:`cone_nnls`)
+RANK_RTOL = 1e-12
 
 #: relative size of the QP optimum below which (P) counts as degenerate (optimum 0)
 DEGENERATE_TOL = 1e-9
@@ -90,7 +93,7 @@ def cone_nnls(G, a, B):
     badly scaled chains.  Raises ``RuntimeError`` at NNLS's iteration limit (50 m).
     """
     lam, Q = np.linalg.eigh(G)
-    keep = lam > 1e-12 * max(lam.max(), 0.0)
+    keep = lam > RANK_RTOL * max(lam.max(), 0.0)
     sq = np.sqrt(lam[keep])
     R = sq[:, None] * Q[:, keep].T
     r = (Q[:, keep].T @ a) / sq
@@ -186,3 +189,61 @@ def alignment_qp(G, a, constraint_matrix=None, fallback=None, scale=None):
         return AlignmentSolution(mu, float(a @ mu), True, info)
     mu = mu / np.sqrt(float(mu @ G @ mu))
     return AlignmentSolution(mu, float(a @ mu), False, info)
+
+
+def min_norm_optimum(G, mu):
+    """The tie rule of :func:`alignf`: ``argmin ||x||_2`` s.t. ``M x = M mu``, ``x >= 0``.
+
+    Every maximizer of (P) without order constraints gives the same labeled block
+    ``M x`` (the direction of the projection of ``T`` onto the cone ``{M x : x >= 0}`` is
+    unique), so the maximizers are ``{x >= 0 : R x = R mu}`` with ``G = R^T R`` (its
+    eigenpairs above ``RANK_RTOL`` of the largest) — a polytope, a single point when ``G``
+    has full rank.  Among them the minimum-norm point is unique (strictly convex QP):
+    solved by HiGHS's QP solver with the equality rows ``R x = R mu``.  Returns
+    ``(x, SolveInfo)``; ``(mu, None)`` when ``G`` has full rank (nothing to break).
+    """
+    lam, Q = np.linalg.eigh(G)
+    keep = lam > RANK_RTOL * max(lam.max(), 0.0)
+    if keep.all():
+        return mu, None
+    R = np.sqrt(lam[keep])[:, None] * Q[:, keep].T
+    b = R @ mu
+    m = mu.size
+    try:
+        x, _ = solve_qp(sp.identity(m, format="csc"), np.zeros(m), sp.csr_matrix(R),
+                        row_lower=b, row_upper=b, col_lower=0.0, col_upper=np.inf)
+    except RuntimeError as exc:
+        return mu, SolveInfo("highs-qp",
+                             fallback=f"alignf tie rule min-norm->first optimum ({exc})")
+    return np.maximum(x, 0.0), SolveInfo("highs-qp", stats={"tie_rank": int(keep.sum())})
+
+
+def alignf(G, a):
+    """Cortes, Mohri & Rostamizadeh's *alignf* (ICML 2010): non-negative weights ``mu`` of
+    base kernels maximizing the centered alignment of ``sum_t mu_t K_t`` with the target.
+
+    With the base kernels' centered labeled blocks ``K_tc`` (columns of ``M``),
+    ``G_st = <K_sc, K_tc>_F`` and ``a_t = <K_tc, T>_F``, alignf is (P) with no order
+    constraints, ``max a^T mu s.t. mu^T G mu <= 1, mu >= 0`` (Cortes et al.: the QP
+    ``min_{v >= 0} v^T G v - 2 v^T a``, normalized) — solved exactly by
+    :func:`alignment_qp` (NNLS on the least-squares form; HiGHS QP if NNLS stops).
+
+    Tie rule.  With rank-one base kernels ``G`` is often singular (more base kernels than
+    the ``l(l-1)/2`` dimensions of centered l x l blocks, or collinear centered vectors):
+    every solver reaches the same alignment and labeled block but different ``mu``, hence
+    different kernels on the unlabeled points.  We return the *minimum Euclidean norm*
+    maximizer (:func:`min_norm_optimum`), unique and solver-independent.
+
+    Returns ``(AlignmentSolution, tie SolveInfo or None)``; the solution's ``mu`` has
+    ``mu^T G mu = 1`` (degenerate case as in :func:`alignment_qp`, uniform fallback).
+    """
+    m = np.asarray(a).size
+    sol = alignment_qp(G, a, fallback=np.ones(m))
+    if sol.degenerate:
+        return sol, None
+    mu, tie = min_norm_optimum(np.asarray(G, dtype=float), sol.mu)
+    nrm2 = float(mu @ G @ mu)
+    if tie is not None and nrm2 > 0:
+        mu = mu / np.sqrt(nrm2)
+        sol = AlignmentSolution(mu, float(np.asarray(a) @ mu), False, sol.info)
+    return sol, tie

@@ -1,0 +1,77 @@
+"""The oracle protocol (``select: oracle`` in a spec): the grid point with the best TEST accuracy.
+
+Some papers report, per split, the best point of a parameter grid as judged on the test
+(unlabeled) points: Wang et al. 2015, Sec. 4.1, "choose b among b0 x {...} that gives the
+best performance".  That is not a selection a user could make (it reads the labels it
+is scored on), so the project's default and its own rows select on the labeled points only
+(:class:`~sskernels.learners.selection.SelectOnLabeled`).  This module reproduces the
+papers' protocol for a row of its own, which the spec must label "oracle":
+
+* the estimator a spec builds (:func:`sskernels.learners.registry.make_method`) is
+  stripped of its ``SelectOnLabeled`` wrappers, nested ones included (``kernel-svm``'s
+  ``kernel_learner``), and their grids are joined (:func:`flatten`): e.g. the kernel
+  learner's width ``b_scale`` x the SVM's ``C``;
+* every candidate is fitted with the split's partial labels, and the one with the most
+  correct predictions on the unlabeled points is kept; ties go to the first candidate in
+  grid order (the same tie rule as ``SelectOnLabeled``: nested grids vary slowest, so a
+  kernel learner's preferred value wins a tie, then the SVM's);
+* what it chose and every candidate's test accuracy go into the record (``oracle``);
+  the record's ``seconds`` is the time of fitting the whole grid (the protocol's cost).
+
+This lives in ``experiment/`` and not in ``learners/``: a learner never sees test labels.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator, clone
+
+from sskernels.learners.base import UNLABELED
+from sskernels.learners.selection import SelectOnLabeled, candidates, default_grid
+
+__all__ = ["flatten", "oracle_fit"]
+
+
+def flatten(est):
+    """``(estimator, grid)``: ``est`` without its ``SelectOnLabeled`` wrappers and their grids
+    joined, nested grids first (their parameter names prefixed, scikit-learn style:
+    ``kernel_learner__b_scale``), then the outer wrapper's.  ``est`` is not modified."""
+    outer = {}
+    if isinstance(est, SelectOnLabeled):
+        outer = dict(est.param_grid if est.param_grid is not None
+                     else default_grid(est.estimator))
+        est = est.estimator
+    est = clone(est)
+    inner = {}
+    for key, value in est.get_params(deep=False).items():
+        if isinstance(value, BaseEstimator):
+            sub, sub_grid = flatten(value)
+            if sub_grid:
+                est.set_params(**{key: sub})
+                inner.update({f"{key}__{k}": v for k, v in sub_grid.items()})
+    return est, {**inner, **outer}
+
+
+def oracle_fit(est, X, y_partial, y_true):
+    """Fit every candidate of ``est``'s grids; return ``(best fitted estimator, info)``.
+
+    ``y_partial``: encoded labels with ``-1`` for the unlabeled points; ``y_true``: the
+    encoded true labels of all points (only the unlabeled ones are scored).  ``info`` is
+    ``{"best_index", "params" (the candidates), "accuracy" (% on the unlabeled points)}``.
+    Raises ValueError when there is no grid.
+    """
+    base, grid = flatten(est)
+    if not grid:
+        raise ValueError("select: oracle needs a grid (a parameter set to auto or a list)")
+    cands = candidates(grid)
+    y_partial = np.asarray(y_partial)
+    unl = y_partial == UNLABELED
+    truth = np.asarray(y_true)[unl]
+    best, best_correct, best_index, accuracy = None, -1, -1, []
+    for i, cand in enumerate(cands):
+        fitted = clone(base).set_params(**cand).fit(X, y_partial)
+        correct = int(np.sum(np.asarray(fitted.transduction_)[unl] == truth))
+        accuracy.append(100.0 * correct / max(int(unl.sum()), 1))
+        if correct > best_correct:              # strict: the first of tied candidates wins
+            best, best_correct, best_index = fitted, correct, i
+    return best, {"best_index": best_index, "params": cands, "accuracy": accuracy}

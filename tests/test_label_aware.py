@@ -1,0 +1,293 @@
+"""Label-aware base kernels (Wang et al. 2015, Algorithm 1): equations against their definitions."""
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize
+from sklearn.datasets import load_digits, make_moons
+
+from sskernels.kernels.alignment import alignment_terms, ideal_kernel
+from sskernels.kernels.rbf import mean_squared_distance
+from sskernels.kernels.spectra import nystrom_spectrum, rbf_spectrum
+from sskernels.learners import KernelSVM, LabelAwareKernel
+from sskernels.learners.label_aware import gaussian_width, landmark_indices
+from sskernels.solvers.cone import alignf, alignment_qp
+from sskernels.solvers.highs import solve_qp
+
+
+def partial(y, n_labeled, seed=0):
+    rng = np.random.default_rng(seed)
+    yp = np.full(len(y), -1)
+    idx = np.concatenate([rng.choice(np.flatnonzero(y == k), n_labeled // np.unique(y).size,
+                                     replace=False) for k in np.unique(y)])
+    yp[idx] = y[idx]
+    return yp
+
+
+@pytest.fixture(scope="module")
+def moons():
+    X, y = make_moons(200, noise=0.1, random_state=0)
+    return X, y, partial(y, 20)
+
+
+def test_mean_squared_distance_is_the_pairwise_mean():
+    X = np.random.default_rng(1).normal(size=(30, 4))
+    D2 = ((X[:, None] - X[None]) ** 2).sum(-1)
+    assert mean_squared_distance(X) == pytest.approx(D2.sum() / (30 * 29), rel=1e-12)
+
+
+@pytest.mark.parametrize("three_classes", [False, True])
+def test_label_aware_vectors_extrapolate_by_their_definition(three_classes):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    y = (X[:, 0] > 0).astype(int)
+    if three_classes:
+        y[X[:, 1] > 0.8] = 2
+    yp = partial(y, 12)
+    est = LabelAwareKernel(b_scale=1.0, eigen_solver="exact").fit(X, yp)
+    Z = rng.normal(size=(7, 3))
+    b = 1.0 / mean_squared_distance(X)
+    L = np.flatnonzero(yp >= 0)
+    K = np.exp(-b * ((Z[:, None] - X[L][None]) ** 2).sum(-1))    # k(z, X_l), by definition
+    Y = np.eye(y.max() + 1)[yp[L]]
+    U = (K @ Y) / K.sum(axis=1, keepdims=True)                    # D^-1 K_nl Y
+    if not three_classes:
+        U = U[:, [1]] - U[:, [0]]                                  # two classes: u_1 - u_2
+    c = est.n_label_aware_
+    assert c == (3 if three_classes else 1)
+    np.testing.assert_allclose(est.embedding(Z)[:, :c] + est.center_[:c], U, atol=1e-12)
+    # the eigenvectors' extension is the Nystrom formula (1/s) k(z, X) u
+    s, V = rbf_spectrum(X, gaussian_width(b)).smallest(est.basis_.shape[1] - c)
+    Kz = np.exp(-b * ((Z[:, None] - X[None]) ** 2).sum(-1))
+    np.testing.assert_allclose(est.embedding(Z)[:, c:] + est.center_[c:], Kz @ V / s,
+                               atol=1e-8)
+
+
+@pytest.mark.parametrize("solver", ["nystrom", "exact"])
+def test_kernel_on_new_points_extends_the_training_kernel(moons, solver):
+    X, y, yp = moons
+    est = LabelAwareKernel(eigen_solver=solver).fit(X, yp)
+    np.testing.assert_allclose(est.kernel(X, None), est.kernel_, atol=1e-8)
+    np.testing.assert_allclose(est.kernel(X[:5], X[:5]), est.kernel_[:5, :5], atol=1e-8)
+    assert np.linalg.eigvalsh(est.kernel_).min() > -1e-8 * np.abs(est.kernel_).max()
+    np.testing.assert_array_equal(est.predict(X), est.transduction_)
+
+
+def test_nystrom_eigenvectors_approach_the_exact_ones():
+    X, _ = make_moons(150, noise=0.05, random_state=3)
+    w, k = gaussian_width(1.0 / mean_squared_distance(X)), 3
+    _, U = rbf_spectrum(X, w, k).smallest(k)
+    errors = []
+    for m in (15, 75, 150):
+        _, V = nystrom_spectrum(X, w, landmark_indices(X, m, 0), k)
+        cos = np.abs(np.sum(U * V, axis=0)) / np.linalg.norm(V, axis=0)
+        errors.append(float(np.max(1 - cos)))
+    assert errors[0] > errors[1] > errors[2]
+    assert errors[0] > 0.1 and errors[1] < 1e-2
+    assert errors[2] < 1e-10            # all points are landmarks: the exact eigenvectors
+
+
+def independent_alignf(G, a):
+    """Cortes et al.'s QP ``min_{v >= 0} v^T G v - 2 v^T a`` by HiGHS, normalized."""
+    v, _ = solve_qp(2 * G + 1e-14 * np.eye(a.size), -2 * a)
+    return v / np.sqrt(v @ G @ v)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_alignf_against_an_independent_qp(seed):
+    rng = np.random.default_rng(seed)
+    l, m = 12, (5, 30, 70)[seed % 3]            # 70 > 66 = dim of symmetric 12 x 12: G singular
+    U = rng.normal(size=(l, m))
+    U -= U.mean(axis=0)
+    y = np.arange(l) % 2
+    C = np.eye(2)[y]
+    G, a = alignment_terms(U, C)
+    sol, tie = alignf(G, a)
+    ref = independent_alignf(G, a)
+    assert sol.value == pytest.approx(float(a @ ref), rel=1e-6)
+    assert sol.mu.min() >= 0 and sol.mu @ G @ sol.mu == pytest.approx(1.0, rel=1e-8)
+    # the same labeled block (the optimum is unique there) ...
+    np.testing.assert_allclose((U * sol.mu) @ U.T, (U * ref) @ U.T, atol=1e-5)
+    # ... and the tie rule: the minimum-norm optimum (SLSQP on the same polytope)
+    if tie is not None:
+        assert np.linalg.norm(sol.mu) <= np.linalg.norm(ref) + 1e-6
+        Kopt = (U * sol.mu) @ U.T
+        cons = {"type": "eq", "fun": lambda x: ((U * x) @ U.T - Kopt).ravel()}
+        res = minimize(lambda x: x @ x, ref, jac=lambda x: 2 * x, bounds=[(0, None)] * m,
+                       constraints=[cons], method="SLSQP", options={"maxiter": 500,
+                                                                      "ftol": 1e-14})
+        assert np.linalg.norm(sol.mu) <= np.linalg.norm(res.x) + 1e-5
+    else:
+        np.testing.assert_allclose(sol.mu, ref, rtol=1e-4, atol=1e-6)
+    # solver-independent: permuting the base kernels permutes the weights
+    p = rng.permutation(m)
+    sol_p, _ = alignf(G[np.ix_(p, p)], a[p])
+    np.testing.assert_allclose(sol_p.mu, sol.mu[p], atol=1e-6)
+
+
+def test_singular_instance_has_a_tie_and_it_is_broken():
+    """Three base vectors equal (up to sign) on the labeled points: any split of the weight
+    among them is optimal (NNLS puts it all on one); the tie rule splits it equally."""
+    rng = np.random.default_rng(0)
+    y = np.where(np.arange(8) % 2, 1.0, -1.0)
+    u = rng.normal(size=8)
+    U = np.column_stack([y, y, -y, u])
+    U -= U.mean(axis=0)
+    G, a = alignment_terms(U, np.eye(2)[np.arange(8) % 2])
+    sol, tie = alignf(G, a)
+    first = alignment_qp(G, a)                          # stage 1 alone (Lawson-Hanson)
+    assert tie is not None and tie.stats["tie_rank"] == 2
+    assert sol.value == pytest.approx(first.value, rel=1e-9) == pytest.approx(8.0)
+    np.testing.assert_allclose(sol.mu, [1 / 24, 1 / 24, 1 / 24, 0], atol=1e-7)
+    assert np.linalg.norm(sol.mu) < np.linalg.norm(first.mu) - 1e-3   # the tie was real
+    np.testing.assert_allclose(independent_alignf(G, a), sol.mu, atol=1e-6)
+
+
+def centered(K):
+    H = np.eye(K.shape[0]) - 1.0 / K.shape[0]
+    return H @ K @ H
+
+
+@pytest.mark.parametrize("target", ["simplex", "pm1"])
+def test_alignment_is_the_centered_alignment_in_unit_interval(target):
+    X, y = load_digits(n_class=3, return_X_y=True)
+    yp = partial(y, 30)
+    est = LabelAwareKernel(target=target).fit(X, yp)
+    L = np.flatnonzero(yp >= 0)
+    Kc, Tc = centered(est.kernel_[np.ix_(L, L)]), centered(ideal_kernel(yp[L], 3, target))
+    rho = np.sum(Kc * Tc) / (np.linalg.norm(Kc) * np.linalg.norm(Tc))
+    assert 0.0 <= est.alignment_ <= 1.0
+    assert est.alignment_ == pytest.approx(rho, rel=1e-10)
+    # ... and it is the best centered alignment over mu >= 0 (independent QP on the same bases)
+    P = est.basis_[L]
+    ref = independent_alignf(*alignment_terms(P, np.eye(3)[yp[L]], target))
+    Kr = centered((P * ref) @ P.T)
+    assert rho >= np.sum(Kr * Tc) / (np.linalg.norm(Kr) * np.linalg.norm(Tc)) - 1e-7
+    # alignf's optimum: no single base kernel is better aligned
+    for t in range(est.basis_.shape[1]):
+        v = est.basis_[L, t]
+        Kt = centered(np.outer(v, v))
+        if np.linalg.norm(Kt) > 0:
+            assert np.sum(Kt * Tc) / (np.linalg.norm(Kt) * np.linalg.norm(Tc)) <= rho + 1e-9
+
+
+@pytest.mark.parametrize("solver", ["nystrom", "exact"])
+def test_permutation_invariance(moons, solver):
+    X, y, yp = moons
+    p = np.random.default_rng(5).permutation(len(y))
+    a = LabelAwareKernel(eigen_solver=solver).fit(X, yp)
+    b = LabelAwareKernel(eigen_solver=solver).fit(X[p], yp[p])
+    np.testing.assert_array_equal(b.transduction_, a.transduction_[p])
+    np.testing.assert_allclose(b.kernel_, a.kernel_[np.ix_(p, p)], atol=1e-8)
+
+
+def test_multiple_widths_pool_the_bases(moons):
+    X, y, yp = moons
+    one = LabelAwareKernel(b_scale=1.0, n_components=5, n_landmarks=20).fit(X, yp)
+    many = LabelAwareKernel(b_scales=[0.2, 1.0, 5.0], n_components=5, n_landmarks=20).fit(X, yp)
+    assert len(many.b_) == 3 and many.basis_.shape[1] == 3 * one.basis_.shape[1]
+    np.testing.assert_allclose(many.basis_[:, 6:12], one.basis_, atol=1e-12)
+    assert many.alignment_ >= one.alignment_ - 1e-9      # a superset of base kernels
+
+
+def test_end_to_end_digits_beats_chance():
+    X, y = load_digits(n_class=5, return_X_y=True)
+    yp = partial(y, 50)
+    unl = yp < 0
+    est = LabelAwareKernel().fit(X, yp)
+    svm = KernelSVM(kernel_learner=LabelAwareKernel()).fit(X, yp)
+    assert np.mean(est.transduction_[unl] == y[unl]) > 0.8       # chance: 0.2
+    assert np.mean(svm.transduction_[unl] == y[unl]) > 0.8
+    assert est.fit_report_.degenerate == []
+
+
+def test_end_to_end_two_moons_beats_chance(moons):
+    X, y, yp = moons
+    unl = yp < 0
+    svm = KernelSVM(kernel_learner=LabelAwareKernel(b_scale=5.0)).fit(X, yp)
+    assert np.mean(svm.transduction_[unl] == y[unl]) > 0.75      # chance: 0.5
+    Xt, yt = make_moons(100, noise=0.1, random_state=1)
+    assert np.mean(svm.predict(Xt) == yt) > 0.75
+
+
+def test_spec_selects_the_width_scale():
+    from sskernels.learners.registry import make_method
+
+    est = make_method("label-aware")
+    assert est.param_grid["b_scale"][0] == 1.0 and len(est.param_grid["b_scale"]) == 7
+    assert type(make_method("label-aware", b_scales=[1, 5])).__name__ == "LabelAwareKernel"
+
+
+def test_normalized_laplacian_basis_against_its_definition():
+    """basis="normalized-laplacian": the largest eigenvectors of S = D^-1/2 K D^-1/2 (exact
+    degrees when every row is a landmark), extended by (1/s) S(z, X) u with d(z) = sum k(z, X);
+    the Nystrom version approaches them as the landmarks -> n."""
+    X, y = make_moons(120, noise=0.1, random_state=2)
+    yp = partial(y, 10)
+    est = LabelAwareKernel(basis="normalized-laplacian", eigen_solver="exact",
+                           n_components=4).fit(X, yp)
+    b = 1.0 / mean_squared_distance(X)
+    K = np.exp(-b * ((X[:, None] - X[None]) ** 2).sum(-1))
+    d = K.sum(1)
+    S = K / np.sqrt(np.outer(d, d))
+    s, U = np.linalg.eigh(S)
+    s, U = s[::-1][:4], U[:, ::-1][:, :4]
+    V = est.basis_[:, 1:] + est.center_[1:]
+    np.testing.assert_allclose(np.abs(np.sum(U * V, axis=0)), 1.0, atol=1e-8)
+    Z = np.random.default_rng(0).normal(size=(5, 2))
+    Kz = np.exp(-b * ((Z[:, None] - X[None]) ** 2).sum(-1))
+    Sz = Kz / np.sqrt(np.outer(Kz.sum(1), d))
+    ext = est.embedding(Z)[:, 1:] + est.center_[1:]
+    np.testing.assert_allclose(np.abs(ext), np.abs(Sz @ U / s), atol=1e-8)
+    np.testing.assert_allclose(est.kernel(X, None), est.kernel_, atol=1e-8)
+    errors = []
+    for m in (12, 60, 120):
+        _, Vm = nystrom_spectrum(X, gaussian_width(b), landmark_indices(X, m, 0), 2,
+                                 normalized=True)
+        errors.append(float(np.max(1 - np.abs(np.sum(U[:, :2] * Vm, axis=0))
+                                   / np.linalg.norm(Vm, axis=0))))
+    assert errors[0] > errors[1] > errors[2] and errors[2] < 1e-10
+
+
+def test_kernel_svm_on_label_aware_from_a_spec(tmp_path):
+    """The paper's classifier (Alg. 1 step 6) from a spec: kernel-svm with kernel: label-aware
+    (b_scale selected on the labeled points by the nested SelectOnLabeled, then C)."""
+    from sskernels.experiment.runner import run_spec
+    from sskernels.spec import parse_spec
+
+    spec = parse_spec({
+        "dataset": "sklearn-iris", "preprocess": "minmax",
+        "splits": {"n_splits": 1, "n_labeled": 15, "seed": 0},
+        "methods": [{"name": "kernel-svm", "params": {"kernel": "label-aware",
+                                                       "kernel_params": {"n_landmarks": 0.5}}}],
+        "output": str(tmp_path / "out"),
+    }, tmp_path / "la.yaml")
+    df = run_spec(spec, progress=False)
+    assert float(df[df.metric == "accuracy"].value.iloc[0]) > 80.0      # chance: 33 %
+
+
+def test_label_aware_vectors_raise_the_alignment_over_the_baseline():
+    """Tables 2-3's comparison: alignf over eigenvectors only ("baseline") vs with the
+    label-aware vectors added (a superset of base kernels: never lower; here clearly higher)."""
+    X, y = load_digits(n_class=4, return_X_y=True)
+    yp = partial(y, 40)
+    base = LabelAwareKernel(label_aware=False).fit(X, yp)
+    ours = LabelAwareKernel().fit(X, yp)
+    assert base.n_label_aware_ == 0 and ours.n_label_aware_ == 4
+    assert base.basis_.shape[1] + 4 == ours.basis_.shape[1]
+    assert ours.alignment_ > base.alignment_ + 0.05
+    Z = X[:5]
+    np.testing.assert_allclose(base.kernel(Z, None), base.kernel_[:5], atol=1e-8)
+
+
+def test_landmarks_are_order_free_and_seeded_and_take_sparse_input():
+    import scipy.sparse as sp
+
+    X, _ = make_moons(80, noise=0.1, random_state=0)
+    p = np.random.default_rng(1).permutation(80)
+    idx = landmark_indices(X, 10, 3)
+    assert idx.size == 10 and np.unique(idx).size == 10
+    np.testing.assert_array_equal(np.sort(p[landmark_indices(X[p], 10, 3)]), idx)
+    assert not np.array_equal(landmark_indices(X, 10, 4), idx)        # the seed matters
+    S = sp.csr_matrix(np.where(np.abs(X) > 0.5, X, 0.0))
+    np.testing.assert_array_equal(np.sort(p[landmark_indices(S[p], 10, 3)]),
+                                  landmark_indices(S, 10, 3))
