@@ -29,7 +29,7 @@ help:
 	@echo "make figure-sindhwani - Sindhwani, Belkin & Niyogi, Figs. 11.4, 11.6, 11.8 (toy data)"
 	@echo "make table-sindhwani-linear - linear LapRLS by CG on PCMAC and Text"
 	@echo "make figures-kscl - kernel self-consistent labeling, Figs. 1-4 (+ unbalanced, variants)"
-	@echo "make table-wang2015-t2 - Wang et al. 2015, Table 2 (BCI, usps38, Digit1; error, alignment)"
+	@echo "make table-wang2015-t2 - Wang et al. 2015, Table 2 (7 of 12 data sets; error, alignment)"
 
 setup: $(STAMP)
 
@@ -124,8 +124,10 @@ figures-kscl: $(STAMP)
 # Wang et al. 2015, Table 2 (single empirical kernel): alignf on unsupervised base kernels vs
 # plus the label-aware ones, SVM error and centered alignment on the unlabeled points; each
 # method twice, selection on the labeled points (ours) and the paper's oracle (best test
-# accuracy, rows labelled "oracle").  Three of the paper's twelve data sets so far.
-WANG_T2 := bci usps38 digit1
+# accuracy, rows labelled "oracle").  Seven of the paper's twelve data sets so far (t2_odd_even.yaml
+# exists but is not in the target: at n = 2007 its first 19 of 120 fits took over 4 min, so the
+# whole spec, oracle grids included, would take hours; see issue #14).
+WANG_T2 := bci usps38 usps49 usps56 usps27 digit1 coil2
 WANG_T2_SPECS := $(WANG_T2:%=configs/wang2015/t2_%.yaml)
 
 table-wang2015-t2: $(STAMP)

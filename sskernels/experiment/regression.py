@@ -63,8 +63,8 @@ PUBLISHED = {
         "unbalanced": ("baseball_hockey_unbalanced", "religion_atheism_unbalanced",
                        "pc_mac_unbalanced", "odd_even_unbalanced"),
     }.items()},
-    "wang2015/table2": ([f"configs/wang2015/t2_{d}.yaml" for d in ("bci", "usps38", "digit1")],
-                        ["error", "alignment"]),
+    "wang2015/table2": ([f"configs/wang2015/t2_{d}.yaml" for d in (
+        "bci", "usps38", "usps49", "usps56", "usps27", "digit1", "coil2")], ["error", "alignment"]),
 }
 
 
