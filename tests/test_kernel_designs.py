@@ -12,6 +12,7 @@ from sskernels.learners import (
     ClusterKernel,
     DiffusionKernel,
     KernelSVM,
+    LabelAwareKernel,
     MaxAlignmentKernel,
     OrderConstrainedSpectralKernel,
 )
@@ -150,7 +151,7 @@ def test_max_alignment_at_least_osk_on_the_same_eigenvectors(moons):
     assert mak.alignment_value_ >= alignment_qp(G, a, order_matrix(15)).value - 1e-9
 
 
-@pytest.mark.parametrize("cls", DESIGNS)
+@pytest.mark.parametrize("cls", [*DESIGNS, LabelAwareKernel])
 def test_svm_on_each_design_beats_chance_on_two_moons(moons, cls):
     X, y, yp = moons
     unl = yp < 0
