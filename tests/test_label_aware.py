@@ -282,3 +282,54 @@ def test_landmarks_are_order_free_and_seeded_and_take_sparse_input():
     S = sp.csr_matrix(np.where(np.abs(X) > 0.5, X, 0.0))
     np.testing.assert_array_equal(np.sort(p[landmark_indices(S[p], 10, 3)]),
                                   landmark_indices(S, 10, 3))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_tie_rule_on_badly_scaled_bases_is_certified(seed):
+    """Real label-aware bases have eigenvectors that are ~0 on the labeled points (narrow
+    widths): G's eigenvalues span 1e-12 of the largest and HiGHS's equality-constrained QP
+    ended Infeasible/Unbounded on such rows.  The tie rule must certify its point (KKT)
+    and match the minimum-norm optimum found by an independent solver."""
+    rng = np.random.default_rng(seed)
+    l, m = 10, 60                      # 60 > 55 = dim of centered symmetric 10 x 10 blocks
+    U = rng.normal(size=(l, m))
+    U[:, :8] *= 10.0 ** rng.uniform(-2, -1, size=8)       # nearly zero on the labeled points
+    U[:, 8] = U[:, 9]                                     # an exact duplicate
+    U -= U.mean(axis=0)
+    G, a = alignment_terms(U, np.eye(2)[np.arange(l) % 2])
+    sol, tie = alignf(G, a)
+    assert tie is not None and tie.fallback is None, tie
+    assert tie.stats["tie_residual"] <= 1e-8
+    if tie.stats["tie_certified"]:
+        assert tie.stats["tie_gap"] <= 1e-6
+    assert sol.mu.min() >= 0 and sol.mu @ G @ sol.mu == pytest.approx(1.0, rel=1e-8)
+    # HiGHS's QP on Cortes et al.'s form reaches the same value (ours is never lower)
+    assert sol.value >= float(a @ independent_alignf(G, a)) * (1 - 1e-6)
+    # every optimum has the same labeled block: SLSQP's minimum-norm point on it (the block's
+    # equations in an orthonormal basis of their row space, from an SVD of M itself)
+    M = np.stack([np.outer(U[:, t], U[:, t]).ravel() for t in range(m)], axis=1)
+    W, sv, _ = np.linalg.svd(M, full_matrices=False)
+    W = W[:, sv > 1e-9 * sv[0]]
+    target = W.T @ (M @ sol.mu)
+    cons = {"type": "eq", "fun": lambda x: W.T @ (M @ x) - target, "jac": lambda x: W.T @ M}
+    res = minimize(lambda x: x @ x, sol.mu + 0.01, jac=lambda x: 2 * x, bounds=[(0, None)] * m,
+                   constraints=[cons], method="SLSQP", options={"maxiter": 2000, "ftol": 1e-16})
+    Kopt = (U * sol.mu) @ U.T
+    assert np.abs((U * res.x) @ U.T - Kopt).max() < 1e-6 * np.abs(Kopt).max()
+    assert np.linalg.norm(sol.mu) <= np.linalg.norm(res.x) * (1 + 1e-6)
+    assert np.linalg.norm(sol.mu) >= np.linalg.norm(res.x) * (1 - 1e-3)     # and no shorter
+    assert sol.mu[8] == pytest.approx(sol.mu[9], rel=1e-3, abs=1e-8 * sol.mu.max())  # split evenly
+
+
+def test_tie_rule_without_a_certificate_says_so(monkeypatch):
+    """If no Tikhonov weight gives a certified support, the point kept is reported."""
+    import sskernels.solvers.cone as cone
+    monkeypatch.setattr(cone, "TIE_GAP_TOL", -1.0)
+    monkeypatch.setattr(cone, "TIE_TIKHONOV_RESIDUAL", -1.0)
+    rng = np.random.default_rng(0)
+    U = rng.normal(size=(8, 40))
+    U -= U.mean(axis=0)
+    G, a = alignment_terms(U, np.eye(2)[np.arange(8) % 2])
+    sol, tie = cone.alignf(G, a)
+    assert tie is not None and "no certificate" in tie.fallback
+    assert sol.mu @ G @ sol.mu == pytest.approx(1.0, rel=1e-8)
