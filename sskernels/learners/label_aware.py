@@ -161,7 +161,15 @@ class EmbeddingKernel:
 
     @property
     def kernel_(self):
-        return self.kernel()
+        """``kernel()`` on the training points, computed once per fit (the oracle grid and the
+        SVM's C selection read it once per candidate)."""
+        cached = self.__dict__.get("_kernel_memo")
+        if cached is None or cached[0] is not self.mu_:
+            K = self.kernel()
+            K.setflags(write=False)            # shared by every reader: never edited in place
+            cached = (self.mu_, K)
+            self._kernel_memo = cached
+        return cached[1]
 
     def kernel(self, A=None, B=None):
         """``K(a, b) = phi(a) diag(mu) phi(b)^T`` (PSD); None means the training points."""
