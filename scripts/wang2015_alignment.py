@@ -210,9 +210,9 @@ def main(argv=None):
                                                       b_scale=args.b_scale)
         rows += csv_rows(name, r)
         A = r["alignment"]
-        print(f"{name:13s} b = {r['b']:.3g}  label-aware {A['label-aware'].mean():.3f}  "
-              f"laplacian: best {A['laplacian'].mean(0).max():.3f}, mean {A['laplacian'].mean():.3f}"
-              f"  kernel: best {A['kernel'].mean(0).max():.3f}, mean {A['kernel'].mean():.3f}"
+        eig = "  ".join(f"{basis}: best {A[basis].mean(0).max():.3f}, mean {A[basis].mean():.3f}"
+                        for basis in ("laplacian", "kernel"))
+        print(f"{name:13s} b = {r['b']:.3g}  label-aware {A['label-aware'].mean():.3f}  {eig}"
               f"  ({time.perf_counter() - t:.1f} s)")
     write_csv(args.out / "figure3_alignment.csv", rows)
     plot(results, args.out / "figure3_alignment.png", args.b_scale)

@@ -4,21 +4,14 @@ on the n_u x n_u matrices (centered Frobenius alignment), on real data (BCI; a C
 c > 2, where the class-mean and the ideal-kernel scores differ)."""
 
 import csv
-import importlib.util
+import runpy
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 from sskernels.data import load_dataset
-
-
-def _script():
-    path = Path(__file__).resolve().parents[1] / "scripts" / "wang2015_alignment.py"
-    spec = importlib.util.spec_from_file_location("wang2015_alignment", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def _centered_alignment(K, T):
@@ -56,7 +49,9 @@ def _reference(X, y_enc, labeled, k):
 
 @pytest.fixture(scope="module")
 def mod():
-    return _script()
+    """The script's functions (run as a module, not as __main__: nothing is written)."""
+    path = Path(__file__).resolve().parents[1] / "scripts" / "wang2015_alignment.py"
+    return SimpleNamespace(**runpy.run_path(str(path)))
 
 
 def _coil_subset():
