@@ -333,3 +333,29 @@ def test_tie_rule_without_a_certificate_says_so(monkeypatch):
     sol, tie = cone.alignf(G, a)
     assert tie is not None and "no certificate" in tie.fallback
     assert sol.mu @ G @ sol.mu == pytest.approx(1.0, rel=1e-8)
+
+
+def test_unobserved_base_vectors_get_no_weight():
+    """A base vector that vanishes on the labeled points cannot be weighed by alignf (its
+    weight would be ~1 / its labeled share): with min_labeled_mass it gets 0."""
+    Xm, y = make_moons(300, noise=0.08, random_state=0)
+    rng = np.random.default_rng(0)
+    X = np.vstack([Xm, rng.normal(size=(40, 2)) * 0.2 + 6.0])    # an unlabeled far cluster
+    yp = np.full(340, -1)
+    for c in (0, 1):
+        yp[rng.choice(np.flatnonzero(y == c), 10, replace=False)] = c
+    kw = dict(b_scales=[1.0, 10.0], eigen_solver="exact", n_components=0.2)
+    est = LabelAwareKernel(**kw).fit(X, yp)
+    L = yp >= 0
+    raw = est.basis_ + est.center_
+    share = (raw[L] ** 2).sum(0) / (raw ** 2).sum(0) / (L.sum() / 340)
+    np.testing.assert_array_equal(est.observed_, share >= 0.05)
+    assert (~est.observed_).any() and np.all(est.mu_[~est.observed_] == 0)
+    assert est.mu_[est.observed_].max() > 0 and est.alignment_ > 0
+    assert est.kernel(X[:5]).shape == (5, 340)
+    loose = LabelAwareKernel(min_labeled_mass=0.0, **kw).fit(X, yp)
+    assert loose.observed_.all()
+    # without the rule: weights ~1 / labeled share (1e5 here) on the far cluster's vectors,
+    # which also leaves the tie rule without a certificate (a reported fallback)
+    assert loose.mu_[~est.observed_].max() > 100 * est.mu_.max()
+    assert any("no certificate" in n for n in loose.fit_report_.as_dict()["notes"])
