@@ -316,3 +316,27 @@ def test_embedding_training_points_with_exclusion_gives_their_eigenvector_rows(l
     np.testing.assert_allclose(emb, V, atol=1e-8)
     # without the exclusion the self-edge changes the embedding
     assert np.abs(est.spectral_embedding(X) - V).max() > 1e-3
+
+
+def test_fingerprint_memo_only_for_frozen_arrays():
+    """A read-only array is hashed once; a writable one every time (its content may change),
+    and a frozen view of a writable base is not trusted either."""
+    from sskernels.graph import fingerprint
+    import sskernels.graph as g
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(50, 4))
+    before = fingerprint(X)
+    X[0, 0] += 1.0
+    assert fingerprint(X) != before                       # writable: rehashed
+    view = X[:]
+    view.setflags(write=False)
+    d = fingerprint(view)
+    X[1, 1] += 1.0
+    assert fingerprint(view) != d                         # its base is writable: rehashed
+    F = X.copy()
+    F.setflags(write=False)
+    d = fingerprint(F)
+    assert id(F) in g._FINGERPRINTS and fingerprint(F) == d == fingerprint(X.copy())
+    with pytest.raises(ValueError):
+        F[0, 0] = 0.0                                      # and nobody can change it

@@ -45,6 +45,10 @@ _MAO = ("g50c", "uspst", "pcmac", "webkb_page", "webkb_pagelink", "digit1_10", "
 
 #: every committed table and figure with per-split values: stem -> (specs, metrics kept)
 #: (as the Makefile writes them; ``mao2010/table3`` holds times only and has no splits file)
+#: Wang et al. 2015's twelve data sets, in the order of the Makefile's WANG_SETS
+WANG_SETS = ("bci", "usps38", "usps49", "usps56", "usps27", "digit1", "coil2", "usps", "coil",
+             "g241n", "text", "odd_even")
+
 PUBLISHED = {
     "liu2009/table3": ([f"configs/liu2009/{d}.yaml" for d in _LIU], None),
     "liu2009/table3_raw": ([f"configs/liu2009/raw-features/{d}.yaml" for d in _LIU], None),
@@ -63,8 +67,8 @@ PUBLISHED = {
         "unbalanced": ("baseball_hockey_unbalanced", "religion_atheism_unbalanced",
                        "pc_mac_unbalanced", "odd_even_unbalanced"),
     }.items()},
-    "wang2015/table2": ([f"configs/wang2015/t2_{d}.yaml" for d in (
-        "bci", "usps38", "usps49", "usps56", "usps27", "digit1", "coil2")], ["error", "alignment"]),
+    **{f"wang2015/table{t}": ([f"configs/wang2015/t{t}_{d}.yaml" for d in WANG_SETS],
+                              ["error", "alignment"]) for t in (1, 2, 3)},
 }
 
 
@@ -145,7 +149,19 @@ CHECKS = {c.stem: c for c in [
     # label-aware row on usps38, the first 2 (1) of 30 splits
     Check("wang2015/table2", (
         Run("configs/wang2015/t2_bci.yaml", n_splits=2),
-        Run("configs/wang2015/t2_usps38.yaml", ("alignf label-aware",), n_splits=1))),
+        Run("configs/wang2015/t2_usps38.yaml", ("alignf label-aware",), n_splits=1),
+        Run("configs/wang2015/t2_coil.yaml", ("alignf label-aware",), n_splits=1))),
+    # Table 1: the kernel designs on BCI (our selection, 1 split), two rows on usps38;
+    # Table 3: every row on BCI, the label-aware row on usps38 (7 widths pooled)
+    Check("wang2015/table1", (
+        Run("configs/wang2015/t1_bci.yaml", ("spectral graph kernel", "label-aware (ours)",
+                                             "cluster kernel (linear)", "diffusion kernel",
+                                             "max-alignment kernel"), n_splits=1),
+        Run("configs/wang2015/t1_usps38.yaml", ("label-aware (ours)", "max-alignment kernel"),
+            n_splits=1))),
+    Check("wang2015/table3", (
+        Run("configs/wang2015/t3_bci.yaml", n_splits=2),
+        Run("configs/wang2015/t3_usps38.yaml", ("alignf label-aware",), n_splits=1))),
 ]}
 
 

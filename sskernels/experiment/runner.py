@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+import scipy.sparse as sp
 
 from sskernels import provenance as _provenance
 from sskernels.errors import UserError
@@ -114,7 +115,17 @@ def prepare(spec, n_splits=None):
     # groups decide the splits of cover: groups; data sets without groups keep their fingerprint
     extra = (X_test, y_test, official) + (() if groups is None else (groups,))
     fp = data_fingerprint(X, y, classes, extra=extra)
-    return Prepared(spec, X, y, classes, settings, X_test, y_test, data_fingerprint=fp)
+    return Prepared(spec, frozen(X), y, classes, settings, X_test, y_test, data_fingerprint=fp)
+
+
+def frozen(X):
+    """A read-only copy of dense X (X itself if sparse): no learner may edit the data, and
+    :func:`sskernels.graph.fingerprint` hashes a frozen array once, not on every fit."""
+    if sp.issparse(X) or not isinstance(X, np.ndarray):
+        return X
+    X = np.array(X, copy=True)
+    X.setflags(write=False)
+    return X
 
 
 def record_keys(prep):
@@ -192,6 +203,7 @@ def _init_worker(state, artifacts):
     # one BLAS thread per worker: the workers already use the cores
     threadpool_limits(1)
     _STATE = state
+    _STATE.X = frozen(state.X)              # unpickled arrays come back writable
     for module, items in artifacts.items():
         put = importlib.import_module(module).cache_put
         for key, artifact in items:
