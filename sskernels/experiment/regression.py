@@ -161,7 +161,7 @@ CHECKS = {c.stem: c for c in [
             n_splits=1))),
     Check("wang2015/table3", (
         Run("configs/wang2015/t3_bci.yaml", n_splits=2),
-        Run("configs/wang2015/t3_usps38.yaml", ("alignf label-aware",), n_splits=1))),
+        Run("configs/wang2015/t3_usps38.yaml", ("alignf label-aware, 7 widths",), n_splits=1))),
 ]}
 
 
