@@ -54,6 +54,7 @@ bench: $(STAMP)
 	$(SSK) bench $(MAO_SPECS) --jobs $(JOBS) --budget 600
 	$(SSK) bench $(SINDHWANI_LINEAR) --budget 120
 	$(PY) scripts/kscl_bench.py --budget 2
+	$(PY) scripts/wang2015_bench.py --budget 0.2
 
 tables: table-liu2009-t3 figure-liu2009-f1 table-mao2010-t2 table-mao2010-t3 figure-sindhwani \
         table-sindhwani-linear figures-kscl tables-wang2015
