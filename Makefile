@@ -15,7 +15,7 @@ ifneq ($(wildcard $(MIRROR)),)
 export SSKERNELS_DATA_MIRROR ?= $(MIRROR)
 endif
 
-.PHONY: figures-kscl table-wang2015-t2 figure-sindhwani figures-sindhwani table-sindhwani-linear setup run test bench tables table-liu2009-t3 figure-liu2009-f1 table-mao2010-t2 table-mao2010-t3 sweep-liu2009-beta regression clean help
+.PHONY: figures-kscl table-wang2015-t2 figure-wang2015-wifi figure-sindhwani figures-sindhwani table-sindhwani-linear setup run test bench tables table-liu2009-t3 figure-liu2009-f1 table-mao2010-t2 table-mao2010-t3 sweep-liu2009-beta regression clean help
 
 help:
 	@echo "make run      - the default experiment (bundled wine data, no network)"
@@ -30,6 +30,7 @@ help:
 	@echo "make table-sindhwani-linear - linear LapRLS by CG on PCMAC and Text"
 	@echo "make figures-kscl - kernel self-consistent labeling, Figs. 1-4 (+ unbalanced, variants)"
 	@echo "make table-wang2015-t2 - Wang et al. 2015, Table 2 (7 of 12 data sets; error, alignment)"
+	@echo "make figure-wang2015-wifi - Wang et al. 2015, WiFi regression: table (rmse, mse), Figs. 1 and 2"
 
 setup: $(STAMP)
 
@@ -149,3 +150,12 @@ regression: $(STAMP)
 
 clean:
 	rm -rf $(VENV) .pytest_cache results/runs
+
+# Wang et al. 2015, Sec. 4.2: WiFi localization as regression (issue #11): the run (SVR, Gaussian
+# fields, label-aware kernel + SVR; 10 splits of 100 labeled points; rmse and mse) as a table,
+# then Fig. 1 (true vs estimated locations) and Fig. 2 (time vs unlabeled size, error vs width)
+figure-wang2015-wifi: $(STAMP)
+	$(SSK) run configs/wang2015/wifi.yaml --jobs $(JOBS) --no-progress --metric rmse --metric mse \
+	    --table results/wang2015/wifi \
+	    --title "Wang et al. 2015, Sec. 4.2: WiFi localization (regression; rmse and mse on the test points)"
+	$(PY) scripts/wang2015_wifi.py

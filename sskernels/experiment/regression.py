@@ -65,6 +65,7 @@ PUBLISHED = {
     }.items()},
     "wang2015/table2": ([f"configs/wang2015/t2_{d}.yaml" for d in (
         "bci", "usps38", "usps49", "usps56", "usps27", "digit1", "coil2")], ["error", "alignment"]),
+    "wang2015/wifi": (["configs/wang2015/wifi.yaml"], ["rmse", "mse"]),
 }
 
 
@@ -146,6 +147,11 @@ CHECKS = {c.stem: c for c in [
     Check("wang2015/table2", (
         Run("configs/wang2015/t2_bci.yaml", n_splits=2),
         Run("configs/wang2015/t2_usps38.yaml", ("alignf label-aware",), n_splits=1))),
+    # WiFi regression (rmse and mse): the SVR and the label-aware SVR on 3 splits, Gaussian
+    # fields (dense, ~6 s a split with its width selection) on 1
+    Check("wang2015/wifi", (
+        Run("configs/wang2015/wifi.yaml", ("SVR", "label-aware SVR"), n_splits=3),
+        Run("configs/wang2015/wifi.yaml", ("Gaussian fields",), n_splits=1))),
 ]}
 
 
