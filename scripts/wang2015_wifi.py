@@ -210,7 +210,7 @@ def main():
                      (fig2b, "figure2_wifi_width")):
         atomic_write_text(OUT / f"{name}.csv", df.to_csv(index=False, float_format="%.6g"))
     plot(fig1, fig2a, fig2b)
-    print(f"Fig. 1 (split 0) mse: " + ", ".join(f"{k} {v:.4g}" for k, v in mses.items()))
+    print("Fig. 1 (split 0) mse: " + ", ".join(f"{k} {v:.4g}" for k, v in mses.items()))
     print(fig2a.pivot(index="n_unlabeled", columns="method", values="seconds").round(3)
           .to_string())
     print(fig2b.groupby(["method", "b_scale"], sort=False)[["mse", "rmse"]].mean()

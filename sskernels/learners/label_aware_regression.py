@@ -42,19 +42,19 @@ Choices the paper leaves open, made here:
 
 from __future__ import annotations
 
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 from sklearn.svm import SVR
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from sskernels.graph import fingerprint
 from sskernels.kernels.alignment import centered_alignment
 from sskernels.kernels.rbf import mean_squared_distance, squared_distances
 from sskernels.learners.base import SemiSupervisedRegressor
-from sskernels.learners.label_aware import (B_SCALES, EmbeddingKernel, RBFEigenbasis, _count,
-                                            label_aware_vectors)
+from sskernels.learners.label_aware import (B_SCALES, EmbeddingKernel, LabelAwareKernel,
+                                            RBFEigenbasis, _count, label_aware_vectors)
 from sskernels.solvers.cone import alignf
 from sskernels.solvers.report import SolveInfo
 
@@ -125,18 +125,10 @@ class LabelAwareRegressionKernel(EmbeddingKernel, RBFEigenbasis, SemiSupervisedR
     ``fit_report_``.
     """
 
-    _parameter_constraints = {
-        "b_scale": [Interval(Real, 0, None, closed="neither")],
-        "n_components": [Interval(Integral, 1, None, closed="left"),
-                         Interval(Real, 0, 1, closed="right")],
-        "n_landmarks": [Interval(Integral, 1, None, closed="left"),
-                        Interval(Real, 0, 1, closed="right")],
-        "eigen_solver": [StrOptions({"nystrom", "exact"})],
-        "basis": [StrOptions({"kernel", "normalized-laplacian"})],
-        "label_aware": ["boolean"],
-        "metric": [StrOptions({"euclidean", "cosine"})],
-        "random_state": ["random_state"],
-    }
+    #: LabelAwareKernel's constraints of the parameters the two share (one width, no target)
+    _parameter_constraints = {k: LabelAwareKernel._parameter_constraints[k] for k in (
+        "b_scale", "n_components", "n_landmarks", "eigen_solver", "basis", "label_aware",
+        "metric", "random_state")}
 
     def __init__(self, b_scale=1.0, n_components=0.1, n_landmarks=0.1, eigen_solver="nystrom",
                  basis="kernel", label_aware=True, metric="euclidean", random_state=0):

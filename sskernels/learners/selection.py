@@ -350,13 +350,7 @@ class SelectOnLabeledRegressor(MetaEstimatorMixin, RegressorMixin, BaseEstimator
     """
 
     _parameter_constraints: dict = dict(SelectOnLabeled._parameter_constraints)
-
-    def __init__(self, estimator, param_grid=None, n_folds=5, protocol="kfold", random_state=0):
-        self.estimator = estimator
-        self.param_grid = param_grid
-        self.n_folds = n_folds
-        self.protocol = protocol
-        self.random_state = random_state
+    __init__ = SelectOnLabeled.__init__       # the same parameters
 
     def fit(self, X, y):
         from sklearn.utils.validation import check_array
