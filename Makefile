@@ -15,7 +15,7 @@ ifneq ($(wildcard $(MIRROR)),)
 export SSKERNELS_DATA_MIRROR ?= $(MIRROR)
 endif
 
-.PHONY: figures-kscl table-wang2015-t1 table-wang2015-t2 table-wang2015-t3 tables-wang2015 figure-wang2015-alignment figure-sindhwani figures-sindhwani table-sindhwani-linear setup run test bench tables table-liu2009-t3 figure-liu2009-f1 table-mao2010-t2 table-mao2010-t3 sweep-liu2009-beta regression clean help
+.PHONY: figures-kscl table-wang2015-t1 table-wang2015-t2 table-wang2015-t3 tables-wang2015 figure-wang2015-alignment figure-wang2015-wifi figure-sindhwani figures-sindhwani table-sindhwani-linear setup run test bench tables table-liu2009-t3 figure-liu2009-f1 table-mao2010-t2 table-mao2010-t3 sweep-liu2009-beta regression clean help
 
 help:
 	@echo "make run      - the default experiment (bundled wine data, no network)"
@@ -32,6 +32,7 @@ help:
 	@echo "make tables-wang2015 - Wang et al. 2015, Tables 1-3 and Fig. 3 (table-wang2015-t1, -t2, -t3)"
 	@echo "make table-wang2015-t2 - Wang et al. 2015, Table 2 (12 data sets, 30 splits; error, alignment)"
 	@echo "make figure-wang2015-alignment - Wang et al. 2015, Fig. 3 (per-vector alignment, label-aware vs eigenvectors)"
+	@echo "make figure-wang2015-wifi - Wang et al. 2015, WiFi regression: table (rmse, mse), Figs. 1 and 2"
 
 setup: $(STAMP)
 
@@ -171,3 +172,12 @@ clean:
 # the unlabeled points, on Text, USPS, COIL, BCI; b = b0, 50 labeled per class, 30 splits (~30 s)
 figure-wang2015-alignment: $(STAMP)
 	$(PY) scripts/wang2015_alignment.py
+
+# Wang et al. 2015, Sec. 4.2: WiFi localization as regression (issue #11): the run (SVR, Gaussian
+# fields, label-aware kernel + SVR; 10 splits of 100 labeled points; rmse and mse) as a table,
+# then Fig. 1 (true vs estimated locations) and Fig. 2 (time vs unlabeled size, error vs width)
+figure-wang2015-wifi: $(STAMP)
+	$(SSK) run configs/wang2015/wifi.yaml --jobs $(JOBS) --no-progress --metric rmse --metric mse \
+	    --table results/wang2015/wifi \
+	    --title "Wang et al. 2015, Sec. 4.2: WiFi localization (regression; rmse and mse on the test points)"
+	$(PY) scripts/wang2015_wifi.py

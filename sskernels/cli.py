@@ -45,11 +45,12 @@ def _show(df, title):
     if notes:
         t.add_column("notes", justify="left")
     for _, r in df.iterrows():
-        paper = "" if r["paper_mean"] != r["paper_mean"] else \
-            f"{r['paper_mean']:.2f} ± {r['paper_std']:.2f}"
-        delta = "" if r["delta"] != r["delta"] else f"{r['delta']:+.2f}"
+        f = ".3g" if r["metric"] in ("rmse", "mse") else ".2f"   # regression: targets' units
+        paper = "" if r["paper_mean"] != r["paper_mean"] else f"{r['paper_mean']:{f}}" + (
+            "" if r["paper_std"] != r["paper_std"] else f" ± {r['paper_std']:{f}}")
+        delta = "" if r["delta"] != r["delta"] else f"{r['delta']:+{f}}"
         cells = [str(r["dataset"]), str(r["setting"]), str(r["method"]), str(r["metric"]),
-                 f"{r['mean']:.2f} ± {r['std']:.2f}", paper, delta, f"{r['seconds']:.3f}"]
+                 f"{r['mean']:{f}} ± {r['std']:{f}}", paper, delta, f"{r['seconds']:.3f}"]
         if notes:
             cells.append("" if not isinstance(r["notes"], str) else r["notes"])
         t.add_row(*cells)

@@ -55,6 +55,26 @@ default and its label must say "oracle" (:mod:`sskernels.experiment.oracle`).  I
 to reproduce papers that report the best grid point (Wang et al. 2015: "choose b ... that
 gives the best performance").
 
+Regression.  The task is the registered data set's (``Entry.task``; a data file is a
+classification set).  On a regression data set (e.g. ``wifi``): the methods must be
+regressors (``sskernels methods list``: svr, harmonic-regression, label-aware-svr) and on a
+classification set classifiers; the metrics ``rmse`` and ``mse`` of the targets on the test
+points are always recorded (``metrics:`` may list them and nothing else: ``error``,
+``alignment`` and ``accuracy`` are refused); the protocol is ``random`` without ``holdout``:
+split i draws ``n_labeled`` points, seeded by (seed, i), from the data set's labeled pool (the
+rows of its official split; WiFi: its 505 'src' points) and the pool's other points are the
+test points, while the rows outside the pool (WiFi's 2137 'tar' points) are unlabeled points
+the learners may use and nobody is evaluated on; ``target_scale: minmax`` maps each target to
+[0, 1] over all rows (Wang et al. 2015), ``none`` (default) keeps them; ``select: oracle`` is
+refused (it ranks by accuracy)::
+
+    dataset: wifi
+    preprocess: rss-floor
+    target_scale: minmax
+    splits: {protocol: random, n_labeled: 100, n_splits: 10}
+    metrics: [rmse, mse]
+    methods: [svr, harmonic-regression, label-aware-svr]
+
 Every problem is a :class:`~sskernels.errors.SpecError` naming the file, the
 field and what was expected.
 """
@@ -88,9 +108,13 @@ def maximum_reason(field_):
 
 
 TOP_FIELDS = ("name", "table", "dataset", "preprocess", "graph", "splits", "methods", "paper",
-              "output", "metrics")
+              "output", "metrics", "target_scale")
 #: metrics a spec may ask for beside accuracy (``metrics:``), in the order they are recorded
 EXTRA_METRICS = ("error", "alignment")
+#: the metrics of a regression data set, both always recorded (``metrics:`` may list them)
+REGRESSION_METRICS = ("rmse", "mse")
+#: ``target_scale:`` of a regression spec: none, or minmax (each target to [0, 1])
+TARGET_SCALES = ("none", "minmax")
 #: ``select:`` of a method: ``labeled`` (the default, SelectOnLabeled) or ``oracle``
 SELECTIONS = ("labeled", "oracle")
 
@@ -161,6 +185,11 @@ class Spec:
     table: str | None = None
     #: metrics recorded beside accuracy (:data:`EXTRA_METRICS`); empty by default
     metrics: list = field(default_factory=list)
+    #: "classification" or "regression": the registered data set's task (a data file:
+    #: classification)
+    task: str = "classification"
+    #: regression only: None (targets as stored) or "minmax" (each target column to [0, 1])
+    target_scale: str | None = None
 
     def data_key(self):
         """A hash of everything a split's record depends on except the method.
@@ -179,6 +208,8 @@ class Spec:
                 splits.pop(name)
         d = {"dataset": asdict(self.dataset), "preprocess": self.preprocess,
              "graph": asdict(self.graph), "splits": splits}
+        if self.target_scale is not None:   # regression specs only: older keys unchanged
+            d["target_scale"] = self.target_scale
         return _hash(d)
 
 
@@ -336,12 +367,12 @@ def parse_spec(raw, path="<spec>", check_names=True):
         if dataset.name not in dataset_names():
             v.fail("dataset", f"a registered data set ({', '.join(dataset_names())})",
                    dataset.name)
+    task = "classification"
+    if check_names and dataset.name is not None:
         from sskernels.data.registry import REGISTRY
 
-        if REGISTRY[dataset.name].task != "classification":
-            v.fail("dataset", f"a classification data set ({dataset.name} is a "
-                   f"{REGISTRY[dataset.name].task} data set: load it with load_dataset; the "
-                   "runner is classification-only)", dataset.name)
+        task = REGISTRY[dataset.name].task
+    regression = task == "regression"
 
     preprocess = v.choice(raw.get("preprocess", "none"), "preprocess", PREPROCESS)
 
@@ -373,7 +404,14 @@ def parse_spec(raw, path="<spec>", check_names=True):
         n_labeled=n_labeled,
         seed=v.integer(s.get("seed", 0), "splits.seed", minimum=0, maximum=2**32 - 1),
         holdout=holdout, per_class=per_class, cover=cover)
-    if check_names:
+    if regression:
+        if protocol != "random":
+            v.fail("splits.protocol", f"random (the only protocol of a regression data set, "
+                   f"{dataset.name}: n_labeled points drawn from its labeled pool)", protocol)
+        if holdout:
+            v.fail("splits.holdout", f"0 for a regression data set ({dataset.name}: the labeled "
+                   "pool's points that are not drawn are the test points)", holdout)
+    if check_names and not regression:
         _check_splits_against_data(v, splits, dataset)
 
     methods_raw = raw.get("methods")
@@ -394,7 +432,11 @@ def parse_spec(raw, path="<spec>", check_names=True):
         select = v.choice(m.get("select", "labeled"), f"{where}.select", SELECTIONS)
         select = None if select == "labeled" else select
         if check_names:
+            _check_method_task(v, where, mname, task, dataset.display)
             est = _check_method(v, where, mname, params, graph)
+            if select == "oracle" and regression:
+                v.fail(f"{where}.select", "selection on the labeled points (default): the oracle "
+                       "ranks candidates by accuracy, which a regression data set has not", select)
             if select == "oracle":
                 _check_oracle(v, where, mname, est)
         default_label = mname if select is None else f"{mname} (oracle)"
@@ -426,24 +468,45 @@ def parse_spec(raw, path="<spec>", check_names=True):
         out_path = Path(path).parent / out_path
     output = str(out_path)
     table = v.string(raw.get("table"), "table", optional=True)
-    metrics = _metrics(v, raw.get("metrics"))
+    metrics = _metrics(v, raw.get("metrics"), regression, dataset.display)
+    target_scale = raw.get("target_scale")
+    if target_scale is not None:
+        if not regression:
+            v.fail("target_scale", f"no target_scale for a classification data set "
+                   f"({dataset.display} has labels, not targets)", target_scale)
+        v.choice(target_scale, "target_scale", TARGET_SCALES)
     return Spec(str(path), name, dataset, preprocess, graph, splits, methods, paper, output, table,
-                metrics)
+                metrics, task, target_scale)
 
 
-def _metrics(v, raw):
+def _check_method_task(v, where, name, task, dataset):
+    """A classifier on a classification data set, a regressor on a regression data set."""
+    from sskernels.learners.registry import METHODS, get_method, method_names
+
+    if name not in METHODS and name not in {a for m in METHODS.values() for a in m.aliases}:
+        return   # an unknown name: _check_method says so
+    if get_method(name).task != task:
+        v.fail(f"{where}.name", f"a {task} method for the {task} data set {dataset} (one of "
+               f"{', '.join(method_names(task))})", name)
+
+
+def _metrics(v, raw, regression=False, dataset=None):
     """The extra metrics of ``metrics:`` in :data:`EXTRA_METRICS` order (``accuracy``, always
-    recorded, may be listed); [] when absent."""
+    recorded, may be listed); [] when absent.  A regression data set records
+    :data:`REGRESSION_METRICS` (both, always): ``metrics:`` may list them, nothing else."""
     if raw is None:
         return []
     if isinstance(raw, str):
         raw = [raw]
-    allowed = ("accuracy",) + EXTRA_METRICS
+    allowed = REGRESSION_METRICS if regression else ("accuracy",) + EXTRA_METRICS
+    what = f" (the metrics of the regression data set {dataset})" if regression else ""
     if not isinstance(raw, list):
-        v.fail("metrics", f"a list of metrics among {', '.join(allowed)}", raw)
+        v.fail("metrics", f"a list of metrics among {', '.join(allowed)}{what}", raw)
     for i, x in enumerate(raw):
         if not isinstance(x, str) or x not in allowed:
-            v.fail(f"metrics[{i}]", f"one of {', '.join(allowed)}", x)
+            v.fail(f"metrics[{i}]", f"one of {', '.join(allowed)}{what}", x)
+    if regression:
+        return [m for m in REGRESSION_METRICS if m in raw]
     return [m for m in EXTRA_METRICS if m in raw]
 
 

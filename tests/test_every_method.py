@@ -25,7 +25,7 @@ SMALL = {
 }
 
 
-@pytest.mark.parametrize("name", method_names())
+@pytest.mark.parametrize("name", method_names("classification"))
 def test_every_listed_method_runs_from_a_spec(name, tmp_path):
     spec = parse_spec({
         "dataset": "sklearn-iris", "preprocess": "minmax", "graph": {"k": 6},
@@ -41,7 +41,7 @@ def test_every_listed_method_runs_from_a_spec(name, tmp_path):
     assert set(rec["report"]) == {"solvers", "notes"}
 
 
-@pytest.mark.parametrize("name", [n for n in method_names()
+@pytest.mark.parametrize("name", [n for n in method_names("classification")
                                   if n not in ("label-spreading", "label-propagation")])
 def test_fit_refuses_bad_y_and_predict_before_fit(name):
     """Issue 9, items 2 and 4, for every registered method (one place, not one copy per family):
@@ -74,6 +74,68 @@ def test_fit_refuses_bad_y_and_predict_before_fit(name):
     if name not in ("skl", "skl-kta"):   # transductive only: no predict on new points
         with pytest.raises(NotFittedError):
             est.predict(X)
+
+
+#: regression methods: fixed parameters (no selection) keep the WiFi runs small
+SMALL_REGRESSION = {"svr": {"b_scale": 1.0, "C": 1.0},
+                    "harmonic-regression": {"b_scale": 50.0},
+                    "label-aware-svr": {"b_scale": 20.0, "C": 1.0}}
+
+
+def test_every_method_has_a_task():
+    from sskernels.learners.registry import METHODS
+
+    assert {m.task for m in METHODS.values()} == {"classification", "regression"}
+    assert set(method_names("regression")) == set(SMALL_REGRESSION)
+
+
+@pytest.mark.datasets("wifi")
+@pytest.mark.parametrize("name", method_names("regression"))
+def test_every_regression_method_runs_from_a_spec(name, tmp_path, data_mirror):
+    spec = parse_spec({
+        "dataset": "wifi", "preprocess": "rss-floor", "target_scale": "minmax",
+        "splits": {"n_splits": 1, "n_labeled": 30, "seed": 0},
+        "methods": [{"name": name, "params": SMALL_REGRESSION[name]}],
+        "output": str(tmp_path / "out"),
+    }, tmp_path / f"{name}.yaml")
+    df = run_spec(spec, progress=False)
+    assert set(df.metric) == {"rmse", "mse"}
+    rmse, mse = (float(df[df.metric == m].value.iloc[0]) for m in ("rmse", "mse"))
+    assert 0.0 < rmse < 0.5 and mse == pytest.approx(rmse ** 2)
+    (rec,) = (tmp_path / "out" / "records").rglob("split_000.json")
+    assert set(json.loads(rec.read_text())["report"]) == {"solvers", "notes"}
+
+
+@pytest.mark.parametrize("name", method_names("regression"))
+def test_regression_fit_refuses_bad_y_and_predict_before_fit(name):
+    """The regressors' version of the check above: y shorter than X, infinite X, an infinite
+    target, one labeled point, predict before fit (NaN targets mark unlabeled points)."""
+    import numpy as np
+    from sklearn.datasets import load_diabetes
+    from sklearn.exceptions import NotFittedError
+
+    from sskernels.learners.registry import make_method
+
+    X, y = load_diabetes(return_X_y=True)
+    yp = np.full(y.size, np.nan)
+    idx = np.random.default_rng(0).choice(y.size, 30, replace=False)
+    yp[idx] = y[idx]
+    with pytest.raises(ValueError):
+        make_method(name, **SMALL_REGRESSION[name]).fit(X, yp[:100])
+    X_inf = X.copy()
+    X_inf[5, 0] = np.inf
+    with pytest.raises(ValueError, match="infinity|NaN"):
+        make_method(name, **SMALL_REGRESSION[name]).fit(X_inf, yp)
+    y_inf = yp.copy()
+    y_inf[idx[0]] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
+        make_method(name, **SMALL_REGRESSION[name]).fit(X, y_inf)
+    one = np.full(y.size, np.nan)
+    one[idx[0]] = 1.0
+    with pytest.raises(ValueError, match="at least 2 labeled points"):
+        make_method(name, **SMALL_REGRESSION[name]).fit(X, one)
+    with pytest.raises(NotFittedError):
+        make_method(name, **SMALL_REGRESSION[name]).predict(X)
 
 
 @pytest.mark.datasets("yeast")

@@ -40,8 +40,9 @@ class Entry:
 
     ``task`` is ``"classification"`` or ``"regression"``.  A regression set has no classes
     (``n_classes`` 0): its parser returns float targets (n, ``n_targets``), loaded as they are
-    (never encoded) and checked to be finite instead of the label checks; the experiment
-    runner is classification-only and refuses it (a spec naming it fails at ``dataset``).
+    (never encoded) and checked to be finite instead of the label checks; a spec naming it
+    is a regression spec (regressors only, metrics rmse and mse; ``sskernels.spec``), its
+    official split the labeled pool the runner draws labeled points from.
     """
 
     name: str
@@ -240,11 +241,12 @@ _WANG_ENTRIES = [
     Entry("wifi", 2642, 101, 0, _WIFI.url,
           "ICDM 2007 contest indoor WiFi localization (Xu's MATLAB conversion): REGRESSION, "
           "targets (2642, 2) float64 = the (x, y) location, x in [0, 144], y in [0, 36], as "
-          "stored (Wang et al. 2015 rescale them to [0, 1]; not done here); features = RSS "
-          "of 101 access points in dBm, integers -97..0, 0 = not heard, as stored; rows "
-          "0-504 are the file's 505 'src' (training) points, rows 505-2641 its 2137 'tar' "
-          "(test) points, and the one official split labels the 505 (Wang et al.'s split is "
-          "unknown); load_dataset only: the experiment runner is classification-only",
+          "stored (Wang et al. 2015 rescale them to [0, 1]: a spec's target_scale: minmax); "
+          "features = RSS of 101 access points in dBm, integers -97..0, 0 = not heard, as "
+          "stored (preprocess rss-floor: 0 -> -100); rows 0-504 are the file's 505 'src' "
+          "(training) points, rows 505-2641 its 2137 'tar' (test) points, and the one official "
+          "split labels the 505 (Wang et al.'s split is unknown); in a spec the 505 are the "
+          "labeled pool (n_labeled drawn, the rest test points) and the 2137 unlabeled only",
           partial(parse_mat_regression, struct="dataset",
                   parts=(("src_X", "src_labels"), ("tar_X", "tar_labels"))),
           (_WIFI,), task="regression", n_targets=2),

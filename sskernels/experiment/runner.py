@@ -49,6 +49,9 @@ class Prepared:
     data_fingerprint: str = None   # content hash of X, y, classes, held-out part, official splits
     keys: list = None              # the record key of each of spec.methods (see record_keys)
     provenance: dict = None        # sskernels.provenance.provenance() of the parent process
+    task: str = "classification"   # or "regression": y (n, k) float targets, metrics rmse/mse
+    pool: np.ndarray = None        # regression: the rows labeled points are drawn from; its
+                                   # rows not drawn in a split are that split's test points
 
     @property
     def n_splits(self):
@@ -78,9 +81,13 @@ def holdout_split(y, fraction, seed):
 
 def prepare(spec, n_splits=None):
     ds = load_data(spec)
-    if getattr(ds, "task", "classification") != "classification":
-        raise UserError(f"{spec.path}: field 'dataset': expected a classification data set, "
-                        f"got {ds.name} (a {ds.task} data set; the runner is classification-only)")
+    task = getattr(ds, "task", "classification")
+    if task != getattr(spec, "task", "classification"):
+        raise UserError(f"{spec.path}: field 'dataset': expected a "
+                        f"{getattr(spec, 'task', 'classification')} data set, got {ds.name} "
+                        f"(a {task} data set)")
+    if task == "regression":
+        return prepare_regression(spec, ds, n_splits)
     classes, y = np.unique(np.asarray(ds.y), return_inverse=True)
     s = spec.splits
     X, X_test, y_test, official = ds.X, None, None, ds.splits
@@ -126,6 +133,56 @@ def frozen(X):
     X = np.array(X, copy=True)
     X.setflags(write=False)
     return X
+
+
+def scale_targets(Y, how):
+    """Regression targets (n, k) as the spec asks: ``None``/``"none"`` as stored, ``"minmax"``
+    each column to [0, 1] over all n rows (the data set's extent, e.g. the WiFi floor's,
+    known without any label of a split; a constant column becomes 0)."""
+    Y = np.asarray(Y, dtype=float)
+    if how in (None, "none"):
+        return Y
+    lo, span = Y.min(axis=0), np.ptp(Y, axis=0)
+    return (Y - lo) / np.where(span > 0, span, 1.0)
+
+
+def regression_splits(pool, n_labeled, n_splits, seed):
+    """Split i: ``n_labeled`` rows of ``pool`` drawn uniformly without replacement, seeded by
+    ``(seed, i)`` (as :func:`sskernels.experiment.splits.random_split`); sorted."""
+    pool = np.asarray(pool)
+    return [np.sort(np.random.default_rng([seed, i]).choice(pool, size=n_labeled, replace=False))
+            for i in range(n_splits)]
+
+
+def prepare_regression(spec, ds, n_splits=None):
+    """A regression data set: targets scaled (``spec.target_scale``), labeled points drawn from
+    the pool (the rows of the data set's official split, e.g. WiFi's 505 'src' points; every
+    row without one), the pool's other rows are the test points, and every row outside the
+    pool (WiFi's 2137 'tar' points) is an unlabeled point that is never evaluated."""
+    Y = scale_targets(ds.y, getattr(spec, "target_scale", None))
+    Y = Y.reshape(len(Y), -1)
+    pool = np.asarray(ds.splits[0]) if ds.splits else np.arange(len(Y))
+    s = spec.splits
+    settings, labels = [], setting_labels(spec)
+    for i, n_lab in enumerate(s.n_labeled):
+        if not 2 <= n_lab < pool.size:
+            raise UserError(f"{spec.path}: field 'splits.n_labeled': expected 2 to {pool.size - 1} "
+                            f"(the labeled pool of {ds.name} has {pool.size} points; the others "
+                            f"are the test points), got {n_lab}")
+        settings.append((labels[i], regression_splits(pool, n_lab, n_splits or s.n_splits,
+                                                      s.seed)))
+    fp = data_fingerprint(ds.X, np.zeros(0, dtype=np.int64), [], extra=(Y, [pool]))
+    return Prepared(spec, ds.X, Y, np.array([]), settings, data_fingerprint=fp,
+                    task="regression", pool=pool)
+
+
+def regression_metrics(F, Y, test):
+    """``rmse`` and ``mse`` of predicted targets F (n, k) at the test rows: ``mse`` is the mean
+    of the squared errors over the test points and the targets (x and y for WiFi), ``rmse``
+    its square root (so ``mse = rmse^2`` exactly, per split)."""
+    err = np.asarray(F, dtype=float).reshape(Y.shape)[test] - Y[test]
+    mse = float(np.mean(err ** 2))
+    return {"rmse": float(np.sqrt(mse)), "mse": mse}
 
 
 def record_keys(prep):
@@ -217,6 +274,8 @@ def _run_task(task):
     method = spec.methods[mi]
     setting, splits = prep.settings[gi]
     labeled = splits[si]
+    if prep.task == "regression":
+        return _run_regression_task(mi, gi, si)
     y_partial = np.full(prep.y.size, -1)
     y_partial[labeled] = prep.y[labeled]
     unl = y_partial == -1
@@ -248,6 +307,39 @@ def _run_task(task):
         "method": method.label, "method_name": method.name, "paper": method.paper,
         "split": si, "n_labeled": int(labeled.size), "n_unlabeled": int(unl.sum()),
         "metrics": metrics, "seconds": seconds, "selected": plain(selected_params(est, oracle)),
+        "report": plain(report.as_dict() if report is not None else {"solvers": [], "notes": []}),
+        "data_fingerprint": prep.data_fingerprint,
+        "provenance": prep.provenance or _provenance.provenance(),
+    }
+
+
+def _run_regression_task(mi, gi, si):
+    """One regression record: NaN marks the unlabeled targets; rmse and mse on the test rows
+    (the pool's rows not labeled in this split)."""
+    prep = _STATE
+    spec, method = prep.spec, prep.spec.methods[mi]
+    setting, splits = prep.settings[gi]
+    labeled = splits[si]
+    y_partial = np.full(prep.y.shape, np.nan)
+    y_partial[labeled] = prep.y[labeled]
+    test = np.setdiff1d(prep.pool, labeled)
+    try:
+        est = make_method(method.name, **method_params(spec, method))
+        t0 = time.perf_counter()
+        est.fit(prep.X, y_partial)
+        F = np.asarray(est.transduction_)
+        seconds = time.perf_counter() - t0
+        metrics = regression_metrics(F, prep.y, test)
+    except (ValueError, TypeError, SolverError) as exc:
+        raise UserError(f"{spec.path}: methods[{mi}] ({method.label}), split {si}: {exc}") from None
+    report = getattr(est, "fit_report_", None)
+    return {
+        "key": record_keys(prep)[mi], "spec": spec.name, "table": spec.table or "",
+        "dataset": spec.paper.dataset or spec.dataset.display, "setting": setting,
+        "method": method.label, "method_name": method.name, "paper": method.paper,
+        "split": si, "n_labeled": int(labeled.size),
+        "n_unlabeled": int(prep.y.shape[0] - labeled.size), "n_test": int(test.size),
+        "metrics": metrics, "seconds": seconds, "selected": plain(selected_params(est)),
         "report": plain(report.as_dict() if report is not None else {"solvers": [], "notes": []}),
         "data_fingerprint": prep.data_fingerprint,
         "provenance": prep.provenance or _provenance.provenance(),

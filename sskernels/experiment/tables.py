@@ -71,7 +71,9 @@ def summarize(records, spec):
 
 
 #: decimals of a summary's mean and std, per metric (2 otherwise)
-METRIC_DECIMALS = {"alignment": 4}
+METRIC_DECIMALS = {"alignment": 4, "rmse": 6, "mse": 8}
+#: regression metrics (targets' units, not percent): printed with significant digits
+REGRESSION_METRICS = ("rmse", "mse")
 #: metrics that are 100 minus each other (percent): a paper's error is our accuracy's complement
 COMPLEMENT = {"accuracy": "error", "error": "accuracy",
               "inductive accuracy": "inductive error", "inductive error": "inductive accuracy"}
@@ -183,7 +185,8 @@ def split_notes(text):
 
 
 def _cell(r, marks=""):
-    fmt = {"seconds": "{:.4f}", "alignment": "{:.3f}"}.get(r["metric"], "{:.2f}")
+    fmt = {"seconds": "{:.4f}", "alignment": "{:.3f}", "rmse": "{:.3g}", "mse": "{:.3g}"}.get(
+        r["metric"], "{:.2f}")
 
     def pm(mean, std):
         return fmt.format(mean) + ("" if pd.isna(std) else " ± " + fmt.format(std))
@@ -191,7 +194,9 @@ def _cell(r, marks=""):
     ours = pm(r["mean"], r["std"])
     if pd.isna(r["paper_mean"]):
         return ours + marks
-    return f"{ours} ({pm(r['paper_mean'], r['paper_std'])}, Δ {r['delta']:+.2f}){marks}"
+    delta = (f"{r['delta']:+.3g}" if r["metric"] in REGRESSION_METRICS
+             else f"{r['delta']:+.2f}")
+    return f"{ours} ({pm(r['paper_mean'], r['paper_std'])}, Δ {delta}){marks}"
 
 
 def _header():
@@ -238,6 +243,9 @@ def to_markdown(df, title=None, header=None):
                 "graph (Lap): graphs and spectra, once per data set)" if metric == "seconds"
                 else "centered alignment (in [0, 1]) of the learned kernel with the ideal "
                 f"kernel on {where}" if metric == "alignment"
+                else f"{metric} of the targets on the test points (the labeled pool's points "
+                "that are not labeled; mse = mean squared error over points and targets, "
+                "rmse = its square root)" if metric in REGRESSION_METRICS
                 else f"{metric} (%) on {where}")
         lines += [f"{what}, {setting}, mean ± std over {n} splits; "
                   "in brackets the paper's value and our difference", ""]

@@ -5,20 +5,22 @@ from sskernels.learners.base import (
     GraphClassifier,
     GraphSemiSupervisedClassifier,
     SemiSupervisedClassifier,
+    SemiSupervisedRegressor,
     check_partial_labels,
 )
 from sskernels.learners.deformed import DeformedKernel, SupervisedManifoldRLS
 from sskernels.learners.kernel_machines import KernelSVM
 from sskernels.learners.kernel_designs import ClusterKernel, DiffusionKernel, MaxAlignmentKernel
 from sskernels.learners.label_aware import LabelAwareKernel
+from sskernels.learners.label_aware_regression import LabelAwareSVR
 from sskernels.learners.linear_manifold import LinearLapRLS, LinearLapSVM
 from sskernels.learners.mkl import SimpleMKL
 from sskernels.learners.manifold import LapRLS, LapSVM
-from sskernels.learners.selection import SelectOnLabeled
+from sskernels.learners.selection import SelectOnLabeled, SelectOnLabeledRegressor
 from sskernels.learners.self_consistent import SelfConsistentLabeling
-from sskernels.learners.supervised import OneNN, SVMBaseline
+from sskernels.learners.supervised import OneNN, SVMBaseline, SVRBaseline
 from sskernels.kernels.deformed import deformed_kernel
-from sskernels.learners.propagation import Consistency, HarmonicFunction
+from sskernels.learners.propagation import Consistency, HarmonicFunction, HarmonicRegressor
 from sskernels.learners.registry import METHODS, MethodInfo, make_method, method_names
 from sskernels.learners.skl import SpectralKernelLearning, SpectralKernelLearningKTA
 from sskernels.learners.spectral_clustering import (
@@ -47,5 +49,6 @@ __all__ = [
     "RegularizedSpectralClustering", "RegularizedLaplacianEigenmaps", "DeformedKernel",
     "SupervisedManifoldRLS", "SelectOnLabeled", "SelfConsistentLabeling", "SemiSupervisedClassifier",
     "GraphSemiSupervisedClassifier", "LabelAwareKernel", "ClusterKernel", "DiffusionKernel",
-    "MaxAlignmentKernel",
+    "MaxAlignmentKernel", "SemiSupervisedRegressor", "SelectOnLabeledRegressor", "SVRBaseline",
+    "HarmonicRegressor", "LabelAwareSVR",
 ]

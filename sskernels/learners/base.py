@@ -31,10 +31,11 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils._param_validation import HasMethods, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import (check_array, check_consistent_length, check_is_fitted,
+                                      validate_data)
 
 from sskernels.graph import KNNGraph, PrecomputedGraph, check_affinity, fingerprint
 from sskernels.solvers.report import FitReport
@@ -264,3 +265,80 @@ class GraphClassifier(GraphSemiSupervisedClassifier):
 
     def _induce(self, X):  # pragma: no cover - overridden
         raise NotImplementedError(f"{type(self).__name__} is transductive only")
+
+
+# ------------------------------------------------------------------------------- regression
+
+def labeled_rows(Y):
+    """Labeled rows of partial regression targets ``Y`` (n, k): every entry finite.  A row
+    of NaN is unlabeled; a row with some NaN entries is refused (ValueError)."""
+    nan = np.isnan(Y)
+    partial = nan.any(axis=1) & ~nan.all(axis=1)
+    if partial.any():
+        raise ValueError(f"target row {int(np.flatnonzero(partial)[0])} is partly NaN: a row is "
+                         "either labeled (every target finite) or unlabeled (every target NaN)")
+    return np.flatnonzero(~nan.any(axis=1))
+
+
+class SemiSupervisedRegressor(RegressorMixin, BaseEstimator):
+    """Base of the semi-supervised regressors (Wang et al. 2015's WiFi task).
+
+    The convention for partial targets: ``y`` is (n,) or (n, k) float, and a NaN target (a
+    row of NaN for k > 1) marks an UNLABELED point — ``-1``, the classifiers' marker, is a
+    valid target value.  ``transduction_`` holds the predicted targets of every training
+    point (the shape of ``y``); ``predict(X_new)`` induces targets for new points.
+    Infinite targets are refused with scikit-learn's message; at least two labeled points
+    are required.  ``fit_report_`` as for the classifiers.
+    """
+
+    _parameter_constraints: dict = {}
+    _selection: dict = {}
+    accept_sparse = False
+
+    def _fit_start(self, X, y):
+        """Validate parameters and data; set ``labeled_``, ``n_targets_``, ``fit_report_``.
+
+        Returns ``(X, labeled, Y_L)`` with ``Y_L`` (l, k) the labeled targets.
+        """
+        self._validate_params()
+        if y is None:
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target "
+                             "y is None")
+        X = validate_data(self, X, accept_sparse=self.accept_sparse, dtype=np.float64,
+                          ensure_min_samples=2)
+        y = check_array(y, ensure_2d=False, dtype=np.float64, ensure_all_finite="allow-nan",
+                        input_name="y")
+        if y.ndim > 2 or y.ndim == 0:
+            raise ValueError(f"y must be (n,) or (n, k) targets, got shape {y.shape}")
+        check_consistent_length(X, y)
+        self._y_ndim = y.ndim
+        Y = y.reshape(-1, 1) if y.ndim == 1 else y
+        labeled = labeled_rows(Y)
+        if labeled.size < 2:
+            raise ValueError(f"semi-supervised regression needs at least 2 labeled points (a "
+                             f"finite target); got {labeled.size}")
+        self.labeled_, self.n_targets_ = labeled, Y.shape[1]
+        self.fit_report_ = FitReport()
+        return X, labeled, Y[labeled]
+
+    def _shaped(self, F):
+        """(s, k) predictions in the shape of the fitted ``y`` ((s,) for a 1-d y)."""
+        F = np.asarray(F, dtype=float)
+        return F[:, 0] if self._y_ndim == 1 else F
+
+    def _check_X(self, X):
+        check_is_fitted(self, "labeled_")
+        return validate_data(self, X, accept_sparse=self.accept_sparse, dtype=np.float64,
+                             reset=False)
+
+    def _note_constant_prediction(self, F):
+        unl = np.setdiff1d(np.arange(F.shape[0]), self.labeled_)
+        if unl.size > 1 and np.ptp(np.asarray(F)[unl], axis=0).max() == 0:
+            self.fit_report_.note("degenerate", "constant prediction: every unlabeled point "
+                                  "gets the same target")
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = bool(self.accept_sparse)
+        tags.target_tags.multi_output = True
+        return tags

@@ -18,6 +18,9 @@ class MethodInfo:
     description: str
     uses_graph: bool = True
     aliases: tuple = field(default=())
+    #: "classification" (labels, accuracy) or "regression" (float targets, NaN = unlabeled;
+    #: metrics rmse and mse; only on a regression data set, and the reverse)
+    task: str = "classification"
 
 
 def _sk(cls_name):
@@ -139,6 +142,21 @@ METHODS = {m.name: m for m in [
                "(OSK without order; cone QP) on the top eigenvectors of K; Nystrom induction",
                True, "maximal-alignment kernel (Wang et al. Table 1; SVM: kernel-svm)",
                uses_graph=False),
+    # regression (Wang et al. 2015, Sec. 4.2: WiFi localization); y NaN = unlabeled
+    MethodInfo("svr", _lazy(_P + "supervised", "SVRBaseline"), "supervised baseline (Wang et al. "
+               "2015, Sec. 4.2)", "epsilon-SVR, Gaussian kernel exp(-b d^2), labeled points only",
+               True, "supervised SVR (regression; labeled points only)", uses_graph=False,
+               task="regression"),
+    MethodInfo("harmonic-regression", _lazy(_P + "propagation", "HarmonicRegressor"),
+               "Zhu, Ghahramani & Lafferty 2003 (Wang et al. 2015's Gaussian Fields)",
+               "eq. (5) with continuous f_L on the dense Gaussian graph exp(-b d^2)", True,
+               "Gaussian fields / harmonic function regressor (regression)", uses_graph=False,
+               task="regression"),
+    MethodInfo("label-aware-svr", _lazy(_P + "label_aware_regression", "LabelAwareSVR"),
+               "Wang, Zhang, Chen, Wang, Jiang & Marsic 2015", "Alg. 1 with u = D^-1 K_nl Y_c, "
+               "alignf on the target Y_c Y_c^T, then an epsilon-SVR on the learned kernel", True,
+               "label-aware base kernels + SVR (regression)", uses_graph=False,
+               task="regression"),
     MethodInfo("label-spreading", _sk("LabelSpreading"), "scikit-learn (Zhou et al. 2004)",
                "sklearn.semi_supervised.LabelSpreading", True,
                "scikit-learn's label spreading (peer, not in the papers)", uses_graph=False),
@@ -148,8 +166,9 @@ METHODS = {m.name: m for m in [
 ]}
 
 
-def method_names():
-    return sorted(METHODS)
+def method_names(task=None):
+    """Registered method names (of one ``task`` when given)."""
+    return sorted(n for n, m in METHODS.items() if task is None or m.task == task)
 
 
 #: other names of registered methods (``MethodInfo.aliases``)
@@ -194,15 +213,17 @@ def make_method(name, **params):
     * a class may define ``_spec_params(params, make_method, graph_given)`` to map nested
       specs (``kernel-svm``: ``kernel`` + ``kernel_params`` -> ``kernel_learner``).
     """
-    from sskernels.learners.selection import SelectOnLabeled, default_grid, ordered_grid
+    from sskernels.learners.selection import (SelectOnLabeled, SelectOnLabeledRegressor,
+                                              default_grid, ordered_grid)
 
     factory = get_method(name).factory
     cls = getattr(factory, "cls", None)
     if cls is None:  # scikit-learn peers: parameters as given
         return factory(**params)
-    from sskernels.learners.base import SemiSupervisedClassifier
+    from sskernels.learners.base import SemiSupervisedClassifier, SemiSupervisedRegressor
 
-    if not issubclass(cls, SemiSupervisedClassifier):  # a foreign estimator: params as given
+    if not issubclass(cls, (SemiSupervisedClassifier, SemiSupervisedRegressor)):
+        # a foreign estimator: params as given
         return factory(**params)
     params = dict(params)
     accepted = set(cls().get_params(deep=False)) if _default_constructible(cls) else set()
@@ -251,6 +272,8 @@ def make_method(name, **params):
     grid = {k: v for k, v in grid.items() if len(v) > 1}
     if not grid:
         return est
+    if issubclass(cls, SemiSupervisedRegressor):
+        return SelectOnLabeledRegressor(est, grid, **wrapper)
     return SelectOnLabeled(est, grid, **wrapper)
 
 

@@ -38,7 +38,7 @@ import itertools
 from numbers import Integral
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
+from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, RegressorMixin, clone
 from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d
@@ -310,4 +310,118 @@ class SelectOnLabeled(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             tags.input_tags.sparse = self.estimator.__sklearn_tags__().input_tags.sparse
         except AttributeError:
             pass
+        return tags
+
+
+# ------------------------------------------------------------------------------- regression
+
+def regression_folds(n, n_folds=5, random_state=0):
+    """Shuffled K-fold over ``n`` labeled points (positions), ``n_folds`` capped at n."""
+    cv = KFold(max(2, min(n_folds, n)), shuffle=True, random_state=random_state)
+    return [test for _, test in cv.split(np.zeros(n))]
+
+
+def generic_regression_fold_predictor(estimator, X, labeled, Y_L):
+    """The generic fold rule for regressors: clone, set the candidate, fit with the targets of
+    the fold hidden (NaN), read ``transduction_`` at the fold."""
+
+    def predict(params, train, test):
+        est = clone(estimator).set_params(**params)
+        Y = np.full((X.shape[0], Y_L.shape[1]), np.nan)
+        Y[labeled[train]] = Y_L[train]
+        est.fit(X, Y)
+        return np.asarray(est.transduction_).reshape(X.shape[0], -1)[labeled[test]]
+
+    return predict
+
+
+class SelectOnLabeledRegressor(MetaEstimatorMixin, RegressorMixin, BaseEstimator):
+    """:class:`SelectOnLabeled` for the semi-supervised REGRESSORS (NaN = unlabeled target).
+
+    The same protocols, grid order and tie rule (the first candidate in grid order among the
+    best wins); the score of a candidate is minus the mean squared error pooled over all
+    validation points and targets (``mean_test_score``: scikit-learn's "higher is better"
+    sign).  Folds are shuffled K-fold (no classes to stratify).  An estimator may offer
+    ``_fold_predictor(X, labeled, Y_L, keys)`` returning ``predict(params, train, test)``,
+    the (test, k) predicted targets — equal to the generic rule, faster.
+
+    Fitted attributes: ``best_params_``, ``best_index_``, ``best_score_``,
+    ``best_estimator_``, ``cv_results_``, ``labeled_``, ``transduction_``, ``fit_report_``.
+    """
+
+    _parameter_constraints: dict = dict(SelectOnLabeled._parameter_constraints)
+    __init__ = SelectOnLabeled.__init__       # the same parameters
+
+    def fit(self, X, y):
+        from sklearn.utils.validation import check_array
+
+        from sskernels.learners.base import labeled_rows
+
+        self._validate_params()
+        if y is None:
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target "
+                             "y is None")
+        grid = (default_grid(self.estimator) if self.param_grid is None
+                else dict(self.param_grid))
+        cands = candidates(grid) if grid else [{}]
+        y_arr = check_array(y, ensure_2d=False, dtype=np.float64, ensure_all_finite="allow-nan",
+                            input_name="y")
+        check_array(X, dtype=None, ensure_min_samples=2)   # scikit-learn's "1 sample" message
+        check_consistent_length(X, y_arr)
+        Y = y_arr.reshape(len(y_arr), -1)
+        labeled = labeled_rows(Y)
+        if labeled.size < 2:
+            raise ValueError("semi-supervised regression needs at least 2 labeled points")
+        Y_L = Y[labeled]
+        if len(cands) > 1:
+            fast = getattr(self.estimator, "_fold_predictor", None)
+            X_arr = check_array(X, dtype=np.float64)
+            predict = fast(X_arr, labeled, Y_L, tuple(grid)) if fast is not None else None
+            if predict is None:
+                predict = generic_regression_fold_predictor(self.estimator, X_arr, labeled, Y_L)
+            folds = regression_folds(labeled.size, self.n_folds, self.random_state)
+            pos = np.arange(labeled.size)
+            scores = []
+            for cand in cands:
+                sq = total = 0.0
+                for fold in folds:
+                    rest = np.setdiff1d(pos, fold)
+                    train, test = (fold, rest) if self.protocol == "one-fold-labeled" else (
+                        rest, fold)
+                    err = np.asarray(predict(cand, train, test)).reshape(test.size, -1) - Y_L[test]
+                    sq += float(np.sum(err ** 2))
+                    total += err.size
+                scores.append(-sq / total)
+            scores = np.asarray(scores)
+            best = int(np.flatnonzero(scores == scores.max())[0])
+        else:
+            best, scores = 0, np.array([np.nan])
+        self.best_index_, self.best_params_ = best, dict(cands[best])
+        self.best_score_ = float(scores[best])
+        ranks = (np.array([1 + int(np.sum(scores > s)) for s in scores])
+                 if np.all(np.isfinite(scores)) else np.ones(len(scores), dtype=int))
+        self.cv_results_ = {"params": cands, "mean_test_score": scores,
+                            "rank_test_score": ranks}
+        self.best_estimator_ = clone(self.estimator).set_params(**self.best_params_).fit(X, y)
+        self.labeled_ = labeled
+        self.fit_report_ = FitReport()
+        self.fit_report_.merge(getattr(self.best_estimator_, "fit_report_", None))
+        if hasattr(self.best_estimator_, "n_features_in_"):
+            self.n_features_in_ = self.best_estimator_.n_features_in_
+        return self
+
+    @property
+    def transduction_(self):
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_.transduction_
+
+    def predict(self, X):
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_.predict(X)
+
+    precompute = SelectOnLabeled.precompute
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True
         return tags

@@ -1,4 +1,4 @@
-"""Supervised baselines that see the labeled points only: an SVM and 1-NN.
+"""Supervised baselines that see the labeled points only: an SVM, 1-NN and an SVR.
 
 Not in the papers' methods, but in their tables as references (Liu et al.
 2009, Sec. 5; Mao & Tsang 2010, Table 2).  Like every learner of the package
@@ -18,8 +18,11 @@ from sklearn.svm import SVC
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_array, check_is_fitted
 
-from sskernels.kernels.rbf import WIDTH_RULES, rbf, resolve_width, squared_distances
-from sskernels.learners.base import SemiSupervisedClassifier
+from sskernels.kernels.rbf import (WIDTH_RULES, mean_squared_distance, rbf, resolve_width,
+                                  squared_distances)
+from sskernels.learners.base import SemiSupervisedClassifier, SemiSupervisedRegressor
+from sskernels.learners.label_aware_regression import C_GRID as SVR_C_GRID
+from sskernels.learners.label_aware_regression import WIDE_B_SCALES, fit_svrs
 from sskernels.solvers.report import SolveInfo
 
 #: kernel widths as multiples of the width rule's value (the median pairwise distance)
@@ -173,3 +176,69 @@ class OneNN(SemiSupervisedClassifier):
     def predict(self, X):
         check_is_fitted(self, "knn_")
         return self.classes_[self.knn_.predict(self._check_X(X))]
+
+
+class SVRBaseline(SemiSupervisedRegressor):
+    """Supervised epsilon-SVR with the Gaussian kernel ``exp(-b ||x - z||^2)`` on the labeled
+    points only ("standard SVR", Wang et al. 2015, Sec. 4.2 and Fig. 1(a)); one
+    ``sklearn.svm.SVR`` per target.
+
+    ``b = b_scale / mean squared pairwise distance`` over all rows of ``X`` (Wang et al.'s
+    ``b0``, Sec. 4.1: features only, no target — a choice, so that the width grid is that of
+    the semi-supervised methods); ``epsilon = 0.05`` (Sec. 4.2).  Selection (``_selection``):
+    ``b_scale`` over the regression width grid, nearest to 1 first, then ``C`` over
+    Sec. 4.2's grid, smallest first; libsvm capped as in
+    :func:`sskernels.learners.label_aware_regression.fit_svrs`.  ``fit(X, y)``: y (n,) or (n, k), NaN = unlabeled.
+
+    Fitted attributes: ``b_``, ``C_``, ``svrs_``, ``transduction_``, ``fit_report_``.
+    """
+
+    _parameter_constraints = {
+        "b_scale": [Interval(Real, 0, None, closed="neither")],
+        "C": [Interval(Real, 0, None, closed="neither")],
+        "epsilon": [Interval(Real, 0, None, closed="left")],
+    }
+
+    def __init__(self, b_scale=1.0, C=1.0, epsilon=0.05):
+        self.b_scale = b_scale
+        self.C = C
+        self.epsilon = epsilon
+
+    _selection = {"b_scale": (WIDE_B_SCALES, "nearest-1"), "C": (SVR_C_GRID, "smallest")}
+
+    def _b(self, X):
+        msd = mean_squared_distance(X)
+        return self.b_scale / msd if msd > 0 else float(self.b_scale)
+
+    def _svrs(self, X_L, Y_L, b, C, report=None):
+        return fit_svrs(X_L, Y_L, report, kernel="rbf", gamma=b, C=C, epsilon=self.epsilon)
+
+    def fit(self, X, y):
+        X, labeled, Y_L = self._fit_start(X, y)
+        self.b_, self.C_ = self._b(X), float(self.C)
+        self.svrs_ = self._svrs(X[labeled], Y_L, self.b_, self.C_, self.fit_report_)
+        self.fit_report_.add(SolveInfo("libsvm"))
+        F = np.column_stack([s.predict(X) for s in self.svrs_])
+        self._note_constant_prediction(F)
+        self.transduction_ = self._shaped(F)
+        return self
+
+    def _fold_predictor(self, X, labeled, Y_L, keys):
+        """Folds fit the SVRs on the labeled points only (the unlabeled ones are not used)."""
+        if not set(keys) <= {"b_scale", "C"}:
+            return None
+        X = check_array(X, dtype=np.float64)
+        X_L, msd = X[labeled], mean_squared_distance(X)
+
+        def predict(params, train, test):
+            s = params.get("b_scale", self.b_scale)
+            b = s / msd if msd > 0 else float(s)
+            svrs = self._svrs(X_L[train], Y_L[train], b, params.get("C", self.C))
+            return np.column_stack([m.predict(X_L[test]) for m in svrs])
+
+        return predict
+
+    def predict(self, X):
+        check_is_fitted(self, "svrs_")
+        X = self._check_X(X)
+        return self._shaped(np.column_stack([s.predict(X) for s in self.svrs_]))

@@ -1,0 +1,319 @@
+"""Label-aware base kernels for REGRESSION and an SVR on them (Wang et al. 2015, Sec. 4.2).
+
+Wang et al.'s WiFi localization task: Algorithm 1 with continuous targets, then a support
+vector regression (Smola & Schoelkopf 2004) on the learned kernel.  For the Gaussian kernel
+``k(x, z) = exp(-b ||x - z||^2)``:
+
+1.-2. label-aware vectors ``U = D_n^{-1} K_nl Y_c`` (:func:`regression_label_aware_vectors`):
+   eq. (5) normalized, with ``Y_c`` the labeled targets centered by their mean — one column
+   per target (the x and y coordinates: two vectors, one kernel for both);
+3. the k dominant eigenvectors of the kernel matrix over all n points, by the Nystrom method
+   or exactly, exactly as :class:`~sskernels.learners.label_aware.LabelAwareKernel`
+   (:class:`~sskernels.learners.label_aware.RBFEigenbasis`, the same memoized spectra);
+4.-5. ``K = sum_i alpha_i u_i u_i^T + sum_j beta_j v_j v_j^T`` (eq. (6)), the weights by
+   *alignf* (:func:`sskernels.solvers.cone.alignf`) with the regression ideal kernel
+   ``T = Y_c Y_c^T`` (``y y^T`` for one target; the sum of the targets' ideal kernels for
+   several): ``a_t = ||Y_c^T u_t||^2`` on the centered labeled block;
+6. one epsilon-SVR per target (scikit-learn's ``SVR(kernel="precomputed")``, libsvm) on
+   the labeled block of the learned kernel, scaled to unit mean diagonal (the rule of
+   :class:`~sskernels.learners.kernel_machines.KernelSVM`), predicting every point from its
+   row ``K(x, X_L)`` (libsvm capped at :data:`SVR_MAX_ITER` iterations, noted when reached).
+
+Choices the paper leaves open, made here:
+
+* two targets (x, y): one learned kernel for both (two label-aware vectors, target
+  ``Y_c Y_c^T``) and one SVR per coordinate — the alternative, one model per coordinate,
+  would learn two kernels from the same eigenvectors;
+* centering as in ``LabelAwareKernel``: every base vector is centered by its mean over the
+  labeled points (``D^-1 K Y`` and ``D^-1 K Y_c`` differ by the constant ``mean(Y)``, which
+  this centering removes); then, unlike ``LabelAwareKernel``, scaled to unit norm over the
+  labeled points.  A rank-one kernel's alignment does not depend on its scale, so alignf's
+  optimal kernels are the same; but unscaled, alignf's ``G`` spans ~5 orders of magnitude
+  (label-aware vectors of size ~1 per point, unit-norm eigenvectors of size ~1/sqrt(n)) and
+  its min-norm tie rule (HiGHS QP) took 3.5 s per call on the WiFi data, with "Solve error"
+  fallbacks; scaled, 0.02 s.  The tie rule's minimum-norm weights are those of the scaled
+  vectors;
+* ``epsilon = 0.05`` (Sec. 4.2, for targets scaled to [0, 1]); ``C`` and the width factor
+  ``b_scale`` are selected on the labeled points (``_selection``: C over
+  :data:`C_GRID`, the paper's grid; ``b_scale`` over :data:`WIDE_B_SCALES`, the
+  classification grid of Sec. 4.1 extended by 20, 50, 100: on the WiFi data with
+  ``b0 = 1 / mean squared distance`` the best widths of the harmonic function lie there).
+"""
+
+from __future__ import annotations
+
+from numbers import Real
+
+import numpy as np
+from sklearn.svm import SVR
+from sklearn.utils._param_validation import Interval
+from sklearn.utils.validation import check_array, check_is_fitted
+
+from sskernels.graph import fingerprint
+from sskernels.kernels.alignment import centered_alignment
+from sskernels.kernels.rbf import mean_squared_distance, squared_distances
+from sskernels.learners.base import SemiSupervisedRegressor
+from sskernels.learners.label_aware import (B_SCALES, EmbeddingKernel, LabelAwareKernel,
+                                            RBFEigenbasis, _count, label_aware_vectors)
+from sskernels.solvers.cone import alignf
+from sskernels.solvers.report import SolveInfo
+
+__all__ = ["LabelAwareRegressionKernel", "LabelAwareSVR", "regression_label_aware_vectors",
+           "regression_alignment_terms", "WIDE_B_SCALES", "C_GRID"]
+
+#: width factors for the regression task: Sec. 4.1's grid, then 20, 50, 100 (module docstring)
+WIDE_B_SCALES = tuple(B_SCALES) + (20.0, 50.0, 100.0)
+#: the SVR's C grid (Sec. 4.2)
+C_GRID = (0.1, 1.0, 10.0, 100.0, 1000.0, 10000.0)
+#: the SVR's epsilon (Sec. 4.2: targets scaled to [0, 1])
+EPSILON = 0.05
+#: libsvm's iteration cap for the SVRs (scikit-learn's default: none).  A learned kernel of
+#: low rank at a large C can take millions of iterations (6 s for one fit at C = 10^4 on the
+#: WiFi data); the cap stops it at ~0.01 s, and a final fit that reaches it is a note
+SVR_MAX_ITER = 20_000
+
+
+def fit_svrs(K_or_X, Y_L, report=None, **svr_params):
+    """One ``sklearn.svm.SVR(max_iter=SVR_MAX_ITER, **svr_params)`` per target column of
+    ``Y_L``; a fit stopped by the cap is noted in ``report`` (when given)."""
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    out = []
+    for j in range(Y_L.shape[1]):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            m = SVR(max_iter=SVR_MAX_ITER, **svr_params).fit(K_or_X, Y_L[:, j])
+        if report is not None and np.max(m.n_iter_) >= SVR_MAX_ITER:
+            report.note("degenerate", f"libsvm stopped at max_iter = {SVR_MAX_ITER} (target {j}, "
+                        f"C = {svr_params.get('C')}): the SVR is not fully converged")
+        out.append(m)
+    return out
+
+
+def regression_label_aware_vectors(D2, Y_L, b):
+    """Alg. 1 step 2 for regression: ``D^{-1} K Y_c`` with ``K = exp(-b D2)`` (D2: squared
+    distances to the labeled points, (s, l)), ``D = diag(K 1)``, ``Y_c = Y_L - mean(Y_L)``
+    ((l, k) targets centered by their labeled mean).  Returns (s, k)."""
+    Y_L = np.asarray(Y_L, dtype=float).reshape(len(Y_L), -1)
+    return label_aware_vectors(D2, Y_L - Y_L.mean(axis=0), b)
+
+
+def regression_alignment_terms(U_L, Y_c):
+    """``(G, a)`` of alignf for rank-one base kernels ``u_t u_t^T`` (centered labeled parts
+    ``U_L``, (l, m)) and the regression ideal kernel ``T = Y_c Y_c^T``:
+    ``G_st = (u_s^T u_t)^2``, ``a_t = u_t^T T u_t = ||Y_c^T u_t||^2``."""
+    gram = U_L.T @ U_L
+    return gram * gram, np.sum((np.asarray(Y_c).T @ U_L) ** 2, axis=0)
+
+
+class LabelAwareRegressionKernel(EmbeddingKernel, RBFEigenbasis, SemiSupervisedRegressor):
+    """The label-aware kernel of Algorithm 1 learned from continuous targets (no predictor of
+    its own: :class:`LabelAwareSVR` is the regressor).
+
+    Parameters as :class:`~sskernels.learners.label_aware.LabelAwareKernel` (one width):
+    ``b_scale`` (``b = b_scale / mean squared distance``), ``n_components``,
+    ``n_landmarks``, ``eigen_solver``, ``basis``, ``label_aware`` (False: eigenvectors
+    only), ``metric``, ``random_state``.  ``fit(X, y)``: y (n,) or (n, k), NaN = unlabeled.
+
+    Fitted attributes: ``b_``, ``X_L_``, ``target_mean_``, ``Y_c_`` (centered labeled
+    targets), ``basis_`` (n, m) centered and scaled base vectors (label-aware first),
+    ``center_``, ``scale_`` (their norms over the labeled points),
+    ``mu_`` (alignf, ``mu^T G mu = 1``), ``n_label_aware_``, ``alignment_`` (centered
+    alignment of ``K_LL`` with ``Y_c Y_c^T``), ``extension_``, ``kernel_``,
+    ``fit_report_``.
+    """
+
+    #: LabelAwareKernel's constraints of the parameters the two share (one width, no target)
+    _parameter_constraints = {k: LabelAwareKernel._parameter_constraints[k] for k in (
+        "b_scale", "n_components", "n_landmarks", "eigen_solver", "basis", "label_aware",
+        "metric", "random_state")}
+
+    def __init__(self, b_scale=1.0, n_components=0.1, n_landmarks=0.1, eigen_solver="nystrom",
+                 basis="kernel", label_aware=True, metric="euclidean", random_state=0):
+        self.b_scale = b_scale
+        self.n_components = n_components
+        self.n_landmarks = n_landmarks
+        self.eigen_solver = eigen_solver
+        self.basis = basis
+        self.label_aware = label_aware
+        self.metric = metric
+        self.random_state = random_state
+
+    def _width(self, X):
+        msd = mean_squared_distance(X, self.metric)
+        return (self.b_scale / msd if msd > 0 else float(self.b_scale)), msd
+
+    def precompute(self, X):
+        """The label-independent part (the eigenvectors at this width), memoized."""
+        self._validate_params()
+        X = check_array(X, dtype=np.float64)
+        return self._eigenvectors(X, self._width(X)[0], fingerprint(X))[1]
+
+    def fit(self, X, y):
+        X, labeled, Y_L = self._fit_start(X, y)
+        self.b_, msd = self._width(X)
+        if not msd > 0:
+            self.fit_report_.note("degenerate", "all points coincide: b0 = 1 used")
+        self.X_L_ = X[labeled]
+        self.target_mean_ = Y_L.mean(axis=0)
+        self.Y_c_ = Y_L - self.target_mean_
+        self.n_label_aware_ = self.Y_c_.shape[1] if self.label_aware else 0
+        D2 = squared_distances(X, self.X_L_, self.metric)
+        ext, V = self._eigenvectors(X, self.b_, fingerprint(X))
+        k_asked = _count(self.n_components, X.shape[0])
+        if V.shape[1] < k_asked:
+            self.fit_report_.note("degenerate", f"{V.shape[1]} of {k_asked} eigenvectors (the "
+                                  "others have eigenvalue ~0)")
+        self.extension_ = ext
+        U = regression_label_aware_vectors(D2, Y_L, self.b_)[:, :self.n_label_aware_]
+        raw = np.hstack([U, V])
+        self.center_ = raw[labeled].mean(axis=0)
+        norms = np.linalg.norm(raw[labeled] - self.center_, axis=0)
+        self.scale_ = np.where(norms > 0, norms, 1.0)       # unit norm on the labeled points
+        Phi = (raw - self.center_) / self.scale_
+        G, a = regression_alignment_terms(Phi[labeled], self.Y_c_)
+        sol, tie = alignf(G, a)
+        if sol.info is not None:
+            self.fit_report_.add(sol.info, "alignf")
+        if tie is not None:
+            self.fit_report_.add(tie, "alignf tie rule")
+        if sol.degenerate:
+            self.fit_report_.note("degenerate", "alignf: no base kernel has a positive centered "
+                                  "alignment with the targets; uniform weights used")
+        self.degenerate_ = sol.degenerate
+        self.mu_, self.basis_ = sol.mu, Phi
+        K_LL = (Phi[labeled] * self.mu_) @ Phi[labeled].T
+        self.alignment_ = centered_alignment(K_LL, self.Y_c_ @ self.Y_c_.T)
+        return self
+
+    def embedding(self, X=None):
+        """Centered base vectors at the training points (None) or at new points."""
+        check_is_fitted(self, "mu_")
+        if X is None:
+            return self.basis_
+        X = self._check_X(X)
+        D2 = squared_distances(X, self.X_L_, self.metric)
+        U = label_aware_vectors(D2, self.Y_c_, self.b_)[:, :self.n_label_aware_]
+        return (np.hstack([U, self.extension_.extend(X)]) - self.center_) / self.scale_
+
+    def predict(self, X):  # pragma: no cover - not a regressor on its own
+        raise NotImplementedError("LabelAwareRegressionKernel learns a kernel; use LabelAwareSVR")
+
+
+class LabelAwareSVR(SemiSupervisedRegressor):
+    """epsilon-SVR on the label-aware kernel learned from continuous targets (Wang et al. 2015,
+    Sec. 4.2: "SVR ... that works on the learned kernel in Algorithm 1").
+
+    Parameters
+    ----------
+    b_scale, n_components, n_landmarks, eigen_solver, basis, label_aware, metric,
+    random_state : the kernel's (:class:`LabelAwareRegressionKernel`).
+    C : the SVR's C (selected over :data:`C_GRID` in specs).
+    epsilon : the SVR's epsilon-tube (default 0.05, Sec. 4.2).
+
+    ``fit(X, y)``: y (n,) or (n, k) float, NaN (a row of NaN) = unlabeled.  Fitted
+    attributes: ``learner_`` (the fitted kernel), ``kernel_scale_`` (mean diagonal of the
+    learned kernel over all points), ``C_``, ``svrs_`` (one ``SVR`` per target),
+    ``transduction_`` (targets of every training point), ``fit_report_``.
+    """
+
+    _parameter_constraints = {
+        **LabelAwareRegressionKernel._parameter_constraints,
+        "C": [Interval(Real, 0, None, closed="neither")],
+        "epsilon": [Interval(Real, 0, None, closed="left")],
+    }
+    _selection = {"b_scale": (WIDE_B_SCALES, "nearest-1"), "C": (C_GRID, "smallest")}
+    _precompute_params = ("b_scale",)
+    _kernel_params = tuple(LabelAwareRegressionKernel._parameter_constraints)
+
+    def __init__(self, b_scale=1.0, n_components=0.1, n_landmarks=0.1, eigen_solver="nystrom",
+                 basis="kernel", label_aware=True, metric="euclidean", random_state=0, C=1.0,
+                 epsilon=EPSILON):
+        self.b_scale = b_scale
+        self.n_components = n_components
+        self.n_landmarks = n_landmarks
+        self.eigen_solver = eigen_solver
+        self.basis = basis
+        self.label_aware = label_aware
+        self.metric = metric
+        self.random_state = random_state
+        self.C = C
+        self.epsilon = epsilon
+
+    def kernel_learner(self):
+        """The unfitted :class:`LabelAwareRegressionKernel` of these parameters."""
+        return LabelAwareRegressionKernel(**{k: getattr(self, k) for k in self._kernel_params})
+
+    def precompute(self, X):
+        self._validate_params()
+        return self.kernel_learner().precompute(X)
+
+    @staticmethod
+    def _columns(learner, labeled):
+        """``(K[:, L], mean diagonal)`` of a fitted learner's kernel, from its embedding."""
+        P = learner.embedding(None)
+        K_nL = (P * learner.mu_) @ P[labeled].T
+        return K_nL, float(np.mean(np.sum(P * P * learner.mu_, axis=1)))
+
+    def _fit_svrs(self, K_LL, Y_L, C, report=None):
+        return fit_svrs(K_LL, Y_L, report, kernel="precomputed", C=C, epsilon=self.epsilon)
+
+    def fit(self, X, y):
+        X, labeled, Y_L = self._fit_start(X, y)
+        Yp = np.full((X.shape[0], Y_L.shape[1]), np.nan)
+        Yp[labeled] = Y_L
+        learner = self.kernel_learner().fit(X, Yp)
+        self.learner_ = learner
+        self.fit_report_.merge(learner.fit_report_, prefix="kernel: ")
+        K_nL, scale = self._columns(learner, labeled)
+        if not scale > 0:
+            self.fit_report_.note("degenerate", "the learned kernel has a zero diagonal: SVR on "
+                                  "the unscaled kernel")
+        self.kernel_scale_ = scale if scale > 0 else 1.0
+        K_nL = K_nL / self.kernel_scale_
+        self.C_ = float(self.C)
+        self.svrs_ = self._fit_svrs(K_nL[labeled], Y_L, self.C_, self.fit_report_)
+        self.fit_report_.add(SolveInfo("libsvm"))
+        F = np.column_stack([s.predict(K_nL) for s in self.svrs_])
+        self._note_constant_prediction(F)
+        self.transduction_ = self._shaped(F)
+        return self
+
+    def _fold_predictor(self, X, labeled, Y_L, keys):
+        """C candidates share the kernel fitted on a fold's training labels (the kernel is
+        refitted per fold: its label-aware vectors use those labels only)."""
+        if not set(keys) <= {"b_scale", "C"}:
+            return None
+        self._validate_params()
+        X = check_array(X, dtype=np.float64)
+        memo = {}
+
+        def predict(params, train, test):
+            b_scale = params.get("b_scale", self.b_scale)
+            key = (b_scale, tuple(train))
+            if key not in memo:
+                if any(k[0] != b_scale for k in memo):   # one width at a time (grid order)
+                    memo.clear()
+                Yp = np.full((X.shape[0], Y_L.shape[1]), np.nan)
+                Yp[labeled[train]] = Y_L[train]
+                learner = self.kernel_learner().set_params(b_scale=b_scale).fit(X, Yp)
+                K_nL, scale = self._columns(learner, labeled[train])
+                memo[key] = K_nL / (scale if scale > 0 else 1.0)
+            K = memo[key]
+            svrs = self._fit_svrs(K[labeled[train]], Y_L[train], params.get("C", self.C))
+            return np.column_stack([s.predict(K[labeled[test]]) for s in svrs])
+
+        return predict
+
+    def _K_xL(self, X):
+        check_is_fitted(self, "svrs_")
+        P = self.learner_.embedding(self._check_X(X))
+        PL = self.learner_.basis_[self.labeled_]
+        return (P * self.learner_.mu_) @ PL.T / self.kernel_scale_
+
+    def predict(self, X):
+        """Targets of new points from their learned-kernel rows ``K(x, X_L)``."""
+        K = self._K_xL(X)
+        return self._shaped(np.column_stack([s.predict(K) for s in self.svrs_]))
