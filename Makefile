@@ -152,7 +152,9 @@ table-wang2015-t2: $(STAMP)
 table-wang2015-t3: $(STAMP)
 	$(call wang_table,table3,Table 3 (multiple kernels),$(WANG_SETS:%=configs/wang2015/t3_%.yaml),--splits $(WANG_SPLITS))
 
-tables-wang2015: table-wang2015-t1 table-wang2015-t2 table-wang2015-t3 figure-wang2015-alignment
+tables-wang2015: table-wang2015-t1 table-wang2015-t2 table-wang2015-t3 figure-wang2015-alignment \
+                 figure-wang2015-wifi
+	$(PY) scripts/wang2015_claims.py results/wang2015
 
 # beta is not in the paper: a sensitivity sweep, reported beside the table (not used for selection)
 sweep-liu2009-beta: $(STAMP)
