@@ -233,7 +233,8 @@ def _binary_lp(Psi, y, C, rtol=1e-9, max_solves=100):
 
 
 def _alternation(Psi, Y, C, tol, max_iter):
-    """The eta-trick for P >= 1 from the uniform ``d``; returns ``(d, J, gap, iterations)``."""
+    """The eta-trick for P >= 1 from the uniform ``d``; returns ``(d, J, gap, iterations,
+    converged, zero)``, ``zero``: the optimum has ``W = 0`` (no kernel helps the margins)."""
     M = Psi.shape[1]
     d = np.full(M, 1.0 / M)
     for it in range(1, max_iter + 1):
@@ -241,13 +242,13 @@ def _alternation(Psi, Y, C, tol, max_iter):
         G = Psi.T @ sol.beta.T                       # (M, P): psi_m^T beta_p
         q = (G ** 2).sum(axis=1)
         gap = 0.5 * (float(q.max()) - float(d @ q)) / max(sol.J, np.finfo(float).tiny)
-        if gap <= tol:
-            return d, sol.J, gap, it, True
         norms = d * np.sqrt(q)                       # ||W_m||, W_mp = d_m psi_m^T beta_p
         if not norms.sum() > 0:
-            return d, sol.J, gap, it, True
+            return d, sol.J, gap, it, True, True
+        if gap <= tol:
+            return d, sol.J, gap, it, True, False
         d = norms / norms.sum()
-    return d, sol.J, gap, max_iter, False
+    return d, sol.J, gap, max_iter, False, False
 
 
 def lrc_mkl(Phi, scales, Y, C, tol=None, max_iter=2000):
@@ -300,7 +301,7 @@ def lrc_mkl(Phi, scales, Y, C, tol=None, max_iter=2000):
         objective = stats["objective"]
     else:
         solver = "eta-trick-libsvm"
-        d, J, gap, it, converged = _alternation(Psi, Y, C_eff, tol, max_iter)
+        d, J, gap, it, converged, degenerate = _alternation(Psi, Y, C_eff, tol, max_iter)
         stats.update(iterations=it, relative_duality_gap=gap)
         objective = J / a
         if not converged:
