@@ -134,15 +134,23 @@ def default_grid(estimator, params=None):
 
     ``_selection`` entries may carry a third element, the names of parameters
     that, when set by the user (``params``), switch that selection off (e.g. a
-    fixed ``kernel_width`` rule switches off the width-factor grid).
+    fixed ``kernel_width`` rule switches off the width-factor grid), and a fourth,
+    ``{parameter: value}`` that must hold (in ``params``, else the estimator's own
+    value or its class default) for the selection to run (e.g. a weighting's own
+    parameters, selected only with that weighting).
     """
     params = params or {}
     grid = {}
     for key, entry in getattr(estimator, "_selection", {}).items():
         values, pref = entry[0], entry[1]
         unless = entry[2] if len(entry) > 2 else ()
+        only = entry[3] if len(entry) > 3 else {}
         if key in params or any(u in params for u in unless):
             continue
+        if only:
+            own = (estimator() if isinstance(estimator, type) else estimator).get_params(deep=False)
+            if any({**own, **params}.get(k) != v for k, v in only.items()):
+                continue
         grid[key] = _sort_values(list(values), pref)
     return grid
 

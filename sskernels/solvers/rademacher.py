@@ -1,0 +1,314 @@
+"""Learning kernels with local Rademacher complexity: the convex algorithm on rank-one kernels.
+
+C. Cortes, M. Kloft and M. Mohri, *Learning kernels using local Rademacher complexity*,
+NIPS 2013 (Wang et al. 2015's ref. [12]).  Their local Rademacher complexity bound of a
+kernel class is controlled by the *tail sum* of its eigenvalues,
+``sum_{j > theta} lambda_j`` (instead of the trace, ``theta = 0``), and their convex
+algorithm constrains the tail sums of the base kernels: with base kernels ``K_m`` and tail
+sums ``s_m``, the hypothesis class ``{x -> sum_m <w_m, phi_m(x)>}`` with
+``sum_m sqrt(s_m) ||w_m|| <= Lambda`` is, after the change of variables
+``w_m <- sqrt(s_m) w_m``, l1-norm MKL over the *rescaled* kernels ``K_m / s_m``.  So it is
+solved as the SVM with a convex combination of rescaled kernels (SimpleMKL's form)::
+
+    min_{d in simplex}  J(d),   J(d) = sum_p max_alpha  sum_i alpha_pi
+                                        - 1/2 sum_ij beta_pi beta_pj sum_m d_m K_m(x_i, x_j) / s_m,
+    beta_p = y_p * alpha_p,  0 <= alpha_pi <= C,  sum_i beta_pi = 0,
+
+and the kernel learned is ``sum_m mu_m K_m`` with ``mu_m = d_m / s_m``, i.e. the weights
+satisfy the tail-sum constraint ``sum_m mu_m s_m = 1`` (``mu >= 0``).  ``theta = 0`` (the
+tail sum is the trace) is trace-normalized l1-MKL.  Their second, non-convex algorithm (a
+DC program constraining the tail sum of the *combined* kernel) is not implemented here; see
+:mod:`sskernels.learners.label_aware` for why it is void for rank-one base kernels.
+
+This module solves the problem for **rank-one** base kernels ``K_m = phi_m phi_m^T``
+(the label-aware base kernels of Wang et al. 2015), where each ``w_m`` is a scalar per
+binary problem: with ``psi_m = phi_m / sqrt(s_m)`` and ``W_m`` (P,) the weights of
+feature m in the P one-vs-rest problems, the optimum of ``J`` equals the primal
+
+    min_{W, b, xi}  1/2 (sum_m ||W_m||_2)^2 + C sum_pi xi_pi
+    s.t.  y_pi (sum_m W_mp psi_m(x_i) + b_p) >= 1 - xi_pi,  xi >= 0,
+
+with ``d_m = ||W_m|| / sum_m ||W_m||`` (SimpleMKL Sec. 2: ``sum_m ||w_m||^2 / d_m`` is
+minimized over the simplex there).  :func:`lrc_mkl` solves it
+
+* for one binary problem (P = 1) exactly, as ``min_t t^2 / 2 + f(t)`` with ``f(t)`` the LP
+  ``min C sum xi`` under the margins and ``||w||_1 <= t`` (``w = w+ - w-``): ``f`` is convex
+  and piecewise linear, so the optimum is the root of ``t = -f'(t)`` (the LP's dual of the
+  norm row), found by bisection with a fixed-point shortcut over hot-started HiGHS LPs
+  (:func:`_binary_lp`; HiGHS's QP solver, tried first, ended in "Solve error" or its time
+  limit on usps38's instances, the LPs never);
+* for P > 1 (one-vs-rest with ONE shared ``d``, SimpleMKL Sec. 4) by the
+  variational ("eta-trick") alternation: the P SVMs at ``d`` (libsvm,
+  :func:`sskernels.solvers.mkl.svm_solution`), then ``d_m <- ||W_m|| / sum ||W_m||``
+  with ``W_mp = d_m psi_m^T beta_p``; each step decreases the jointly convex
+  ``1/2 sum_m ||W_m||^2 / d_m + C sum xi``; stopped on SimpleMKL's relative duality gap
+  ``(J(d) - sum alpha + 1/2 max_m sum_p (psi_m^T beta_p)^2) / J(d) <= tol`` (default
+  :data:`GAP_TOL` = 0.01, SimpleMKL's).  Slower than the P = 1 path: each step is P libsvm
+  solves, slow themselves when the effective C (``C / rho``, module
+  :mod:`sskernels.learners.label_aware`) is large.
+
+Fallbacks (recorded in the returned :class:`~sskernels.solvers.report.SolveInfo`, never
+silent): an LP failing (HiGHS status not optimal) or no root within 200 LPs -> the
+alternation; the alternation
+reaching ``max_iter`` with the gap above ``tol`` -> its last iterate.  All rescaled
+features being zero, or the optimum at ``W = 0`` (no feature helps the margin), gives the
+uniform ``d`` with ``degenerate`` set.
+
+Numerics (a choice): the rescaled features ``psi_m = phi_m / sqrt(s_m)`` are divided by
+``sqrt(a)``, ``a`` = the largest mean square of a feature over the training rows, and the
+problem is solved with ``a C`` in place of ``C`` (the SVM with kernel ``a K`` and ``C`` has
+the same decisions and the same minimizing ``d`` as with ``K`` and ``a C``:
+``J_{aK, C}(d) = J_{K, aC}(d) / a``), so that a tiny tail sum (large theta) does not make
+huge features; ``objective`` is reported in the original scale.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import highspy
+import numpy as np
+import scipy.sparse as sp
+
+from sskernels.solvers.highs import SolverError, _model, _solver
+from sskernels.solvers.mkl import svm_solution
+from sskernels.solvers.report import SolveInfo
+
+__all__ = ["LRCResult", "lrc_mkl", "relative_tail", "tail_count", "mkl_objective"]
+
+#: relative duality gap at which the alternation (P > 1) stops (SimpleMKL's toolbox default,
+#: as in :func:`sskernels.solvers.mkl.simplemkl`): with a large effective C (a small tail
+#: sum) each libsvm solve is slow, and 1e-3 took ~40 s on 300 labeled points, 1e-2 ~5 s
+GAP_TOL = 1e-2
+#: a rescaled weight below this (relative to the largest) is set to 0
+WEIGHT_PRECISION = 1e-9
+
+
+def tail_count(theta, n):
+    """``theta`` as a count in ``[0, n]``: an int as it is, a float in [0, 1] a fraction of n
+    (rounded to the nearest count)."""
+    if isinstance(theta, (int, np.integer)) and not isinstance(theta, bool):
+        if theta < 0:
+            raise ValueError(f"theta must be >= 0, got {theta}")
+        return int(min(theta, n))
+    theta = float(theta)
+    if not 0.0 <= theta <= 1.0:
+        raise ValueError(f"theta as a fraction of n must be in [0, 1], got {theta}")
+    return int(min(round(theta * n), n))
+
+
+def relative_tail(eigenvalues, theta_count):
+    """``sum_{j > theta} lambda_j / sum_j lambda_j`` (eigenvalues in any order; negative ones,
+    round-off of a PSD matrix, count as 0).  1 at ``theta = 0``, 0 at ``theta >= n``."""
+    lam = np.sort(np.clip(np.asarray(eigenvalues, dtype=float), 0.0, None))[::-1]
+    total = lam.sum()
+    if not total > 0:
+        raise ValueError("the empirical kernel has no positive eigenvalue")
+    return float(lam[theta_count:].sum() / total)
+
+
+def mkl_objective(Psi, Y, C, d):
+    """``J(d)`` (sum of the P SVM duals, libsvm) with kernel ``Psi diag(d) Psi^T`` and the
+    MKL dual bound ``sum alpha - 1/2 max_m sum_p (psi_m^T beta_p)^2``; returns
+    ``(J, dual_bound)``.  ``J - dual_bound >= 0`` is SimpleMKL's duality gap."""
+    sol = svm_solution((Psi * d) @ Psi.T, Y, C)
+    q = ((Psi.T @ sol.beta.T) ** 2).sum(axis=1)
+    return sol.J, sol.sum_alpha - 0.5 * float(q.max())
+
+
+@dataclass
+class LRCResult:
+    """Output of :func:`lrc_mkl`: ``d`` on the simplex (weights of the rescaled kernels),
+    ``mu = d / s`` (weights of the given kernels, ``sum mu s = 1``), ``objective`` =
+    ``min J`` in the original scale, ``degenerate``, ``info``."""
+
+    d: np.ndarray
+    mu: np.ndarray
+    objective: float
+    degenerate: bool
+    info: SolveInfo
+
+
+def _targets(Y):
+    Y = np.atleast_2d(np.asarray(Y, dtype=float))
+    if not np.all(np.abs(Y) == 1):
+        raise ValueError("targets must be -1 or +1")
+    return Y
+
+
+class _NormLP:
+    """The P = 1 primal with the norm as a bound, ``f(t) = min sum xi`` s.t. the margins and
+    ``sum_m (w+_m + w-_m) <= t`` (an LP, independent of C; HiGHS dual simplex, hot-started
+    when t changes).  ``solve(t)`` returns ``(w, f(t), lambda(t))``, ``lambda(t) = -f'(t)
+    >= 0`` the dual of the norm row."""
+
+    def __init__(self, Psi, y):
+        l, M = Psi.shape
+        self.M, self.l = M, l
+        yPsi = y[:, None] * Psi
+        # x = [w+ (M), w- (M), b, xi (l)]
+        A = sp.vstack([
+            sp.hstack([sp.csr_matrix(yPsi), sp.csr_matrix(-yPsi), sp.csr_matrix(y[:, None]),
+                       sp.identity(l, format="csr")]),
+            sp.csr_matrix(np.concatenate([np.ones(2 * M), np.zeros(1 + l)])[None]),
+        ]).tocsc()
+        c = np.concatenate([np.zeros(2 * M + 1), np.ones(l)])
+        col_lower = np.zeros(c.size)
+        col_lower[2 * M] = -np.inf
+        self.h = _solver()
+        self.h.passModel(_model(c, A, np.concatenate([np.ones(l), [-np.inf]]),
+                                np.concatenate([np.full(l, np.inf), [0.0]]), col_lower, np.inf))
+        self.solves = self.cold_starts = 0
+
+    def solve(self, t):
+        h = self.h
+        h.changeRowBounds(self.l, -highspy.kHighsInf, float(t))
+        h.run()
+        self.solves += 1
+        status = h.getModelStatus()
+        if status != highspy.HighsModelStatus.kOptimal:   # the hot start failed: cold start
+            h.clearSolver()
+            h.run()
+            self.cold_starts += 1
+            status = h.getModelStatus()
+        if status != highspy.HighsModelStatus.kOptimal:
+            raise SolverError(f"HiGHS ended with status {h.modelStatusToString(status)}")
+        sol = h.getSolution()
+        x = np.asarray(sol.col_value)
+        return (x[:self.M] - x[self.M:2 * self.M], float(h.getInfo().objective_function_value),
+                abs(float(sol.row_dual[self.l])))
+
+
+def _binary_lp(Psi, y, C, rtol=1e-9, max_solves=100):
+    """The P = 1 problem ``min_t t^2/2 + C f(t)`` (``f``: :class:`_NormLP`, convex, piecewise
+    linear): its minimizer is the root of ``g(t) = t - C lambda(t)`` (increasing, since
+    ``lambda = -f'`` is non-increasing).  Each step tries, in the bracket, the fixed point
+    ``t <- C lambda(t)`` (exact when the root lies on a linear piece of ``f``), else the
+    crossing of the two bracket ends' linear pieces (exact when the root is the kink between
+    them; a new piece otherwise), so a few LPs suffice; at the root the LP's ``w`` is the
+    optimum.  Returns ``(w, objective, lp)``, the objective ``||w||_1^2 / 2 + C sum xi`` of
+    the returned ``w``."""
+    lp = _NormLP(Psi, y)
+
+    def at(t):
+        w, f, lam = lp.solve(t)
+        return w, f, lam, 0.5 * float(np.abs(w).sum()) ** 2 + C * f
+
+    w, f, lam, obj = at(0.0)
+    if lam <= 0.0:                       # w = 0 is optimal
+        return w, obj, lp
+    lo = (0.0, f, lam)
+    hi = None
+    t = C * lam                          # g(C lambda(0)) >= 0: an upper bracket
+    while lp.solves < max_solves:
+        w, f, lam, obj = at(t)
+        g = t - C * lam
+        if abs(g) <= rtol * max(t, 1e-300):
+            return w, obj, lp
+        if hi is not None and lo[0] < t < hi[0]:
+            # on the lower end's piece and on the upper end's: t is their kink, the root
+            on_lo = abs(lo[1] - lo[2] * (t - lo[0]) - f) <= rtol * max(abs(f), 1.0)
+            on_hi = abs(hi[1] - hi[2] * (t - hi[0]) - f) <= rtol * max(abs(f), 1.0)
+            if on_lo and on_hi:
+                return w, obj, lp
+        if g < 0:
+            lo = (t, f, lam)
+        else:
+            hi = (t, f, lam)
+        if hi is None:
+            t = C * lam
+            continue
+        if hi[0] - lo[0] <= rtol * hi[0]:
+            w, f, lam, obj = at(hi[0])
+            return w, obj, lp
+        fixed = C * lam
+        if lo[0] < fixed < hi[0] and fixed != t:
+            t = fixed
+        elif lo[2] > hi[2]:              # the crossing of the two ends' pieces
+            cross = (hi[1] - lo[1] + hi[2] * hi[0] - lo[2] * lo[0]) / (hi[2] - lo[2])
+            t = cross if lo[0] < cross < hi[0] else 0.5 * (lo[0] + hi[0])
+        else:
+            t = 0.5 * (lo[0] + hi[0])
+    raise SolverError(f"no root of t = C lambda(t) within {max_solves} LP solves")
+
+
+def _alternation(Psi, Y, C, tol, max_iter):
+    """The eta-trick for P >= 1 from the uniform ``d``; returns ``(d, J, gap, iterations,
+    converged, zero)``, ``zero``: the optimum has ``W = 0`` (no kernel helps the margins)."""
+    M = Psi.shape[1]
+    d = np.full(M, 1.0 / M)
+    for it in range(1, max_iter + 1):
+        sol = svm_solution((Psi * d) @ Psi.T, Y, C)
+        G = Psi.T @ sol.beta.T                       # (M, P): psi_m^T beta_p
+        q = (G ** 2).sum(axis=1)
+        gap = 0.5 * (float(q.max()) - float(d @ q)) / max(sol.J, np.finfo(float).tiny)
+        norms = d * np.sqrt(q)                       # ||W_m||, W_mp = d_m psi_m^T beta_p
+        if not norms.sum() > 0:
+            return d, sol.J, gap, it, True, True
+        if gap <= tol:
+            return d, sol.J, gap, it, True, False
+        d = norms / norms.sum()
+    return d, sol.J, gap, max_iter, False, False
+
+
+def lrc_mkl(Phi, scales, Y, C, tol=None, max_iter=2000):
+    """l1-MKL over the rank-one kernels ``phi_m phi_m^T / s_m`` (Cortes et al. 2013's convex
+    algorithm; module docstring).
+
+    ``Phi`` (l, M) base vectors at the training points, ``scales`` (M,) positive tail sums
+    ``s_m``, ``Y`` (P, l) or (l,) targets in {-1, +1} (one row per one-vs-rest problem),
+    ``C > 0``.  Returns an :class:`LRCResult`.
+    """
+    tol = GAP_TOL if tol is None else tol
+    Phi = np.asarray(Phi, dtype=float)
+    s = np.asarray(scales, dtype=float)
+    Y = _targets(Y)
+    if Phi.ndim != 2 or s.shape != (Phi.shape[1],) or Y.shape[1] != Phi.shape[0]:
+        raise ValueError(f"shapes do not agree: Phi {Phi.shape}, scales {s.shape}, Y {Y.shape}")
+    if not (np.all(np.isfinite(s)) and np.all(s > 0)):
+        raise ValueError("the tail-sum scales must be positive and finite")
+    if not (np.isfinite(C) and C > 0):
+        raise ValueError(f"C must be positive, got {C!r}")
+    M = s.size
+    Psi = Phi / np.sqrt(s)
+    a = float((Psi ** 2).mean(axis=0).max())
+    a = a if a > 0 else 1.0
+    Psi /= np.sqrt(a)
+    C_eff = C * a
+    stats = {"kernels": M, "problems": Y.shape[0]}
+    fallback = None
+    if not np.any(Phi):
+        d = np.full(M, 1.0 / M)
+        info = SolveInfo("none", stats=stats)
+        return LRCResult(d, d / s, float("nan"), True, info)
+    solver = "highs-parametric-lp"
+    degenerate = False
+    w = None
+    if Y.shape[0] == 1:
+        try:
+            w, obj, lp = _binary_lp(Psi, Y[0], C_eff)
+            stats.update(objective=obj / a, lp_solves=lp.solves, lp_cold_starts=lp.cold_starts)
+        except SolverError as exc:
+            fallback = f"lrc-mkl parametric LP -> eta-trick ({exc})"
+    if w is not None:
+        aw = np.abs(w)
+        aw[aw < WEIGHT_PRECISION * max(aw.max(), np.finfo(float).tiny)] = 0.0
+        if not aw.sum() > 0:
+            degenerate = True
+            d = np.full(M, 1.0 / M)
+        else:
+            d = aw / aw.sum()
+        objective = stats["objective"]
+    else:
+        solver = "eta-trick-libsvm"
+        d, J, gap, it, converged, degenerate = _alternation(Psi, Y, C_eff, tol, max_iter)
+        stats.update(iterations=it, relative_duality_gap=gap)
+        objective = J / a
+        if not converged:
+            fallback = ((fallback + "; ") if fallback else "") + (
+                f"lrc-mkl eta-trick stopped at max_iter={max_iter} with relative duality gap "
+                f"{gap:.3g} > tol {tol:g} (last iterate returned)")
+        d = np.where(d < WEIGHT_PRECISION * d.max(), 0.0, d)
+        d /= d.sum()
+    info = SolveInfo(solver, fallback=fallback, stats=stats)
+    return LRCResult(d, d / s, float(objective), degenerate, info)

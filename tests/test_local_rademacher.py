@@ -1,0 +1,219 @@
+"""Local Rademacher complexity weighting (Cortes, Kloft & Mohri 2013) of the label-aware kernel:
+the solver against independent solvers, the tail-sum constraint, the reading's special cases."""
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize
+from sklearn.datasets import make_blobs, make_moons
+
+from sskernels.learners import LabelAwareKernel
+from sskernels.learners.label_aware import empirical_spectrum
+from sskernels.learners.registry import make_method
+from sskernels.learners.selection import default_grid
+from sskernels.solvers.mkl import simplemkl
+from sskernels.solvers.rademacher import lrc_mkl, mkl_objective, relative_tail, tail_count
+
+
+def partial(y, per_class, seed=0):
+    rng = np.random.default_rng(seed)
+    yp = np.full(len(y), -1)
+    for k in np.unique(y):
+        idx = rng.choice(np.flatnonzero(y == k), per_class, replace=False)
+        yp[idx] = y[idx]
+    return yp
+
+
+def small_instance(P=1, l=16, M=5, seed=0):
+    rng = np.random.default_rng(seed)
+    Phi = rng.normal(size=(l, M))
+    s = rng.uniform(0.3, 3.0, M)
+    if P == 1:
+        y = np.where(Phi[:, 0] + 0.5 * Phi[:, 1] + 0.3 * rng.normal(size=l) > 0, 1.0, -1.0)
+        return Phi, s, y[None]
+    k = np.argmax(Phi[:, :P] + 0.3 * rng.normal(size=(l, P)), axis=1)
+    return Phi, s, np.where(np.arange(P)[:, None] == k[None], 1.0, -1.0)
+
+
+def primal_slsqp(Phi, s, y, C):
+    """Independent: ``1/2 ||w||_1^2 + C sum hinge`` (w = w+ - w-, slacks explicit) by SLSQP."""
+    Psi = Phi / np.sqrt(s)
+    l, M = Psi.shape
+
+    def split(x):
+        return x[:M], x[M:2 * M], x[2 * M], x[2 * M + 1:]
+
+    def fun(x):
+        wp, wm, _, xi = split(x)
+        return 0.5 * (wp.sum() + wm.sum()) ** 2 + C * xi.sum()
+
+    def jac(x):
+        wp, wm, _, xi = split(x)
+        g = np.zeros_like(x)
+        g[:2 * M] = wp.sum() + wm.sum()
+        g[2 * M + 1:] = C
+        return g
+
+    A = np.hstack([y[:, None] * Psi, -y[:, None] * Psi, y[:, None], np.eye(l)])
+    cons = {"type": "ineq", "fun": lambda x: A @ x - 1.0, "jac": lambda x: A}
+    bounds = [(0, None)] * (2 * M) + [(None, None)] + [(0, None)] * l
+    x0 = np.concatenate([np.zeros(2 * M + 1), np.ones(l)])
+    res = minimize(fun, x0, jac=jac, bounds=bounds, constraints=[cons], method="SLSQP",
+                   options={"ftol": 1e-12, "maxiter": 1000})
+    assert res.success, res.message
+    return res.fun
+
+
+@pytest.mark.parametrize("C", [0.1, 1.0, 10.0])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_binary_optimum_matches_slsqp_and_simplemkl(C, seed):
+    Phi, s, Y = small_instance(seed=seed)
+    res = lrc_mkl(Phi, s, Y, C)
+    assert res.info.solver == "highs-parametric-lp" and res.info.fallback is None
+    assert res.objective == pytest.approx(primal_slsqp(Phi, s, Y[0], C), rel=1e-6)
+    # J(d) at our weights (libsvm) is the optimum, and SimpleMKL on the rescaled kernels
+    # (a different algorithm) reaches no lower value
+    Psi = Phi / np.sqrt(s)
+    J, bound = mkl_objective(Psi, Y, C, res.d)
+    assert J == pytest.approx(res.objective, rel=1e-5)
+    assert bound <= res.objective * (1 + 1e-6)
+    Ks = np.einsum("im,jm->mij", Psi, Psi)
+    ref = simplemkl(Ks, Y, C, tol=1e-4, max_iter=500)
+    assert res.objective <= ref.solution.J * (1 + 1e-6)
+    assert res.objective >= ref.solution.J * (1 - 1e-3)
+
+
+@pytest.mark.parametrize("C", [0.5, 5.0])
+def test_three_problems_certified_and_match_simplemkl(C):
+    Phi, s, Y = small_instance(P=3, l=24, M=6, seed=3)
+    res = lrc_mkl(Phi, s, Y, C, tol=1e-3)
+    assert res.info.solver == "eta-trick-libsvm" and res.info.fallback is None
+    assert res.info.stats["relative_duality_gap"] <= 1e-3
+    Psi = Phi / np.sqrt(s)
+    J, bound = mkl_objective(Psi, Y, C, res.d)
+    assert (J - bound) <= 1e-3 * J * (1 + 1e-6)
+    ref = simplemkl(np.einsum("im,jm->mij", Psi, Psi), Y, C, tol=1e-4, max_iter=500)
+    assert J == pytest.approx(ref.solution.J, rel=2e-3)
+
+
+def test_weights_satisfy_the_tail_sum_constraint():
+    Phi, s, Y = small_instance(seed=2)
+    res = lrc_mkl(Phi, s, Y, 3.0)
+    assert np.all(res.mu >= 0) and np.all(res.d >= 0)
+    assert res.d.sum() == pytest.approx(1.0, abs=1e-12)
+    assert float(res.mu @ s) == pytest.approx(1.0, abs=1e-12)
+
+
+def test_tail_helpers():
+    lam = np.array([4.0, 3.0, 2.0, 1.0, -1e-15])
+    assert relative_tail(lam, 0) == 1.0
+    assert relative_tail(lam, 2) == pytest.approx(0.3)
+    assert relative_tail(lam[::-1], 2) == pytest.approx(0.3)
+    assert relative_tail(lam, 5) == 0.0
+    assert tail_count(0.5, 10) == 5 and tail_count(3, 10) == 3 and tail_count(1.0, 10) == 10
+    assert tail_count(1, 10) == 1            # an int is a count, a float a fraction
+
+
+@pytest.fixture(scope="module")
+def moons():
+    X, y = make_moons(160, noise=0.1, random_state=0)
+    return X, y, partial(y, 8)
+
+
+def lrc(**kw):
+    return LabelAwareKernel(weighting="local-rademacher", eigen_solver="exact", **kw)
+
+
+def test_fit_constraint_and_theta_zero_is_trace_normalized_l1_mkl(moons):
+    X, y, yp = moons
+    est = lrc(theta=0, mkl_C=10.0).fit(X, yp)
+    assert est.theta_ == 0 and np.allclose(est.tail_ratios_, 1.0)
+    # s_m = mean diagonal of phi_m phi_m^T over the n points: trace normalization
+    assert np.allclose(est.tail_scales_, (est.basis_ ** 2).mean(axis=0))
+    assert float(est.mu_ @ est.tail_scales_) == pytest.approx(1.0, abs=1e-10)
+    lab = yp >= 0
+    Phi = est.basis_[lab]
+    ref = lrc_mkl(Phi, (est.basis_ ** 2).mean(axis=0), 2.0 * y[lab][None] - 1.0, 10.0)
+    np.testing.assert_allclose(est.mu_, ref.mu, atol=1e-12)
+    assert est.fit_report_.solvers == ["highs-parametric-lp"]
+
+
+def test_one_width_theta_only_rescales_C(moons):
+    """The reading's consequence: one width, one rho(theta): (theta, C) == (0, C / rho)."""
+    X, _, yp = moons
+    a = lrc(theta=0.5, mkl_C=1.0).fit(X, yp)
+    rho = a.tail_ratios_[0]
+    assert 0 < rho < 1
+    b = lrc(theta=0, mkl_C=1.0 / rho).fit(X, yp)
+    np.testing.assert_allclose(a.mu_ * a.tail_scales_, b.mu_ * b.tail_scales_, atol=1e-6)
+
+
+def test_several_widths_theta_reweights_the_widths(moons):
+    X, _, yp = moons
+    est = lrc(b_scales=[0.2, 5.0], theta=3, mkl_C=10.0).fit(X, yp)
+    lam = [empirical_spectrum(X, b) for b in est.b_]
+    expect = [relative_tail(v, est.theta_) for v in lam]
+    np.testing.assert_allclose(est.tail_ratios_, expect)
+    assert est.tail_ratios_[0] != pytest.approx(est.tail_ratios_[1], rel=1e-2)
+    assert float(est.mu_ @ est.tail_scales_) == pytest.approx(1.0, abs=1e-10)
+
+
+def test_theta_n_is_read_as_n_minus_1_and_noted(moons):
+    X, _, yp = moons
+    est = lrc(theta=1.0).fit(X, yp)
+    assert est.theta_ == X.shape[0] - 1
+    assert any("theta = n leaves an empty tail" in n for n in est.fit_report_.notes)
+
+
+def test_permutation_invariance(moons):
+    X, _, yp = moons
+    perm = np.random.default_rng(5).permutation(len(X))
+    a = lrc(theta=0.1, mkl_C=10.0).fit(X, yp)
+    b = lrc(theta=0.1, mkl_C=10.0).fit(X[perm], yp[perm])
+    np.testing.assert_allclose(b.kernel_, a.kernel_[np.ix_(perm, perm)], atol=1e-8)
+    np.testing.assert_array_equal(b.transduction_, a.transduction_[perm])
+
+
+def test_three_classes():
+    X, y = make_blobs(150, centers=3, cluster_std=0.8, random_state=0)
+    yp = partial(y, 6)
+    est = lrc(theta=0.1, mkl_C=10.0).fit(X, yp)
+    assert est.fit_report_.solvers == ["eta-trick-libsvm"]
+    assert not est.fit_report_.fallbacks
+    assert float(est.mu_ @ est.tail_scales_) == pytest.approx(1.0, abs=1e-10)
+    assert (est.transduction_ == y).mean() > 0.9
+    assert est.kernel(X[:5], X[:7]).shape == (5, 7)
+
+
+@pytest.mark.parametrize("params, match", [
+    ({"theta": -1}, "theta"),
+    ({"theta": 1.5}, "theta"),
+    ({"mkl_C": 0.0}, "mkl_C"),
+    ({"weighting": "rademacher"}, "weighting"),
+])
+def test_bad_parameters_raise(moons, params, match):
+    X, _, yp = moons
+    with pytest.raises(ValueError, match=match):
+        LabelAwareKernel(**params).fit(X, yp)
+
+
+def test_solver_rejects_bad_input():
+    Phi, s, Y = small_instance()
+    with pytest.raises(ValueError, match="positive"):
+        lrc_mkl(Phi, np.where(np.arange(s.size) == 0, 0.0, s), Y, 1.0)
+    with pytest.raises(ValueError, match="C must be positive"):
+        lrc_mkl(Phi, s, Y, -1.0)
+    with pytest.raises(ValueError, match="-1 or \\+1"):
+        lrc_mkl(Phi, s, 0.5 * Y, 1.0)
+    with pytest.raises(ValueError, match="shapes"):
+        lrc_mkl(Phi[:-1], s, Y, 1.0)
+
+
+def test_selection_grid_only_with_local_rademacher():
+    assert set(default_grid(LabelAwareKernel)) == {"b_scale"}
+    grid = default_grid(LabelAwareKernel, {"weighting": "local-rademacher"})
+    assert grid["theta"] == [0.1, 0.5, 0.8, 0.9, 1.0]
+    assert grid["mkl_C"] == [0.1, 1.0, 10.0, 100.0, 1000.0, 10000.0]
+    assert set(default_grid(LabelAwareKernel(weighting="local-rademacher"))) == {
+        "b_scale", "theta", "mkl_C"}
+    m = make_method("label-aware", weighting="local-rademacher", theta=0.5, b_scale=1.0)
+    assert m.param_grid == {"mkl_C": [0.1, 1.0, 10.0, 100.0, 1000.0, 10000.0]}
