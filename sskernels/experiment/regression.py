@@ -69,6 +69,8 @@ PUBLISHED = {
     }.items()},
     **{f"wang2015/table{t}": ([f"configs/wang2015/t{t}_{d}.yaml" for d in WANG_SETS],
                               ["error", "alignment"]) for t in (1, 2, 3)},
+    "wang2015/table2_lr": ([f"configs/wang2015/t2lr_{d}.yaml" for d in WANG_SETS],
+                           ["error", "alignment"]),
     "wang2015/wifi": (["configs/wang2015/wifi.yaml"], ["rmse", "mse"]),
 }
 
@@ -163,6 +165,10 @@ CHECKS = {c.stem: c for c in [
     Check("wang2015/table3", (
         Run("configs/wang2015/t3_bci.yaml", n_splits=2),
         Run("configs/wang2015/t3_usps38.yaml", ("alignf label-aware, 7 widths",), n_splits=1))),
+    # Table 2's local Rademacher columns: both rows with our selection on BCI, 1 split
+    Check("wang2015/table2_lr", (
+        Run("configs/wang2015/t2lr_bci.yaml", ("local Rademacher baseline",
+                                               "local Rademacher label-aware"), n_splits=1),)),
     # WiFi regression (rmse and mse): the SVR and the label-aware SVR on 3 splits, Gaussian
     # fields (dense, ~6 s a split with its width selection) on 1
     Check("wang2015/wifi", (
