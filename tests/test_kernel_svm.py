@@ -198,3 +198,23 @@ def test_input_validated_the_sklearn_way(wine_split):
     with pytest.raises(ValueError, match="features"):
         est.predict(X[:3, :5])
     assert clone(est).get_params()["kernel_learner"].beta == 10.0
+
+
+def test_libsvm_iteration_cap_is_reported(monkeypatch):
+    """libsvm stopping at its iteration cap (an uncapped fit once ran > 10 min) is a recorded
+    fallback, in the final fit and in the C selection's fold fits."""
+    import sskernels.learners.kernel_machines as km
+    from sklearn.datasets import make_moons
+
+    from sskernels.learners.registry import make_method
+
+    monkeypatch.setattr(km, "SVM_MAX_ITER", 2)
+    X, y = make_moons(120, noise=0.1, random_state=0)
+    yp = np.full(120, -1)
+    yp[:20] = y[:20]
+    est = km.KernelSVM(C=100.0).fit(X, yp)
+    assert any("iteration cap (2)" in n for n in est.fit_report_.notes)
+    sel = make_method("kernel-svm", C_grid=[1.0, 100.0]).fit(X, yp)
+    assert any(n.startswith("fallback: cv: libsvm stopped") for n in sel.fit_report_.notes)
+    monkeypatch.setattr(km, "SVM_MAX_ITER", 1_000_000)
+    assert not km.KernelSVM(C=100.0).fit(X, yp).fit_report_.notes

@@ -234,6 +234,7 @@ class SelectOnLabeled(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             best, scores = score_candidates(cands, predict, y_enc, n_folds=self.n_folds,
                                             random_state=self.random_state,
                                             protocol=self.protocol)
+            cv_report.merge(getattr(predict, "report", None), prefix="cv: ")
         else:
             best, scores = 0, np.array([np.nan])
         self.best_index_ = best
