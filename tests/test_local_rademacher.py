@@ -217,3 +217,55 @@ def test_selection_grid_only_with_local_rademacher():
         "b_scale", "theta", "mkl_C"}
     m = make_method("label-aware", weighting="local-rademacher", theta=0.5, b_scale=1.0)
     assert m.param_grid == {"mkl_C": [0.1, 1.0, 10.0, 100.0, 1000.0, 10000.0]}
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_C_path_equals_one_C_at_a_time(seed):
+    """A selection grid's C values solved on one LP (``C_path``) give each C's optimum."""
+    Phi, s, Y = small_instance(seed=seed)
+    grid = [0.01, 0.1, 0.3, 1.0, 3.0, 10.0, 100.0, 1e4]
+    for C in grid:
+        alone = lrc_mkl(Phi, s, Y, C)
+        shared = lrc_mkl(Phi, s, Y, C, C_path=grid)
+        assert shared.info.stats["lp_path"] == len(grid)
+        assert shared.objective == pytest.approx(alone.objective, rel=1e-7)
+        if 0.1 <= C <= 10.0:        # where SLSQP converges on these instances
+            assert shared.objective == pytest.approx(primal_slsqp(Phi, s, Y[0], C), rel=1e-6)
+        np.testing.assert_allclose(shared.d, alone.d, atol=1e-6)
+
+
+def test_C_path_result_does_not_depend_on_what_ran_before(moons):
+    """The path memo must not make a fit depend on the process's history: the same fit after
+    other candidates (or after clearing the memo) is bit-identical."""
+    import sskernels.solvers.rademacher as rad
+
+    X, _, yp = moons
+    rad._PATHS.clear()
+    first = lrc(theta=0.5, mkl_C=100.0).fit(X, yp).mu_
+    for theta in (0.1, 0.9):
+        for C in (0.1, 1e4):
+            lrc(theta=theta, mkl_C=C).fit(X, yp)
+    again = lrc(theta=0.5, mkl_C=100.0).fit(X, yp).mu_
+    rad._PATHS.clear()
+    fresh = lrc(theta=0.5, mkl_C=100.0).fit(X, yp).mu_
+    np.testing.assert_array_equal(first, again)
+    np.testing.assert_array_equal(first, fresh)
+
+
+def test_one_width_grid_is_one_lp_path(moons):
+    """With one width every (theta, mkl_C) of the grid shares the canonical scales: one path of
+    |THETAS| x |MKL_CS| C values, equal to the fit without the path."""
+    from sskernels.learners.label_aware import MKL_CS, THETAS
+
+    X, _, yp = moons
+    est = lrc(theta=0.8, mkl_C=10.0).fit(X, yp)
+    assert est.fit_report_.solvers == ["highs-parametric-lp"]
+    lam = empirical_spectrum(X, est.b_[0])
+    n = X.shape[0]
+    rhos = {max(relative_tail(lam, min(tail_count(t, n), n - 1)), 1e-12) for t in THETAS}
+    assert est.mkl_stats_["lp_path"] == len({C / r for r in rhos for C in MKL_CS}) > len(MKL_CS)
+    lab = yp >= 0
+    Y = 2.0 * yp[lab][None] - 1.0
+    ref = lrc_mkl(est.basis_[lab], est.tail_scales_, Y, 10.0)
+    np.testing.assert_allclose(est.mu_ * est.tail_scales_, ref.d, atol=1e-6)
+    assert est.mkl_objective_ == pytest.approx(ref.objective, rel=1e-7)

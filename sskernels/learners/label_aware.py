@@ -281,7 +281,8 @@ class LabelAwareKernel(EmbeddingKernel, RBFEigenbasis, SemiSupervisedClassifier)
     Fitted attributes: ``b_`` (the widths b), ``basis_`` (n, m) centered base vectors
     (per width: the label-aware vectors, then the eigenvectors), ``center_``, ``mu_``
     (alignf's weights, ``mu^T G mu = 1``, 0 on the unobserved vectors; local Rademacher:
-    ``sum_m mu_m s_m = 1`` with ``s_m`` = ``tail_scales_``, and ``theta_`` the count used),
+    ``sum_m mu_m s_m = 1`` with ``s_m`` = ``tail_scales_``, ``theta_`` the count used,
+    ``mkl_objective_`` and the solver's ``mkl_stats_``),
     ``observed_`` (the vectors alignf weighed), ``n_label_aware_``, ``alignment_`` (centered
     alignment of ``kernel_[L, L]`` with the ideal kernel, in [0, 1]), ``kernel_`` (n, n),
     ``scores_``, ``transduction_``, ``degenerate_``, ``fit_report_``.
@@ -407,27 +408,57 @@ class LabelAwareKernel(EmbeddingKernel, RBFEigenbasis, SemiSupervisedClassifier)
             self.fit_report_.note("degenerate", f"local rademacher: theta = n leaves an empty "
                                   f"tail; theta = n - 1 = {count} used (the smallest eigenvalue)")
         self.theta_ = count
-        rho = np.array([relative_tail(empirical_spectrum(X, b, self.metric, self.basis, key),
-                                      count) for b in self.b_])
+        rho = self._tail_ratios(X, key, count, floor=False)
         if np.any(rho < TAIL_FLOOR):
             self.fit_report_.note("degenerate", f"local rademacher: relative tail sum below "
                                   f"{TAIL_FLOOR:g} at theta = {count} floored there")
             rho = np.maximum(rho, TAIL_FLOOR)
         self.tail_ratios_ = rho
-        s = (Phi ** 2).mean(axis=0) * rho[width_of]
+        mean_sq = (Phi ** 2).mean(axis=0)
+        s = mean_sq * rho[width_of]
         self.tail_scales_ = s
         used = s > 0                      # a base vector that is 0 after centering: weight 0
         Y = (2.0 * y_enc - 1.0)[None] if c == 2 else 2.0 * indicator(y_enc, c).T - 1.0
-        res = lrc_mkl(Phi[np.ix_(labeled, used)], s[used], Y, self.mkl_C)
+        # The MKL with scales s and C equals the one with scales s / r and C / r (the same d):
+        # with r = max rho, every (theta, mkl_C) of the selection grid whose s / r is the same
+        # (with one width: all of them) is one LP path in C (solvers.rademacher.lrc_mkl)
+        r = rho.max()
+        canonical = mean_sq * (rho / r)[width_of]
+        path = [C / r_t for r_t in self._grid_tail_maxima(X, key, canonical, mean_sq, width_of)
+                for C in MKL_CS]
+        res = lrc_mkl(Phi[np.ix_(labeled, used)], canonical[used], Y, self.mkl_C / r,
+                      C_path=path)
         self.fit_report_.add(res.info, "local rademacher")
         self.degenerate_ = res.degenerate
         if res.degenerate:
             self.fit_report_.note("degenerate", "local rademacher: the MKL optimum has no "
                                   "kernel weight (w = 0); uniform weights used")
         mu = np.zeros(s.size)
-        mu[used] = res.mu
-        self.mkl_objective_ = res.objective
+        mu[used] = res.d / s[used]
+        self.mkl_objective_ = res.objective * r
+        self.mkl_stats_ = res.info.stats
         return mu
+
+    @staticmethod
+    def _tail_count(theta, n):
+        """theta as a count, theta = n read as n - 1 (as in ``fit``)."""
+        return min(tail_count(theta, n), n - 1)
+
+    def _tail_ratios(self, X, key, count, floor=True):
+        """``rho_b(theta)`` per width (floored at :data:`TAIL_FLOOR` with ``floor``)."""
+        rho = np.array([relative_tail(empirical_spectrum(X, b, self.metric, self.basis, key),
+                                      count) for b in self.b_])
+        return np.maximum(rho, TAIL_FLOOR) if floor else rho
+
+    def _grid_tail_maxima(self, X, key, canonical, mean_sq, width_of):
+        """``max_b rho_b(theta')`` of the grid's thetas (:data:`THETAS`) whose canonical
+        scales equal ``canonical`` (these candidates share the LP)."""
+        out = []
+        for theta in THETAS:
+            rho = self._tail_ratios(X, key, self._tail_count(theta, X.shape[0]))
+            if np.array_equal(mean_sq * (rho / rho.max())[width_of], canonical):
+                out.append(rho.max())
+        return out
 
     def _alignf_weights(self, raw, Phi, labeled, C_L):
         """alignf's weights ``mu_`` over the observed base vectors (module docstring:
