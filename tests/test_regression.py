@@ -84,7 +84,8 @@ def _schema_tables():
 
 
 TIME_TABLES = {"mao2010/table3", "wang2015/table1_time", "wang2015/table2_time",
-               "wang2015/table2_lr_time", "wang2015/table3_time"}
+               "wang2015/table2_lr_time", "wang2015/table3_time",
+               "wang2015/table3_lr_time"}
 
 
 def test_every_committed_table_is_checked_and_published_per_split():
