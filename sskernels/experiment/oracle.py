@@ -18,6 +18,13 @@ papers' protocol for a row of its own, which the spec must label "oracle":
 * what it chose and every candidate's test accuracy go into the record (``oracle``);
   the record's ``seconds`` is the time of fitting the whole grid (the protocol's cost).
 
+**Speed.**  An estimator may offer ``_transduction_predictor(X, y, keys)`` returning
+``predict(params)`` (or None when it cannot handle the grid's parameter names ``keys``): the
+``transduction_`` that ``clone(est).set_params(**params).fit(X, y)`` would have, sharing work
+between candidates (e.g. :class:`~sskernels.learners.kernel_machines.KernelSVM`: the C values
+of one kernel share the kernel learner's fit and the kernel's labeled columns).  It must equal
+the generic rule; only the chosen candidate is then fitted as an estimator.
+
 This lives in ``experiment/`` and not in ``learners/``: a learner never sees test labels.
 """
 
@@ -67,11 +74,19 @@ def oracle_fit(est, X, y_partial, y_true):
     y_partial = np.asarray(y_partial)
     unl = y_partial == UNLABELED
     truth = np.asarray(y_true)[unl]
+    fast = getattr(base, "_transduction_predictor", None)
+    predict = fast(X, y_partial, tuple(grid)) if fast is not None else None
     best, best_correct, best_index, accuracy = None, -1, -1, []
     for i, cand in enumerate(cands):
-        fitted = clone(base).set_params(**cand).fit(X, y_partial)
-        correct = int(np.sum(np.asarray(fitted.transduction_)[unl] == truth))
+        if predict is None:
+            fitted = clone(base).set_params(**cand).fit(X, y_partial)
+            transduction = fitted.transduction_
+        else:
+            fitted, transduction = None, predict(cand)
+        correct = int(np.sum(np.asarray(transduction)[unl] == truth))
         accuracy.append(100.0 * correct / max(int(unl.sum()), 1))
         if correct > best_correct:              # strict: the first of tied candidates wins
             best, best_correct, best_index = fitted, correct, i
+    if best is None:                            # the fast path: fit the chosen candidate
+        best = clone(base).set_params(**cands[best_index]).fit(X, y_partial)
     return best, {"best_index": best_index, "params": cands, "accuracy": accuracy}

@@ -41,7 +41,13 @@ from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 from sklearn.utils._param_validation import HasMethods, Interval
+from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted
+
+try:                                  # libsvm as SVC calls it (capped_svc_predict)
+    from sklearn.svm import _libsvm
+except ImportError:                   # pragma: no cover - a scikit-learn without it
+    _libsvm = None
 
 from sskernels.graph import fingerprint
 from sskernels.learners.base import UNLABELED, SemiSupervisedClassifier
@@ -64,6 +70,51 @@ def capped_svc(C, K, y):
         warnings.simplefilter("always", ConvergenceWarning)
         svc = SVC(kernel="precomputed", C=C, max_iter=SVM_MAX_ITER).fit(K, y)
     return svc, any(issubclass(w.category, ConvergenceWarning) for w in caught)
+
+
+def capped_svc_predict(C, K, y, K_pred):
+    """``capped_svc(C, K, y)``'s predictions on the rows ``K_pred`` (``K(points, train)``):
+    ``(labels, capped)``, without the fitted estimator.
+
+    The same libsvm calls with the same arguments as ``SVC(kernel="precomputed", C,
+    max_iter=SVM_MAX_ITER).fit(K, y).predict(K_pred)`` (so the same labels), without
+    scikit-learn's estimator and input validation around them: a fold fit of the C selection
+    or an oracle candidate costs a fraction of a millisecond of libsvm, and the validation
+    of ``fit`` and ``predict`` took about twice that.  Anything unusual (fewer than 2
+    classes, non-finite output, a scikit-learn without ``sklearn.svm._libsvm``) goes through
+    ``SVC`` itself.
+    """
+    if _libsvm is None:
+        return _svc_predict(C, K, y, K_pred)
+    classes, y_idx = np.unique(np.asarray(y), return_inverse=True)
+    if classes.size < 2:
+        return _svc_predict(C, K, y, K_pred)
+    # SVC.fit draws libsvm's seed from the global RNG (check_random_state(None)): drawn here
+    # too, so that the global RNG's state after this call is the same as after SVC's
+    seed = check_random_state(None).randint(np.iinfo("i").max)
+    K = np.ascontiguousarray(K, dtype=np.float64)
+    _libsvm.set_verbosity_wrap(0)
+    (support, support_vectors, n_support, dual_coef, intercept, prob_a, prob_b, status,
+     _) = _libsvm.fit(K, np.asarray(y_idx, dtype=np.float64, order="C"), svm_type=0,
+                      sample_weight=np.empty(0), class_weight=np.ones(classes.size),
+                      kernel="precomputed", C=float(C), nu=0.0, probability=False, degree=3,
+                      shrinking=True, tol=1e-3, cache_size=200, coef0=0.0, gamma=0.0,
+                      epsilon=0.0, max_iter=SVM_MAX_ITER, random_seed=seed)
+    if not (np.isfinite(intercept).all() and np.isfinite(dual_coef).all()):
+        raise ValueError("The dual coefficients or intercepts are not finite. The input data "
+                         "may contain large values and need to be preprocessed.")
+    K_pred = np.ascontiguousarray(K_pred, dtype=np.float64)
+    if K_pred.ndim != 2 or K_pred.shape[1] != K.shape[0]:
+        raise ValueError(f"K_pred must have {K.shape[0]} columns, got shape {K_pred.shape}")
+    pred = _libsvm.predict(K_pred, support, support_vectors, n_support, dual_coef, intercept,
+                           prob_a, prob_b, svm_type=0, kernel="precomputed", degree=3,
+                           coef0=0.0, gamma=0.0, cache_size=200)
+    return classes.take(np.asarray(pred, dtype=np.intp)), status == 1
+
+
+def _svc_predict(C, K, y, K_pred):
+    svc, capped = capped_svc(C, K, y)
+    return svc.predict(K_pred), capped
 
 
 def _cap_note(C):
@@ -188,12 +239,48 @@ class KernelSVM(SemiSupervisedClassifier):
         def predict(params, train, test):
             if np.unique(y_enc[train]).size < 2:
                 return np.full(test.size, y_enc[train][0])
-            svc, capped = capped_svc(params["C"], K_LL[np.ix_(train, train)], y_enc[train])
+            pred, capped = capped_svc_predict(params["C"], K_LL[np.ix_(train, train)],
+                                              y_enc[train], K_LL[np.ix_(test, train)])
             if capped:
                 report.note("fallback", _cap_note(params["C"]))
-            return svc.predict(K_LL[np.ix_(test, train)])
+            return pred
 
         predict.report = report      # SelectOnLabeled merges it (fold fits' fallbacks)
+        return predict
+
+    def _transduction_predictor(self, X, y, keys):
+        """``predict(params)``: the ``transduction_`` of ``clone(self).set_params(**params)
+        .fit(X, y)``, for a grid over ``C`` and the kernel learner's parameters
+        (``kernel_learner__*``; :func:`sskernels.experiment.oracle.oracle_fit`).
+
+        Consecutive candidates with the same kernel-learner parameters (the C values of one
+        kernel) share one kernel-learner fit and the scaled labeled columns ``K[:, L]`` of its
+        kernel; each C refits only the SVM.  The arrays given to libsvm are those of
+        :meth:`fit` (the same elementwise scaling of the same kernel), so the predictions
+        are equal.  None when a key is neither.
+        """
+        prefix = "kernel_learner__"
+        if self.kernel_learner is None or not all(k == "C" or k.startswith(prefix)
+                                                  for k in keys):
+            return None
+        probe = clone(self)
+        X, labeled, y_enc = probe._fit_start(X, y)
+        classes = probe.classes_
+        current = {}
+
+        def predict(params):
+            probe.set_params(**params)
+            probe._validate_params()
+            key = [(k, v) for k, v in params.items() if k != "C"]
+            if current.get("key") != key:
+                current.clear()
+                learner = _fitted_learner(probe.kernel_learner, X, labeled, y_enc)
+                K = np.asarray(learner.kernel_, dtype=float)
+                scale = float(np.mean(np.diag(K)))
+                current.update(key=key, K_L=K[:, labeled] / (scale if scale > 0 else 1.0))
+            K_L = current["K_L"]
+            return classes[capped_svc_predict(float(probe.C), K_L[labeled], y_enc, K_L)[0]]
+
         return predict
 
     def fit(self, X, y):
