@@ -76,7 +76,19 @@ def oracle_fit(est, X, y_partial, y_true):
     truth = np.asarray(y_true)[unl]
     fast = getattr(base, "_transduction_predictor", None)
     predict = fast(X, y_partial, tuple(grid)) if fast is not None else None
-    best, best_correct, best_index, accuracy = None, -1, -1, []
+    if predict is not None:
+        best, info = _scan(cands, base, predict, X, y_partial, unl, truth)
+        if best is not None:
+            return best, info
+        # the chosen candidate's fit disagrees with the fast path: the generic rule decides
+    return _scan(cands, base, None, X, y_partial, unl, truth)
+
+
+def _scan(cands, base, predict, X, y_partial, unl, truth):
+    """Score every candidate, by ``predict(candidate)`` (the fast path) or by fitting
+    ``clone(base)``; the fast path then fits the chosen candidate and returns ``(None, None)``
+    if that fit's ``transduction_`` is not the one it scored."""
+    best, best_pred, best_correct, best_index, accuracy = None, None, -1, -1, []
     for i, cand in enumerate(cands):
         if predict is None:
             fitted = clone(base).set_params(**cand).fit(X, y_partial)
@@ -86,7 +98,9 @@ def oracle_fit(est, X, y_partial, y_true):
         correct = int(np.sum(np.asarray(transduction)[unl] == truth))
         accuracy.append(100.0 * correct / max(int(unl.sum()), 1))
         if correct > best_correct:              # strict: the first of tied candidates wins
-            best, best_correct, best_index = fitted, correct, i
-    if best is None:                            # the fast path: fit the chosen candidate
+            best, best_pred, best_correct, best_index = fitted, transduction, correct, i
+    if predict is not None:                     # the fast path: fit the chosen candidate
         best = clone(base).set_params(**cands[best_index]).fit(X, y_partial)
+        if not np.array_equal(np.asarray(best.transduction_), np.asarray(best_pred)):
+            return None, None
     return best, {"best_index": best_index, "params": cands, "accuracy": accuracy}

@@ -219,11 +219,13 @@ class KernelSVM(SemiSupervisedClassifier):
         return pre(X) if pre is not None else None
 
     def _learned_kernel(self, X, labeled, y_enc):
-        """The fitted kernel learner and its kernel scaled to unit mean diagonal."""
+        """The fitted kernel learner, the labeled columns ``K[:, labeled]`` of its kernel
+        scaled to unit mean diagonal, and the scale (the mean diagonal).  Only those columns
+        are divided by the scale (elementwise: the entries of the whole scaled kernel)."""
         learner = _fitted_learner(self._learner_template(), X, labeled, y_enc)
         K = np.asarray(learner.kernel_, dtype=float)
         scale = float(np.mean(np.diag(K)))
-        return learner, K / (scale if scale > 0 else 1.0), scale
+        return learner, K[:, labeled] / (scale if scale > 0 else 1.0), scale
 
     def _fold_predictor(self, X, labeled, y_enc, keys):
         """C candidates share one kernel-learner fit (all labels); folds refit only the SVM."""
@@ -231,8 +233,8 @@ class KernelSVM(SemiSupervisedClassifier):
             return None
         self._validate_params()
         X = check_array(X, accept_sparse=self.accept_sparse, dtype=np.float64)
-        _, K, _ = self._learned_kernel(X, labeled, y_enc)
-        K_LL = K[np.ix_(labeled, labeled)]
+        _, K_L, _ = self._learned_kernel(X, labeled, y_enc)
+        K_LL = K_L[labeled]
 
         report = FitReport()
 
@@ -255,9 +257,10 @@ class KernelSVM(SemiSupervisedClassifier):
 
         Consecutive candidates with the same kernel-learner parameters (the C values of one
         kernel) share one kernel-learner fit and the scaled labeled columns ``K[:, L]`` of its
-        kernel; each C refits only the SVM.  The arrays given to libsvm are those of
-        :meth:`fit` (the same elementwise scaling of the same kernel), so the predictions
-        are equal.  None when a key is neither.
+        kernel (:func:`_labeled_columns`: for an embedding kernel without the n x n
+        product); each C refits only the SVM.  The arrays given to libsvm are those of
+        :meth:`fit` (the same elementwise scaling of the same kernel entries), so the
+        predictions are equal.  None when a key is neither.
         """
         prefix = "kernel_learner__"
         if self.kernel_learner is None or not all(k == "C" or k.startswith(prefix)
@@ -275,9 +278,9 @@ class KernelSVM(SemiSupervisedClassifier):
             if current.get("key") != key:
                 current.clear()
                 learner = _fitted_learner(probe.kernel_learner, X, labeled, y_enc)
-                K = np.asarray(learner.kernel_, dtype=float)
-                scale = float(np.mean(np.diag(K)))
-                current.update(key=key, K_L=K[:, labeled] / (scale if scale > 0 else 1.0))
+                K_L, diag = _labeled_columns(learner, labeled)
+                scale = float(np.mean(diag))
+                current.update(key=key, K_L=K_L / (scale if scale > 0 else 1.0))
             K_L = current["K_L"]
             return classes[capped_svc_predict(float(probe.C), K_L[labeled], y_enc, K_L)[0]]
 
@@ -285,14 +288,13 @@ class KernelSVM(SemiSupervisedClassifier):
 
     def fit(self, X, y):
         X, labeled, y_enc = self._fit_start(X, y)
-        learner, K, scale = self._learned_kernel(X, labeled, y_enc)
+        learner, K_L, scale = self._learned_kernel(X, labeled, y_enc)
         self.learner_ = learner
         self.fit_report_.merge(getattr(learner, "fit_report_", None), prefix="kernel: ")
         if not scale > 0:
             self.fit_report_.note("degenerate", "the learned kernel has a zero diagonal "
                                   f"(mean {scale:g}): SVM on the unscaled kernel")
         self.kernel_scale_ = scale if scale > 0 else 1.0
-        K_L = K[:, labeled]
         self.C_ = float(self.C)
         self.svc_, capped = capped_svc(self.C_, K_L[labeled], y_enc)
         self.fit_report_.add(SolveInfo("libsvm",
@@ -328,6 +330,39 @@ class KernelSVM(SemiSupervisedClassifier):
         """Labels of new points: libsvm's one-vs-one vote on ``K(x, X_L)``."""
         K_xL = self._K_xL(X)
         return self.classes_[self.svc_.predict(K_xL)]
+
+
+#: rows per block of the diagonal in :func:`_labeled_columns`
+_DIAG_BLOCK = 128
+
+
+def _labeled_columns(learner, labeled):
+    """``(K[:, labeled], diag(K))`` of a fitted kernel learner's ``kernel_`` (unscaled).
+
+    For an :class:`~sskernels.learners.label_aware.EmbeddingKernel` (``K = (P mu) P^T``, the
+    Wang et al. designs and label-aware) whose n x n kernel is not computed yet, only the
+    product with the labeled rows, ``(P mu) P_L^T``, and the diagonal by blocks of rows,
+    ``diag((P_B mu) P_B^T)``: the same dot products as the full product's entries, O(n l k)
+    instead of O(n^2 k).  (BLAS computes an entry of a product from its row and column alone,
+    in an order set by the inner dimension: a subset of the columns or rows gives the same
+    entries; ``tests/test_kernel_svm.py`` checks it on the designs.)  Otherwise the columns
+    and diagonal of ``kernel_``.
+    """
+    from sskernels.learners.label_aware import EmbeddingKernel
+
+    cls = type(learner)
+    if (isinstance(learner, EmbeddingKernel) and cls.kernel_ is EmbeddingKernel.kernel_
+            and cls.kernel is EmbeddingKernel.kernel
+            and learner.__dict__.get("_kernel_memo") is None):
+        P = learner.embedding()
+        Pm = P * learner.mu_
+        diag = np.empty(P.shape[0])
+        for i in range(0, P.shape[0], _DIAG_BLOCK):
+            b = slice(i, i + _DIAG_BLOCK)
+            diag[b] = np.diag(Pm[b] @ P[b].T)
+        return Pm @ P[labeled].T, diag
+    K = np.asarray(learner.kernel_, dtype=float)
+    return K[:, labeled], np.diag(K)
 
 
 #: fitted kernel learners, by (data, labels, learner parameters); a few entries
