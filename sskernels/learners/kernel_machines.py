@@ -269,20 +269,25 @@ class KernelSVM(SemiSupervisedClassifier):
         probe = clone(self)
         X, labeled, y_enc = probe._fit_start(X, y)
         classes = probe.classes_
-        current = {}
+        current, valid_C, current_fp = {}, set(), fingerprint(X)
 
         def predict(params):
-            probe.set_params(**params)
-            probe._validate_params()
             key = [(k, v) for k, v in params.items() if k != "C"]
             if current.get("key") != key:
                 current.clear()
-                learner = _fitted_learner(probe.kernel_learner, X, labeled, y_enc)
+                probe.set_params(**params)
+                probe._validate_params()
+                learner = _oracle_learner(probe.kernel_learner, X, labeled, y_enc, current_fp)
                 K_L, diag = _labeled_columns(learner, labeled)
                 scale = float(np.mean(diag))
                 current.update(key=key, K_L=K_L / (scale if scale > 0 else 1.0))
+            C = params.get("C", probe.C)
+            if C not in valid_C:                   # each C value validated once
+                probe.set_params(C=C)
+                probe._validate_params()
+                valid_C.add(C)
             K_L = current["K_L"]
-            return classes[capped_svc_predict(float(probe.C), K_L[labeled], y_enc, K_L)[0]]
+            return classes[capped_svc_predict(float(C), K_L[labeled], y_enc, K_L)[0]]
 
         return predict
 
@@ -330,6 +335,22 @@ class KernelSVM(SemiSupervisedClassifier):
         """Labels of new points: libsvm's one-vs-one vote on ``K(x, X_L)``."""
         K_xL = self._K_xL(X)
         return self.classes_[self.svc_.predict(K_xL)]
+
+
+def _oracle_learner(template, X, labeled, y_enc, key):
+    """The kernel learner of one oracle candidate: :func:`_fitted_learner`, or for a learner
+    with ``_fit_labeled(X, labeled, y_enc, key, evaluate)`` (the Wang et al. designs) that
+    computation on the already validated data, without what only describes the fit (its
+    kernel, ``mu_`` and embedding are those of ``fit``)."""
+    fit_labeled = getattr(template, "_fit_labeled", None)
+    if fit_labeled is None:
+        return _fitted_learner(template, X, labeled, y_enc)
+    learner = clone(template)
+    learner._validate_params()
+    learner.classes_, learner.labeled_ = np.unique(y_enc), np.asarray(labeled)
+    learner.fit_report_ = FitReport()
+    learner._fit_labeled(X, learner.labeled_, y_enc, key, evaluate=False)
+    return learner
 
 
 #: rows per block of the diagonal in :func:`_labeled_columns`
