@@ -40,8 +40,8 @@ from joblib import hash as joblib_hash
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
-from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.validation import check_array, check_is_fitted
 
 try:                                  # libsvm as SVC calls it (capped_svc_predict)
@@ -364,10 +364,12 @@ def _labeled_columns(learner, labeled):
     Wang et al. designs and label-aware) whose n x n kernel is not computed yet, only the
     product with the labeled rows, ``(P mu) P_L^T``, and the diagonal by blocks of rows,
     ``diag((P_B mu) P_B^T)``: the same dot products as the full product's entries, O(n l k)
-    instead of O(n^2 k).  (BLAS computes an entry of a product from its row and column alone,
-    in an order set by the inner dimension: a subset of the columns or rows gives the same
-    entries; ``tests/test_kernel_svm.py`` checks it on the designs.)  Otherwise the columns
-    and diagonal of ``kernel_``.
+    instead of O(n^2 k).  That they are bitwise the same entries is what the BLAS does (an
+    entry is accumulated over the inner dimension in an order that does not depend on which
+    other rows and columns are multiplied; OpenBLAS here), not a law:
+    ``tests/test_kernel_svm.py`` checks it on the designs, and the oracle refits its chosen
+    candidate the ordinary way and redoes the grid the generic way should the two disagree.
+    Otherwise the columns and diagonal of ``kernel_``.
     """
     from sskernels.learners.label_aware import EmbeddingKernel
 
