@@ -199,3 +199,35 @@ def test_kernel_svm_on_the_designs_from_a_spec(tmp_path):
     df = run_spec(spec, progress=False)
     acc = df[df.metric == "accuracy"].value.astype(float)
     assert len(acc) == 4 and (acc > 80.0).all()                      # chance: 33 %
+
+
+@pytest.mark.parametrize("cls", DESIGNS)
+@pytest.mark.parametrize("protocol", ["kfold", "one-fold-labeled"])
+def test_fold_predictor_equals_the_generic_rule(monkeypatch, cls, protocol):
+    """The designs' fold fits without the estimator (``_fold_predictor``) score every width
+    (and delta) as fitting with the fold's labels hidden does, three classes (folds that
+    miss a class included), and report the same fallbacks."""
+    from sskernels.learners import selection
+    from sskernels.learners.selection import SelectOnLabeled, default_grid
+
+    X, y = load_digits(n_class=3, return_X_y=True)
+    X, y = X[:240], y[:240]
+    yp = partial(y, 4, seed=1)
+    est = cls(n_components=20)
+    grid = default_grid(est)
+
+    def no_generic(*a, **k):
+        raise AssertionError("the fast path was not used")
+
+    with monkeypatch.context() as m:
+        m.setattr(selection, "generic_fold_predictor", no_generic)
+        fast = SelectOnLabeled(est, grid, protocol=protocol).fit(X, yp)
+    with monkeypatch.context() as m:
+        m.setattr(cls, "_fold_predictor", lambda self, *a: None)
+        slow = SelectOnLabeled(est, grid, protocol=protocol).fit(X, yp)
+    np.testing.assert_array_equal(fast.cv_results_["mean_test_score"],
+                                  slow.cv_results_["mean_test_score"])
+    assert fast.best_params_ == slow.best_params_
+    assert fast.fit_report_.as_dict() == slow.fit_report_.as_dict()
+    np.testing.assert_array_equal(fast.transduction_, slow.transduction_)
+    assert est._fold_predictor(X, np.flatnonzero(yp >= 0), y[yp >= 0], ("nope",)) is None

@@ -218,3 +218,118 @@ def test_libsvm_iteration_cap_is_reported(monkeypatch):
     assert any(n.startswith("fallback: cv: libsvm stopped") for n in sel.fit_report_.notes)
     monkeypatch.setattr(km, "SVM_MAX_ITER", 1_000_000)
     assert not km.KernelSVM(C=100.0).fit(X, yp).fit_report_.notes
+
+
+# ---------------------------------------------------------------- fast paths: the same numbers
+
+def test_capped_svc_predict_equals_svc_fit_and_predict(monkeypatch):
+    """The bare libsvm calls give SVC's labels and cap flag (two and three classes, labels
+    that are not 0..c-1), and draw from the global RNG as SVC does."""
+    rng = np.random.default_rng(0)
+    for trial in range(12):
+        c = 2 + trial % 2
+        P = rng.normal(size=(60, 6)) * rng.random(6) ** (3 if trial % 4 == 0 else 1)
+        K = P @ P.T
+        L = rng.choice(60, 24, replace=False)
+        y = rng.integers(0, c, L.size) * (2 if trial % 3 == 0 else 1)
+        C = (0.1, 10.0, 1e4)[trial % 3]
+        svc, capped = km.capped_svc(C, K[np.ix_(L, L)], y)
+        pred, capped_fast = km.capped_svc_predict(C, K[np.ix_(L, L)], y, K[:, L])
+        np.testing.assert_array_equal(pred, svc.predict(K[:, L]))
+        assert pred.dtype == svc.predict(K[:, L]).dtype and capped_fast == capped
+    np.random.seed(3)
+    km.capped_svc(1.0, np.eye(4), [0, 1, 0, 1])
+    after_svc = np.random.rand()
+    np.random.seed(3)
+    km.capped_svc_predict(1.0, np.eye(4), [0, 1, 0, 1], np.eye(4))
+    assert np.random.rand() == after_svc
+    monkeypatch.setattr(km, "SVM_MAX_ITER", 2)
+    K_LL = K[np.ix_(L, L)]
+    assert km.capped_svc(1e4, K_LL, y)[1] and km.capped_svc_predict(1e4, K_LL, y, K_LL)[1]
+
+
+def _designs():
+    from sskernels.learners import (ClusterKernel, DiffusionKernel, LabelAwareKernel,
+                                    MaxAlignmentKernel)
+    return [ClusterKernel(n_components=15), DiffusionKernel(n_components=15),
+            MaxAlignmentKernel(n_components=15), LabelAwareKernel(n_components=15)]
+
+
+@pytest.mark.parametrize("learner", _designs(), ids=lambda e: type(e).__name__)
+def test_labeled_columns_are_the_kernels_entries(wine_split, learner):
+    """``_labeled_columns`` (product with the labeled rows, diagonal by blocks) gives exactly
+    the entries of the learner's n x n kernel."""
+    X, _, yp, lab = wine_split
+    fitted = clone(learner).fit(X, yp)
+    cols, diag = km._labeled_columns(fitted, lab)        # before kernel_ is memoized
+    K = fitted.kernel_
+    np.testing.assert_array_equal(cols, K[:, lab])
+    np.testing.assert_array_equal(diag, np.diag(K))
+    assert float(np.mean(diag)) == float(np.mean(np.diag(K)))
+    cols2, diag2 = km._labeled_columns(fitted, lab)      # memoized kernel: its own entries
+    np.testing.assert_array_equal(cols2, K[:, lab])
+    np.testing.assert_array_equal(diag2, np.diag(K))
+
+
+@pytest.mark.parametrize("design", ["diffusion-kernel", "cluster-kernel",
+                                    "max-alignment-kernel", "tsk"])
+def test_oracle_fast_path_equals_fitting_every_candidate(wine_split, monkeypatch, design):
+    """The oracle's per-candidate accuracies, its choice and the chosen fit are those of
+    fitting every candidate separately (the generic rule)."""
+    from sskernels.experiment import oracle
+
+    X, y, yp, _ = wine_split
+    params = {"n_components": 15} if design != "tsk" else {"n_components": 10}
+    if design == "diffusion-kernel":
+        params["delta"] = [1.0, 1e-1, 1e-3]
+    if design != "tsk":
+        params["b_scale"] = [1.0, 0.2, 5.0]
+    else:
+        params["beta"] = [1.0, 0.5]
+    est = make_method("kernel-svm", kernel=design, kernel_params=params,
+                      C_grid=[0.1, 1, 10, 1000])
+    base, grid = oracle.flatten(est)
+    fast = base._transduction_predictor(X, yp, tuple(grid))
+    assert fast is not None
+    for cand in oracle.candidates(grid):                 # every candidate, not only the best
+        ref = clone(base).set_params(**cand).fit(X, yp)
+        np.testing.assert_array_equal(fast(cand), ref.transduction_)
+    best_fast, info_fast = oracle.oracle_fit(est, X, yp, y)
+    monkeypatch.setattr(KernelSVM, "_transduction_predictor", lambda self, *a: None)
+    best_slow, info_slow = oracle.oracle_fit(est, X, yp, y)
+    assert info_fast == info_slow
+    assert np.unique(info_fast["accuracy"]).size > 1      # the grid discriminates
+    np.testing.assert_array_equal(best_fast.transduction_, best_slow.transduction_)
+    np.testing.assert_array_equal(best_fast.kernel_, best_slow.kernel_)
+    assert best_fast.fit_report_.as_dict() == best_slow.fit_report_.as_dict()
+
+
+def test_oracle_falls_back_to_the_generic_rule_when_the_chosen_fit_disagrees(wine_split,
+                                                                             monkeypatch):
+    from sskernels.experiment import oracle
+
+    X, y, yp, _ = wine_split
+    est = make_method("kernel-svm", kernel="diffusion-kernel",
+                      kernel_params={"n_components": 15, "b_scale": [1.0, 0.2]},
+                      C_grid=[0.1, 10])
+    expected = oracle.oracle_fit(est, X, yp, y)[1]
+    real = KernelSVM._transduction_predictor
+
+    def wrong(self, X, y, keys):                         # a fast path that is off
+        predict = real(self, X, y, keys)
+        return lambda params: (predict(params) + 1) % 3
+    monkeypatch.setattr(KernelSVM, "_transduction_predictor", wrong)
+    assert oracle.oracle_fit(est, X, yp, y)[1] == expected
+
+
+def test_c_selection_without_the_full_scaled_kernel_is_unchanged(wine_split, monkeypatch):
+    """The C selection's fold fits by the bare libsvm calls select as SVC's fits do."""
+    X, _, yp, _ = wine_split
+    learner = make_method("diffusion-kernel", n_components=15)
+    fast = SelectOnLabeled(KernelSVM(learner), {"C": list(C_GRID)}).fit(X, yp)
+    km.clear_cache()
+    monkeypatch.setattr(km, "capped_svc_predict", km._svc_predict)
+    slow = SelectOnLabeled(KernelSVM(learner), {"C": list(C_GRID)}).fit(X, yp)
+    np.testing.assert_array_equal(fast.cv_results_["mean_test_score"],
+                                  slow.cv_results_["mean_test_score"])
+    np.testing.assert_array_equal(fast.transduction_, slow.transduction_)

@@ -18,6 +18,13 @@ papers' protocol for a row of its own, which the spec must label "oracle":
 * what it chose and every candidate's test accuracy go into the record (``oracle``);
   the record's ``seconds`` is the time of fitting the whole grid (the protocol's cost).
 
+**Speed.**  An estimator may offer ``_transduction_predictor(X, y, keys)`` returning
+``predict(params)`` (or None when it cannot handle the grid's parameter names ``keys``): the
+``transduction_`` that ``clone(est).set_params(**params).fit(X, y)`` would have, sharing work
+between candidates (e.g. :class:`~sskernels.learners.kernel_machines.KernelSVM`: the C values
+of one kernel share the kernel learner's fit and the kernel's labeled columns).  It must equal
+the generic rule; only the chosen candidate is then fitted as an estimator.
+
 This lives in ``experiment/`` and not in ``learners/``: a learner never sees test labels.
 """
 
@@ -67,11 +74,33 @@ def oracle_fit(est, X, y_partial, y_true):
     y_partial = np.asarray(y_partial)
     unl = y_partial == UNLABELED
     truth = np.asarray(y_true)[unl]
-    best, best_correct, best_index, accuracy = None, -1, -1, []
+    fast = getattr(base, "_transduction_predictor", None)
+    predict = fast(X, y_partial, tuple(grid)) if fast is not None else None
+    if predict is not None:
+        best, info = _scan(cands, base, predict, X, y_partial, unl, truth)
+        if best is not None:
+            return best, info
+        # the chosen candidate's fit disagrees with the fast path: the generic rule decides
+    return _scan(cands, base, None, X, y_partial, unl, truth)
+
+
+def _scan(cands, base, predict, X, y_partial, unl, truth):
+    """Score every candidate, by ``predict(candidate)`` (the fast path) or by fitting
+    ``clone(base)``; the fast path then fits the chosen candidate and returns ``(None, None)``
+    if that fit's ``transduction_`` is not the one it scored."""
+    best, best_pred, best_correct, best_index, accuracy = None, None, -1, -1, []
     for i, cand in enumerate(cands):
-        fitted = clone(base).set_params(**cand).fit(X, y_partial)
-        correct = int(np.sum(np.asarray(fitted.transduction_)[unl] == truth))
+        if predict is None:
+            fitted = clone(base).set_params(**cand).fit(X, y_partial)
+            transduction = fitted.transduction_
+        else:
+            fitted, transduction = None, predict(cand)
+        correct = int(np.sum(np.asarray(transduction)[unl] == truth))
         accuracy.append(100.0 * correct / max(int(unl.sum()), 1))
         if correct > best_correct:              # strict: the first of tied candidates wins
-            best, best_correct, best_index = fitted, correct, i
+            best, best_pred, best_correct, best_index = fitted, transduction, correct, i
+    if predict is not None:                     # the fast path: fit the chosen candidate
+        best = clone(base).set_params(**cands[best_index]).fit(X, y_partial)
+        if not np.array_equal(np.asarray(best.transduction_), np.asarray(best_pred)):
+            return None, None
     return best, {"best_index": best_index, "params": cands, "accuracy": accuracy}

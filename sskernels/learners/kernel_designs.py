@@ -69,6 +69,7 @@ from __future__ import annotations
 from numbers import Integral, Real
 
 import numpy as np
+from sklearn.base import clone
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_array, check_is_fitted
 
@@ -78,6 +79,7 @@ from sskernels.kernels.rbf import mean_squared_distance
 from sskernels.learners.base import SemiSupervisedClassifier, indicator
 from sskernels.learners.label_aware import B_SCALES, EmbeddingKernel, RBFEigenbasis
 from sskernels.solvers.cone import alignf
+from sskernels.solvers.report import FitReport
 
 __all__ = ["ClusterKernel", "DiffusionKernel", "MaxAlignmentKernel", "DELTAS",
            "max_alignment_weights"]
@@ -140,9 +142,16 @@ class _SpectralDesign(EmbeddingKernel, RBFEigenbasis, SemiSupervisedClassifier):
 
     def fit(self, X, y):
         X, labeled, y_enc = self._fit_start(X, y)
+        self._fit_labeled(X, labeled, y_enc, fingerprint(X))
+        return self
+
+    def _fit_labeled(self, X, labeled, y_enc, key, evaluate=True):
+        """The fit after the validation (``classes_``, ``labeled_``, ``fit_report_`` set).
+        ``evaluate=False`` (the selection's fold fits) skips what only describes the fit (the
+        alignment of ``K_LL``, the constant-prediction note): ``transduction_`` is the same."""
         c = self.classes_.size
         self.b_ = self._width(X)
-        self.extension_, V = self._eigenvectors(X, self.b_, fingerprint(X))
+        self.extension_, V = self._eigenvectors(X, self.b_, key)
         # Nystrom: eigenvalue of the n x n matrix = (n/m) x that of the landmark block
         self.eigenvalues_ = self.extension_.values * (X.shape[0] / self.extension_.landmarks.size)
         self.eigenvectors_ = V
@@ -150,13 +159,49 @@ class _SpectralDesign(EmbeddingKernel, RBFEigenbasis, SemiSupervisedClassifier):
         self.mu_ = np.asarray(self._coefficients(self.eigenvalues_, V[labeled], C_L), float)
         self.row_scale_ = self._row_scale(V, note=True)
         P = self.embedding()
-        K_LL = (P[labeled] * self.mu_) @ P[labeled].T
-        self.alignment_ = kernel_alignment(K_LL, ideal_kernel(y_enc, c, getattr(
-            self, "target", "simplex")))
+        if evaluate:
+            K_LL = (P[labeled] * self.mu_) @ P[labeled].T
+            self.alignment_ = kernel_alignment(K_LL, ideal_kernel(y_enc, c, getattr(
+                self, "target", "simplex")))
         self.scores_ = self._scores(P)
         self.transduction_ = self.classes_[np.argmax(self.scores_, axis=1)]
-        self._note_constant_prediction(self.transduction_)
-        return self
+        if evaluate:
+            self._note_constant_prediction(self.transduction_)
+
+    def _fold_predictor(self, X, labeled, y_enc, keys):
+        """The width / delta selection's fold fits without the estimator around them: one
+        validation of ``X`` and one estimator per candidate, then per fold the fit's own
+        computation (:meth:`_fit_labeled`) on the fold's labels (the eigenvectors are
+        memoized per width).  Equal to the generic rule: the same arithmetic on the same
+        arrays, the fold's labeled points in increasing position and its classes encoded
+        among themselves, as a fit with the other labels hidden sees them."""
+        if not set(keys) <= set(self.get_params(deep=False)):
+            return None
+        self._validate_params()
+        X = check_array(X, accept_sparse=self.accept_sparse, dtype=np.float64)
+        key = fingerprint(X)
+        current, report = {}, FitReport()
+
+        def predict(params, train, test):
+            y_train = y_enc[train]
+            if np.unique(y_train).size < 2:
+                return np.full(test.size, y_train[0])
+            cand = tuple(sorted(params.items()))
+            if current.get("cand") != cand:
+                est = clone(self).set_params(**params)
+                est._validate_params()
+                current.update(cand=cand, est=est)
+            est = current["est"]
+            order = np.argsort(labeled[train], kind="stable")
+            lab, y_fold = labeled[train][order], y_train[order]
+            classes, y_fold = np.unique(y_fold, return_inverse=True)
+            est.classes_, est.labeled_, est.fit_report_ = classes, lab, FitReport()
+            est._fit_labeled(X, lab, y_fold, key, evaluate=False)
+            report.merge(est.fit_report_)
+            return np.asarray(est.transduction_)[labeled[test]]
+
+        predict.report = report      # SelectOnLabeled merges it ("cv: "; its fallbacks count)
+        return predict
 
     def _row_scale(self, E, note=False):
         """Chapelle et al.'s step 4 as a row scaling ``1 / sqrt(L~_ii)`` (0 where ``L~_ii = 0``)."""

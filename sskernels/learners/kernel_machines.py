@@ -40,8 +40,14 @@ from joblib import hash as joblib_hash
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
+from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.validation import check_array, check_is_fitted
+
+try:                                  # libsvm as SVC calls it (capped_svc_predict)
+    from sklearn.svm import _libsvm
+except ImportError:                   # pragma: no cover - a scikit-learn without it
+    _libsvm = None
 
 from sskernels.graph import fingerprint
 from sskernels.learners.base import UNLABELED, SemiSupervisedClassifier
@@ -64,6 +70,51 @@ def capped_svc(C, K, y):
         warnings.simplefilter("always", ConvergenceWarning)
         svc = SVC(kernel="precomputed", C=C, max_iter=SVM_MAX_ITER).fit(K, y)
     return svc, any(issubclass(w.category, ConvergenceWarning) for w in caught)
+
+
+def capped_svc_predict(C, K, y, K_pred):
+    """``capped_svc(C, K, y)``'s predictions on the rows ``K_pred`` (``K(points, train)``):
+    ``(labels, capped)``, without the fitted estimator.
+
+    The same libsvm calls with the same arguments as ``SVC(kernel="precomputed", C,
+    max_iter=SVM_MAX_ITER).fit(K, y).predict(K_pred)`` (so the same labels), without
+    scikit-learn's estimator and input validation around them: a fold fit of the C selection
+    or an oracle candidate costs a fraction of a millisecond of libsvm, and the validation
+    of ``fit`` and ``predict`` took about twice that.  Anything unusual (fewer than 2
+    classes, non-finite output, a scikit-learn without ``sklearn.svm._libsvm``) goes through
+    ``SVC`` itself.
+    """
+    if _libsvm is None:
+        return _svc_predict(C, K, y, K_pred)
+    classes, y_idx = np.unique(np.asarray(y), return_inverse=True)
+    if classes.size < 2:
+        return _svc_predict(C, K, y, K_pred)
+    # SVC.fit draws libsvm's seed from the global RNG (check_random_state(None)): drawn here
+    # too, so that the global RNG's state after this call is the same as after SVC's
+    seed = check_random_state(None).randint(np.iinfo("i").max)
+    K = np.ascontiguousarray(K, dtype=np.float64)
+    _libsvm.set_verbosity_wrap(0)
+    (support, support_vectors, n_support, dual_coef, intercept, prob_a, prob_b, status,
+     _) = _libsvm.fit(K, np.asarray(y_idx, dtype=np.float64, order="C"), svm_type=0,
+                      sample_weight=np.empty(0), class_weight=np.ones(classes.size),
+                      kernel="precomputed", C=float(C), nu=0.0, probability=False, degree=3,
+                      shrinking=True, tol=1e-3, cache_size=200, coef0=0.0, gamma=0.0,
+                      epsilon=0.0, max_iter=SVM_MAX_ITER, random_seed=seed)
+    if not (np.isfinite(intercept).all() and np.isfinite(dual_coef).all()):
+        raise ValueError("The dual coefficients or intercepts are not finite. The input data "
+                         "may contain large values and need to be preprocessed.")
+    K_pred = np.ascontiguousarray(K_pred, dtype=np.float64)
+    if K_pred.ndim != 2 or K_pred.shape[1] != K.shape[0]:
+        raise ValueError(f"K_pred must have {K.shape[0]} columns, got shape {K_pred.shape}")
+    pred = _libsvm.predict(K_pred, support, support_vectors, n_support, dual_coef, intercept,
+                           prob_a, prob_b, svm_type=0, kernel="precomputed", degree=3,
+                           coef0=0.0, gamma=0.0, cache_size=200)
+    return classes.take(np.asarray(pred, dtype=np.intp)), status == 1
+
+
+def _svc_predict(C, K, y, K_pred):
+    svc, capped = capped_svc(C, K, y)
+    return svc.predict(K_pred), capped
 
 
 def _cap_note(C):
@@ -168,11 +219,13 @@ class KernelSVM(SemiSupervisedClassifier):
         return pre(X) if pre is not None else None
 
     def _learned_kernel(self, X, labeled, y_enc):
-        """The fitted kernel learner and its kernel scaled to unit mean diagonal."""
+        """The fitted kernel learner, the labeled columns ``K[:, labeled]`` of its kernel
+        scaled to unit mean diagonal, and the scale (the mean diagonal).  Only those columns
+        are divided by the scale (elementwise: the entries of the whole scaled kernel)."""
         learner = _fitted_learner(self._learner_template(), X, labeled, y_enc)
         K = np.asarray(learner.kernel_, dtype=float)
         scale = float(np.mean(np.diag(K)))
-        return learner, K / (scale if scale > 0 else 1.0), scale
+        return learner, K[:, labeled] / (scale if scale > 0 else 1.0), scale
 
     def _fold_predictor(self, X, labeled, y_enc, keys):
         """C candidates share one kernel-learner fit (all labels); folds refit only the SVM."""
@@ -180,32 +233,73 @@ class KernelSVM(SemiSupervisedClassifier):
             return None
         self._validate_params()
         X = check_array(X, accept_sparse=self.accept_sparse, dtype=np.float64)
-        _, K, _ = self._learned_kernel(X, labeled, y_enc)
-        K_LL = K[np.ix_(labeled, labeled)]
+        _, K_L, _ = self._learned_kernel(X, labeled, y_enc)
+        K_LL = K_L[labeled]
 
         report = FitReport()
 
         def predict(params, train, test):
             if np.unique(y_enc[train]).size < 2:
                 return np.full(test.size, y_enc[train][0])
-            svc, capped = capped_svc(params["C"], K_LL[np.ix_(train, train)], y_enc[train])
+            pred, capped = capped_svc_predict(params["C"], K_LL[np.ix_(train, train)],
+                                              y_enc[train], K_LL[np.ix_(test, train)])
             if capped:
                 report.note("fallback", _cap_note(params["C"]))
-            return svc.predict(K_LL[np.ix_(test, train)])
+            return pred
 
         predict.report = report      # SelectOnLabeled merges it (fold fits' fallbacks)
         return predict
 
+    def _transduction_predictor(self, X, y, keys):
+        """``predict(params)``: the ``transduction_`` of ``clone(self).set_params(**params)
+        .fit(X, y)``, for a grid over ``C`` and the kernel learner's parameters
+        (``kernel_learner__*``; :func:`sskernels.experiment.oracle.oracle_fit`).
+
+        Consecutive candidates with the same kernel-learner parameters (the C values of one
+        kernel) share one kernel-learner fit and the scaled labeled columns ``K[:, L]`` of its
+        kernel (:func:`_labeled_columns`: for an embedding kernel without the n x n
+        product); each C refits only the SVM.  The arrays given to libsvm are those of
+        :meth:`fit` (the same elementwise scaling of the same kernel entries), so the
+        predictions are equal.  None when a key is neither.
+        """
+        prefix = "kernel_learner__"
+        if self.kernel_learner is None or not all(k == "C" or k.startswith(prefix)
+                                                  for k in keys):
+            return None
+        probe = clone(self)
+        X, labeled, y_enc = probe._fit_start(X, y)
+        classes = probe.classes_
+        current, valid_C, current_fp = {}, set(), fingerprint(X)
+
+        def predict(params):
+            key = [(k, v) for k, v in params.items() if k != "C"]
+            if current.get("key") != key:
+                current.clear()
+                probe.set_params(**params)
+                probe._validate_params()
+                learner = _oracle_learner(probe.kernel_learner, X, labeled, y_enc, current_fp)
+                K_L, diag = _labeled_columns(learner, labeled)
+                scale = float(np.mean(diag))
+                current.update(key=key, K_L=K_L / (scale if scale > 0 else 1.0))
+            C = params.get("C", probe.C)
+            if C not in valid_C:                   # each C value validated once
+                probe.set_params(C=C)
+                probe._validate_params()
+                valid_C.add(C)
+            K_L = current["K_L"]
+            return classes[capped_svc_predict(float(C), K_L[labeled], y_enc, K_L)[0]]
+
+        return predict
+
     def fit(self, X, y):
         X, labeled, y_enc = self._fit_start(X, y)
-        learner, K, scale = self._learned_kernel(X, labeled, y_enc)
+        learner, K_L, scale = self._learned_kernel(X, labeled, y_enc)
         self.learner_ = learner
         self.fit_report_.merge(getattr(learner, "fit_report_", None), prefix="kernel: ")
         if not scale > 0:
             self.fit_report_.note("degenerate", "the learned kernel has a zero diagonal "
                                   f"(mean {scale:g}): SVM on the unscaled kernel")
         self.kernel_scale_ = scale if scale > 0 else 1.0
-        K_L = K[:, labeled]
         self.C_ = float(self.C)
         self.svc_, capped = capped_svc(self.C_, K_L[labeled], y_enc)
         self.fit_report_.add(SolveInfo("libsvm",
@@ -241,6 +335,57 @@ class KernelSVM(SemiSupervisedClassifier):
         """Labels of new points: libsvm's one-vs-one vote on ``K(x, X_L)``."""
         K_xL = self._K_xL(X)
         return self.classes_[self.svc_.predict(K_xL)]
+
+
+def _oracle_learner(template, X, labeled, y_enc, key):
+    """The kernel learner of one oracle candidate: :func:`_fitted_learner`, or for a learner
+    with ``_fit_labeled(X, labeled, y_enc, key, evaluate)`` (the Wang et al. designs) that
+    computation on the already validated data, without what only describes the fit (its
+    kernel, ``mu_`` and embedding are those of ``fit``)."""
+    fit_labeled = getattr(template, "_fit_labeled", None)
+    if fit_labeled is None:
+        return _fitted_learner(template, X, labeled, y_enc)
+    learner = clone(template)
+    learner._validate_params()
+    learner.classes_, learner.labeled_ = np.unique(y_enc), np.asarray(labeled)
+    learner.fit_report_ = FitReport()
+    learner._fit_labeled(X, learner.labeled_, y_enc, key, evaluate=False)
+    return learner
+
+
+#: rows per block of the diagonal in :func:`_labeled_columns`
+_DIAG_BLOCK = 128
+
+
+def _labeled_columns(learner, labeled):
+    """``(K[:, labeled], diag(K))`` of a fitted kernel learner's ``kernel_`` (unscaled).
+
+    For an :class:`~sskernels.learners.label_aware.EmbeddingKernel` (``K = (P mu) P^T``, the
+    Wang et al. designs and label-aware) whose n x n kernel is not computed yet, only the
+    product with the labeled rows, ``(P mu) P_L^T``, and the diagonal by blocks of rows,
+    ``diag((P_B mu) P_B^T)``: the same dot products as the full product's entries, O(n l k)
+    instead of O(n^2 k).  That they are bitwise the same entries is what the BLAS does (an
+    entry is accumulated over the inner dimension in an order that does not depend on which
+    other rows and columns are multiplied; OpenBLAS here), not a law:
+    ``tests/test_kernel_svm.py`` checks it on the designs, and the oracle refits its chosen
+    candidate the ordinary way and redoes the grid the generic way should the two disagree.
+    Otherwise the columns and diagonal of ``kernel_``.
+    """
+    from sskernels.learners.label_aware import EmbeddingKernel
+
+    cls = type(learner)
+    if (isinstance(learner, EmbeddingKernel) and cls.kernel_ is EmbeddingKernel.kernel_
+            and cls.kernel is EmbeddingKernel.kernel
+            and learner.__dict__.get("_kernel_memo") is None):
+        P = learner.embedding()
+        Pm = P * learner.mu_
+        diag = np.empty(P.shape[0])
+        for i in range(0, P.shape[0], _DIAG_BLOCK):
+            b = slice(i, i + _DIAG_BLOCK)
+            diag[b] = np.diag(Pm[b] @ P[b].T)
+        return Pm @ P[labeled].T, diag
+    K = np.asarray(learner.kernel_, dtype=float)
+    return K[:, labeled], np.diag(K)
 
 
 #: fitted kernel learners, by (data, labels, learner parameters); a few entries
