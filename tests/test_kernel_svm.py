@@ -319,7 +319,10 @@ def test_oracle_falls_back_to_the_generic_rule_when_the_chosen_fit_disagrees(win
         predict = real(self, X, y, keys)
         return lambda params: (predict(params) + 1) % 3
     monkeypatch.setattr(KernelSVM, "_transduction_predictor", wrong)
-    assert oracle.oracle_fit(est, X, yp, y)[1] == expected
+    best, info = oracle.oracle_fit(est, X, yp, y)
+    assert info.pop("fallback").startswith("oracle: the fast path's prediction differed")
+    assert info == expected
+    assert any(n.startswith("fallback: oracle: the fast path") for n in best.fit_report_.notes)
 
 
 def test_c_selection_without_the_full_scaled_kernel_is_unchanged(wine_split, monkeypatch):

@@ -80,7 +80,16 @@ def oracle_fit(est, X, y_partial, y_true):
         best, info = _scan(cands, base, predict, X, y_partial, unl, truth)
         if best is not None:
             return best, info
-        # the chosen candidate's fit disagrees with the fast path: the generic rule decides
+        # the chosen candidate's fit disagrees with the fast path: the generic rule decides,
+        # and the record says so (never a silent fallback)
+        best, info = _scan(cands, base, None, X, y_partial, unl, truth)
+        why = ("oracle: the fast path's prediction differed from the chosen candidate's fit; "
+               "the grid was refitted candidate by candidate")
+        info["fallback"] = why
+        report = getattr(best, "fit_report_", None)
+        if report is not None:
+            report.note("fallback", why)
+        return best, info
     return _scan(cands, base, None, X, y_partial, unl, truth)
 
 

@@ -165,15 +165,20 @@ CHECKS = {c.stem: c for c in [
     Check("wang2015/table3", (
         Run("configs/wang2015/t3_bci.yaml", n_splits=2),
         Run("configs/wang2015/t3_usps38.yaml", ("alignf label-aware, 7 widths",), n_splits=1))),
-    # Table 2's local Rademacher columns: both rows with our selection on BCI, 3 splits
+    # Table 2's local Rademacher columns: both rows with our selection on BCI, 3 splits, the
+    # label-aware one on usps38, 1 split
     Check("wang2015/table2_lr", (
         Run("configs/wang2015/t2lr_bci.yaml", ("local Rademacher baseline",
-                                               "local Rademacher label-aware"), n_splits=3),)),
-    # Table 3's local Rademacher columns: both rows with our selection on BCI, 3 splits
+                                               "local Rademacher label-aware"), n_splits=3),
+        Run("configs/wang2015/t2lr_usps38.yaml", ("local Rademacher label-aware",), n_splits=1))),
+    # Table 3's local Rademacher columns: both rows with our selection on BCI, 3 splits, the
+    # seven widths on usps38, 1 split
     Check("wang2015/table3_lr", (
         Run("configs/wang2015/t3lr_bci.yaml", ("local Rademacher label-aware, one width (Table 2)",
                                                "local Rademacher label-aware, 7 widths"),
-            n_splits=3),)),
+            n_splits=3),
+        Run("configs/wang2015/t3lr_usps38.yaml", ("local Rademacher label-aware, 7 widths",),
+            n_splits=1))),
     # WiFi regression (rmse and mse): the SVR and the label-aware SVR on 3 splits, Gaussian
     # fields (dense, ~6 s a split with its width selection) on 1
     Check("wang2015/wifi", (
