@@ -15,7 +15,7 @@ ifneq ($(wildcard $(MIRROR)),)
 export SSKERNELS_DATA_MIRROR ?= $(MIRROR)
 endif
 
-.PHONY: figures-kscl table-wang2015-t1 table-wang2015-t2 table-wang2015-t2-lr table-wang2015-t3 table-wang2015-t3-lr tables-wang2015 figure-wang2015-alignment figure-wang2015-wifi figure-sindhwani figures-sindhwani table-sindhwani-linear setup run test bench tables table-liu2009-t3 figure-liu2009-f1 table-mao2010-t2 table-mao2010-t3 sweep-liu2009-beta regression clean help
+.PHONY: figure-fidelity figures-kscl table-wang2015-t1 table-wang2015-t2 table-wang2015-t2-lr table-wang2015-t3 table-wang2015-t3-lr tables-wang2015 figure-wang2015-alignment figure-wang2015-wifi figure-sindhwani figures-sindhwani table-sindhwani-linear setup run test bench tables table-liu2009-t3 figure-liu2009-f1 table-mao2010-t2 table-mao2010-t3 sweep-liu2009-beta regression clean help
 
 help:
 	@echo "make run      - the default experiment (bundled wine data, no network)"
@@ -29,6 +29,7 @@ help:
 	@echo "make figure-sindhwani - Sindhwani, Belkin & Niyogi, Figs. 11.4, 11.6, 11.8 (toy data)"
 	@echo "make table-sindhwani-linear - linear LapRLS by CG on PCMAC and Text"
 	@echo "make figures-kscl - kernel self-consistent labeling, Figs. 1-4 (+ unbalanced, variants)"
+	@echo "make figure-fidelity - paper against ours, per cell, every reproduced table (results/fidelity.{png,md})"
 	@echo "make tables-wang2015 - Wang et al. 2015, Tables 1-3 and Fig. 3 (table-wang2015-t1, -t2, -t2-lr, -t3, -t3-lr)"
 	@echo "make table-wang2015-t2 - Wang et al. 2015, Table 2 (12 data sets, 30 splits; error, alignment)"
 	@echo "make figure-wang2015-alignment - Wang et al. 2015, Fig. 3 (per-vector alignment, label-aware vs eigenvectors)"
@@ -59,6 +60,11 @@ bench: $(STAMP)
 
 tables: table-liu2009-t3 figure-liu2009-f1 table-mao2010-t2 table-mao2010-t3 figure-sindhwani \
         table-sindhwani-linear figures-kscl tables-wang2015
+	$(MAKE) figure-fidelity
+
+# paper against ours per cell, every table with paper values (from the committed summaries)
+figure-fidelity: $(STAMP)
+	$(PY) scripts/fidelity_figure.py results
 
 MAO := g50c uspst pcmac webkb_page webkb_pagelink digit1_10 usps_10 coil2_10 coil_10 text_10 \
        digit1_100 usps_100 coil2_100 coil_100 text_100
