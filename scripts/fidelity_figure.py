@@ -48,7 +48,7 @@ def cells(results: Path) -> pd.DataFrame:
         df["source"] = f"{path.parent.name}/{path.stem}"
         frames.append(df)
     if not frames:
-        raise SystemExit(f"{results}: no summary CSV with paper values in the shared schema")
+        raise ValueError(f"{results}: no summary CSV with paper values in the shared schema")
     out = pd.concat(frames, ignore_index=True)
     out["delta"] = out["mean"] - out["paper_mean"]
     out["matched"] = out["delta"].abs() <= out["paper_std"].fillna(0.0)
@@ -132,7 +132,11 @@ def main(argv=None):
     args = ap.parse_args(argv)
     results = Path(args.results)
     out = Path(args.out) if args.out else results / "fidelity"
-    df = cells(results)
+    try:
+        df = cells(results)
+    except ValueError as exc:                # one line, exit 2 (no traceback)
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     summ = summary(df)
     write_markdown(summ, out.with_suffix(".md"))
     plot(df, out.with_suffix(".png"))

@@ -15,12 +15,14 @@ splits).  About 1 min per split on usps38.
 from __future__ import annotations
 
 import argparse
+import sys
 
 import numpy as np
 from sklearn.svm import SVC
 from threadpoolctl import threadpool_limits
 
 from sskernels.data import load_dataset
+from sskernels.errors import UserError
 from sskernels.kernels.alignment import centered_alignment, ideal_kernel
 from sskernels.learners.label_aware import B_SCALES, MKL_CS, LabelAwareKernel
 
@@ -46,11 +48,17 @@ def main(argv=None):
     ap.add_argument("--splits", type=int, default=2)
     ap.add_argument("--weighting", choices=sorted(VARIANTS), default="local-rademacher")
     args = ap.parse_args(argv)
-    ds = load_dataset(args.dataset)
+    try:
+        ds = load_dataset(args.dataset)
+    except UserError as exc:                 # one line, exit 2 (no traceback)
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     X, y = ds.X, ds.y
     classes = np.unique(y)
     if classes.size != 2:
-        raise SystemExit(f"{args.dataset}: a binary data set is needed (has {classes.size} classes)")
+        print(f"error: {args.dataset}: a binary data set is needed (has {classes.size} classes)",
+              file=sys.stderr)
+        return 2
     ye = np.searchsorted(classes, y)
     mkl_Cs = MKL_CS if args.weighting == "local-rademacher" else (None,)
     print("| split | variant | weight per width (b0/50 ... 10 b0) | labeled alignment "

@@ -44,12 +44,9 @@ def test_counts_matched_cells_and_only_oracle_rows_where_a_table_has_them(tmp_pa
     assert (tmp_path / "fidelity.png").stat().st_size > 10_000
 
 
-def test_no_table_with_paper_values_is_one_line(tmp_path):
+def test_no_table_with_paper_values_is_one_line_and_exit_2(tmp_path, capsys):
     write(tmp_path / "p" / "t.csv", [
         ["p", "d", "s", "m", "accuracy", 1.0, 0.0, 1, None, None, None, 0.1, ""]])
-    try:
-        fidelity.main([str(tmp_path)])
-    except SystemExit as exc:
-        assert "no summary CSV with paper values" in str(exc)
-    else:
-        raise AssertionError("expected SystemExit")
+    assert fidelity.main([str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no summary CSV with paper values" in err[0]
