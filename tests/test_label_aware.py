@@ -299,6 +299,7 @@ def test_tie_rule_on_badly_scaled_bases_is_certified(seed):
     G, a = alignment_terms(U, np.eye(2)[np.arange(l) % 2])
     sol, tie = alignf(G, a)
     assert tie is not None and tie.fallback is None, tie
+    assert tie.stats["tie_method"] == "ldp" and tie.stats["tie_certified"]
     assert tie.stats["tie_residual"] <= 1e-8
     if tie.stats["tie_certified"]:
         assert tie.stats["tie_gap"] <= 1e-6
@@ -321,6 +322,30 @@ def test_tie_rule_on_badly_scaled_bases_is_certified(seed):
     assert sol.mu[8] == pytest.approx(sol.mu[9], rel=1e-3, abs=1e-8 * sol.mu.max())  # split evenly
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_tie_rule_ldp_and_tikhonov_methods_agree(seed, monkeypatch):
+    """The least-distance program (null-space coordinates, one small NNLS) and the Tikhonov
+    method (support, polish, certificate) are two exact ways to the same minimum-norm
+    optimum; when the LDP cannot certify, the Tikhonov method runs and the stats say so."""
+    import sskernels.solvers.cone as cone
+    rng = np.random.default_rng(10 + seed)
+    l, m = 12, 120
+    U = rng.normal(size=(l, m))
+    U[:, :30] *= 10.0 ** rng.uniform(-1, 0, size=30)
+    U[:, 40:50] = U[:, 50:60]                             # duplicates: a real tie
+    U -= U.mean(axis=0)
+    G, a = alignment_terms(U, np.eye(3)[np.arange(l) % 3])
+    sol, tie = cone.alignf(G, a)
+    assert tie.stats["tie_method"] == "ldp"
+    monkeypatch.setattr(cone, "_ldp_optimum", lambda *args: None)
+    sol_t, tie_t = cone.alignf(G, a)
+    assert tie_t.stats["tie_method"] == "tikhonov" and tie_t.stats["tie_ldp_gap"] is None
+    assert tie_t.stats["tie_certified"] and tie_t.fallback.startswith("ldp->tikhonov")
+    np.testing.assert_allclose(sol.mu, sol_t.mu, rtol=0, atol=1e-6 * np.abs(sol_t.mu).max())
+    np.testing.assert_allclose(sol.mu[40:50], sol.mu[50:60], rtol=1e-6,
+                               atol=1e-9 * sol.mu.max())          # ties split evenly
+
+
 def test_tie_rule_without_a_certificate_says_so(monkeypatch):
     """If no Tikhonov weight gives a certified support, the point kept is reported."""
     import sskernels.solvers.cone as cone
@@ -332,6 +357,7 @@ def test_tie_rule_without_a_certificate_says_so(monkeypatch):
     G, a = alignment_terms(U, np.eye(2)[np.arange(8) % 2])
     sol, tie = cone.alignf(G, a)
     assert tie is not None and "no certificate" in tie.fallback
+    assert tie.fallback.startswith("ldp->tikhonov")       # the LDP is held to the same gap
     assert sol.mu @ G @ sol.mu == pytest.approx(1.0, rel=1e-8)
 
 
