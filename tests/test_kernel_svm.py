@@ -304,6 +304,33 @@ def test_oracle_fast_path_equals_fitting_every_candidate(wine_split, monkeypatch
     assert best_fast.fit_report_.as_dict() == best_slow.fit_report_.as_dict()
 
 
+@pytest.mark.parametrize("kernel", ["rbf", "cosine"])
+def test_svm_baseline_oracle_fast_path_equals_fitting_every_candidate(wine_split, monkeypatch,
+                                                                       kernel):
+    """The RBF SVM's oracle fast path (the labeled columns once per width, libsvm on the
+    precomputed blocks) predicts as libsvm's own RBF fit does, candidate by candidate."""
+    import scipy.sparse as sp
+
+    from sskernels.experiment import oracle
+    from sskernels.learners.supervised import SVMBaseline
+
+    X, y, yp, _ = wine_split
+    est = make_method("svm", kernel=kernel)
+    base, grid = oracle.flatten(est)
+    assert set(grid) == ({"C"} if kernel == "cosine" else {"C", "kernel_width_scale"})
+    for data in (X, sp.csr_matrix(X)):
+        fast = base._transduction_predictor(data, yp, tuple(grid))
+        for cand in oracle.candidates(grid):
+            ref = clone(base).set_params(**cand).fit(data, yp)
+            np.testing.assert_array_equal(fast(cand), ref.transduction_)
+    assert base._transduction_predictor(X, yp, ("C", "kernel")) is None
+    best_fast, info_fast = oracle.oracle_fit(est, X, yp, y)
+    monkeypatch.setattr(SVMBaseline, "_transduction_predictor", lambda self, *a: None)
+    best_slow, info_slow = oracle.oracle_fit(est, X, yp, y)
+    assert info_fast == info_slow and np.unique(info_fast["accuracy"]).size > 1
+    np.testing.assert_array_equal(best_fast.transduction_, best_slow.transduction_)
+
+
 def test_oracle_falls_back_to_the_generic_rule_when_the_chosen_fit_disagrees(wine_split,
                                                                              monkeypatch):
     from sskernels.experiment import oracle

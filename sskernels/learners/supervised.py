@@ -11,6 +11,7 @@ from __future__ import annotations
 from numbers import Real
 
 import numpy as np
+from sklearn.base import clone
 from sklearn.metrics import pairwise_distances
 from sklearn.metrics.pairwise import cosine_similarity
 from sklearn.neighbors import KNeighborsClassifier
@@ -119,6 +120,42 @@ class SVMBaseline(SemiSupervisedClassifier):
                 return np.full(test.size, y_enc[train][0])
             svc = SVC(kernel="precomputed", C=p["C"]).fit(K[np.ix_(train, train)], y_enc[train])
             return svc.predict(K[np.ix_(test, train)])
+
+        return predict
+
+    def _transduction_predictor(self, X, y, keys):
+        """``predict(params)``: the ``transduction_`` of ``clone(self).set_params(**params)
+        .fit(X, y)`` for a grid over ``C`` and the width (the oracle protocol,
+        :func:`sskernels.experiment.oracle.oracle_fit`).
+
+        The kernel columns of the labeled points ``K[:, L]`` once per width (the distances
+        and the rule's width once), then one libsvm fit on the precomputed labeled block
+        per candidate and its prediction from ``K[:, L]`` — instead of libsvm's own RBF at
+        every candidate (on sparse Text: 31 predictions, 1.3 s).  The entries equal
+        libsvm's up to rounding; the oracle refits the chosen candidate and records any
+        disagreement.  None for other grid keys.
+        """
+        if not set(keys) <= {"C", "kernel_width", "kernel_width_scale"}:
+            return None
+        probe = clone(self)
+        X, labeled, y_enc = probe._fit_start(X, y)
+        classes, cosine = probe.classes_, probe.kernel == "cosine"
+        D2 = None if cosine else squared_distances(X, X[labeled])
+        bases, kernels = {}, {}
+
+        def predict(params):
+            probe.set_params(**params)
+            probe._validate_params()
+            p = probe.get_params(deep=False)
+            if p["kernel_width"] not in bases:
+                bases[p["kernel_width"]] = probe._width(X, p["kernel_width"], 1.0)
+            base = bases[p["kernel_width"]]
+            wd = None if base is None else float(p["kernel_width_scale"]) * base
+            if wd not in kernels:
+                kernels[wd] = (cosine_similarity(X, X[labeled]) if cosine else rbf(D2, wd))
+            K = kernels[wd]
+            svc = SVC(kernel="precomputed", C=float(p["C"])).fit(K[labeled], y_enc)
+            return classes[svc.predict(K)]
 
         return predict
 
