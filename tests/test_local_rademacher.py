@@ -269,3 +269,29 @@ def test_one_width_grid_is_one_lp_path(moons):
     ref = lrc_mkl(est.basis_[lab], est.tail_scales_, Y, 10.0)
     np.testing.assert_allclose(est.mu_ * est.tail_scales_, ref.d, atol=1e-6)
     assert est.mkl_objective_ == pytest.approx(ref.objective, rel=1e-7)
+
+
+def test_hard_margin_regime_is_the_kink_found_in_a_few_lps():
+    """Large C on separable data (Wang et al. Table 3's effective C reaches 1e10): the optimum
+    is the kink t* = min ||w||_1 s.t. the margins hold (an independent LP by scipy), reached
+    by Newton's steps of the cutting-plane model in a few LPs, the same for every large C."""
+    from scipy.optimize import linprog
+
+    rng = np.random.default_rng(5)
+    l, M = 30, 40                                   # more features than points: separable
+    Phi = rng.normal(size=(l, M))
+    s = rng.uniform(0.5, 2.0, M)
+    y = np.where(rng.normal(size=l) > 0, 1.0, -1.0)
+    Psi = Phi / np.sqrt(s)
+    # min sum(w+ + w-) s.t. y (Psi (w+ - w-) + b) >= 1
+    A = -np.hstack([y[:, None] * Psi, -y[:, None] * Psi, y[:, None]])
+    ref = linprog(np.concatenate([np.ones(2 * M), [0.0]]), A_ub=A, b_ub=-np.ones(l),
+                  bounds=[(0, None)] * (2 * M) + [(None, None)], method="highs")
+    assert ref.status == 0
+    t_star = ref.fun
+    grid = [1e4, 1e6, 1e8, 1e10]
+    for C in grid:
+        res = lrc_mkl(Phi, s, y[None], C, C_path=grid)
+        assert res.objective == pytest.approx(0.5 * t_star ** 2, rel=1e-7)
+    first = lrc_mkl(Phi, s, y[None], grid[0], C_path=grid)
+    assert first.info.stats["lp_solves"] <= 8, first.info.stats     # (the earlier rule: 11)
