@@ -71,6 +71,10 @@ def run(
     metric: Optional[List[str]] = typer.Option(
         None, help="Keep only these metrics in the combined table (repeatable)."),
     progress: bool = typer.Option(True, help="Show a progress bar."),
+    reuse: bool = typer.Option(
+        True, help="Copy a record another spec's output folder (beside this one) already "
+                   "holds for the same key (same data, splits, method parameters and code) "
+                   "instead of recomputing it; the copy says reused_from."),
 ):
     """Run every method of each spec on every split (resuming what is already recorded).
 
@@ -93,7 +97,8 @@ def run(
             raise UserError(f"{spec.path}: --splits {splits} exceeds the spec's splits.n_splits "
                             f"({spec.splits.n_splits}); raise n_splits in the spec to run more")
         with _interrupt_message():
-            records = run_spec(spec, jobs=jobs, progress=progress, n_splits=splits, console=err)
+            records = run_spec(spec, jobs=jobs, progress=progress, n_splits=splits, console=err,
+                               reuse=reuse)
         summary = summarize(records, spec)
         write_table(summary, str(Path(spec.output) / "summary"), title=spec.name)
         _show(summary, f"{spec.name}  ({spec.output}/summary.md)")

@@ -103,3 +103,51 @@ def test_error_curves_plot_one_minus_the_mean_accuracy(tmp_path):
     np.testing.assert_allclose(np.asarray(line.get_ydata(), dtype=float), want)
     write_figure(fig, tmp_path / "f.png")
     assert (tmp_path / "f.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_sibling_specs_record_with_the_same_key_is_reused_not_recomputed(tmp_path,
+                                                                           monkeypatch):
+    """Two specs running one method on the same data and splits (Wang et al.'s Table 3
+    repeats Table 2's rows): the second copies the first's records, relabeled, and says
+    so; other parameters, another folder or --no-reuse compute."""
+    import json
+
+    from sskernels.experiment import runner
+
+    def spec(name, methods, folder="runs"):
+        raw = {"name": name, "dataset": "sklearn-wine", "preprocess": "minmax",
+               "graph": {"k": 6}, "splits": {"n_splits": 2, "n_labeled": 20, "seed": 1},
+               "methods": methods, "output": str(tmp_path / folder / name)}
+        return parse_spec(raw, tmp_path / f"{name}.yaml")
+
+    first = spec("t2", [{"name": "harmonic", "label": "harmonic (Table 2)"}])
+    run_spec(first, progress=False)
+    calls = []
+    real = runner._run_task
+    monkeypatch.setattr(runner, "_run_task", lambda t: calls.append(t) or real(t))
+    second = spec("t3", [{"name": "harmonic", "label": "harmonic (as in Table 2)"},
+                         {"name": "consistency", "label": "consistency"}])
+    df = run_spec(second, progress=False)
+    assert [t[0] for t in calls] == [1, 1]                 # only the new method ran
+    for si in range(2):
+        src = json.loads((tmp_path / "runs/t2/records/harmonic_Table_2_/20_labeled"
+                          / f"split_{si:03d}.json").read_text())
+        got = json.loads((tmp_path / "runs/t3/records/harmonic_as_in_Table_2_/20_labeled"
+                          / f"split_{si:03d}.json").read_text())
+        assert got["reused_from"] == {"spec": "t2", "method": "harmonic (Table 2)"}
+        assert got["method"] == "harmonic (as in Table 2)" and got["spec"] == "t3"
+        assert got["metrics"] == src["metrics"] and got["key"] == src["key"]
+    acc = df[(df.method == "harmonic (as in Table 2)") & (df.metric == "accuracy")]
+    assert acc["value"].size == 2
+    calls.clear()                                          # --no-reuse: computed again
+    third = spec("t4", [{"name": "harmonic", "label": "harmonic"}])
+    run_spec(third, progress=False, reuse=False)
+    assert len(calls) == 2
+    calls.clear()                                          # other parameters: another key
+    run_spec(spec("t5", [{"name": "harmonic", "params": {"class_mass_normalization": True}}]),
+             progress=False)
+    assert len(calls) == 2
+    calls.clear()                                          # not a sibling folder: computed
+    run_spec(spec("t2", [{"name": "harmonic", "label": "harmonic (Table 2)"}], "elsewhere"),
+             progress=False)
+    assert len(calls) == 2

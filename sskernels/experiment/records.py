@@ -100,6 +100,53 @@ def read_record(output, label, setting, split, key=None):
     return rec if state == "current" else None
 
 
+class SharedRecords:
+    """Records other specs already computed, to be reused instead of recomputed.
+
+    A record's key (:func:`record_key`) hashes everything its numbers depend on: the data
+    (their content), the split protocol, the method's name and parameters, and the code
+    and library versions.  Two specs that run the same method on the same data (Wang et
+    al.'s Table 3 repeats Table 2's single-kernel rows) share keys, so a record with the
+    same key, setting and split written under a *sibling* output folder (the same parent
+    folder as ``output``) is that very computation.  The index reads one record per
+    (sibling, method, setting) folder, lazily, once.
+    """
+
+    def __init__(self, output):
+        self.output = Path(output).resolve()
+        self._index = None
+
+    def _build(self):
+        self._index = {}
+        parent = self.output.parent
+        if not parent.is_dir():
+            return
+        for run in sorted(p for p in parent.iterdir() if p.is_dir() and p != self.output):
+            for setting_dir in sorted(run.glob("records/*/*")):
+                first = next(iter(sorted(setting_dir.glob("split_*.json"))), None)
+                try:
+                    rec = json.loads(first.read_text()) if first is not None else None
+                except (OSError, ValueError):
+                    rec = None
+                if rec and "key" in rec and "setting" in rec:
+                    self._index.setdefault((rec["key"], rec["setting"]), setting_dir)
+
+    def get(self, key, setting, split):
+        """A sibling's record with this key, setting and split, or None."""
+        if self._index is None:
+            self._build()
+        folder = self._index.get((key, setting))
+        if folder is None:
+            return None
+        try:
+            rec = json.loads((folder / f"split_{split:03d}.json").read_text())
+        except (OSError, ValueError):
+            return None
+        if rec.get("key") != key or rec.get("setting") != setting or rec.get("split") != split:
+            return None
+        return rec
+
+
 def record_state(output, label, setting, split, key=None):
     """``("current", record)``, or ``("stale", None)`` when the record's key is not ``key``,
     or ``("missing", None)`` when there is no readable record."""

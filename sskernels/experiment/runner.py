@@ -413,20 +413,31 @@ def selected_params(est, oracle=None):
     return own(est)
 
 
-def run_spec(spec, jobs=1, progress=True, n_splits=None, console=None):
-    """Run (or resume) a spec; returns the records as a DataFrame."""
+def run_spec(spec, jobs=1, progress=True, n_splits=None, console=None, reuse=True):
+    """Run (or resume) a spec; returns the records as a DataFrame.
+
+    ``reuse``: a record another spec computed with the same key (same data, split protocol,
+    method parameters and code; :class:`~sskernels.experiment.records.SharedRecords`, output
+    folders beside this spec's) is copied instead of recomputed, relabeled for this spec,
+    and says so (``reused_from``).
+    """
     global _STATE
-    from sskernels.experiment.records import claim_output
+    from sskernels.experiment.records import SharedRecords, claim_output
 
     claim_output(spec)               # before any data is loaded or anything computed
     prep = prepare(spec, n_splits=n_splits)
     keys = record_keys(prep)
+    shared = SharedRecords(spec.output) if reuse else None
     todo, done = [], []
     for mi, method in enumerate(spec.methods):
         key = keys[mi]
         for gi, (setting, splits) in enumerate(prep.settings):
             for si in range(len(splits)):
                 rec = read_record(spec.output, method.label, setting, si, key=key)
+                if rec is None and shared is not None:
+                    rec = _reused(shared.get(key, setting, si), spec, method)
+                    if rec is not None:
+                        write_record(spec.output, rec)
                 if rec is None:
                     todo.append((mi, gi, si))
                 else:
@@ -450,6 +461,17 @@ def run_spec(spec, jobs=1, progress=True, n_splits=None, console=None):
     df = records_frame(done, spec, prep.n_splits)
     df.attrs["graph_seconds"] = prep.graph_seconds
     return df
+
+
+def _reused(rec, spec, method):
+    """A sibling spec's record (same key: the same computation) relabeled for ``spec``'s
+    ``method``, with ``reused_from`` naming its origin; None for None."""
+    if rec is None:
+        return None
+    origin = rec.get("reused_from") or {"spec": rec.get("spec"), "method": rec.get("method")}
+    return {**rec, "spec": spec.name, "table": spec.table or "",
+            "dataset": spec.paper.dataset or spec.dataset.display, "method": method.label,
+            "paper": method.paper, "reused_from": origin}
 
 
 def _execute(todo, spec, jobs, progress, console):
