@@ -191,8 +191,9 @@ class Spec:
     #: regression only: None (targets as stored) or "minmax" (each target column to [0, 1])
     target_scale: str | None = None
 
-    def data_key(self):
-        """A hash of everything a split's record depends on except the method.
+    def data_key(self, graph=True):
+        """A hash of everything a split's record depends on except the method
+        (``graph=False``: without the graph, for a method that does not use it).
 
         ``n_splits`` is left out: split i depends only on the protocol, the
         number of labeled points, the seed and i, so adding splits keeps the
@@ -208,6 +209,8 @@ class Spec:
                 splits.pop(name)
         d = {"dataset": asdict(self.dataset), "preprocess": self.preprocess,
              "graph": asdict(self.graph), "splits": splits}
+        if not graph:
+            d.pop("graph")
         if self.target_scale is not None:   # regression specs only: older keys unchanged
             d["target_scale"] = self.target_scale
         return _hash(d)
@@ -225,15 +228,41 @@ def method_key(spec, method):
     prepared data and the code and library versions
     (:func:`sskernels.experiment.records.record_key`), which a spec cannot see.
     The spec's extra ``metrics`` and a method's ``select: oracle`` enter the hash only
-    when set, so the keys of the specs that predate them are unchanged.
+    when set, so the keys of the specs that predate them are unchanged.  The spec's graph
+    enters only when the method uses it (:func:`graph_matters`), so the records of a method
+    that ignores the graph are shared by specs that differ in it alone (``sskernels run``
+    reuses them; Wang et al.'s Tables 1 and 2 run the same label-aware rows).
     """
-    d = {"data": spec.data_key(), "name": method.name, "params": method.params}
+    d = {"data": spec.data_key(graph=graph_matters(spec, method)), "name": method.name,
+         "params": method.params}
     metrics = getattr(spec, "metrics", None)
     if metrics:
         d["metrics"] = list(metrics)
     if getattr(method, "select", None) is not None:
         d["select"] = method.select
     return _hash(d)
+
+
+def graph_matters(spec, method):
+    """Whether the spec's graph reaches the method's estimator: the estimator built with the
+    spec's graph and with another (``k + 1``) differ in their (deep) parameters.  Decided on
+    the parameters themselves, so a method that takes the graph in any nested estimator
+    counts; an unbuildable method counts as using it (its key keeps the graph)."""
+    from sskernels.learners.registry import get_method, make_method
+
+    try:
+        if not get_method(method.name).uses_graph:
+            return False
+        g = spec.graph
+
+        def built(k):
+            est = make_method(method.name, n_neighbors=k, weights=g.weights, sigma=g.sigma,
+                              metric=g.metric, **method.params)
+            return repr(sorted((k_, repr(v)) for k_, v in est.get_params(deep=True).items()))
+
+        return built(g.k) != built(g.k + 1)
+    except Exception:               # noqa: BLE001 - be conservative: keep the graph in the key
+        return True
 
 
 # -- validation helpers -------------------------------------------------------

@@ -151,3 +151,25 @@ def test_a_sibling_specs_record_with_the_same_key_is_reused_not_recomputed(tmp_p
     run_spec(spec("t2", [{"name": "harmonic", "label": "harmonic (Table 2)"}], "elsewhere"),
              progress=False)
     assert len(calls) == 2
+
+
+def test_the_graph_enters_a_record_key_only_for_methods_that_use_it(tmp_path):
+    """Editing a spec's graph makes the records of graph methods stale and leaves those of
+    methods that never see it (Wang et al.'s label-aware rows: Tables 1 and 2 share them)."""
+    from sskernels.spec import graph_matters, method_key
+
+    def spec(graph):
+        raw = {"dataset": "sklearn-wine", "graph": graph,
+               "splits": {"n_splits": 1, "n_labeled": 20},
+               "methods": ["harmonic", "svm",
+                           {"name": "kernel-svm", "label": "la",
+                            "params": {"kernel": "label-aware"}},
+                           {"name": "kernel-svm", "label": "osk", "params": {"kernel": "osk"}}],
+               "output": str(tmp_path / "out")}
+        return parse_spec(raw, tmp_path / "spec.yaml")
+
+    a, b = spec({"k": 6}), spec({"k": 10, "weights": "heat"})
+    uses = [graph_matters(a, m) for m in a.methods]
+    assert uses == [True, False, False, True]
+    for m_a, m_b, used in zip(a.methods, b.methods, uses):
+        assert (method_key(a, m_a) != method_key(b, m_b)) == used
