@@ -88,22 +88,26 @@ def run(
 
     from sskernels.experiment.records import claim_output
 
+    from sskernels.experiment.runner import WorkerPool
+
     parsed = _specs(specs)
     for spec in parsed:              # every output folder checked before any spec runs
         claim_output(spec)
-    frames, per_split = [], []
     for spec in parsed:
         if splits is not None and splits > spec.splits.n_splits:
             raise UserError(f"{spec.path}: --splits {splits} exceeds the spec's splits.n_splits "
                             f"({spec.splits.n_splits}); raise n_splits in the spec to run more")
-        with _interrupt_message():
-            records = run_spec(spec, jobs=jobs, progress=progress, n_splits=splits, console=err,
-                               reuse=reuse)
-        summary = summarize(records, spec)
-        write_table(summary, str(Path(spec.output) / "summary"), title=spec.name)
-        _show(summary, f"{spec.name}  ({spec.output}/summary.md)")
-        frames.append(summary)
-        per_split.append(split_rows(records, spec))
+    frames, per_split = [], []
+    with WorkerPool(jobs) as workers:       # one set of worker processes for every spec
+        for spec in parsed:
+            with _interrupt_message():
+                records = run_spec(spec, jobs=jobs, progress=progress, n_splits=splits,
+                                   console=err, reuse=reuse, workers=workers)
+            summary = summarize(records, spec)
+            write_table(summary, str(Path(spec.output) / "summary"), title=spec.name)
+            _show(summary, f"{spec.name}  ({spec.output}/summary.md)")
+            frames.append(summary)
+            per_split.append(split_rows(records, spec))
     if table is not None:
         from sskernels.experiment.tables import select_metrics
 

@@ -417,12 +417,25 @@ def test_more_splits_reuse_the_recorded_ones(wine_run, tmp_path):
 
 
 def test_two_jobs_give_the_same_records(wine_run):
+    """--jobs 2 with two specs in one run (one set of workers, each loading the state of the
+    spec its task belongs to) gives the records of --jobs 1; --no-reuse, so they are computed
+    (the sibling folder's records have the same keys)."""
     tmp, env = wine_run["tmp"], wine_run["env"]
     assert wine_run["result"].returncode == 0
     spec2 = tmp / "wine_small_j2.yaml"
     spec2.write_text(WINE_SPEC.format(output=tmp / "out_j2").replace("wine_small", "wine_j2"))
-    res = sskernels(["run", spec2, "--jobs", "2", "--no-progress"], env, tmp)
+    other = WINE_SPEC.replace("seed: 0", "seed: 4").replace("wine_small", "wine_seed4")
+    spec3 = tmp / "wine_seed4_j2.yaml"
+    spec3.write_text(other.format(output=tmp / "out_s4_j2"))
+    spec4 = tmp / "wine_seed4_j1.yaml"
+    spec4.write_text(other.format(output=tmp / "out_s4_j1"))
+    res = sskernels(["run", spec2, spec3, "--jobs", "2", "--no-reuse", "--no-progress"], env, tmp)
     assert res.returncode == 0, res.stderr
+    assert not any("reused_from" in json.loads(p.read_text()) for p in record_files(tmp / "out_j2"))
+    res = sskernels(["run", spec4, "--no-reuse", "--no-progress"], env, tmp)
+    assert res.returncode == 0, res.stderr
+    assert accuracies(tmp / "out_s4_j2") == accuracies(tmp / "out_s4_j1")
+    assert accuracies(tmp / "out_s4_j2") != accuracies(wine_run["out"])   # other splits
     one, two = accuracies(wine_run["out"]), accuracies(tmp / "out_j2")
     assert len(two) == 4 and two == one
     sel = {p.relative_to(tmp / "out_j2"): json.loads(p.read_text())["selected"]

@@ -246,10 +246,7 @@ def artifact_items():
     return {m: importlib.import_module(m).cache_items() for m in ARTIFACT_CACHES}
 
 
-def _init_worker(state, artifacts):
-    global _STATE
-    import importlib
-
+def _init_worker():
     from threadpoolctl import threadpool_limits
 
     # Ctrl-C is the parent's to handle (it says what is kept); a worker that also took it
@@ -259,12 +256,100 @@ def _init_worker(state, artifacts):
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # one BLAS thread per worker: the workers already use the cores
     threadpool_limits(1)
+
+
+def _load_state(path):
+    """A worker's state for one spec (written by :meth:`WorkerPool.state_file`): the prepared
+    data and the parent's label-independent artifacts, loaded once per spec."""
+    global _STATE, _STATE_PATH
+    import importlib
+    import pickle
+
+    with open(path, "rb") as fh:
+        state, artifacts = pickle.load(fh)
     _STATE = state
     _STATE.X = frozen(state.X)              # unpickled arrays come back writable
     for module, items in artifacts.items():
         put = importlib.import_module(module).cache_put
         for key, artifact in items:
             put(key, artifact)
+    _STATE_PATH = path
+
+
+def _run_spec_task(item):
+    """A worker's task: ``(state file, task)``; the state is loaded when the spec changes."""
+    path, task = item
+    if _STATE_PATH != path:
+        _load_state(path)
+    return _run_task(task)
+
+
+_STATE_PATH = None
+
+
+class WorkerPool:
+    """Worker processes shared by every spec of one ``sskernels run`` (``--jobs N``).
+
+    Started on first use, not once per spec: a spawned worker imports the package and its
+    libraries (3 to 5 s of wall time per pool on this machine; Wang et al.'s 36 table specs
+    paid it 36 times).  Each spec's prepared data and artifacts go to a state file the
+    workers load when their next task belongs to another spec.  A context manager: leaving
+    it terminates the workers and removes the state files.
+    """
+
+    def __init__(self, jobs):
+        self.jobs = int(jobs)
+        self._pool = None
+        self._dir = None
+        self._n = 0
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def pool(self):
+        if self._pool is None:
+            import tempfile
+
+            self._dir = tempfile.mkdtemp(prefix="sskernels-workers-")
+            self._pool = mp.get_context("spawn").Pool(self.jobs, initializer=_init_worker)
+        return self._pool
+
+    def state_file(self, state, artifacts):
+        """Write one spec's worker state; returns its path."""
+        import os
+        import pickle
+
+        self.pool()
+        self._n += 1
+        path = os.path.join(self._dir, f"state_{self._n:04d}.pkl")
+        with open(path, "wb") as fh:
+            pickle.dump((state, artifacts), fh, protocol=pickle.HIGHEST_PROTOCOL)
+        return path
+
+    def imap(self, state, artifacts, tasks):
+        """The records of ``tasks`` (in completion order), run by the workers."""
+        path = self.state_file(state, artifacts)
+        try:
+            yield from self.pool().imap_unordered(_run_spec_task, [(path, t) for t in tasks])
+        finally:
+            import os
+
+            os.remove(path)
+
+    def close(self):
+        if self._pool is not None:
+            self._pool.terminate()
+            self._pool.join()
+            self._pool = None
+        if self._dir is not None:
+            import shutil
+
+            shutil.rmtree(self._dir, ignore_errors=True)
+            self._dir = None
 
 
 def _run_task(task):
@@ -413,13 +498,15 @@ def selected_params(est, oracle=None):
     return own(est)
 
 
-def run_spec(spec, jobs=1, progress=True, n_splits=None, console=None, reuse=True):
+def run_spec(spec, jobs=1, progress=True, n_splits=None, console=None, reuse=True,
+             workers=None):
     """Run (or resume) a spec; returns the records as a DataFrame.
 
     ``reuse``: a record another spec computed with the same key (same data, split protocol,
     method parameters and code; :class:`~sskernels.experiment.records.SharedRecords`, output
     folders beside this spec's) is copied instead of recomputed, relabeled for this spec,
-    and says so (``reused_from``).
+    and says so (``reused_from``).  ``workers``: a :class:`WorkerPool` shared with other
+    specs (None: one for this spec when ``jobs > 1``).
     """
     global _STATE
     from sskernels.experiment.records import SharedRecords, claim_output
@@ -455,7 +542,7 @@ def run_spec(spec, jobs=1, progress=True, n_splits=None, console=None, reuse=Tru
         write_data_fingerprint(spec.output, prep.data_fingerprint)
         _STATE = prep
         try:
-            done.extend(_execute(todo, spec, jobs, progress, console))
+            done.extend(_execute(todo, spec, jobs, progress, console, workers))
         finally:
             _STATE = None
     df = records_frame(done, spec, prep.n_splits)
@@ -474,7 +561,7 @@ def _reused(rec, spec, method):
             "paper": method.paper, "reused_from": origin}
 
 
-def _execute(todo, spec, jobs, progress, console):
+def _execute(todo, spec, jobs, progress, console, workers=None):
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from rich.console import Console
@@ -487,13 +574,16 @@ def _execute(todo, spec, jobs, progress, console):
     with bar:
         task = bar.add_task("run", total=len(todo))
         if jobs > 1 and len(todo) > 1:
-            ctx = mp.get_context("spawn")
-            with ctx.Pool(min(jobs, len(todo)), initializer=_init_worker,
-                          initargs=(_STATE, artifact_items())) as pool:
-                for rec in pool.imap_unordered(_run_task, todo):
+            own = workers is None
+            pool = WorkerPool(min(jobs, len(todo))) if own else workers
+            try:
+                for rec in pool.imap(_STATE, artifact_items(), todo):
                     write_record(spec.output, rec)
                     out.append(rec)
                     bar.advance(task)
+            finally:
+                if own:
+                    pool.close()
         else:
             for t in todo:
                 rec = _run_task(t)
