@@ -173,3 +173,36 @@ def test_the_graph_enters_a_record_key_only_for_methods_that_use_it(tmp_path):
     assert uses == [True, False, False, True]
     for m_a, m_b, used in zip(a.methods, b.methods, uses):
         assert (method_key(a, m_a) != method_key(b, m_b)) == used
+
+
+def test_every_graph_field_reaches_a_method_only_with_k():
+    """``graph_matters`` probes the spec's graph by changing k alone.  That is sound only if no
+    method takes another graph field (weights, sigma, metric) without k; otherwise editing
+    that field would leave the method's records current (stale numbers).  Checked for every
+    registered method and every kernel of kernel-svm / self-consistent."""
+    from sskernels.learners.registry import get_method, make_method, method_names
+
+    base = {"n_neighbors": 6, "weights": "hein-maier", "sigma": None, "metric": "euclidean"}
+    other = {"n_neighbors": 7, "weights": "heat", "sigma": 2.0, "metric": "cosine"}
+
+    def params(name, extra, **graph):
+        est = make_method(name, **{**base, **graph}, **extra)
+        return repr(sorted((k, repr(v)) for k, v in est.get_params(deep=True).items()))
+
+    cases = [(n, {}) for n in method_names()]
+    cases += [(wrapper, {"kernel": k}) for wrapper in ("kernel-svm", "self-consistent")
+              for k in method_names()]
+    checked = 0
+    for name, extra in cases:
+        if not get_method(name).uses_graph:
+            continue
+        try:
+            ref = params(name, extra)
+        except (TypeError, ValueError):
+            continue                          # not a valid kernel for this wrapper
+        by_k = params(name, extra, n_neighbors=other["n_neighbors"]) != ref
+        for field_ in ("weights", "sigma", "metric"):
+            moved = params(name, extra, **{field_: other[field_]}) != ref
+            assert by_k or not moved, (name, extra, field_)
+        checked += 1
+    assert checked > 10
