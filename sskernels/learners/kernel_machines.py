@@ -32,26 +32,18 @@ Choices the paper leaves open, made here:
 from __future__ import annotations
 
 import re
-import warnings
 from numbers import Real
 
 import numpy as np
 from joblib import hash as joblib_hash
 from sklearn.base import clone
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.svm import SVC
-from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.validation import check_array, check_is_fitted
-
-try:                                  # libsvm as SVC calls it (capped_svc_predict)
-    from sklearn.svm import _libsvm
-except ImportError:                   # pragma: no cover - a scikit-learn without it
-    _libsvm = None
 
 from sskernels.graph import fingerprint
 from sskernels.learners.base import UNLABELED, SemiSupervisedClassifier
 from sskernels.memo import LRU
+from sskernels.solvers.libsvm import fit_precomputed
 from sskernels.solvers.report import FitReport, SolveInfo
 
 #: the SVM's C grid (selected with ties to the smallest C)
@@ -66,10 +58,8 @@ SVM_MAX_ITER = 1_000_000
 def capped_svc(C, K, y):
     """``SVC(kernel="precomputed", C)`` fitted on K with libsvm's iteration cap; returns
     ``(svc, capped)``, ``capped`` True when libsvm stopped at the cap (not optimal)."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", ConvergenceWarning)
-        svc = SVC(kernel="precomputed", C=C, max_iter=SVM_MAX_ITER).fit(K, y)
-    return svc, any(issubclass(w.category, ConvergenceWarning) for w in caught)
+    model = fit_precomputed(K, y, C, max_iter=SVM_MAX_ITER, use_svc=True)
+    return model.svc, model.capped
 
 
 def capped_svc_predict(C, K, y, K_pred):
@@ -78,38 +68,13 @@ def capped_svc_predict(C, K, y, K_pred):
 
     The same libsvm calls with the same arguments as ``SVC(kernel="precomputed", C,
     max_iter=SVM_MAX_ITER).fit(K, y).predict(K_pred)`` (so the same labels), without
-    scikit-learn's estimator and input validation around them: a fold fit of the C selection
+    scikit-learn's estimator and input validation around them
+    (:func:`sskernels.solvers.libsvm.fit_precomputed`): a fold fit of the C selection
     or an oracle candidate costs a fraction of a millisecond of libsvm, and the validation
-    of ``fit`` and ``predict`` took about twice that.  Anything unusual (fewer than 2
-    classes, non-finite output, a scikit-learn without ``sklearn.svm._libsvm``) goes through
-    ``SVC`` itself.
+    of ``fit`` and ``predict`` took about twice that.
     """
-    if _libsvm is None:
-        return _svc_predict(C, K, y, K_pred)
-    classes, y_idx = np.unique(np.asarray(y), return_inverse=True)
-    if classes.size < 2:
-        return _svc_predict(C, K, y, K_pred)
-    # SVC.fit draws libsvm's seed from the global RNG (check_random_state(None)): drawn here
-    # too, so that the global RNG's state after this call is the same as after SVC's
-    seed = check_random_state(None).randint(np.iinfo("i").max)
-    K = np.ascontiguousarray(K, dtype=np.float64)
-    _libsvm.set_verbosity_wrap(0)
-    (support, support_vectors, n_support, dual_coef, intercept, prob_a, prob_b, status,
-     _) = _libsvm.fit(K, np.asarray(y_idx, dtype=np.float64, order="C"), svm_type=0,
-                      sample_weight=np.empty(0), class_weight=np.ones(classes.size),
-                      kernel="precomputed", C=float(C), nu=0.0, probability=False, degree=3,
-                      shrinking=True, tol=1e-3, cache_size=200, coef0=0.0, gamma=0.0,
-                      epsilon=0.0, max_iter=SVM_MAX_ITER, random_seed=seed)
-    if not (np.isfinite(intercept).all() and np.isfinite(dual_coef).all()):
-        raise ValueError("The dual coefficients or intercepts are not finite. The input data "
-                         "may contain large values and need to be preprocessed.")
-    K_pred = np.ascontiguousarray(K_pred, dtype=np.float64)
-    if K_pred.ndim != 2 or K_pred.shape[1] != K.shape[0]:
-        raise ValueError(f"K_pred must have {K.shape[0]} columns, got shape {K_pred.shape}")
-    pred = _libsvm.predict(K_pred, support, support_vectors, n_support, dual_coef, intercept,
-                           prob_a, prob_b, svm_type=0, kernel="precomputed", degree=3,
-                           coef0=0.0, gamma=0.0, cache_size=200)
-    return classes.take(np.asarray(pred, dtype=np.intp)), status == 1
+    model = fit_precomputed(K, y, C, max_iter=SVM_MAX_ITER)
+    return model.predict(K_pred), model.capped
 
 
 def _svc_predict(C, K, y, K_pred):

@@ -14,7 +14,7 @@ whose gradient is (SimpleMKL eq. (11))
 :func:`simplemkl` is Algorithm 1 of the paper:
 
 1. ``d_m = 1/M``; solve the SVM with ``K = sum_m d_m K_m`` (:func:`svm_solution`:
-   libsvm through ``sklearn.svm.SVC(kernel="precomputed")``; its ``dual_coef_``
+   libsvm as ``sklearn.svm.SVC(kernel="precomputed")`` calls it; its ``dual_coef_``
    are ``y_i alpha_i``) for ``J(d)`` and ``alpha*``, hence the gradient.
 2. Reduced-gradient descent direction ``D`` (eq. (12), :func:`descent_direction`)
    with the base variable ``mu = argmax_m d_m``.
@@ -68,9 +68,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from sklearn import config_context
-from sklearn.svm import SVC
-
+from sskernels.solvers.libsvm import binary_dual
 from sskernels.solvers.report import SolveInfo
 
 #: weights below this are set to zero (toolbox ``numericalprecision``)
@@ -94,23 +92,20 @@ def svm_solution(K, Y, C, svm_tol=1e-5):
     """Solve the ``P`` binary SVM duals with kernel ``K`` and targets ``Y`` (P, n) in {-1, +1}.
 
     ``J_p = sum_i alpha_i - 1/2 beta^T K beta`` with ``beta = y * alpha`` (the
-    SVM dual optimum, SimpleMKL's ``J(d)``), from libsvm
-    (``SVC(kernel="precomputed")``); ``dual_coef_`` holds ``beta`` on the support
-    vectors and the decision value is ``K beta + b`` (positive = target +1).
+    SVM dual optimum, SimpleMKL's ``J(d)``), from libsvm with ``SVC(kernel="precomputed")``'s
+    arguments (:func:`sskernels.solvers.libsvm.binary_dual`: the bare calls, SVC's numbers);
+    the decision value is ``K beta + b`` (positive = target +1).
     """
     P, n = Y.shape
     beta = np.zeros((P, n))
     b = np.zeros(P)
     J = sa = 0.0
-    K = np.ascontiguousarray(K)
-    with config_context(assume_finite=True, skip_parameter_validation=True):
-        for p in range(P):
-            svc = SVC(kernel="precomputed", C=C, tol=svm_tol).fit(K, Y[p])
-            beta[p, svc.support_] = svc.dual_coef_[0]
-            b[p] = svc.intercept_[0]
-            s = float(np.abs(beta[p]).sum())
-            J += s - 0.5 * float(beta[p] @ K @ beta[p])
-            sa += s
+    K = np.ascontiguousarray(K, dtype=np.float64)
+    for p in range(P):
+        beta[p], b[p] = binary_dual(K, Y[p], C, tol=svm_tol)
+        s = float(np.abs(beta[p]).sum())
+        J += s - 0.5 * float(beta[p] @ K @ beta[p])
+        sa += s
     return SVMSolution(J, beta, b, sa)
 
 

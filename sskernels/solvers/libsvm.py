@@ -1,0 +1,120 @@
+"""libsvm on a precomputed kernel, called as ``sklearn.svm.SVC`` calls it, without the estimator.
+
+``SVC(kernel="precomputed").fit`` spends about twice libsvm's own time on scikit-learn's
+input and target validation when the kernel is a few hundred points wide (measured on
+Wang et al.'s COIL local Rademacher fits, P = 6 one-vs-rest SVMs per eta-trick step:
+8,101 fits, 5.2 s in libsvm, 9.2 s around it).  The learners that fit thousands of small
+SVMs (the C selection's folds, oracle candidates, SimpleMKL's and the eta-trick's inner
+SVMs) call libsvm here with **the same arguments** ``SVC`` passes (so the same solution,
+bit for bit: tested against ``SVC`` in ``tests/test_libsvm.py``), and a scikit-learn without
+its private ``sklearn.svm._libsvm`` module goes through ``SVC`` itself (same numbers,
+slower).
+
+``SVC.fit`` draws libsvm's seed from the global RNG (``check_random_state(None)``); it is
+drawn here too, so that the global RNG's state after a call is the same as after ``SVC``'s.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.svm import SVC
+from sklearn.utils import check_random_state
+
+try:                                  # libsvm as SVC calls it
+    from sklearn.svm import _libsvm
+except ImportError:                   # pragma: no cover - a scikit-learn without it
+    _libsvm = None
+
+__all__ = ["LibsvmModel", "fit_precomputed", "binary_dual"]
+
+
+@dataclass
+class LibsvmModel:
+    """A C-SVC fitted by libsvm on a precomputed kernel: the classes (sorted, as ``SVC``'s
+    ``classes_``), libsvm's raw model (``dual_coef``/``intercept`` in libsvm's sign, before
+    ``SVC``'s binary flip), and ``capped``: libsvm stopped at ``max_iter`` (not optimal)."""
+
+    classes: np.ndarray
+    n_train: int
+    capped: bool
+    svc: object = None            # the SVC, when it was used instead of the bare calls
+    raw: tuple = None             # (support, support_vectors, n_support, dual_coef,
+    #                               intercept, prob_a, prob_b)
+
+    def predict(self, K_pred):
+        """Labels of the rows ``K_pred`` (``K(points, train)``), as ``SVC.predict``."""
+        if self.svc is not None:
+            return self.svc.predict(K_pred)
+        K_pred = np.ascontiguousarray(K_pred, dtype=np.float64)
+        if K_pred.ndim != 2 or K_pred.shape[1] != self.n_train:
+            raise ValueError(f"K_pred must have {self.n_train} columns, got shape "
+                             f"{K_pred.shape}")
+        support, support_vectors, n_support, dual_coef, intercept, prob_a, prob_b = self.raw
+        pred = _libsvm.predict(K_pred, support, support_vectors, n_support, dual_coef,
+                               intercept, prob_a, prob_b, svm_type=0, kernel="precomputed",
+                               degree=3, coef0=0.0, gamma=0.0, cache_size=200)
+        return self.classes.take(np.asarray(pred, dtype=np.intp))
+
+    def binary_solution(self):
+        """For two classes: ``(beta, b)`` with ``beta`` (n_train,) the signed dual
+        coefficients ``y_i alpha_i`` (``y = +1`` for ``classes[1]``) and the decision value
+        ``K beta + b`` positive for ``classes[1]`` -- ``SVC``'s ``dual_coef_`` and
+        ``intercept_`` (libsvm's, sign-flipped)."""
+        if self.classes.size != 2:
+            raise ValueError("binary_solution needs two classes")
+        beta = np.zeros(self.n_train)
+        if self.svc is not None:
+            beta[self.svc.support_] = self.svc.dual_coef_[0]
+            return beta, float(self.svc.intercept_[0])
+        support, _, _, dual_coef, intercept, _, _ = self.raw
+        beta[support] = -dual_coef[0]
+        return beta, -float(intercept[0])
+
+
+def _svc(K, y, C, tol, max_iter):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ConvergenceWarning)
+        svc = SVC(kernel="precomputed", C=C, tol=tol, max_iter=max_iter).fit(K, y)
+    capped = any(issubclass(w.category, ConvergenceWarning) for w in caught)
+    return LibsvmModel(svc.classes_, K.shape[0], capped, svc=svc)
+
+
+def fit_precomputed(K, y, C, tol=1e-3, max_iter=-1, use_svc=False):
+    """``SVC(kernel="precomputed", C=C, tol=tol, max_iter=max_iter).fit(K, y)`` as a
+    :class:`LibsvmModel`: the bare libsvm call with SVC's arguments, or ``SVC`` itself when
+    ``use_svc``, when scikit-learn has no ``_libsvm``, or when ``y`` has fewer than two
+    classes (so that ``SVC``'s error is raised).  Non-finite dual coefficients raise
+    ``SVC``'s ValueError."""
+    y = np.asarray(y)
+    K = np.ascontiguousarray(K, dtype=np.float64)
+    classes, y_idx = np.unique(y, return_inverse=True)
+    if use_svc or _libsvm is None or classes.size < 2:
+        return _svc(K, y, C, tol, max_iter)
+    seed = check_random_state(None).randint(np.iinfo("i").max)
+    _libsvm.set_verbosity_wrap(0)
+    (support, support_vectors, n_support, dual_coef, intercept, prob_a, prob_b, status,
+     _) = _libsvm.fit(K, np.asarray(y_idx, dtype=np.float64, order="C"), svm_type=0,
+                      sample_weight=np.empty(0), class_weight=np.ones(classes.size),
+                      kernel="precomputed", C=float(C), nu=0.0, probability=False, degree=3,
+                      shrinking=True, tol=float(tol), cache_size=200, coef0=0.0, gamma=0.0,
+                      epsilon=0.0, max_iter=int(max_iter), random_seed=seed)
+    if not (np.isfinite(intercept).all() and np.isfinite(dual_coef).all()):
+        raise ValueError("The dual coefficients or intercepts are not finite. The input data "
+                         "may contain large values and need to be preprocessed.")
+    return LibsvmModel(classes, K.shape[0], status == 1,
+                       raw=(support, support_vectors, n_support, dual_coef, intercept,
+                            prob_a, prob_b))
+
+
+def binary_dual(K, y, C, tol=1e-3, use_svc=False):
+    """The C-SVM dual on kernel ``K`` for targets ``y`` in {-1, +1} (both present): ``(beta,
+    b)`` with ``beta = y * alpha*`` and decision value ``K beta + b`` (positive = +1), as
+    ``SVC``'s ``dual_coef_``/``intercept_`` give them."""
+    y = np.asarray(y, dtype=float)
+    if not np.all(np.abs(y) == 1):
+        raise ValueError("targets must be -1 or +1")
+    return fit_precomputed(K, y, C, tol=tol, use_svc=use_svc).binary_solution()
