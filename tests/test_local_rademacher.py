@@ -95,6 +95,50 @@ def test_three_problems_certified_and_match_simplemkl(C):
     assert J == pytest.approx(ref.solution.J, rel=2e-3)
 
 
+def separable_multiclass(P=3, l=30, M=8, seed=4):
+    """One-vs-rest targets that features 0..P-1 separate with a margin (hard margin at a
+    moderate C)."""
+    rng = np.random.default_rng(seed)
+    k = rng.integers(0, P, l)
+    Phi = rng.normal(size=(l, M)) * 0.3
+    Phi[np.arange(l), k] += 2.0
+    s = rng.uniform(0.5, 2.0, M)
+    return Phi, s, np.where(np.arange(P)[:, None] == k[None], 1.0, -1.0)
+
+
+def test_multiclass_path_takes_the_hard_margin_optimum_exactly():
+    """Above a grid C whose optimum has no dual variable at its bound, the path returns that
+    optimum (recorded), and it is optimal there: the gap certificate at the large C holds and
+    the objective equals an independent solve at that C; the answer does not depend on the
+    order the grid's values are asked in."""
+    Phi, s, Y = separable_multiclass()
+    path = [0.01, 1.0, 100.0, 1e4]
+    direct = {C: lrc_mkl(Phi, s, Y, C, tol=1e-3) for C in path}
+    res = {C: lrc_mkl(Phi, s, Y, C, tol=1e-3, C_path=path) for C in reversed(path)}
+    assert "hard_margin_from" not in res[0.01].info.stats
+    np.testing.assert_array_equal(res[0.01].d, direct[0.01].d)   # below: the same solve
+    hard = res[1e4].info.stats["hard_margin_from"]
+    assert hard in (1.0, 100.0)
+    for C in (100.0, 1e4):
+        Psi = Phi / np.sqrt(s)
+        J, bound = mkl_objective(Psi, Y, C, res[C].d)
+        assert (J - bound) <= 1e-3 * J * (1 + 1e-6)
+        assert res[C].objective == pytest.approx(direct[C].objective, rel=2e-3)
+        assert J == pytest.approx(res[C].objective, rel=1e-6)   # C did not bind at all
+    again = lrc_mkl(Phi, s, Y, 1e4, tol=1e-3, C_path=list(reversed(path)) + [5e4])
+    np.testing.assert_array_equal(again.d, res[1e4].d)
+
+
+def test_multiclass_path_without_a_hard_margin_is_the_direct_solve():
+    """Overlapping classes: every C binds somewhere, each grid C is its own solve."""
+    Phi, s, Y = small_instance(P=3, l=24, M=6, seed=3)
+    path = [0.5, 5.0]
+    for C in path:
+        res = lrc_mkl(Phi, s, Y, C, tol=1e-3, C_path=path)
+        assert "hard_margin_from" not in res.info.stats
+        np.testing.assert_array_equal(res.d, lrc_mkl(Phi, s, Y, C, tol=1e-3).d)
+
+
 def test_weights_satisfy_the_tail_sum_constraint():
     Phi, s, Y = small_instance(seed=2)
     res = lrc_mkl(Phi, s, Y, 3.0)
