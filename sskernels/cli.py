@@ -249,7 +249,8 @@ def bench(
     methods: Optional[str] = typer.Option(
         None, help="Comma-separated method labels: time only these rows of each spec."),
 ):
-    """Time fresh runs of specs (records go to a temporary folder; nothing is resumed)."""
+    """Time fresh runs of specs (records go to a temporary folder; nothing is resumed, and no
+    record is copied from another spec: every row is computed)."""
     import tempfile
 
     from sskernels.experiment.runner import run_spec
@@ -270,7 +271,7 @@ def bench(
                     raise UserError(f"{spec.path}: no method labelled {', '.join(wanted)}")
             clear_cache()
             t0 = time.perf_counter()
-            rec = run_spec(spec, jobs=jobs, progress=False, n_splits=splits)
+            rec = run_spec(spec, jobs=jobs, progress=False, n_splits=splits, reuse=False)
             total = time.perf_counter() - t0
             grand += total
             for m, s in rec.drop_duplicates(["method", "split"]).groupby(

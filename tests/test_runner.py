@@ -153,6 +153,31 @@ def test_a_sibling_specs_record_with_the_same_key_is_reused_not_recomputed(tmp_p
     assert len(calls) == 2
 
 
+def test_bench_computes_every_row_even_when_a_sibling_spec_holds_its_key(tmp_path,
+                                                                        monkeypatch):
+    """``sskernels bench`` times fresh runs: its specs share one temporary folder, so record
+    reuse would copy the second spec's rows from the first and time nothing."""
+    import yaml
+    from typer.testing import CliRunner
+
+    from sskernels.cli import app
+    from sskernels.experiment import runner
+
+    paths = []
+    for name in ("b1", "b2"):
+        raw = {"name": name, "dataset": "sklearn-wine", "preprocess": "minmax",
+               "graph": {"k": 6}, "splits": {"n_splits": 2, "n_labeled": 20, "seed": 1},
+               "methods": [{"name": "harmonic"}]}
+        paths.append(tmp_path / f"{name}.yaml")
+        paths[-1].write_text(yaml.safe_dump(raw))
+    calls = []
+    real = runner._run_task
+    monkeypatch.setattr(runner, "_run_task", lambda t: calls.append(t) or real(t))
+    res = CliRunner().invoke(app, ["bench", *map(str, paths)])
+    assert res.exit_code == 0, res.output
+    assert len(calls) == 4                                 # 2 specs x 2 splits, none reused
+
+
 def test_the_graph_enters_a_record_key_only_for_methods_that_use_it(tmp_path):
     """Editing a spec's graph makes the records of graph methods stale and leaves those of
     methods that never see it (Wang et al.'s label-aware rows: Tables 1 and 2 share them)."""
