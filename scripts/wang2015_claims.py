@@ -108,7 +108,7 @@ def _lr_section(path, table, better, worse, what):
     df = _cells(path)
     s, lines = compare(df, better, worse, f"{table} (local Rademacher columns), {what}")
     m = matched(df)
-    return ([f"## {table}, local Rademacher columns (reduced protocol, first splits)", "", s, ""]
+    return ([f"## {table}, local Rademacher columns (reduced selection grid)", "", s, ""]
             + lines + ["", f"Oracle cells within the paper's std: error {m['error'][0]} of "
                        f"{m['error'][1]}, alignment {m['alignment'][0]} of "
                        f"{m['alignment'][1]}.", ""])
