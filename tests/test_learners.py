@@ -843,3 +843,49 @@ def test_fast_fold_path_validates_X_like_fit(monkeypatch):
     b = SelectOnLabeled(TransductiveSpectralKernel(n_components=10), {"beta": [10.0, 0.01]})
     np.testing.assert_array_equal(a.fit(X.tolist(), yp.tolist()).cv_results_["mean_test_score"],
                                   b.fit(X, yp).cv_results_["mean_test_score"])
+
+
+@pytest.mark.parametrize("name", ["consistency", "rsk"])
+def test_alpha_by_cv_on_the_labeled_points(name):
+    """``alpha: auto`` selects over ALPHAS by CV on the labeled points: the wrapper's scores
+    equal a hand-made CV of the plain estimator (same folds), ties go to the largest alpha,
+    and on a wine split where alpha = 0.99 lets one class absorb the others the selection
+    avoids it.  A spec that sets alpha keeps it (no selection)."""
+    from sskernels.learners.propagation import ALPHAS
+    from sskernels.learners.registry import make_method
+
+    X = minmax_scale(load_wine().data)
+    y = load_wine().target
+    graph = KNNGraph(n_neighbors=6, weights="hein-maier")
+    collapsed = None
+    for seed in range(12):
+        lab = np.random.default_rng(seed).choice(len(y), 20, replace=False)
+        yp = np.full(len(y), -1)
+        yp[lab] = y[lab]
+        plain = make_method(name, graph=graph, alpha=0.99).fit(X, yp)
+        acc = (plain.transduction_[yp < 0] == y[yp < 0]).mean()
+        if acc < 0.7:
+            collapsed = (lab, yp)
+            break
+    assert collapsed is not None, "no split where alpha = 0.99 collapses"
+    lab, yp = collapsed
+    est = make_method(name, graph=graph, alpha="auto").fit(X, yp)
+    assert [c["alpha"] for c in est.cv_results_["params"]] == sorted(ALPHAS, reverse=True)
+    lab_idx = np.flatnonzero(yp >= 0)
+    y_enc = np.unique(yp[lab_idx], return_inverse=True)[1]
+    scores = []
+    for a in sorted(ALPHAS, reverse=True):
+        correct = 0
+        for test in labeled_folds(y_enc, 5, 0):
+            yf = yp.copy()
+            yf[lab_idx[test]] = -1
+            pred = make_method(name, graph=graph, alpha=a).fit(X, yf).transduction_
+            correct += int((pred[lab_idx[test]] == yp[lab_idx[test]]).sum())
+        scores.append(correct / lab_idx.size)
+    np.testing.assert_allclose(est.cv_results_["mean_test_score"], scores)
+    best = max(range(len(ALPHAS)), key=lambda i: (scores[i], sorted(ALPHAS, reverse=True)[i]))
+    assert est.best_params_ == {"alpha": sorted(ALPHAS, reverse=True)[best]}
+    assert est.best_params_["alpha"] != 0.99
+    assert (est.transduction_[yp < 0] == y[yp < 0]).mean() > 0.8
+    fixed = make_method(name, graph=graph, alpha=0.99)
+    assert not hasattr(fixed, "cv_results_") and type(fixed).__name__ != "SelectOnLabeled"

@@ -339,3 +339,25 @@ def test_hard_margin_regime_is_the_kink_found_in_a_few_lps():
         assert res.objective == pytest.approx(0.5 * t_star ** 2, rel=1e-7)
     first = lrc_mkl(Phi, s, y[None], grid[0], C_path=grid)
     assert first.info.stats["lp_solves"] <= 8, first.info.stats     # (the earlier rule: 11)
+
+
+def test_multiclass_fit_walks_only_its_own_c_ladder(monkeypatch, moons):
+    """Several classes: the path given to the alternation is the fit's own theta's six C
+    values (the hard-margin walk would otherwise solve the other thetas' values); two
+    classes keep the shared LP path of every theta (one width: 30 values)."""
+    import sskernels.learners.label_aware as la
+
+    seen = []
+    real = la.lrc_mkl
+    monkeypatch.setattr(la, "lrc_mkl", lambda *a, **k: seen.append((a[3], k["C_path"]))
+                        or real(*a, **k))
+    X, y = make_blobs(150, centers=3, cluster_std=2.0, random_state=0)
+    lrc(theta=0.5, mkl_C=10.0).fit(X, partial(y, 6))
+    (C, path), = seen
+    assert len(set(path)) == 6 and C in path
+    np.testing.assert_allclose(sorted(path), C / 10.0 * np.array([0.1, 1, 10, 100, 1e3, 1e4]))
+    seen.clear()
+    X2, y2, yp2 = moons
+    lrc(theta=0.5, mkl_C=10.0).fit(X2, yp2)
+    (C, path), = seen
+    assert C in path and len(set(path)) > 6

@@ -27,7 +27,7 @@ from conftest import data_mirror_path
 REPO = Path(__file__).resolve().parents[1]
 # SSKERNELS_DATA_MIRROR if set, else ../shared/datasets; None when neither exists
 MIRROR = data_mirror_path()
-SCHEMA = ("table,dataset,setting,method,metric,mean,std,n_splits,paper_mean,paper_std,delta,"
+SCHEMA = ("table,dataset,setting,method,metric,mean,std,se,n_splits,paper_mean,paper_std,delta,"
           "seconds,notes").split(",")
 HEART_URL = "https://archive.ics.uci.edu/ml/machine-learning-databases/statlog/heart/heart.dat"
 # Liu et al. (2009), Table 3, wine column (the paper's own numbers)

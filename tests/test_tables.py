@@ -46,6 +46,19 @@ def test_notes_count_the_splits_each_note_fired_in(tmp_path):
     assert split_notes(df["notes"].iloc[0]) == [f"{FALLBACK} x3/4", f"{DEGENERATE} x1/4"]
 
 
+def test_se_is_the_standard_error_of_the_mean_and_shown_in_markdown(tmp_path):
+    """``se = std / sqrt(n)`` (std with ddof = 1), one split: 0; the Markdown cell shows it."""
+    spec = _spec(tmp_path)
+    df = summarize(_records({}, n=4), spec)
+    acc = df[df["metric"] == "accuracy"].iloc[0]
+    vals = 70.0 + np.arange(4)
+    assert acc["std"] == pytest.approx(round(np.std(vals, ddof=1), 2))
+    assert acc["se"] == pytest.approx(round(np.std(vals, ddof=1) / 2.0, 2))
+    assert f"71.50 ± {acc['std']:.2f}, se {acc['se']:.2f}" in to_markdown(df, header="")
+    one = summarize(_records({}, n=1), spec)
+    assert (one["se"] == 0).all() and ", se" not in to_markdown(one, header="")
+
+
 def test_records_without_a_report_have_no_notes(tmp_path):
     spec = _spec(tmp_path)
     assert set(summarize(_records({}, with_report=False), spec)["notes"]) == {""}

@@ -227,4 +227,4 @@ def test_wang_specs_load_and_summarize_alignment_beside_the_paper(tmp_path):
     row = summarize(rec, spec).iloc[0]
     assert (row["mean"], row["paper_mean"], row["delta"]) == (0.15, 0.14, 0.01)
     md = to_markdown(summarize(rec, spec), header="")
-    assert "centered alignment (in [0, 1])" in md and "0.150 ± 0.071 (0.140 ± 0.040" in md
+    assert "centered alignment (in [0, 1])" in md and "0.150 ± 0.071, se 0.050 (0.140 ± 0.040" in md

@@ -1,8 +1,10 @@
 """Summary tables in the one schema every table of the project shares.
 
-Columns: ``table, dataset, setting, method, metric, mean, std, n_splits,
+Columns: ``table, dataset, setting, method, metric, mean, std, se, n_splits,
 paper_mean, paper_std, delta, seconds, notes`` — one row per cell; ``mean``/``std``
-over splits (std with ddof=1, as MATLAB's ``std``), ``seconds`` the mean fit +
+over splits (std with ddof=1, as MATLAB's ``std``), ``se = std / sqrt(n_splits)`` the
+standard error of the mean (some papers print it where they say std: compare like with
+like), ``seconds`` the mean fit +
 predict time per split, paper columns empty where the paper has no value,
 ``delta = mean - paper_mean`` (a paper table may give the complement of a metric, e.g.
 error for our accuracy: see :func:`_paper_value`); ``notes`` lists each fallback or degenerate-fit
@@ -28,7 +30,7 @@ import pandas as pd
 
 from sskernels.experiment.records import atomic_write_text
 
-SCHEMA = ["table", "dataset", "setting", "method", "metric", "mean", "std", "n_splits",
+SCHEMA = ["table", "dataset", "setting", "method", "metric", "mean", "std", "se", "n_splits",
           "paper_mean", "paper_std", "delta", "seconds", "notes"]
 #: the per-split file beside a combined table (``STEM_splits.csv``)
 SPLITS_SCHEMA = ["table", "dataset", "setting", "method", "metric", "split", "value"]
@@ -137,11 +139,12 @@ def _time_rows(records, spec):
 
 def _row(spec, first, method, metric, vals, pm, ps, decimals=2):
     mean = float(vals.mean())
+    std = float(vals.std(ddof=1)) if vals.size > 1 else 0.0
     return {
         "table": spec.table or spec.name, "dataset": first["dataset"],
         "setting": first["setting"], "method": method, "metric": metric,
         "mean": round(mean, decimals),
-        "std": round(float(vals.std(ddof=1)) if vals.size > 1 else 0.0, decimals),
+        "std": round(std, decimals), "se": round(std / np.sqrt(vals.size), decimals),
         "n_splits": int(vals.size), "paper_mean": pm, "paper_std": ps,
         "delta": round(mean - pm, decimals) if not np.isnan(pm) else np.nan,
         "seconds": round(mean, 4) if metric == "seconds" else np.nan,
@@ -192,6 +195,8 @@ def _cell(r, marks=""):
         return fmt.format(mean) + ("" if pd.isna(std) else " ± " + fmt.format(std))
 
     ours = pm(r["mean"], r["std"])
+    if not pd.isna(r.get("se", np.nan)) and r.get("n_splits", 1) > 1:
+        ours += ", se " + fmt.format(r["se"])
     if pd.isna(r["paper_mean"]):
         return ours + marks
     delta = (f"{r['delta']:+.3g}" if r["metric"] in REGRESSION_METRICS
@@ -219,7 +224,8 @@ def _footnote_text(entry):
 
 
 def to_markdown(df, title=None, header=None):
-    """Methods as rows, data sets as columns: ``ours ± std (paper ± std, Δ)``, then times.
+    """Methods as rows, data sets as columns: ``ours ± std, se s (paper ± std, Δ)``, then
+    times.
 
     ``header`` (default :func:`sskernels.provenance.summary_header`) is written under the
     title; a cell with notes gets footnote marks ``[1]``, listed under its table with the
@@ -247,8 +253,9 @@ def to_markdown(df, title=None, header=None):
                 "that are not labeled; mse = mean squared error over points and targets, "
                 "rmse = its square root)" if metric in REGRESSION_METRICS
                 else f"{metric} (%) on {where}")
-        lines += [f"{what}, {setting}, mean ± std over {n} splits; "
-                  "in brackets the paper's value and our difference", ""]
+        lines += [f"{what}, {setting}, mean ± std over {n} splits (se = std / √n, the "
+                  "standard error of the mean); in brackets the paper's value and our "
+                  "difference", ""]
         lines += ["| method | " + " | ".join(datasets) + " |",
                   "|---|" + "---|" * len(datasets)]
         used = []

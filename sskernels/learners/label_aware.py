@@ -424,8 +424,15 @@ class LabelAwareKernel(EmbeddingKernel, RBFEigenbasis, SemiSupervisedClassifier)
         # (with one width: all of them) is one LP path in C (solvers.rademacher.lrc_mkl)
         r = rho.max()
         canonical = mean_sq * (rho / r)[width_of]
-        path = [C / r_t for r_t in self._grid_tail_maxima(X, key, canonical, mean_sq, width_of)
-                for C in MKL_CS]
+        if Y.shape[0] == 1:
+            path = [C / r_t for r_t in self._grid_tail_maxima(X, key, canonical, mean_sq,
+                                                             width_of) for C in MKL_CS]
+        else:
+            # several classes: the alternation's hard-margin walk goes through the path's
+            # values below C, so the path is this theta's own C ladder only (the other
+            # thetas' values would be solved for nothing when no hard margin is reached:
+            # COIL baseline oracle, split 0: 37 -> 18 alternations, 21.2 -> 7.8 s)
+            path = [C / r for C in MKL_CS]
         res = lrc_mkl(Phi[np.ix_(labeled, used)], canonical[used], Y, self.mkl_C / r,
                       C_path=path)
         self.fit_report_.add(res.info, "local rademacher")

@@ -78,16 +78,29 @@ class HarmonicFunction(GraphClassifier):
         return (Wx @ self.scores_) / np.where(dx > 0, dx, 1.0)
 
 
+#: the grid of consistency's alpha when it is selected (Zhou et al. 2004 use 0.99)
+ALPHAS = (0.1, 0.5, 0.9, 0.99)
+
+
 class Consistency(GraphClassifier):
     """Learning with local and global consistency (Zhou et al. 2004; Liu et al. eq. (3)).
 
     ``predict`` on a new point applies the fixed-point equation of the
     iteration ``F <- alpha S F + (1 - alpha) C`` to that point, which carries
     no label: ``f(x) = alpha sum_i W(x, x_i) / sqrt(D_xx D_ii) F_i``.
+
+    Selection (``_selection``, by :func:`~sskernels.learners.registry.make_method` when a spec
+    leaves ``alpha`` unset, sets it to ``auto`` or gives a list): ``alpha`` over
+    :data:`ALPHAS` by cross-validation on the labeled points, ties to the largest (Zhou et
+    al.'s 0.99).  Not the paper's protocol (it fixes 0.99): at 0.99 the near-constant
+    eigenvector of ``S`` can carry nearly all the scores, and the class with the most labels
+    then absorbs the others (wine, 20 labels: 65.5 % against 91.3 % at 0.9), which a
+    selection on the labeled points sees.
     """
 
     _parameter_constraints = {**GraphClassifier._parameter_constraints,
                               "alpha": [Interval(Real, 0, 1, closed="neither")]}
+    _selection = {"alpha": (ALPHAS, "largest")}
 
     def __init__(self, graph=None, alpha=0.99):
         self.graph = graph
