@@ -27,8 +27,8 @@ from conftest import data_mirror_path
 REPO = Path(__file__).resolve().parents[1]
 # SSKERNELS_DATA_MIRROR if set, else ../shared/datasets; None when neither exists
 MIRROR = data_mirror_path()
-SCHEMA = ("table,dataset,setting,method,metric,mean,std,se,n_splits,paper_mean,paper_std,delta,"
-          "seconds,notes").split(",")
+SCHEMA = ("table,dataset,setting,method,metric,mean,std,se,n_splits,paper_mean,paper_std,paper_spread,delta,matched,"
+          "seconds,notes,selected").split(",")
 HEART_URL = "https://archive.ics.uci.edu/ml/machine-learning-databases/statlog/heart/heart.dat"
 # Liu et al. (2009), Table 3, wine column (the paper's own numbers)
 PAPER_WINE = {"harmonic": (67.78, 3.20), "TSK": (72.28, 1.24)}

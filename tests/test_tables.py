@@ -162,3 +162,42 @@ def test_run_table_and_table_command_write_the_same_splits_file(tmp_path, monkey
                            "--metric", "seconds"])
     assert res.exit_code == 0, res.output
     assert (tmp_path / "times.csv").is_file() and not (tmp_path / "times_splits.csv").exists()
+
+
+def test_paper_spread_is_read_per_row_and_matched_uses_it(tmp_path):
+    """Liu et al.'s Table 3: the kernel machines' ± reads as a standard error, the
+    transductive rows' as a std (the paper table's ``spread`` column); ``matched`` is
+    ``|delta| <= paper_std`` as printed, the Markdown marks an se and a match."""
+    from sskernels.experiment.tables import paper_spread
+
+    liu = "liu2009_table3_uci_transductive_accuracy"
+    assert paper_spread(liu, "heart", "TSK+SVM", None, "accuracy") == "se"
+    assert paper_spread(liu, "heart", "LapSVM", None, "accuracy") == "se"
+    assert paper_spread(liu, "heart", "TSK", None, "accuracy") == "std"
+    assert paper_spread(liu, "heart", "no such method", None, "accuracy") == ""
+    wang = "wang2015_table2_single_kernel"
+    assert paper_spread(wang, "BCI", "alignf_label_aware", None, "accuracy") == "std"
+    spec = parse_spec({"dataset": "sklearn-wine", "methods": [
+        {"name": "tsk", "label": "TSK"}, {"name": "kernel-svm", "label": "TSK+SVM",
+                                         "params": {"kernel": "tsk"}}],
+        "paper": {"table": liu, "dataset": "wine"}, "output": str(tmp_path / "o")},
+        tmp_path / "spec.yaml")
+    # paper wine: TSK 72.28 ± 1.24 (std), TSK+SVM 96.34 ± 0.33 (se)
+    rec = pd.concat([_records({}, method="TSK"), _records({}, method="TSK+SVM")])
+    rec["value"] = np.where(rec["method"] == "TSK", rec["value"] + 2.5,    # mean 74.0
+                            rec["value"] + 25.5)                          # mean 97.0
+    rec["dataset"] = "wine"
+    df = summarize(rec, spec)
+    acc = df[df["metric"] == "accuracy"].set_index("method")
+    assert acc.loc["TSK", "paper_spread"] == "std" and acc.loc["TSK+SVM", "paper_spread"] == "se"
+    assert acc.loc["TSK", "delta"] == pytest.approx(1.72)       # 74.0 - 72.28 > 1.24
+    assert not acc.loc["TSK", "matched"]
+    assert acc.loc["TSK+SVM", "delta"] == pytest.approx(0.66)   # 97.0 - 96.34 > 0.33 (se)
+    assert not acc.loc["TSK+SVM", "matched"]
+    rec.loc[rec["method"] == "TSK+SVM", "value"] -= 0.5        # 96.5: |0.16| <= 0.33
+    acc = summarize(rec, spec).query("metric == 'accuracy'").set_index("method")
+    assert acc.loc["TSK+SVM", "matched"]
+    md = to_markdown(summarize(rec, spec), header="")
+    assert "(96.34 ± 0.33 se, Δ +0.16 ✓)" in md and "(72.28 ± 1.24, Δ +1.72)" in md
+    # no paper value: neither spread nor matched
+    assert set(df[df["metric"] == "inductive accuracy"]["matched"]) <= {"", True, False}

@@ -604,7 +604,8 @@ def records_frame(records, spec, n_splits):
             rows.append({**{k: r[k] for k in ("table", "dataset", "setting", "method", "paper",
                                               "split", "seconds", "n_labeled")},
                          "metric": metric, "value": value, "order": order[r["method"]],
-                         "report": r.get("report")})
+                         "report": r.get("report"), "oracle": r.get("oracle"),
+                         "selected": r.get("selected")})
     df = pd.DataFrame(rows)
     if not df.empty:
         df = df.sort_values(["n_labeled", "order", "split"]).reset_index(drop=True)

@@ -1,13 +1,20 @@
 """Summary tables in the one schema every table of the project shares.
 
 Columns: ``table, dataset, setting, method, metric, mean, std, se, n_splits,
-paper_mean, paper_std, delta, seconds, notes`` — one row per cell; ``mean``/``std``
+paper_mean, paper_std, paper_spread, delta, matched, seconds, notes`` — one row per cell;
+``mean``/``std``
 over splits (std with ddof=1, as MATLAB's ``std``), ``se = std / sqrt(n_splits)`` the
 standard error of the mean (some papers print it where they say std: compare like with
 like), ``seconds`` the mean fit +
 predict time per split, paper columns empty where the paper has no value,
 ``delta = mean - paper_mean`` (a paper table may give the complement of a metric, e.g.
-error for our accuracy: see :func:`_paper_value`); ``notes`` lists each fallback or degenerate-fit
+error for our accuracy: see :func:`_paper_value`); ``paper_spread`` how the paper's printed
+± reads (``std`` or ``se``, from the paper table's ``spread`` column: :func:`paper_spread`),
+``matched`` whether ``|delta| <= paper_std`` — the paper's spread as printed, so where it is
+a standard error the cell must be within the paper's standard error (and the Markdown shows
+the paper's value with "se"); empty for times and cells without a paper value; ``selected``
+the grid values chosen per split (:func:`selected_text`, e.g. ``"alpha 0.9 x7, 0.5 x3"``:
+selection on the labeled points, or on the test labels in an oracle row); ``notes`` lists each fallback or degenerate-fit
 note of the cell's records (``record["report"]["notes"]``, see
 :mod:`sskernels.solvers.report`) with the number of splits it fired in, e.g.
 ``"fallback: svm-dual highs->libsvm (time limit) x3/20"`` (several joined by
@@ -31,7 +38,10 @@ import pandas as pd
 from sskernels.experiment.records import atomic_write_text
 
 SCHEMA = ["table", "dataset", "setting", "method", "metric", "mean", "std", "se", "n_splits",
-          "paper_mean", "paper_std", "delta", "seconds", "notes"]
+          "paper_mean", "paper_std", "paper_spread", "delta", "matched", "seconds", "notes",
+          "selected"]
+#: readings of a paper's printed spread (a paper table's ``spread`` column)
+SPREADS = ("std", "se")
 #: the per-split file beside a combined table (``STEM_splits.csv``)
 SPLITS_SCHEMA = ["table", "dataset", "setting", "method", "metric", "split", "value"]
 #: metrics that are not accuracies (left out of the per-split files)
@@ -64,8 +74,13 @@ def summarize(records, spec):
                                   first.get("n_labeled"), metric)
         row = _row(spec, first, method, metric, g["value"].to_numpy(float), pm, ps,
                    decimals=METRIC_DECIMALS.get(metric, 2))
+        if not np.isnan(pm):
+            row["paper_spread"] = paper_spread(spec.paper.table, first["dataset"], first["paper"],
+                                               first.get("n_labeled"), metric)
+            row["matched"] = bool(abs(row["delta"]) <= (0.0 if np.isnan(ps) else ps))
         row["seconds"] = round(float(g["seconds"].mean()), 4)
         row["notes"] = _notes(g)
+        row["selected"] = selected_text(g)
         rows.append(row)
     if spec.paper.time_table:
         rows += _time_rows(records, spec)
@@ -112,6 +127,30 @@ def _paper_value(table, dataset, method, n_labeled, metric=None):
     return (100.0 - mean if flip else mean), std
 
 
+def paper_spread(table, dataset, method, n_labeled, metric=None):
+    """How the paper prints a cell's spread: ``"std"`` or ``"se"`` (standard error of the
+    mean), from the paper table's ``spread`` column (``"std"`` where the table has none);
+    ``""`` where the paper has no value.  Which reading applies is decided per table from
+    the printed values against ours (results/README.md, "How each paper's ± reads")."""
+    pt = paper_table(table)
+    mean, _ = _paper_value(table, dataset, method, n_labeled, metric)
+    if np.isnan(mean):
+        return ""
+    if "spread" not in pt.columns:
+        return "std"
+    hit = pt[(pt["method"] == method) & (pt["dataset"] == dataset)]
+    if "n_labeled" in pt.columns and n_labeled is not None:
+        hit = hit[hit["n_labeled"].astype(str) == str(int(n_labeled))]
+    if "metric" in pt.columns and metric is not None:
+        hit = hit[hit["metric"].isin([metric, COMPLEMENT.get(metric, metric)])]
+    values = set(hit["spread"].dropna().astype(str)) or {"std"}
+    bad = values - set(SPREADS)
+    if bad or len(values) > 1:
+        raise ValueError(f"paper table {table}: spread of {method} on {dataset} must be one "
+                         f"of {SPREADS}, got {sorted(values)}")
+    return values.pop()
+
+
 def _time_rows(records, spec):
     """Metric "seconds": fit + predict time per split (selection included), beside the
     paper's time table, and one "graph (Lap)" row for the label-independent work."""
@@ -145,11 +184,40 @@ def _row(spec, first, method, metric, vals, pm, ps, decimals=2):
         "setting": first["setting"], "method": method, "metric": metric,
         "mean": round(mean, decimals),
         "std": round(std, decimals), "se": round(std / np.sqrt(vals.size), decimals),
-        "n_splits": int(vals.size), "paper_mean": pm, "paper_std": ps,
-        "delta": round(mean - pm, decimals) if not np.isnan(pm) else np.nan,
+        "n_splits": int(vals.size), "paper_mean": pm, "paper_std": ps, "paper_spread": "",
+        "delta": round(mean - pm, decimals) if not np.isnan(pm) else np.nan, "matched": "",
         "seconds": round(mean, 4) if metric == "seconds" else np.nan,
-        "notes": "",
+        "notes": "", "selected": "",
     }
+
+
+def _format_value(v):
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return str(v)
+    return f"{v:g}"
+
+
+def selected_text(g):
+    """The grid values a cell's records chose, per parameter with the number of splits each:
+    ``"alpha 0.9 x7, 0.5 x3; C 1 x10"`` (most frequent first; a nested kernel learner's
+    parameters as ``kernel <name>``).  Only the selected grid parameters (a record's
+    ``selected`` keys without a trailing underscore: fitted attributes such as ``mu_`` are
+    left out); empty when nothing was selected."""
+    if "selected" not in g.columns:
+        return ""
+    counts = {}
+    for sel in g.drop_duplicates("split")["selected"] if "split" in g.columns else g["selected"]:
+        if not isinstance(sel, dict):
+            continue
+        for k, v in sel.items():
+            if k.endswith("_") or isinstance(v, (list, dict)):
+                continue
+            name = k.replace("kernel_learner__", "kernel ")
+            counts.setdefault(name, {})
+            counts[name][_format_value(v)] = counts[name].get(_format_value(v), 0) + 1
+    return "; ".join(
+        f"{k} " + ", ".join(f"{v} x{n}" for v, n in sorted(c.items(), key=lambda t: -t[1]))
+        for k, c in counts.items())
 
 
 def _record_notes(row):
@@ -191,8 +259,8 @@ def _cell(r, marks=""):
     fmt = {"seconds": "{:.4f}", "alignment": "{:.3f}", "rmse": "{:.3g}", "mse": "{:.3g}"}.get(
         r["metric"], "{:.2f}")
 
-    def pm(mean, std):
-        return fmt.format(mean) + ("" if pd.isna(std) else " ± " + fmt.format(std))
+    def pm(mean, std, unit=""):
+        return fmt.format(mean) + ("" if pd.isna(std) else " ± " + fmt.format(std) + unit)
 
     ours = pm(r["mean"], r["std"])
     if not pd.isna(r.get("se", np.nan)) and r.get("n_splits", 1) > 1:
@@ -201,7 +269,9 @@ def _cell(r, marks=""):
         return ours + marks
     delta = (f"{r['delta']:+.3g}" if r["metric"] in REGRESSION_METRICS
              else f"{r['delta']:+.2f}")
-    return f"{ours} ({pm(r['paper_mean'], r['paper_std'])}, Δ {delta}){marks}"
+    unit = " se" if r.get("paper_spread") == "se" else ""
+    hit = " ✓" if r.get("matched") is True or str(r.get("matched")) == "True" else ""
+    return f"{ours} ({pm(r['paper_mean'], r['paper_std'], unit)}, Δ {delta}{hit}){marks}"
 
 
 def _header():
@@ -254,8 +324,9 @@ def to_markdown(df, title=None, header=None):
                 "rmse = its square root)" if metric in REGRESSION_METRICS
                 else f"{metric} (%) on {where}")
         lines += [f"{what}, {setting}, mean ± std over {n} splits (se = std / √n, the "
-                  "standard error of the mean); in brackets the paper's value and our "
-                  "difference", ""]
+                  "standard error of the mean); in brackets the paper's value (its ± a std, "
+                  "or a standard error where marked se) and our difference, ✓ where it is "
+                  "within the paper's ±", ""]
         lines += ["| method | " + " | ".join(datasets) + " |",
                   "|---|" + "---|" * len(datasets)]
         used = []
@@ -276,6 +347,13 @@ def to_markdown(df, title=None, header=None):
         if used:
             lines += ["", "Notes (fallbacks and degenerate fits):", ""]
             lines += [f"- [{k}] {m}, {d}: {_footnote_text(entry)}" for k, m, d, entry in used]
+        chosen = [(m, d, cells[(m, d)].get("selected")) for m in methods for d in datasets
+                  if (m, d) in cells and isinstance(cells[(m, d)].get("selected"), str)
+                  and cells[(m, d)].get("selected")]
+        if chosen:
+            lines += ["", "<details><summary>Parameters selected (value ×splits)</summary>", ""]
+            lines += [f"- {m}, {d}: {sel.replace(' x', ' ×')}" for m, d, sel in chosen]
+            lines += ["", "</details>"]
         lines += ["", "seconds per split (fit + predict, mean)", ""]
         lines += ["| method | " + " | ".join(datasets) + " |",
                   "|---|" + "---|" * len(datasets)]
@@ -294,8 +372,9 @@ def select_metrics(df, metrics):
 
 def write_table(df, stem, title=None):
     """Write ``stem.csv`` (schema) and ``stem.md`` atomically."""
-    if "notes" not in df.columns:
-        df = df.assign(notes="")
+    for col in ("notes", "selected"):
+        if col not in df.columns:
+            df = df.assign(**{col: ""})
     df = df[SCHEMA]
     atomic_write_text(f"{stem}.csv", df.to_csv(index=False, float_format="%.4g"))
     atomic_write_text(f"{stem}.md", to_markdown(df, title) + "\n")
