@@ -34,6 +34,16 @@ def _specs(paths):
     return [load_spec(p) for p in paths]
 
 
+def _only_methods(spec, methods):
+    """Keep only the spec's methods labelled in the comma-separated ``methods`` (None: all)."""
+    if methods:
+        wanted = [m.strip() for m in methods.split(",")]
+        spec.methods = [m for m in spec.methods if m.label in wanted]
+        if not spec.methods:
+            raise UserError(f"{spec.path}: no method labelled {', '.join(wanted)}")
+    return spec
+
+
 def _show(df, title):
     """A compact terminal view of schema rows: ours beside the paper's value."""
     t = Table(title=title)
@@ -44,15 +54,24 @@ def _show(df, title):
     notes = "notes" in df.columns and bool(df["notes"].fillna("").astype(str).str.strip().any())
     if notes:
         t.add_column("notes", justify="left")
+    chosen = ("selected" in df.columns
+              and bool(df["selected"].fillna("").astype(str).str.strip().any()))
+    if chosen:
+        t.add_column("selected (value ×splits)", justify="left")
     for _, r in df.iterrows():
         f = ".3g" if r["metric"] in ("rmse", "mse") else ".2f"   # regression: targets' units
         paper = "" if r["paper_mean"] != r["paper_mean"] else f"{r['paper_mean']:{f}}" + (
-            "" if r["paper_std"] != r["paper_std"] else f" ± {r['paper_std']:{f}}")
-        delta = "" if r["delta"] != r["delta"] else f"{r['delta']:+{f}}"
+            "" if r["paper_std"] != r["paper_std"] else f" ± {r['paper_std']:{f}}"
+            + (" se" if r.get("paper_spread") == "se" else ""))
+        delta = "" if r["delta"] != r["delta"] else f"{r['delta']:+{f}}" + (
+            " ✓" if r.get("matched") is True or str(r.get("matched")) == "True" else "")
         cells = [str(r["dataset"]), str(r["setting"]), str(r["method"]), str(r["metric"]),
                  f"{r['mean']:{f}} ± {r['std']:{f}}", paper, delta, f"{r['seconds']:.3f}"]
         if notes:
             cells.append("" if not isinstance(r["notes"], str) else r["notes"])
+        if chosen:
+            cells.append("" if not isinstance(r["selected"], str)
+                         else r["selected"].replace(" x", " ×"))
         t.add_row(*cells)
     out.print(t)
 
@@ -126,6 +145,87 @@ def _write_splits(per_split, stem, metric=None):
     path = write_splits(pd.concat(per_split, ignore_index=True), str(stem), metric)
     if path is not None:
         out.print(f"wrote {path}")
+
+
+@app.command()
+def bound(
+    specs: List[Path] = typer.Argument(..., help="YAML experiment specs whose methods to bound."),
+    jobs: int = typer.Option(1, "--jobs", "-j", min=1, help="Worker processes."),
+    splits: Optional[int] = typer.Option(None, "--splits", min=1,
+                                         help="Bound only the first N splits of each spec."),
+    output: Optional[Path] = typer.Option(
+        None, "--output", "-o", help="Also write one combined bound table STEM.csv/STEM.md."),
+    title: Optional[str] = typer.Option(None, help="Title of the combined table."),
+    free: bool = typer.Option(
+        True, help="Also scan the parameters the spec fixes that a method can select (over "
+                   "its default grid); --no-free: only the spec's own grids."),
+    methods: Optional[str] = typer.Option(
+        None, help="Comma-separated method labels: bound only these rows of each spec."),
+    progress: bool = typer.Option(True, help="Show a progress bar."),
+):
+    """Reachability bound, a DIAGNOSIS, never a result: the best accuracy each method's
+    parameter grid reaches when the TEST labels choose the parameters.
+
+    Every candidate is fitted on every split and scored on the unlabeled points (records in
+    OUTPUT_bound beside the spec's output, resumable).  Per method: bound (each split's best
+    candidate, averaged), the best single candidate, the spec's own result (when run) and the
+    paper's value; "beyond reach" where the paper's value exceeds the bound by more than two
+    standard errors, i.e. no parameter choice gets there on these splits.  Writes
+    OUTPUT_bound/bound.csv and .md per spec.
+    """
+    import copy
+
+    import pandas as pd
+
+    from sskernels.experiment.bound import bound_rows, bound_spec, write_bound
+    from sskernels.experiment.records import claim_output
+    from sskernels.experiment.runner import WorkerPool, load_records, run_spec
+
+    parsed = []
+    for spec in _specs(specs):
+        try:
+            parsed.append((spec, *bound_spec(_only_methods(copy.copy(spec), methods),
+                                             free=free)))
+        except ValueError as exc:
+            raise UserError(str(exc)) from None
+    for _, bspec, _, _ in parsed:
+        claim_output(bspec)
+        if splits is not None and splits > bspec.splits.n_splits:
+            raise UserError(f"{bspec.path}: --splits {splits} exceeds the spec's "
+                            f"splits.n_splits ({bspec.splits.n_splits})")
+    frames, skipped_all = [], []
+    with WorkerPool(jobs) as workers:
+        for spec, bspec, grids, skipped in parsed:
+            with _interrupt_message():
+                records = run_spec(bspec, jobs=jobs, progress=progress, n_splits=splits,
+                                   console=err, workers=workers)
+            try:
+                ours = load_records(spec, n_splits=splits)
+            except UserError as exc:
+                err.print(f"note: no result of {spec.path} beside the bound ({exc})")
+                ours = None
+            df = bound_rows(records, spec, bspec, grids, ours)
+            stem = str(Path(bspec.output) / "bound")
+            write_bound(df, stem, title=f"{spec.name}: reachability bound", skipped=skipped)
+            out.print(f"wrote {stem}.csv and {stem}.md")
+            frames.append(df)
+            skipped_all += skipped
+    combined = pd.concat(frames, ignore_index=True)
+    _show_bound(combined)
+    if output is not None:
+        write_bound(combined, str(output), title=title, skipped=skipped_all)
+        out.print(f"wrote {output}.csv and {output}.md")
+
+
+def _show_bound(df):
+    t = Table(title="reachability bound (test labels choose: a diagnosis, not a result)")
+    for col in ("dataset", "method", "grid", "paper", "ours", "bound", "best fixed", "verdict"):
+        t.add_column(col)
+    for r in df.itertuples():
+        f = (lambda v: "" if v != v else f"{v:.2f}")
+        t.add_row(str(r.dataset), str(r.method), str(r.grid), f(r.paper_mean), f(r.ours),
+                  f"{r.bound:.2f} ± {r.bound_se:.2f}", f(r.best_fixed), str(r.verdict))
+    out.print(t)
 
 
 @app.command("table")
@@ -264,11 +364,7 @@ def bench(
     with tempfile.TemporaryDirectory() as tmp:
         for spec in _specs(specs):
             spec.output = str(Path(tmp) / spec.name)
-            if methods:
-                wanted = [m.strip() for m in methods.split(",")]
-                spec.methods = [m for m in spec.methods if m.label in wanted]
-                if not spec.methods:
-                    raise UserError(f"{spec.path}: no method labelled {', '.join(wanted)}")
+            _only_methods(spec, methods)
             clear_cache()
             t0 = time.perf_counter()
             rec = run_spec(spec, jobs=jobs, progress=False, n_splits=splits, reuse=False)

@@ -1,0 +1,208 @@
+"""Reachability bounds: how far a method's parameter grid can go when the test labels choose.
+
+A diagnosis, never a result row (issue #12, item 2).  A paper's number that our run misses
+may be out of reach of the method as we implement it on our data, graph and splits — no
+choice of its parameters gives it — or it may be a parameter choice we did not make.  The
+bound tells the two apart: every candidate of the method's grid is fitted on each split with
+the split's labels and scored on the unlabeled points' labels
+(:func:`sskernels.experiment.oracle.oracle_fit`, the ``select: oracle`` protocol), and
+
+* ``bound``: the mean over splits of each split's best candidate (selection per split on the
+  test labels: no selection rule on the labeled points can do better on average);
+* ``best_fixed``: the best single candidate, the same for every split (the best a
+  parameter fixed in advance could have done), with its parameters.
+
+A paper value above ``bound`` by more than twice the bound's standard error over the splits
+(``verdict`` ``beyond reach``) cannot be reached by any candidate of that grid on these splits:
+the miss lies in the protocol (data, graph, splits, the method's reading), not in the
+parameter choice.  ``within reach`` says only that some choice of the test labels' liking gets
+there, not that a principled rule would.
+
+The grid: the method's own selection grid (parameters the spec sets to ``auto`` or to a list,
+and the ones it selects by default); with ``free=True`` (the default) also every parameter the
+spec fixes that the method can select (its class's ``_selection``), over that default grid —
+the method's parameter space rather than the spec's one point of it.  Methods with no grid
+(nothing to choose: their result is their bound) and regression specs are left out, and listed.
+
+The bound's records go to a folder of their own beside the spec's (``<output>_bound``), with
+the method labels marked "oracle bound"; they are resumable like any run's.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pandas as pd
+
+from sskernels.experiment.records import atomic_write_text
+
+__all__ = ["BOUND_SCHEMA", "bound_spec", "bound_rows", "to_markdown", "write_bound"]
+
+BOUND_SCHEMA = ["table", "dataset", "setting", "method", "grid", "n_splits", "paper_mean",
+                "paper_std", "paper_spread", "ours", "bound", "bound_se", "best_fixed",
+                "best_fixed_params", "gap", "verdict"]
+#: the suffix of a bound's method labels (the spec's label before it)
+LABEL_SUFFIX = " (oracle bound: best test accuracy)"
+#: ``verdict`` when the paper's value exceeds the bound by more than this many bound se's
+BEYOND_SE = 2.0
+
+
+def _freed(method):
+    """The method's params with every fixed parameter it can select set to ``auto``; and the
+    names freed."""
+    from sskernels.learners.registry import get_method
+
+    cls = getattr(get_method(method.name).factory, "cls", None)
+    selection = getattr(cls, "_selection", {}) if cls is not None else {}
+    params, freed = dict(method.params), []
+    for key in selection:
+        value = params.get(key)
+        if key in params and not isinstance(value, (list, tuple)) and value != "auto":
+            params[key] = "auto"
+            freed.append(key)
+    return params, freed
+
+
+def _grid(spec, method, params):
+    """The flattened grid ``{name: values}`` the oracle would scan (empty: nothing to choose)."""
+    from sskernels.experiment.oracle import flatten
+    from sskernels.experiment.runner import method_params
+    from sskernels.learners.registry import make_method
+
+    probe = dataclasses.replace(method, params=params)
+    try:
+        return flatten(make_method(method.name, **method_params(spec, probe)))[1]
+    except (TypeError, ValueError):
+        return {}
+
+
+def describe(grid):
+    """``"beta (7) x C (8)"``: a grid's parameters and sizes, nested names shortened."""
+    return " x ".join(f"{k.split('__')[-1]} ({len(v)})" for k, v in grid.items())
+
+
+def bound_spec(spec, free=True):
+    """``(bound spec, grids, skipped)``: ``spec`` with every method that has a grid turned to
+    ``select: oracle`` (label + :data:`LABEL_SUFFIX`), output ``<output>_bound``; ``grids``
+    maps each bound label to ``(grid description, freed parameter names)``; ``skipped`` lists
+    ``(label, why)`` of the methods left out.  Raises ValueError when none is left."""
+    from sskernels.spec import MethodSpec
+
+    if spec.task != "classification":
+        raise ValueError(f"{spec.path}: a bound ranks candidates by accuracy; this spec is a "
+                         f"{spec.task} task")
+    methods, grids, skipped = [], {}, []
+    for m in spec.methods:
+        params, freed = _freed(m) if free else (dict(m.params), [])
+        grid = _grid(spec, m, params)
+        if not grid:
+            skipped.append((m.label, "no parameter to choose"))
+            continue
+        label = m.label + LABEL_SUFFIX
+        methods.append(MethodSpec(m.name, label, m.paper, params, "oracle"))
+        grids[label] = (describe(grid), freed)
+    if not methods:
+        raise ValueError(f"{spec.path}: no method of this spec has a parameter grid to bound")
+    out = dataclasses.replace(spec, name=f"{spec.name}_bound", methods=methods,
+                              output=str(spec.output).rstrip("/") + "_bound")
+    return out, grids, skipped
+
+
+def bound_rows(records, spec, bspec, grids, ours=None):
+    """Rows in :data:`BOUND_SCHEMA`, one per (setting, method), from the bound run's records
+    (a :func:`~sskernels.experiment.runner.records_frame` with its ``oracle`` column) and,
+    when given, the spec's own records (``ours``: its selected result beside)."""
+    from sskernels.experiment.tables import _paper_value, paper_spread
+
+    acc = records[records["metric"] == "accuracy"]
+    rows = []
+    for (setting, label), g in acc.groupby(["setting", "method"], sort=False):
+        first = g.iloc[0]
+        vals = g["value"].to_numpy(float)
+        n = vals.size
+        se = float(vals.std(ddof=1) / np.sqrt(n)) if n > 1 else np.nan
+        best_fixed, best_params = _best_fixed(g["oracle"].tolist())
+        pm = ps = np.nan
+        spread = ""
+        if bspec.paper.table:
+            pm, ps = _paper_value(bspec.paper.table, first["dataset"], first["paper"],
+                                  first.get("n_labeled"), "accuracy")
+            if not np.isnan(pm):
+                spread = paper_spread(bspec.paper.table, first["dataset"], first["paper"],
+                                      first.get("n_labeled"), "accuracy")
+        own = label[:-len(LABEL_SUFFIX)] if label.endswith(LABEL_SUFFIX) else label
+        mine = np.nan
+        if ours is not None and not ours.empty:
+            hit = ours[(ours["metric"] == "accuracy") & (ours["method"] == own)
+                       & (ours["setting"] == setting)]
+            if len(hit):
+                mine = float(hit["value"].mean())
+        bound = float(vals.mean())
+        gap = pm - bound if not np.isnan(pm) else np.nan
+        verdict = "" if np.isnan(pm) else (
+            "beyond reach" if np.isfinite(se) and gap > BEYOND_SE * se else "within reach")
+        desc, freed = grids.get(label, ("", []))
+        if freed:
+            desc += " (freed: " + ", ".join(freed) + ")"
+        rows.append({"table": spec.table or spec.name, "dataset": first["dataset"],
+                     "setting": setting, "method": own, "grid": desc, "n_splits": int(n),
+                     "paper_mean": pm, "paper_std": ps, "paper_spread": spread,
+                     "ours": round(mine, 2) if not np.isnan(mine) else np.nan,
+                     "bound": round(bound, 2), "bound_se": round(se, 2),
+                     "best_fixed": round(best_fixed, 2) if not np.isnan(best_fixed) else np.nan,
+                     "best_fixed_params": best_params,
+                     "gap": round(gap, 2) if not np.isnan(gap) else np.nan,
+                     "verdict": verdict})
+    return pd.DataFrame(rows, columns=BOUND_SCHEMA)
+
+
+def _best_fixed(infos):
+    """``(mean accuracy, params)`` of the one candidate best on average over the splits
+    (ties: the first, the grid's preference order); ``(nan, "")`` if the splits' grids differ."""
+    infos = [i for i in infos if isinstance(i, dict) and i.get("accuracy")]
+    if not infos:
+        return np.nan, ""
+    params = infos[0]["params"]
+    if any(i["params"] != params for i in infos):
+        return np.nan, ""
+    A = np.array([i["accuracy"] for i in infos], dtype=float)
+    means = A.mean(axis=0)
+    j = int(np.flatnonzero(means == means.max())[0])
+    return float(means[j]), ", ".join(f"{k.split('__')[-1]}={v:g}" if isinstance(v, float)
+                                      else f"{k.split('__')[-1]}={v}"
+                                      for k, v in params[j].items())
+
+
+def to_markdown(df, title=None, skipped=()):
+    def num(v, f="{:.2f}"):
+        return "" if pd.isna(v) else f.format(v)
+
+    lines = [f"# {title}", ""] if title else []
+    lines += ["Reachability bound: a diagnosis, never a result. Accuracy (%) on the unlabeled "
+              "points, mean over splits. bound: each split's best candidate of the grid, chosen "
+              "on the test labels; best fixed: the one candidate best on average; ours: the "
+              "spec's own result (selection on the labeled points); gap = paper − bound; beyond "
+              f"reach: gap > {BEYOND_SE:g} × the bound's standard error over the splits "
+              "(no candidate of the grid gets there on these splits).", "",
+              "| data set | setting | method | grid | paper | ours | bound ± se | best fixed "
+              "(parameters) | gap | verdict |",
+              "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in df.itertuples():
+        paper = "" if pd.isna(r.paper_mean) else num(r.paper_mean) + (
+            "" if pd.isna(r.paper_std) else " ± " + num(r.paper_std)
+            + (" se" if r.paper_spread == "se" else ""))
+        lines.append(f"| {r.dataset} | {r.setting} | {r.method} | {r.grid} | {paper} | "
+                     f"{num(r.ours)} | {num(r.bound)} ± {num(r.bound_se)} | "
+                     f"{num(r.best_fixed)} ({r.best_fixed_params}) | "
+                     f"{num(r.gap, '{:+.2f}')} | {r.verdict} |")
+    if skipped:
+        lines += ["", "Left out (no parameter to choose): " + ", ".join(
+            sorted({label for label, _ in skipped})) + "."]
+    return "\n".join(lines) + "\n"
+
+
+def write_bound(df, stem, title=None, skipped=()):
+    """Write ``stem.csv`` (:data:`BOUND_SCHEMA`) and ``stem.md`` atomically."""
+    atomic_write_text(f"{stem}.csv", df[BOUND_SCHEMA].to_csv(index=False, float_format="%.4g"))
+    atomic_write_text(f"{stem}.md", to_markdown(df, title, skipped))
