@@ -671,3 +671,35 @@ def test_libsvm_fallback_solves_the_same_dual():
 
     assert abs(y @ b_lib) < 1e-6 and b_lib.min() >= 0 and b_lib.max() <= C + 1e-12
     assert dual(b_lib) == pytest.approx(dual(b_highs), rel=1e-6)
+
+
+@pytest.mark.parametrize("name", ["laprls", "lapsvm"])
+def test_oracle_fast_path_through_the_deformed_kernel_equals_every_fit(name, monkeypatch):
+    """``_transduction_predictor`` (RLS / SVM with the deformed kernel over the labeled points,
+    evaluated at every point: eq. (11.16)) gives each candidate's ``transduction_`` of a
+    LapRLS / LapSVM fit, on three-class wine with a grid over gamma_A, gamma_I and the width;
+    the oracle's accuracies and choice equal the generic rule's."""
+    from sklearn.base import clone
+
+    from sskernels.experiment import oracle
+
+    X = minmax_scale(load_wine().data)
+    y = load_wine().target
+    lab = np.random.default_rng(3).choice(len(y), 20, replace=False)
+    yp = np.full(len(y), -1)
+    yp[lab] = y[lab]
+    est = make_method(name, n_neighbors=6, weights="hein-maier", gamma_A=[1e-2, 1e-4, 1.0],
+                      gamma_I=[1.0, 1e-2, 0.0], kernel_width_scale=[1.0, 0.25])
+    base, grid = oracle.flatten(est)
+    fast = base._transduction_predictor(X, yp, tuple(grid))
+    assert fast is not None
+    assert base._transduction_predictor(X, yp, ("gamma_A", "laplacian_degree")) is None
+    for cand in oracle.candidates(grid):
+        ref = clone(base).set_params(**cand).fit(X, yp)
+        np.testing.assert_array_equal(fast(cand), ref.transduction_)
+    best_fast, info_fast = oracle.oracle_fit(est, X, yp, y)
+    monkeypatch.setattr(type(base), "_transduction_predictor", lambda self, *a: None)
+    best_slow, info_slow = oracle.oracle_fit(est, X, yp, y)
+    assert info_fast == info_slow and "fallback" not in info_fast
+    assert np.unique(info_fast["accuracy"]).size > 1
+    np.testing.assert_array_equal(best_fast.transduction_, best_slow.transduction_)

@@ -45,6 +45,7 @@ from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.base import clone
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_array, check_is_fitted
 
@@ -209,6 +210,55 @@ class _ManifoldRegularizer(GraphSemiSupervisedClassifier):
         return lambda width: cached_deformation_basis(key0 + (width,),
                                                       lambda: base_kernel(width), M)
 
+    _deformed_keys = {"gamma_A", "gamma_I", "kernel_width", "kernel_width_scale"}
+
+    def _deformed_scorer(self, X, rows, labeled, n_classes):
+        """``scores(params, train, test)``: RLS / SVM with the deformed kernel (eq. (11.16))
+        on the labeled points at positions ``train`` of ``labeled``, evaluated at the points
+        ``rows[test]``.  For each width ``K~_r[rows, labeled] = G_rows diag(1/(1 + r lam))
+        G_labeled^T`` (``r = gamma_I / (gamma_A (u+l)^2)``) is formed once per ``r`` and
+        shared by every fold and candidate."""
+        graph = self._build_graph(X)
+        M = intrinsic_matrix(graph, self.laplacian, self.laplacian_degree)
+        n = X.shape[0]
+        bases, blocks = {}, {}
+        basis = self._basis_maker(X, M)
+        square = rows is labeled
+
+        def block(width, gamma_A, gamma_I):
+            r = gamma_I / (gamma_A * n * n)
+            Kt = blocks.get((width, r))
+            if Kt is None:
+                if width not in bases:
+                    G, lam = basis(width)
+                    bases[width] = (G[rows], G[labeled], lam)
+                GR, GL, lam = bases[width]
+                Kt = (GR / (1.0 + r * lam)) @ GL.T
+                if square:
+                    Kt = 0.5 * (Kt + Kt.T)
+                blocks[(width, r)] = Kt
+            return Kt
+
+        own, widths = self.get_params(deep=False), {}
+
+        def scores(params, y_tr, train, test, K_tr=None):
+            p = {**own, **params}
+            wkey = (p["kernel_width"], p["kernel_width_scale"])
+            if wkey not in widths:
+                widths[wkey] = self._width(X, *wkey)
+            Kt = block(widths[wkey], p["gamma_A"], p["gamma_I"])
+            if K_tr is None:
+                K_tr = Kt[np.ix_(train, train)]
+            return self._fold_scores(K_tr, Kt[np.ix_(test, train)], y_tr, n_classes,
+                                     p["gamma_A"])
+
+        scores.block = lambda params: block(
+            widths.setdefault((params["kernel_width"], params["kernel_width_scale"]),
+                              self._width(X, params["kernel_width"],
+                                          params["kernel_width_scale"])),
+            params["gamma_A"], params["gamma_I"])
+        return scores
+
     def _fold_predictor(self, X, labeled, y_enc, keys):
         """Fold fits through the deformed kernel (label-independent, eq. (11.15)-(11.16)).
 
@@ -219,42 +269,45 @@ class _ManifoldRegularizer(GraphSemiSupervisedClassifier):
         data with the fold's labels hidden.  Handles ``gamma_A``, ``gamma_I``,
         ``kernel_width`` and ``kernel_width_scale``; None for other keys.
         """
-        if self._precomputed or not set(keys) <= {"gamma_A", "gamma_I", "kernel_width",
-                                                  "kernel_width_scale"}:
+        if self._precomputed or not set(keys) <= self._deformed_keys:
             return None  # the generic rule (whose fit refuses "precomputed" clearly)
         self._validate_params()
         X = check_array(X, accept_sparse=self.accept_sparse, dtype=np.float64)
-        graph = self._build_graph(X)
-        M = intrinsic_matrix(graph, self.laplacian, self.laplacian_degree)
-        n, n_classes = X.shape[0], int(np.max(y_enc)) + 1
-        bases, blocks = {}, {}
-        basis = self._basis_maker(X, M)
-
-        def block(width, gamma_A, gamma_I):
-            r = gamma_I / (gamma_A * n * n)
-            Kt = blocks.get((width, r))
-            if Kt is None:
-                if width not in bases:
-                    G, lam = basis(width)
-                    bases[width] = (G[labeled], lam)
-                GL, lam = bases[width]
-                Kt = (GL / (1.0 + r * lam)) @ GL.T
-                Kt = 0.5 * (Kt + Kt.T)
-                blocks[(width, r)] = Kt
-            return Kt
-
-        own, widths = self.get_params(deep=False), {}
+        scores = self._deformed_scorer(X, labeled, labeled, int(np.max(y_enc)) + 1)
 
         def predict(params, train, test):
-            p = {**own, **params}
-            wkey = (p["kernel_width"], p["kernel_width_scale"])
-            if wkey not in widths:
-                widths[wkey] = self._width(X, *wkey)
-            width = widths[wkey]
-            Kt = block(width, p["gamma_A"], p["gamma_I"])
-            F = self._fold_scores(Kt[np.ix_(train, train)], Kt[np.ix_(test, train)],
-                                  y_enc[train], n_classes, p["gamma_A"])
-            return np.argmax(F, axis=1)
+            return np.argmax(scores(params, y_enc[train], train, test), axis=1)
+
+        return predict
+
+    def _transduction_predictor(self, X, y, keys):
+        """The oracle's fast path (:mod:`sskernels.experiment.oracle`): ``params ->
+        transduction_`` of a fit with all of ``y``'s labels, by RLS / SVM with the deformed
+        kernel over the labeled points evaluated at every point (eq. (11.16): the same
+        function as LapRLS / LapSVM), sharing each width's deformation basis between the
+        candidates.  The fold fits' solver (``cv_solver`` for LapSVM), so the oracle refits
+        the candidate it chooses and checks it against this; None for other keys."""
+        if self._precomputed or not set(keys) <= self._deformed_keys:
+            return None
+        from sskernels.learners.base import check_partial_labels
+
+        self._validate_params()
+        X = check_array(X, accept_sparse=self.accept_sparse, dtype=np.float64)
+        classes, labeled, y_enc = check_partial_labels(np.asarray(y))
+        every = np.arange(X.shape[0])
+        # the fit's own dual solver (HiGHS), not the fold fits' faster libsvm: at a large C
+        # (tiny gamma_A) their solutions differ by whole points of accuracy
+        exact = clone(self).set_params(cv_solver="highs") if "cv_solver" in \
+            self.get_params(deep=False) else self
+        scores = exact._deformed_scorer(X, every, labeled, classes.size)
+        train = np.arange(labeled.size)
+
+        def predict(params):
+            p = {**self.get_params(deep=False), **params}
+            K_tr = scores.block(p)[labeled]
+            K_tr = 0.5 * (K_tr + K_tr.T)
+            F = scores(params, y_enc, train, every, K_tr=K_tr)
+            return classes[np.argmax(F, axis=1)]
 
         return predict
 
