@@ -889,3 +889,33 @@ def test_alpha_by_cv_on_the_labeled_points(name):
     assert (est.transduction_[yp < 0] == y[yp < 0]).mean() > 0.8
     fixed = make_method(name, graph=graph, alpha=0.99)
     assert not hasattr(fixed, "cv_results_") and type(fixed).__name__ != "SelectOnLabeled"
+
+
+def test_consistency_class_normalization_is_eq3_with_class_mass_one_columns():
+    """``class_normalization``: F = (1 - alpha)(I - alpha S)^{-1} C with each label column
+    of C divided by its class count, checked against a dense solve; on wine splits where
+    alpha = 0.99 lets the class with the most labels absorb the others it recovers (and the
+    unnormalized scores are the normalized ones with the columns rescaled back)."""
+    X = minmax_scale(load_wine().data)
+    y = load_wine().target
+    graph = KNNGraph(n_neighbors=6, weights="hein-maier")
+    g = get_graph(X, k=6, weights="hein-maier")
+    S = g.S.toarray()
+    gains = []
+    for seed in range(12):
+        lab = np.random.default_rng(seed).choice(len(y), 20, replace=False)
+        yp = np.full(len(y), -1)
+        yp[lab] = y[lab]
+        est = Consistency(graph=graph, alpha=0.99, class_normalization=True).fit(X, yp)
+        C = np.zeros((len(y), 3))
+        C[lab, y[lab]] = 1.0
+        counts = C.sum(axis=0)
+        F = 0.01 * np.linalg.solve(np.eye(len(y)) - 0.99 * S, C / counts)
+        np.testing.assert_allclose(est.scores_, F, rtol=1e-8, atol=1e-12)
+        plain = Consistency(graph=graph, alpha=0.99).fit(X, yp)
+        np.testing.assert_allclose(plain.scores_, F * counts, rtol=1e-8, atol=1e-12)
+        unl = yp < 0
+        gains.append((est.transduction_[unl] == y[unl]).mean()
+                     - (plain.transduction_[unl] == y[unl]).mean())
+    assert max(gains) > 0.2          # a collapsed split recovers
+    assert np.mean(gains) > 0.05
