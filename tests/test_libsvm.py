@@ -101,3 +101,20 @@ def test_the_global_rng_advances_as_with_svc():
     np.random.seed(3)
     ls.fit_precomputed(np.eye(4), [0, 1, 0, 1], 1.0)
     assert np.random.rand() == after_svc
+
+
+@pytest.mark.parametrize("trial", range(6))
+def test_svm_precomputed_decision_is_svcs_support_vector_sum_bit_for_bit(trial):
+    """LapSVM's CV scores (solvers.svm.svm_precomputed_decision, now by the bare libsvm call)
+    are exactly ``K_te[:, support_] @ dual_coef_[0] + intercept_[0]`` of a fitted SVC."""
+    from sskernels.solvers.svm import svm_precomputed_decision
+
+    rng = np.random.default_rng(100 + trial)
+    K = _instance(rng, n=60, scale_power=3 if trial % 2 else 1)
+    y = np.where(rng.random(60) < 0.45, -1.0, 1.0)
+    train, test = np.arange(40), np.arange(40, 60)
+    C = (0.1, 10.0, 1e4)[trial % 3]
+    svc = SVC(kernel="precomputed", C=C).fit(K[np.ix_(train, train)], y[train])
+    expected = K[np.ix_(test, train)][:, svc.support_] @ svc.dual_coef_[0] + svc.intercept_[0]
+    got = svm_precomputed_decision(K[np.ix_(train, train)], y[train], K[np.ix_(test, train)], C)
+    np.testing.assert_array_equal(got, expected)

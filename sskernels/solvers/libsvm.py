@@ -74,6 +74,17 @@ class LibsvmModel:
         beta[support] = -dual_coef[0]
         return beta, -float(intercept[0])
 
+    def binary_decision(self, K_te):
+        """For two classes: ``K_te[:, support_] @ dual_coef_[0] + intercept_[0]`` with SVC's
+        attributes (positive for ``classes[1]``), summed over the support vectors only, in
+        their order -- the same floating-point sums as that expression on a fitted ``SVC``."""
+        if self.classes.size != 2:
+            raise ValueError("binary_decision needs two classes")
+        if self.svc is not None:
+            return K_te[:, self.svc.support_] @ self.svc.dual_coef_[0] + self.svc.intercept_[0]
+        support, _, _, dual_coef, intercept, _, _ = self.raw
+        return K_te[:, support] @ (-dual_coef[0]) + (-intercept[0])
+
 
 def _svc(K, y, C, tol, max_iter):
     with warnings.catch_warnings(record=True) as caught:
