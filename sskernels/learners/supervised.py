@@ -24,6 +24,7 @@ from sskernels.kernels.rbf import (WIDTH_RULES, mean_squared_distance, rbf, reso
 from sskernels.learners.base import SemiSupervisedClassifier, SemiSupervisedRegressor
 from sskernels.learners.label_aware_regression import C_GRID as SVR_C_GRID
 from sskernels.learners.label_aware_regression import WIDE_B_SCALES, fit_svrs
+from sskernels.solvers.libsvm import fit_precomputed
 from sskernels.solvers.report import SolveInfo
 
 #: kernel widths as multiples of the width rule's value (the median pairwise distance)
@@ -118,8 +119,9 @@ class SVMBaseline(SemiSupervisedClassifier):
             K = kernels[wd]
             if np.unique(y_enc[train]).size < 2:
                 return np.full(test.size, y_enc[train][0])
-            svc = SVC(kernel="precomputed", C=p["C"]).fit(K[np.ix_(train, train)], y_enc[train])
-            return svc.predict(K[np.ix_(test, train)])
+            # libsvm as SVC calls it (the same predictions, without SVC's per-fit validation)
+            model = fit_precomputed(K[np.ix_(train, train)], y_enc[train], p["C"])
+            return model.predict(K[np.ix_(test, train)])
 
         return predict
 
@@ -154,8 +156,7 @@ class SVMBaseline(SemiSupervisedClassifier):
             if wd not in kernels:
                 kernels[wd] = (cosine_similarity(X, X[labeled]) if cosine else rbf(D2, wd))
             K = kernels[wd]
-            svc = SVC(kernel="precomputed", C=float(p["C"])).fit(K[labeled], y_enc)
-            return classes[svc.predict(K)]
+            return classes[fit_precomputed(K[labeled], y_enc, float(p["C"])).predict(K)]
 
         return predict
 
