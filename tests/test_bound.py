@@ -151,3 +151,24 @@ def test_verdict_beyond_reach_needs_a_gap_of_two_standard_errors():
     # se 1.15 -> gap 2.28 < 2.31: within reach
     row = bound_rows(frame([68.0, 70.0, 72.0]), spec, bspec, {}).iloc[0]
     assert row["verdict"] == "within reach"
+    # one split: no standard error, so no verdict (it used to read "within reach")
+    row = bound_rows(frame([60.0]), spec, bspec, {}).iloc[0]
+    assert row["verdict"].startswith("no verdict") and np.isnan(row["bound_se"])
+
+
+def test_a_method_whose_grid_cannot_be_built_is_named_not_skipped(tmp_path, monkeypatch):
+    # an error building the grid used to read as "no parameter to choose" (method left out)
+    import sskernels.experiment.oracle as oracle
+    from sskernels.experiment.bound import bound_spec
+    from sskernels.spec import load_spec
+
+    spec = load_spec(write_spec(tmp_path, "  - name: tsk\n    label: TSK here\n"
+                                          "    params: {beta: auto}\n"))
+
+    def broken(est):
+        raise ValueError("no grid for you")
+
+    monkeypatch.setattr(oracle, "flatten", broken)
+    with pytest.raises(ValueError, match=r"'TSK here' \(tsk\): cannot build its parameter "
+                                         r"grid: no grid for you"):
+        bound_spec(spec)

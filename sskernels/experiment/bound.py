@@ -73,8 +73,10 @@ def _grid(spec, method, params):
     probe = dataclasses.replace(method, params=params)
     try:
         return flatten(make_method(method.name, **method_params(spec, probe)))[1]
-    except (TypeError, ValueError):
-        return {}
+    except (TypeError, ValueError) as exc:
+        # a method that cannot be built with its grid is an error, not "nothing to choose"
+        raise ValueError(f"{spec.path}: method {method.label!r} ({method.name}): cannot build "
+                         f"its parameter grid: {exc}") from exc
 
 
 def describe(grid):
@@ -140,8 +142,10 @@ def bound_rows(records, spec, bspec, grids, ours=None):
                 mine = float(hit["value"].mean())
         bound = float(vals.mean())
         gap = pm - bound if not np.isnan(pm) else np.nan
-        verdict = "" if np.isnan(pm) else (
-            "beyond reach" if np.isfinite(se) and gap > BEYOND_SE * se else "within reach")
+        # one split has no standard error: no verdict rather than a "within reach" by default
+        verdict = "" if np.isnan(pm) else "no verdict (one split: no standard error)" \
+            if not np.isfinite(se) else (
+            "beyond reach" if gap > BEYOND_SE * se else "within reach")
         desc, freed = grids.get(label, ("", []))
         if freed:
             desc += " (freed: " + ", ".join(freed) + ")"

@@ -241,22 +241,21 @@ class _ManifoldRegularizer(GraphSemiSupervisedClassifier):
 
         own, widths = self.get_params(deep=False), {}
 
-        def scores(params, y_tr, train, test, K_tr=None):
-            p = {**own, **params}
+        def params_block(p):
             wkey = (p["kernel_width"], p["kernel_width_scale"])
             if wkey not in widths:
                 widths[wkey] = self._width(X, *wkey)
-            Kt = block(widths[wkey], p["gamma_A"], p["gamma_I"])
+            return block(widths[wkey], p["gamma_A"], p["gamma_I"])
+
+        def scores(params, y_tr, train, test, K_tr=None):
+            p = {**own, **params}
+            Kt = params_block(p)
             if K_tr is None:
                 K_tr = Kt[np.ix_(train, train)]
             return self._fold_scores(K_tr, Kt[np.ix_(test, train)], y_tr, n_classes,
                                      p["gamma_A"])
 
-        scores.block = lambda params: block(
-            widths.setdefault((params["kernel_width"], params["kernel_width_scale"]),
-                              self._width(X, params["kernel_width"],
-                                          params["kernel_width_scale"])),
-            params["gamma_A"], params["gamma_I"])
+        scores.block = params_block
         return scores
 
     def _fold_predictor(self, X, labeled, y_enc, keys):
@@ -285,8 +284,9 @@ class _ManifoldRegularizer(GraphSemiSupervisedClassifier):
         transduction_`` of a fit with all of ``y``'s labels, by RLS / SVM with the deformed
         kernel over the labeled points evaluated at every point (eq. (11.16): the same
         function as LapRLS / LapSVM), sharing each width's deformation basis between the
-        candidates.  The fold fits' solver (``cv_solver`` for LapSVM), so the oracle refits
-        the candidate it chooses and checks it against this; None for other keys."""
+        candidates.  LapSVM's duals here are solved by the fit's own solver (HiGHS), not the
+        fold fits' ``cv_solver``, so the oracle's refit of the chosen candidate agrees with
+        this; None for other keys."""
         if self._precomputed or not set(keys) <= self._deformed_keys:
             return None
         from sskernels.learners.base import check_partial_labels
