@@ -277,3 +277,23 @@ def test_supervised_input_validated_the_sklearn_way(blobs):
     assert m.n_features_in_ == 2
     with pytest.raises(ValueError, match="features"):
         m.predict(np.ones((3, 5)))
+
+
+def test_iterated_laplacian_is_memoized_per_graph_and_read_only():
+    # issue #14, item 1: L^p is label-independent, computed once per graph
+    from sklearn.datasets import make_moons
+
+    from sskernels.graph import Graph
+    from sskernels.kernels.deformed import intrinsic_matrix
+
+    X, _ = make_moons(120, noise=0.1, random_state=0)
+    g = Graph(X, k=6)
+    L = (np.diag(g.degrees) - g.W.toarray())            # D - W, built independently
+    M = intrinsic_matrix(g, "unnormalized", 3)
+    np.testing.assert_allclose(M.toarray(), L @ L @ L, atol=1e-10)
+    assert intrinsic_matrix(g, "unnormalized", 3) is M        # the memo, not a new product
+    assert intrinsic_matrix(g, "normalized", 3) is not M       # keyed by the Laplacian
+    with pytest.raises(ValueError):
+        M.data[0] = 1.0                                      # read-only: no silent mutation
+    g2 = Graph(X, k=6)                                       # another graph object: its own
+    assert intrinsic_matrix(g2, "unnormalized", 3) is not M

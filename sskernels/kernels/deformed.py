@@ -4,7 +4,8 @@ Sindhwani, Belkin & Niyogi, "The geometric basis of semi-supervised learning"
 (Sec. 11.3; Sindhwani, Niyogi & Belkin, ICML 2005).
 
 * :func:`intrinsic_matrix` — ``M = L^p``, the intrinsic regularizer of
-  eq. (11.5) (iterated Laplacians, Remark 1);
+  eq. (11.5) (iterated Laplacians, Remark 1), memoized per graph (it is label-independent:
+  one product per graph, Laplacian and degree, not one per fit — issue #14, item 1);
 * :func:`deformed_kernel` — the warped kernel ``K~`` of eq. (11.15);
 * :func:`deformation_basis` — ``(G, lam)`` with ``K (I + r M K)^{-1} = G diag(1 /
   (1 + r lam)) G^T`` for every ``r >= 0``: one eigendecomposition gives the
@@ -23,6 +24,7 @@ RLS / SVM with ``K~`` on the labeled points are LapRLS / LapSVM (eq. (11.16)).
 
 from __future__ import annotations
 
+import weakref
 from collections import OrderedDict
 
 import numpy as np
@@ -31,24 +33,41 @@ import scipy.sparse as sp
 LAPLACIANS = ("unnormalized", "normalized")
 
 
+#: ``graph -> {(laplacian, degree): L^p}``; an entry lives as long as its graph object
+_INTRINSIC = weakref.WeakKeyDictionary()
+
+
 def intrinsic_matrix(graph, laplacian="unnormalized", degree=1):
     """``M = L^p``: the graph regularizer of eq. (11.5) (iterated Laplacians, Remark 1).
 
     ``laplacian="unnormalized"`` is the paper's ``L = D - W`` (Step 3);
     ``"normalized"`` is ``I - D^{-1/2} W D^{-1/2}`` (a choice some papers make,
-    e.g. Mao & Tsang's LapRLS/LapSVM baselines).  Returned sparse (CSR).
+    e.g. Mao & Tsang's LapRLS/LapSVM baselines).  Returned sparse (CSR), memoized per graph
+    object (the same product as before, computed once) and read-only: its arrays are not
+    writeable, so a caller that changed it in place would fail loudly instead of changing
+    every later fit.
     """
     if laplacian not in LAPLACIANS:
         raise ValueError(f"laplacian must be one of {LAPLACIANS}, got {laplacian!r}")
     p = int(degree)
     if p != degree or p < 1:
         raise ValueError(f"laplacian_degree must be an integer >= 1, got {degree!r}")
-    L = graph.laplacian if laplacian == "unnormalized" else graph.normalized_laplacian
-    L = sp.csr_matrix(L)
-    M = L
-    for _ in range(p - 1):
-        M = M @ L
-    return M.tocsr()
+    try:
+        memo = _INTRINSIC.setdefault(graph, {})
+    except TypeError:                      # an object that takes no weak reference
+        memo = {}
+    M = memo.get((laplacian, p))
+    if M is None:
+        L = graph.laplacian if laplacian == "unnormalized" else graph.normalized_laplacian
+        L = sp.csr_matrix(L)
+        M = L
+        for _ in range(p - 1):
+            M = M @ L
+        M = M.tocsr()
+        for a in (M.data, M.indices, M.indptr):
+            a.flags.writeable = False
+        memo[(laplacian, p)] = M
+    return M
 
 
 def _dense(M):
