@@ -61,3 +61,10 @@ def test_too_few_pairs_off_one_asks_lanczos_for_more(monkeypatch):
     spec = lap.laplacian_spectrum(W, m=50)       # 40 zeros, then 200 ones, then 40 twos
     assert calls[0] == 60 and len(calls) >= 2 and calls == sorted(calls)
     assert calls[-1] <= W.shape[0] // 4
+
+
+def test_the_spectrum_says_how_long_it_took(monkeypatch):
+    W = _graph()
+    for spec in (lap.laplacian_spectrum(W, solver="dense"),
+                 lap.laplacian_spectrum(W, m=5, solver="sparse")):
+        assert spec.seconds is not None and 0 < spec.seconds < 60
