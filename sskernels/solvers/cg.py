@@ -51,7 +51,7 @@ def _operator(A, dim):
     return op, op.matvec
 
 
-def cg_solve(matvec, B, rtol=1e-10, maxiter=None, M=None, preconditioner=None):
+def cg_solve(matvec, B, rtol=1e-10, maxiter=None, M=None, preconditioner=None, x0=None):
     """``(X, SolveInfo)`` with ``A X = B`` by conjugate gradients (module docstring).
 
     ``matvec(v)`` returns ``A v`` for a (dim,) vector, or ``matvec`` is ``A`` itself (a
@@ -59,6 +59,8 @@ def cg_solve(matvec, B, rtol=1e-10, maxiter=None, M=None, preconditioner=None):
     is (dim,) or (dim, k); ``X`` has its shape.  ``M`` (optional) approximates ``A^{-1}``
     (symmetric positive definite; a callable ``v -> M v``, a matrix or a LinearOperator);
     ``preconditioner`` is its name for ``stats`` (default ``"none"`` / ``"custom"``).
+    ``x0`` (optional, the shape of ``B``) is the starting point (default zero); a column
+    that already satisfies the rule takes 0 iterations.
     """
     B = np.asarray(B, dtype=float)
     vector = B.ndim == 1
@@ -70,6 +72,8 @@ def cg_solve(matvec, B, rtol=1e-10, maxiter=None, M=None, preconditioner=None):
         M, _ = _operator(M, dim)
     pname = preconditioner or ("none" if M is None else "custom")
     X = np.zeros_like(B2)
+    if x0 is not None:
+        x0 = np.asarray(x0, dtype=float).reshape(B2.shape)
     iters, resid, stalled = [], [], []
     for j in range(B2.shape[1]):
         count = [0]
@@ -78,7 +82,8 @@ def cg_solve(matvec, B, rtol=1e-10, maxiter=None, M=None, preconditioner=None):
             count[0] += 1
 
         b = B2[:, j]
-        sol, info = cg(op, b, rtol=rtol, atol=0.0, maxiter=cap, M=M, callback=tick)
+        sol, info = cg(op, b, x0=None if x0 is None else x0[:, j], rtol=rtol, atol=0.0,
+                       maxiter=cap, M=M, callback=tick)
         if info < 0:
             raise SolverError(f"cg broke down (scipy info={info}) on column {j}")
         nb = float(np.linalg.norm(b))
