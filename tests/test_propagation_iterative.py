@@ -313,8 +313,9 @@ def test_switch_to_amg_after_the_jacobi_budget(cls, monkeypatch):
     monkeypatch.setattr(prop, "AMG_AFTER", 3)
     m = cls(graph=KNNGraph(n_neighbors=5), solver="cg").fit(X, yp)
     stats = m.solve_info_.stats
-    assert stats["preconditioner"] == "jacobi+amg" and stats["jacobi_iterations"] == [3] * 4
-    assert all(k > 3 for k in m.n_iter_) and m.fit_report_.fallbacks == []
+    assert stats["preconditioner"] == "jacobi+amg"
+    assert stats["jacobi_iterations"] == [3, 0, 0, 0]
+    assert m.n_iter_[0] > 3 and m.fit_report_.fallbacks == []
     assert max(stats["relative_residual"]) <= 10 * prop.CG_RTOL
     assert np.abs(m.scores_ - direct.scores_).max() <= TOL
     np.testing.assert_array_equal(m.transduction_, direct.transduction_)
