@@ -1,9 +1,13 @@
-"""Matrix-free conjugate gradients for symmetric positive definite systems, and its fallback.
+"""(Preconditioned) conjugate gradients for symmetric positive definite systems, and its fallback.
 
-``cg_solve(matvec, B, rtol, maxiter)`` solves ``A X = B`` column by column with
+``cg_solve(matvec, B, rtol, maxiter, M=None)`` solves ``A X = B`` column by column with
 scipy's :func:`scipy.sparse.linalg.cg`, ``A`` given only by ``v -> A v``
 (``matvec``; the linear Laplacian RLS of Sindhwani et al., eq. (11.18), never
-forms its ``d x d`` matrix).  It returns ``(X, SolveInfo)``:
+forms its ``d x d`` matrix) or as a sparse matrix / ``LinearOperator`` (the
+propagation learners' ``L_UU`` and ``I - alpha S``).  ``M`` is an optional
+preconditioner, an approximation of ``A^{-1}`` given as ``v -> M v``, a sparse
+matrix or a ``LinearOperator`` (:func:`jacobi_preconditioner`,
+:func:`amg_preconditioner`).  It returns ``(X, SolveInfo)``:
 
 * ``"cg"`` — every column reached ``||b - A x|| <= rtol ||b||`` (scipy's
   stopping rule with ``atol = 0``), the documented rule;
@@ -17,33 +21,59 @@ forms its ``d x d`` matrix).  It returns ``(X, SolveInfo)``:
 
 ``stats``: ``iterations`` (per column, counted by the callback),
 ``relative_residual`` (per column, ``||b - A x|| / ||b||`` recomputed after the
-solve with one extra ``matvec``; 0 for a zero column), ``rtol``, ``maxiter``.
+solve with one extra ``matvec``; 0 for a zero column), ``rtol``, ``maxiter``,
+and ``preconditioner`` (its name, ``"none"`` without one).  The stopping rule is
+on the true (unpreconditioned) residual whatever ``M`` is, so ``rtol`` means the
+same with and without a preconditioner.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from scipy.sparse.linalg import LinearOperator, cg
+import scipy.sparse as sp
+from scipy.sparse.linalg import LinearOperator, aslinearoperator, cg
 
 from sskernels.solvers.highs import SolverError
 from sskernels.solvers.report import SolveInfo
 
-__all__ = ["cg_solve"]
+__all__ = ["cg_solve", "jacobi_preconditioner", "amg_preconditioner", "have_pyamg"]
 
 
-def cg_solve(matvec, B, rtol=1e-10, maxiter=None):
+def _operator(A, dim):
+    """``A`` (a callable ``v -> A v``, a sparse or dense matrix, a LinearOperator) as a
+    (dim, dim) LinearOperator, and its ``matvec``."""
+    if callable(A) and not hasattr(A, "shape"):
+        op = LinearOperator((dim, dim), matvec=A, dtype=float)
+        return op, A
+    op = aslinearoperator(A)
+    if op.shape != (dim, dim):
+        raise ValueError(f"operator of shape {op.shape} for a system of dimension {dim}")
+    return op, op.matvec
+
+
+def cg_solve(matvec, B, rtol=1e-10, maxiter=None, M=None, preconditioner=None, x0=None):
     """``(X, SolveInfo)`` with ``A X = B`` by conjugate gradients (module docstring).
 
-    ``matvec(v)`` returns ``A v`` for a (dim,) vector; ``A`` must be symmetric
-    positive definite.  ``B`` is (dim,) or (dim, k); ``X`` has its shape.
+    ``matvec(v)`` returns ``A v`` for a (dim,) vector, or ``matvec`` is ``A`` itself (a
+    sparse matrix or LinearOperator); ``A`` must be symmetric positive definite.  ``B``
+    is (dim,) or (dim, k); ``X`` has its shape.  ``M`` (optional) approximates ``A^{-1}``
+    (symmetric positive definite; a callable ``v -> M v``, a matrix or a LinearOperator);
+    ``preconditioner`` is its name for ``stats`` (default ``"none"`` / ``"custom"``).
+    ``x0`` (optional, the shape of ``B``) is the starting point (default zero); a column
+    that already satisfies the rule takes 0 iterations.
     """
     B = np.asarray(B, dtype=float)
     vector = B.ndim == 1
     B2 = B[:, None] if vector else B
     dim = B2.shape[0]
     cap = 10 * dim if maxiter is None else int(maxiter)
-    op = LinearOperator((dim, dim), matvec=matvec, dtype=float)
+    op, matvec = _operator(matvec, dim)
+    if M is not None:
+        M, _ = _operator(M, dim)
+    pname = preconditioner or ("none" if M is None else "custom")
     X = np.zeros_like(B2)
+    if x0 is not None:
+        x0 = np.asarray(x0, dtype=float).reshape(B2.shape)
     iters, resid, stalled = [], [], []
     for j in range(B2.shape[1]):
         count = [0]
@@ -52,11 +82,13 @@ def cg_solve(matvec, B, rtol=1e-10, maxiter=None):
             count[0] += 1
 
         b = B2[:, j]
-        sol, info = cg(op, b, rtol=rtol, atol=0.0, maxiter=maxiter, callback=tick)
+        sol, info = cg(op, b, x0=None if x0 is None else x0[:, j], rtol=rtol, atol=0.0,
+                       maxiter=cap, M=M, callback=tick)
         if info < 0:
             raise SolverError(f"cg broke down (scipy info={info}) on column {j}")
         nb = float(np.linalg.norm(b))
-        r = float(np.linalg.norm(b - np.asarray(matvec(sol)).ravel()) / nb) if nb > 0 else 0.0
+        r = (float(np.linalg.norm(b - np.asarray(matvec(sol)).ravel()) / nb) if nb > 0
+             else 0.0)
         if info > 0:
             stalled.append(j)
         X[:, j] = sol
@@ -69,5 +101,31 @@ def cg_solve(matvec, B, rtol=1e-10, maxiter=None):
                     f"residual up to {worst:.1e} > rtol {rtol:g}): the last iterate is used")
     info = SolveInfo("cg", fallback=fallback,
                      stats={"iterations": iters, "relative_residual": resid, "rtol": rtol,
-                            "maxiter": cap})
+                            "maxiter": cap, "preconditioner": pname})
     return (X[:, 0] if vector else X), info
+
+
+def jacobi_preconditioner(A):
+    """The Jacobi (diagonal) preconditioner ``diag(A)^{-1}`` of a sparse SPD matrix, as a
+    sparse diagonal matrix (a zero diagonal entry, impossible for SPD ``A``, gets 1)."""
+    d = np.asarray(sp.csr_matrix(A).diagonal(), dtype=float)
+    return sp.diags(np.where(d > 0, 1.0 / np.where(d > 0, d, 1.0), 1.0))
+
+
+def have_pyamg():
+    """Whether the optional :mod:`pyamg` is importable."""
+    try:
+        import pyamg  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def amg_preconditioner(A):
+    """One V-cycle of pyamg's smoothed aggregation (Vanek et al. 1996) on the sparse SPD
+    ``A``, as a LinearOperator (symmetric: pyamg's default symmetric Gauss-Seidel
+    smoothing).  Needs the optional ``pyamg`` (ImportError otherwise)."""
+    import pyamg
+
+    ml = pyamg.smoothed_aggregation_solver(sp.csr_matrix(A), symmetry="symmetric")
+    return ml.aspreconditioner(cycle="V")
