@@ -25,13 +25,13 @@ points of the other components are not in the system, see the orphan rule below)
   scores within 1e-6 of the direct solution on the test graphs, in practice ~1e-9) or
   after :data:`CG_MAXITER` iterations (10,000).  A run that stops at the cap is recorded
   as a ``fallback`` in ``fit_report_`` (the last iterate is used), never silently.
-  Iterations and relative residuals per column are in ``solve_info_.stats`` and
-  ``n_iter_``.  Nothing of size n x n is formed.  Consistency's solution is then
+  Iterations and relative residuals per column are in ``solve_info_.stats``,
+  ``n_iter_`` and the record (``fit_report_.as_dict()['stats']``).  Nothing of size n x n is formed.  Consistency's solution is then
   polished where CG cannot resolve it (scores of order ``alpha^k`` k edges from every
   label; :func:`_polish`).
 * ``"auto"`` (default) — ``"direct"`` for n <= :data:`DIRECT_MAX_N` training points
-  (20,000), ``"cg"`` above.  Every paper table of the package has n <= ~12,000, so all
-  of them keep the direct path and its exact numbers.
+  (2,000), ``"cg"`` above.  Every paper table that runs these learners (Liu et al.'s
+  sets, at most 1,051 points) keeps the direct path and its exact numbers.
 
 Algebraic multigrid (pyamg's smoothed aggregation, one V-cycle as preconditioner; pyamg is
 optional) is used only where it was measured to pay: when the first class column still
@@ -82,9 +82,11 @@ from sskernels.solvers.cg import (amg_preconditioner, cg_solve, have_pyamg,
 from sskernels.solvers.report import SolveInfo
 
 #: ``solver="auto"`` solves by sparse LU up to this many training points and by
-#: preconditioned CG above (a choice: above ~20,000 points the LU fill of a k-NN graph's
-#: system reaches many GB; every paper table of the package, n <= ~12,000, stays direct)
-DIRECT_MAX_N = 20_000
+#: preconditioned CG above (a choice: the LU's fill depends on the graph, and on SecStr's
+#: 10-NN graph the two fits take 28 s at 5,000 points and one 155-345 s at 10,000, against 0.05 and
+#: 0.2 s for CG; every paper table that runs these learners -- Liu et al.'s sets, at most
+#: 1,051 points -- stays direct, with its exact numbers)
+DIRECT_MAX_N = 2_000
 #: CG's relative tolerance on the true residual, ``||b - A x|| <= CG_RTOL ||b||`` (a choice:
 #: keeps the scores within 1e-6 of the direct solution with a wide margin)
 CG_RTOL = 1e-10
@@ -143,7 +145,7 @@ def _cg(est, A, B, what):
     info.stats["maxiter"] = CG_MAXITER
     if amg:
         info.stats["amg_after"] = AMG_AFTER
-    est.fit_report_.add(info, what)
+    est.fit_report_.add(info, what, keep_stats=True)
     est.solve_info_, est.n_iter_ = info, np.asarray(info.stats["iterations"])
     return X
 
@@ -210,7 +212,7 @@ class HarmonicFunction(GraphClassifier):
     (the induction formula of Delalleau, Bengio & Le Roux, AISTATS 2005).
 
     ``solver`` (a choice, not the paper's; module docstring): ``"auto"`` (default: sparse
-    LU up to :data:`DIRECT_MAX_N` = 20,000 points, CG above), ``"direct"`` (sparse LU of
+    LU up to :data:`DIRECT_MAX_N` = 2,000 points, CG above), ``"direct"`` (sparse LU of
     ``L_UU``) or ``"cg"`` (Jacobi-preconditioned conjugate gradients on ``L_UU``, which
     is SPD on the components with a labeled point; preconditioner ``diag(L_UU)^{-1}`` =
     the unlabeled points' inverse degrees; ``rtol`` :data:`CG_RTOL`, cap :data:`CG_MAXITER`).
@@ -294,7 +296,7 @@ class Consistency(GraphClassifier):
     as the harmonic function's (recorded as degenerate in ``fit_report_``).
 
     ``solver`` (a choice, not the paper's; module docstring): ``"auto"`` (default: sparse
-    LU up to :data:`DIRECT_MAX_N` = 20,000 points, CG above), ``"direct"`` (sparse LU of
+    LU up to :data:`DIRECT_MAX_N` = 2,000 points, CG above), ``"direct"`` (sparse LU of
     ``I - alpha S``) or ``"cg"`` (conjugate gradients on ``I - alpha S``, SPD for
     ``alpha < 1`` with condition number at most ``(1 + alpha) / (1 - alpha)``, 199 at
     0.99; the Jacobi preconditioner is the identity here since ``S`` has a zero diagonal

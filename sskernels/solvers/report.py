@@ -43,11 +43,17 @@ class FitReport:
 
     solvers: list = field(default_factory=list)
     notes: list = field(default_factory=list)
+    #: ``{what: stats}`` of the solves added with ``keep_stats=True`` (iterative solvers,
+    #: whose iterations and residuals belong with the result); empty for the others
+    stats: dict = field(default_factory=dict)
 
-    def add(self, info: SolveInfo, what: str = ""):
-        """Record a solver call; a fallback becomes a ``"fallback: ..."`` note."""
+    def add(self, info: SolveInfo, what: str = "", keep_stats: bool = False):
+        """Record a solver call; a fallback becomes a ``"fallback: ..."`` note.  With
+        ``keep_stats`` its ``stats`` (iterations, residuals) go into the record too."""
         if info.solver not in self.solvers:
             self.solvers.append(info.solver)
+        if keep_stats:
+            self.stats[what or info.solver] = info.stats
         if info.fallback:
             prefix = f"{what} " if what else ""
             self.note("fallback", f"{prefix}{info.fallback}")
@@ -80,4 +86,18 @@ class FitReport:
         return [n for n in self.notes if n.startswith("degenerate:")]
 
     def as_dict(self):
-        return {"solvers": list(self.solvers), "notes": list(self.notes)}
+        out = {"solvers": list(self.solvers), "notes": list(self.notes)}
+        if self.stats:                      # only iterative solves: other records unchanged
+            out["stats"] = {k: _plain(v) for k, v in self.stats.items()}
+        return out
+
+
+def _plain(value):
+    """JSON-ready copy of a stats value (numpy scalars and arrays to Python numbers, lists)."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    return value
