@@ -110,6 +110,11 @@ def tie_extra(k):
     return 3 * k
 
 
+def tie_extra_max(k):
+    """Candidates beyond the k nearest for points whose first ``tie_extra(k)`` are all tied (15 k)."""
+    return 15 * k
+
+
 def _prepare(X, metric):
     if metric == "cosine":
         return normalize(X)
@@ -305,40 +310,69 @@ def _approximate_edges(Z, k, recall_sample):
                           "(pip install hnswlib)") from exc
     n, dim = Z.shape
     q = min(n, k + 1 + tie_extra(k))
+    q2 = min(n, k + 1 + tie_extra_max(k))
     index = hnswlib.Index(space="l2", dim=dim)
     index.init_index(max_elements=n, ef_construction=HNSW_EF_CONSTRUCTION, M=HNSW_M,
                      random_seed=SEED)
     index.set_num_threads(1)          # a one-thread build is deterministic
-    bs = 4096
-    for s in range(0, n, bs):
-        index.add_items(_dense_block(Z, s, s + bs), np.arange(s, min(n, s + bs)))
-    index.set_ef(max(HNSW_EF_MIN, 2 * q))
-    cand = np.empty((n, q), dtype=np.int64)
-    for s in range(0, n, bs):
-        cand[s:s + bs] = index.knn_query(_dense_block(Z, s, s + bs), k=q)[0]
-    del index
-    # exact float64 distances of the candidates, re-ranked (ties broken by index)
-    dist = _pair_distances(Z, cand)
-    order = _row_order(dist, cand)
-    dist = np.take_along_axis(dist, order, axis=1)
-    cand = np.take_along_axis(cand, order, axis=1)
-    dist, cand = _drop_self(dist, cand)
+    for s in range(0, n, 4096):
+        rows = np.arange(s, min(n, s + 4096))
+        index.add_items(_dense_rows(Z, rows), rows)
+    # round 1: q candidates of every point, re-ranked by exact distance
+    dist, cand = _candidates(index, Z, np.arange(n), q)
     h = dist[:, k - 1].copy()
     tol = h * (1 + 1e-12) + 1e-300
     inside = dist <= tol[:, None]
-    r, c = np.nonzero(inside)
-    rows, cols, d = r, cand[r, c], dist[r, c]
-    at_cap = float(np.mean(inside[:, -1])) if q < n else 0.0
+    crowded = np.flatnonzero(inside[:, -1]) if q < n else np.array([], dtype=int)
+    knn = cand[:, :k].copy()
+    rows, cols, d = [], [], []
+    keep = np.ones(n, dtype=bool)
+    keep[crowded] = False
+    r, c = np.nonzero(inside & keep[:, None])
+    rows.append(r), cols.append(cand[r, c]), d.append(dist[r, c])
+    del dist, cand, inside
+    # round 2: points whose q candidates are all tied get q2 candidates
+    still = 0
+    if crowded.size and q2 > q:
+        d2, c2 = _candidates(index, Z, crowded, q2)
+        h[crowded] = d2[:, k - 1]
+        knn[crowded] = c2[:, :k]
+        tol2 = h[crowded] * (1 + 1e-12) + 1e-300
+        in2 = d2 <= tol2[:, None]
+        still = int(np.sum(in2[:, -1])) if q2 < n else 0
+        r, c = np.nonzero(in2)
+        rows.append(crowded[r]), cols.append(c2[r, c]), d.append(d2[r, c])
+    del index
+    rows, cols, d = np.concatenate(rows), np.concatenate(cols), np.concatenate(d)
     info = {"method": "hnswlib",
             "ties": (f"the index's k nearest plus every tie at the k-th distance among its "
-                     f"{q - 1} candidates (k + {tie_extra(k)}), exact float64 distances; "
-                     f"at most {q - 1} out-edges per point before symmetrisation"),
+                     f"{q - 1} candidates (k + {tie_extra(k)}); points whose {q - 1} candidates "
+                     f"are all tied get {q2 - 1} (k + {tie_extra_max(k)}); exact float64 "
+                     f"distances; at most {q2 - 1} out-edges per point before symmetrisation"),
             "index": (f"hnswlib {getattr(hnswlib, '__version__', '')} HNSW M={HNSW_M} "
-                      f"ef_construction={HNSW_EF_CONSTRUCTION} ef={max(HNSW_EF_MIN, 2 * q)} "
+                      f"ef_construction={HNSW_EF_CONSTRUCTION} ef=max({HNSW_EF_MIN}, 2 q) "
                       f"seed={SEED}, one thread").replace("  ", " "),
-            "candidates": int(q - 1), "rows_at_cap": at_cap}
-    info.update(_recall(Z, k, cand, dist, h, recall_sample))
+            "candidates": int(q - 1), "candidates_max": int(q2 - 1),
+            "rows_second_round": crowded.size / n, "rows_at_cap": still / n}
+    E = sp.csr_matrix((np.ones(rows.size, dtype=bool), (rows, cols)), shape=(n, n))
+    info.update(_recall(Z, k, knn, E, h, recall_sample))
     return h, rows, cols, d, info
+
+
+def _candidates(index, Z, rows, q):
+    """The index's q candidates of ``rows``, re-ranked by exact distance, self dropped."""
+    index.set_ef(max(HNSW_EF_MIN, 2 * q))
+    cand = np.empty((rows.size, q), dtype=np.int64)
+    for s in range(0, rows.size, 4096):
+        cand[s:s + 4096] = index.knn_query(_dense_rows(Z, rows[s:s + 4096]), k=q)[0]
+    dist = _pair_distances(Z, rows, cand)
+    order = _row_order(dist, cand)
+    dist = np.take_along_axis(dist, order, axis=1)
+    cand = np.take_along_axis(cand, order, axis=1)
+    self_mask = cand == rows[:, None]
+    self_mask[~self_mask.any(axis=1), -1] = True    # self not returned (duplicates): drop the last
+    keep = ~self_mask
+    return dist[keep].reshape(rows.size, q - 1), cand[keep].reshape(rows.size, q - 1)
 
 
 def _row_order(dist, cand):
@@ -352,37 +386,39 @@ def _row_order(dist, cand):
     return order
 
 
-def _dense_block(Z, s, e, dtype=np.float32):
-    B = Z[s:e]
+def _dense_rows(Z, rows, dtype=np.float32):
+    B = Z[rows]
     B = B.toarray() if sp.issparse(B) else np.asarray(B)
     return np.ascontiguousarray(B, dtype=dtype)
 
 
-def _pair_distances(Z, cand):
-    """Exact float64 ``||z_i - z_cand[i, a]||`` for every row i, in blocks (never n x n)."""
-    n, q = cand.shape
+def _pair_distances(Z, rows, cand):
+    """Exact float64 ``||z_i - z_cand[a]||`` for ``i = rows[a]``, in blocks (never n x n)."""
+    m, q = cand.shape
     dim = Z.shape[1]
-    out = np.empty((n, q))
+    out = np.empty((m, q))
     if sp.issparse(Z):
         Z = sp.csr_matrix(Z, dtype=np.float64)
         bs = max(1, 2_000_000 // q)
-        for s in range(0, n, bs):
-            e = min(n, s + bs)
-            rep = Z[np.repeat(np.arange(s, e), q)]
-            diff = rep - Z[cand[s:e].ravel()]
+        for s in range(0, m, bs):
+            e = min(m, s + bs)
+            diff = Z[np.repeat(rows[s:e], q)] - Z[cand[s:e].ravel()]
             out[s:e] = np.sqrt(np.asarray(diff.multiply(diff).sum(axis=1)).ravel()).reshape(e - s, q)
         return out
     Z = np.asarray(Z, dtype=np.float64)
     bs = max(1, 4_000_000 // (q * dim))
-    for s in range(0, n, bs):
-        e = min(n, s + bs)
-        diff = Z[s:e, None, :] - Z[cand[s:e]]
+    for s in range(0, m, bs):
+        e = min(m, s + bs)
+        diff = Z[rows[s:e], None, :] - Z[cand[s:e]]
         out[s:e] = np.sqrt(np.einsum("bqd,bqd->bq", diff, diff))
     return out
 
 
-def _recall(Z, k, cand, dist, h, m):
-    """Recall of the approximate neighbours on ``m`` seeded random rows, by brute force."""
+def _recall(Z, k, knn, E, h, m):
+    """Recall of the approximate neighbours on ``m`` seeded random rows, by brute force.
+
+    ``knn``: the k nearest found per point; ``E``: the out-edges kept (CSR, boolean).
+    """
     n = Z.shape[0]
     m = min(int(m), n)
     if m == 0:
@@ -399,9 +435,8 @@ def _recall(Z, k, cand, dist, h, m):
         slack = hx * (1 + 1e-9) + 1e-12
         for a, i in enumerate(blk):
             exact = D[a] <= slack[a]
-            hits += int(np.sum(exact[cand[i, :k]]))
-            mine = cand[i][dist[i] <= h[i] * (1 + 1e-12) + 1e-300]
-            edges_found += int(np.sum(exact[mine]))
+            hits += int(np.sum(exact[knn[i]]))
+            edges_found += int(np.sum(exact[E.indices[E.indptr[i]:E.indptr[i + 1]]]))
             edges_exact += int(exact.sum())
             h_ok += bool(abs(h[i] - hx[a]) <= 1e-9 * max(hx[a], 1e-300) + 1e-12)
     return {"recall": hits / (m * k), "edge_recall": edges_found / max(edges_exact, 1),
