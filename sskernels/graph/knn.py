@@ -47,35 +47,67 @@ Two neighbour searches (``method=``, issue #13 item 2)
 ``"approximate"`` (``"auto"`` when ``n > EXACT_MAX_N``)
     An HNSW index (``hnswlib``, M = 16, ef_construction = 200, ef = max(64,
     2 q); built with one thread and ``random_seed = 0``, so the graph is the
-    same on every run).  Each point's ``q = k + 1 + TIE_EXTRA(k)`` candidates
-    (``TIE_EXTRA(k) = 3 k``) are re-ranked by their exact float64 distance;
-    h_i is the k-th of these, and the out-edges of i are every candidate with
-    ``d_ij <= h_i``: the k nearest plus the ties at the k-th distance found
-    among the candidates, **at most 4 k out-edges per point** before the
-    symmetrisation of eq. (2).  The share of points whose candidate list ended
-    inside the tie (more ties may exist) is ``knn_info["rows_at_cap"]``.
+    same on every run).  Tie rule: each point's ``q - 1 = k + tie_extra(k) =
+    4 k`` candidates are re-ranked by their exact float64 distance (ties broken
+    by index); h_i is the k-th of these, and the out-edges of i are every
+    candidate with ``d_ij <= h_i``: the k nearest plus the ties at the k-th
+    distance found among the candidates.  A point whose 4 k candidates are all
+    within h_i (the tie may go on) is queried again for ``k + tie_extra_max(k)
+    = 16 k`` candidates, and the same rule applies to those: **at most 16 k
+    out-edges per point** before the symmetrisation of eq. (2).  The shares of
+    points queried twice and of those still at the cap are
+    ``knn_info["rows_second_round"]`` and ``knn_info["rows_at_cap"]``.
     Sparse input is given to the index in dense float32 blocks of 4096 rows
-    (the index keeps an n x d float32 copy); nothing n x n is formed.
+    (the index keeps an n x d float32 copy) and the exact candidate distances
+    come from sparse row differences in blocks; nothing n x n is formed.
 
     Recall is measured on ``recall_sample = 1000`` seeded random rows against
     brute force (blocks of 64 rows x n): ``recall`` is the share of the index's
     k nearest that are within the exact k-th distance (ties count as hits),
     ``edge_recall`` the share of the exact out-edges ``{j: d_ij <= h_i}`` that
-    the capped rule keeps, ``h_exact`` the share of sampled points whose h_i is
-    the exact one.
+    the rule keeps, ``h_exact`` the share of sampled points whose h_i is the
+    exact one.
 
-Measured (2 shared cores, one thread, k = 10, q = 41, 500 rows of recall):
+Choice of the index, measured on 2 shared cores with one thread, k = 10, 40
+candidates, recall on 500 rows (raw build + query, before re-ranking):
 
-==================  ===========  =======================  ========  ===========
-data                library      CPU s (build + query)    recall    edge recall
-==================  ===========  =======================  ========  ===========
-SecStr 20,000       hnswlib      22.4                     0.999     0.906
-SecStr 20,000       pynndescent  35.4 (97 s wall, JIT)    0.992     0.858
-blobs 50k x 50      hnswlib      12.5                     0.998     0.998
-==================  ===========  =======================  ========  ===========
+==================  ===========  ========================  ========  ===========
+data                library      CPU s (build + query)     recall    edge recall
+==================  ===========  ========================  ========  ===========
+SecStr 20,000       hnswlib       22.4                     0.999     0.906
+SecStr 20,000       pynndescent   35.4 (97 s wall, JIT)    0.992     0.858
+SecStr 83,679       hnswlib      148.9                     0.995     0.765
+SecStr 83,679       pynndescent   84.6 (196 s wall)        0.979     0.714
+blobs 50k x 50      hnswlib       12.5                     0.998     0.998
+blobs 50k x 50      pynndescent   44.6 (99 s wall, JIT)    0.999     0.999
+==================  ===========  ========================  ========  ===========
 
-hnswlib is faster and has the higher recall on every set measured, so it is the
-index used (see ``docs`` of issue #13 for the full table with SecStr 83,679).
+hnswlib is used: it has the higher recall on SecStr and is faster on two sets
+of three (pynndescent is 1.8x faster on the whole of SecStr, at a lower
+recall, and compiles with numba in every new process).
+
+The whole build (k = 10, hein-maier, this module; CPU seconds, peak RSS of the
+process; the code before issue #13 took about 1,470 s on SecStr 83,679):
+
+==================  ============  ========  =========  ======  =======  ========
+data                method        CPU s     edges/row  recall  edge r.  peak RSS
+==================  ============  ========  =========  ======  =======  ========
+SecStr 10,000       old code       14.3     48.6       exact   exact
+SecStr 10,000       exact           6.4     48.6       exact   exact
+SecStr 10,000       approximate     8.1     48.0       1.000   0.981    0.5 GB
+SecStr 20,000       exact          20.8     35.3       exact   exact
+SecStr 20,000       approximate    30.4     34.3       1.000   0.947
+SecStr 83,679       exact         258.3     62.2       exact   exact    2.3 GB
+SecStr 83,679       approximate   216-232   56.0       0.998   0.847    0.6 GB
+blobs 50k x 50      approximate    18.8     17.0       0.997   0.997
+==================  ============  ========  =========  ======  =======  ========
+
+(The SecStr 10,000 and 20,000 rows are seeded random subsets; the "exact" and
+"old code" graphs of the 10,000 subset are bit-identical; two approximate
+builds of SecStr 83,679 gave the same graph, 216 and 232 s on a busy machine.)  On SecStr the exact search costs only 1.2x the approximate one (one-hot rows
+make sparse brute force cheap), so ``method="exact"`` is the better choice
+there; ``EXACT_MAX_N`` guards against the quadratic cost on dense data.
+
 Every choice and measurement of a build is returned in ``knn_info``
 (``knn_graph(..., return_info=True)``, ``Graph.knn_info``).
 """
@@ -111,7 +143,7 @@ def tie_extra(k):
 
 
 def tie_extra_max(k):
-    """Candidates beyond the k nearest for points whose first ``tie_extra(k)`` are all tied (15 k)."""
+    """Candidates beyond the k nearest of a point whose first 4 k are all tied (15 k)."""
     return 15 * k
 
 
@@ -247,7 +279,8 @@ def _batched_radius(nn, Z, rows, radii):
         dd, jj = nn.radius_neighbors(Z[rows[blk]], radius=float(radii[blk].max()))
         for a, b in enumerate(blk):
             m = dd[a] <= radii[b]
-            out_r.append(np.full(int(m.sum()), rows[b])), out_c.append(jj[a][m]), out_d.append(dd[a][m])
+            out_r.append(np.full(int(m.sum()), rows[b]))
+            out_c.append(jj[a][m]), out_d.append(dd[a][m])
     return np.concatenate(out_r), np.concatenate(out_c), np.concatenate(out_d)
 
 
@@ -399,11 +432,12 @@ def _pair_distances(Z, rows, cand):
     out = np.empty((m, q))
     if sp.issparse(Z):
         Z = sp.csr_matrix(Z, dtype=np.float64)
-        bs = max(1, 2_000_000 // q)
+        bs = max(1, 250_000 // q)          # 250k pairs: about 100 MB of sparse blocks
         for s in range(0, m, bs):
             e = min(m, s + bs)
             diff = Z[np.repeat(rows[s:e], q)] - Z[cand[s:e].ravel()]
-            out[s:e] = np.sqrt(np.asarray(diff.multiply(diff).sum(axis=1)).ravel()).reshape(e - s, q)
+            sq = np.asarray(diff.multiply(diff).sum(axis=1)).ravel()
+            out[s:e] = np.sqrt(sq).reshape(e - s, q)
         return out
     Z = np.asarray(Z, dtype=np.float64)
     bs = max(1, 4_000_000 // (q * dim))
