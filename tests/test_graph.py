@@ -265,6 +265,10 @@ def test_get_graph_memoizes_by_content_and_parameters():
     X2 = X.copy()
     X2[0, 0] += 1e-3
     assert get_graph(X2, k=6) is not g1
+    # the neighbour search is part of the key; the exact search gives the same graph
+    ge = get_graph(X, k=6, method="exact")
+    assert ge is not g1 and g1.knn_info["method"] == ge.knn_info["method"] == "exact"
+    assert (ge.W != g1.W).nnz == 0
     # the spectrum is computed once and kept
     s = g1.spectrum(10)
     assert get_graph(X, k=6).spectrum(5) is s

@@ -17,7 +17,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
-from sskernels.graph.knn import METRICS, WEIGHTS, induced_weights, knn_graph
+from sskernels.graph.knn import EXACT_MAX_N, METHODS, METRICS, WEIGHTS, induced_weights, knn_graph
 from sskernels.graph.laplacian import (
     Spectrum,
     degree_normalizer,
@@ -29,16 +29,24 @@ from sskernels.graph.laplacian import (
 __all__ = [
     "Graph", "PrecomputedGraph", "KNNGraph", "get_graph", "clear_cache", "Spectrum", "knn_graph", "induced_weights",
     "normalized_adjacency", "normalized_laplacian", "laplacian_spectrum", "WEIGHTS", "METRICS",
+    "METHODS", "EXACT_MAX_N",
 ]
 
 
 class Graph:
-    """The k-NN graph of ``X`` with lazily computed, memoized Laplacian spectra."""
+    """The k-NN graph of ``X`` with lazily computed, memoized Laplacian spectra.
 
-    def __init__(self, X, k=6, weights="hein-maier", sigma=None, metric="euclidean"):
+    ``method`` chooses the neighbour search ("auto", "exact", "approximate"; see
+    :mod:`sskernels.graph.knn`); ``knn_info`` records the search actually done
+    (method, recall, tie rule, seconds).
+    """
+
+    def __init__(self, X, k=6, weights="hein-maier", sigma=None, metric="euclidean",
+                 method="auto"):
         self.X = X
-        self.k, self.weights, self.metric = k, weights, metric
-        self.W, self.h, self.sigma = knn_graph(X, k=k, weights=weights, sigma=sigma, metric=metric)
+        self.k, self.weights, self.metric, self.method = k, weights, metric, method
+        self.W, self.h, self.sigma, self.knn_info = knn_graph(
+            X, k=k, weights=weights, sigma=sigma, metric=metric, method=method, return_info=True)
         self.degrees, self.d_inv_sqrt = degree_normalizer(self.W)
         self._spectrum = None
 
@@ -102,6 +110,7 @@ class PrecomputedGraph(Graph):
     def __init__(self, W):
         self.X = None
         self.k, self.weights, self.metric, self.h, self.sigma = None, "precomputed", None, None, None
+        self.method, self.knn_info = None, None
         self.W = sp.csr_matrix(W, dtype=float)
         self.degrees, self.d_inv_sqrt = degree_normalizer(self.W)
         self._spectrum = None
@@ -201,12 +210,13 @@ _CACHE: OrderedDict = OrderedDict()
 _CACHE_SIZE = 8
 
 
-def get_graph(X, k=6, weights="hein-maier", sigma=None, metric="euclidean"):
+def get_graph(X, k=6, weights="hein-maier", sigma=None, metric="euclidean", method="auto"):
     """The :class:`Graph` of ``X``, memoized by content and parameters (LRU of 8)."""
-    key = (fingerprint(X), int(k), weights, None if sigma is None else float(sigma), metric)
+    key = (fingerprint(X), int(k), weights, None if sigma is None else float(sigma), metric,
+           method)
     g = _CACHE.get(key)
     if g is None:
-        g = Graph(X, k=k, weights=weights, sigma=sigma, metric=metric)
+        g = Graph(X, k=k, weights=weights, sigma=sigma, metric=metric, method=method)
         _CACHE[key] = g
         while len(_CACHE) > _CACHE_SIZE:
             _CACHE.popitem(last=False)
@@ -240,13 +250,17 @@ class KNNGraph(BaseEstimator):
     weights : "hein-maier" (Liu et al. eq. (2)), "heat" or "binary".
     sigma : width of "heat" weights; None = root mean squared edge length.
     metric : "euclidean" or "cosine".
+    method : neighbour search, "auto" (exact up to ``EXACT_MAX_N`` = 20000 points,
+        approximate hnswlib above), "exact" or "approximate".
     """
 
-    def __init__(self, n_neighbors=6, weights="hein-maier", sigma=None, metric="euclidean"):
+    def __init__(self, n_neighbors=6, weights="hein-maier", sigma=None, metric="euclidean",
+                 method="auto"):
         self.n_neighbors = n_neighbors
         self.weights = weights
         self.sigma = sigma
         self.metric = metric
+        self.method = method
 
     def validate(self):
         """Raise ``ValueError`` naming the first invalid parameter."""
@@ -260,6 +274,8 @@ class KNNGraph(BaseEstimator):
         if self.sigma is not None and (isinstance(self.sigma, (bool, str))
                                        or not float(self.sigma) > 0):
             raise ValueError(f"graph sigma must be None or > 0, got {self.sigma!r}")
+        if self.method not in METHODS:
+            raise ValueError(f"graph method must be one of {METHODS}, got {self.method!r}")
         return self
 
     def build(self, X):
@@ -269,4 +285,4 @@ class KNNGraph(BaseEstimator):
             raise ValueError(f"a {self.n_neighbors}-NN graph needs more than {self.n_neighbors} "
                              f"points, got {X.shape[0]}")
         return get_graph(X, k=self.n_neighbors, weights=self.weights, sigma=self.sigma,
-                         metric=self.metric)
+                         metric=self.metric, method=self.method)

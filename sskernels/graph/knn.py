@@ -19,18 +19,132 @@ Three weightings are offered:
 Self-loops are never added (``W_ii = 0``).  Distances are Euclidean; ``metric=
 "cosine"`` uses ``1 - cos`` as the neighbour ranking and the Euclidean distance of
 the unit-normalised rows (which is ``sqrt(2 (1 - cos))``) in the weights.
+
+Two neighbour searches (``method=``, issue #13 item 2)
+------------------------------------------------------
+
+``"exact"`` (``"auto"`` when ``n <= EXACT_MAX_N = 20000``)
+    scikit-learn ``NearestNeighbors``: eq. (2) exactly, every point tied at the
+    k-th distance an edge.  The graphs are bit-identical to the code before
+    issue #13 (the committed paper tables depend on them).  Rows with more than
+    ``extra = 10`` points tied at their k-th distance ("crowded" rows) used to get
+    one ``radius_neighbors`` query each; they now come from one batched pass:
+
+    * sparse input and tree indexes (kd/ball tree): one ``radius_neighbors``
+      call per block of 256 crowded rows (rows sorted by radius, each block
+      queried at its largest radius and filtered per row).  The distance of a
+      pair does not depend on the batch there, so this is identical.
+    * dense input searched by brute force: scikit-learn's Euclidean reduction
+      computes ``|x|^2 - 2 x.y + |y|^2`` with a BLAS ``dgemm`` per (query chunk,
+      256-row data chunk), and the rounding of ``x.y`` depends on the chunk
+      shapes, so a batched query differs from a one-row query in the last bits.
+      The pass repeats the one-row arithmetic (one ``dgemm`` of shape
+      ``(256, 1)`` per data chunk, no scikit-learn call per row) and checks it
+      against scikit-learn's own one-row query on two crowded rows; if that
+      check fails (another scikit-learn or BLAS), the rows get today's per-row
+      query, recorded in ``knn_info["crowded"]``.
+
+``"approximate"`` (``"auto"`` when ``n > EXACT_MAX_N``)
+    An HNSW index (``hnswlib``, M = 16, ef_construction = 200, ef = max(64,
+    2 q); built with one thread and ``random_seed = 0``, so the graph is the
+    same on every run).  Tie rule: each point's ``q - 1 = k + tie_extra(k) =
+    4 k`` candidates are re-ranked by their exact float64 distance (ties broken
+    by index); h_i is the k-th of these, and the out-edges of i are every
+    candidate with ``d_ij <= h_i``: the k nearest plus the ties at the k-th
+    distance found among the candidates.  A point whose 4 k candidates are all
+    within h_i (the tie may go on) is queried again for ``k + tie_extra_max(k)
+    = 16 k`` candidates, and the same rule applies to those: **at most 16 k
+    out-edges per point** before the symmetrisation of eq. (2).  The shares of
+    points queried twice and of those still at the cap are
+    ``knn_info["rows_second_round"]`` and ``knn_info["rows_at_cap"]``.
+    Sparse input is given to the index in dense float32 blocks of 4096 rows
+    (the index keeps an n x d float32 copy) and the exact candidate distances
+    come from sparse row differences in blocks; nothing n x n is formed.
+
+    Recall is measured on ``recall_sample = 1000`` seeded random rows against
+    brute force (blocks of 64 rows x n): ``recall`` is the share of the index's
+    k nearest that are within the exact k-th distance (ties count as hits),
+    ``edge_recall`` the share of the exact out-edges ``{j: d_ij <= h_i}`` that
+    the rule keeps, ``h_exact`` the share of sampled points whose h_i is the
+    exact one.
+
+Choice of the index, measured on 2 shared cores with one thread, k = 10, 40
+candidates, recall on 500 rows (raw build + query, before re-ranking):
+
+==================  ===========  ========================  ========  ===========
+data                library      CPU s (build + query)     recall    edge recall
+==================  ===========  ========================  ========  ===========
+SecStr 20,000       hnswlib       22.4                     0.999     0.906
+SecStr 20,000       pynndescent   35.4 (97 s wall, JIT)    0.992     0.858
+SecStr 83,679       hnswlib      148.9                     0.995     0.765
+SecStr 83,679       pynndescent   84.6 (196 s wall)        0.979     0.714
+blobs 50k x 50      hnswlib       12.5                     0.998     0.998
+blobs 50k x 50      pynndescent   44.6 (99 s wall, JIT)    0.999     0.999
+==================  ===========  ========================  ========  ===========
+
+hnswlib is used: it has the higher recall on SecStr and is faster on two sets
+of three (pynndescent is 1.8x faster on the whole of SecStr, at a lower
+recall, and compiles with numba in every new process).
+
+The whole build (k = 10, hein-maier, this module; CPU seconds, peak RSS of the
+process; the code before issue #13 took about 1,470 s on SecStr 83,679):
+
+==================  ============  ========  =========  ======  =======  ========
+data                method        CPU s     edges/row  recall  edge r.  peak RSS
+==================  ============  ========  =========  ======  =======  ========
+SecStr 10,000       old code       14.3     48.6       exact   exact
+SecStr 10,000       exact           6.4     48.6       exact   exact
+SecStr 10,000       approximate     8.1     48.0       1.000   0.981    0.5 GB
+SecStr 20,000       exact          20.8     35.3       exact   exact
+SecStr 20,000       approximate    30.4     34.3       1.000   0.947
+SecStr 83,679       exact         258.3     62.2       exact   exact    2.3 GB
+SecStr 83,679       approximate   216-232   56.0       0.998   0.847    0.6 GB
+blobs 50k x 50      approximate    18.8     17.0       0.997   0.997
+==================  ============  ========  =========  ======  =======  ========
+
+(The SecStr 10,000 and 20,000 rows are seeded random subsets; the "exact" and
+"old code" graphs of the 10,000 subset are bit-identical; two approximate
+builds of SecStr 83,679 gave the same graph, 216 and 232 s on a busy machine.)  On SecStr the exact search costs only 1.2x the approximate one (one-hot rows
+make sparse brute force cheap), so ``method="exact"`` is the better choice
+there; ``EXACT_MAX_N`` guards against the quadratic cost on dense data.
+
+Every choice and measurement of a build is returned in ``knn_info``
+(``knn_graph(..., return_info=True)``, ``Graph.knn_info``).
 """
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import scipy.sparse as sp
+from sklearn import get_config
 from sklearn.neighbors import NearestNeighbors
 from sklearn.preprocessing import normalize
 
 WEIGHTS = ("hein-maier", "heat", "binary")
 METRICS = ("euclidean", "cosine")
+METHODS = ("auto", "exact", "approximate")
+#: ``method="auto"`` searches exactly up to this many points, approximately above
+EXACT_MAX_N = 20000
+#: seed of the approximate index and of the recall sample
+SEED = 0
+#: rows of the brute-force recall sample of the approximate path
+RECALL_SAMPLE = 1000
+#: HNSW parameters of the approximate path
+HNSW_M, HNSW_EF_CONSTRUCTION, HNSW_EF_MIN = 16, 200, 64
 _TINY = 1e-12
+_BLOCK = 256
+
+
+def tie_extra(k):
+    """Candidates beyond the k nearest that the approximate path examines for ties (3 k)."""
+    return 3 * k
+
+
+def tie_extra_max(k):
+    """Candidates beyond the k nearest of a point whose first 4 k are all tied (15 k)."""
+    return 15 * k
 
 
 def _prepare(X, metric):
@@ -39,30 +153,56 @@ def _prepare(X, metric):
     return X
 
 
-def knn_graph(X, k=6, weights="hein-maier", sigma=None, metric="euclidean"):
-    """Symmetric k-NN weight matrix of the rows of ``X``.
+def _check_method(method):
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+
+
+def knn_graph(X, k=6, weights="hein-maier", sigma=None, metric="euclidean", method="auto",
+              return_info=False, recall_sample=RECALL_SAMPLE):
+    """Symmetric k-NN weight matrix of the rows of ``X`` (Liu et al. eq. (2), Hein & Maier).
 
     Returns ``(W, h, sigma)``: ``W`` a symmetric ``csr_matrix`` with zero diagonal,
     ``h`` the k-th neighbour distance of every point (needed for the
     out-of-sample weights of eq. (2)), and the Gaussian width actually used
-    (``None`` for the other weightings).
+    (``None`` for the other weightings).  With ``return_info=True`` a fourth
+    item, ``knn_info``: a dict with ``method`` ("exact" or "hnswlib"),
+    ``recall`` (1.0 for the exact search, None if not measured), the tie rule ``ties``, ``seconds``
+    and the details of the search (see the module docstring).
+
+    method : "auto" (exact up to ``EXACT_MAX_N`` points, approximate above),
+        "exact" or "approximate".
+    recall_sample : rows of the approximate path's recall measurement (0: none,
+        ``recall`` is then None).
     """
     if weights not in WEIGHTS:
         raise ValueError(f"weights must be one of {WEIGHTS}, got {weights!r}")
     if metric not in METRICS:
         raise ValueError(f"metric must be one of {METRICS}, got {metric!r}")
+    _check_method(method)
+    if isinstance(recall_sample, bool) or not isinstance(recall_sample, (int, np.integer)) \
+            or recall_sample < 0:
+        raise ValueError(f"recall_sample must be an integer >= 0, got {recall_sample!r}")
+    t0 = time.process_time()
     Z = _prepare(X, metric)
     n = Z.shape[0]
     if not 1 <= k < n:
         raise ValueError(f"k must be in [1, n-1] = [1, {n - 1}], got {k}")
-    nn = NearestNeighbors().fit(Z)
-    # h: distance to the k-th neighbour other than the point itself
-    dist, ind = nn.kneighbors(Z, n_neighbors=k + 1)
-    dist, ind = _drop_self(dist, ind)
-    h = dist[:, k - 1]
-    # directed edges i -> j with d_ij <= h_i, ties at the k-th distance included
-    # (eq. (2) is a distance rule, so every tied neighbour is an edge)
-    rows, cols, d = _within_radius(nn, Z, h, k)
+    use = method if method != "auto" else ("exact" if n <= EXACT_MAX_N else "approximate")
+    if use == "exact":
+        h, rows, cols, d, info = _exact_edges(Z, k)
+    else:
+        h, rows, cols, d, info = _approximate_edges(Z, k, recall_sample)
+    W, sigma = _assemble(rows, cols, d, h, n, weights, sigma)
+    info.update(requested=method, exact_max_n=EXACT_MAX_N, k=int(k), n=int(n),
+                edges_per_row=W.nnz / n, seconds=time.process_time() - t0)
+    if return_info:
+        return W, h, sigma, info
+    return W, h, sigma
+
+
+def _assemble(rows, cols, d, h, n, weights, sigma):
+    """W of eq. (2) from the directed edges ``d_ij <= h_i`` (their union is the support)."""
     # symmetric support: d_ij <= max(h_i, h_j), i.e. the union of the directed relations
     D = sp.coo_matrix((d + _TINY, (rows, cols)), shape=(n, n)).tocsr()
     D = D.maximum(D.T).tocoo()
@@ -72,35 +212,269 @@ def knn_graph(X, k=6, weights="hein-maier", sigma=None, metric="euclidean"):
     w, sigma = _edge_weights(dij, h[r], h[c], weights, sigma)
     W = sp.csr_matrix((w, (r, c)), shape=(n, n))
     W.eliminate_zeros()
-    return W, h, sigma
+    return W, sigma
+
+
+# ---------------------------------------------------------------------------- exact search
+
+def _exact_edges(Z, k):
+    nn = NearestNeighbors().fit(Z)
+    # h: distance to the k-th neighbour other than the point itself
+    dist, ind = nn.kneighbors(Z, n_neighbors=k + 1)
+    dist, ind = _drop_self(dist, ind)
+    h = dist[:, k - 1]
+    # directed edges i -> j with d_ij <= h_i, ties at the k-th distance included
+    # (eq. (2) is a distance rule, so every tied neighbour is an edge)
+    rows, cols, d, crowded = _within_radius(nn, Z, h, k)
+    info = {"method": "exact", "recall": 1.0, "edge_recall": 1.0,
+            "ties": "every point at the k-th distance is an edge (eq. (2) exactly)",
+            "index": f"sklearn NearestNeighbors ({nn._fit_method})", "crowded": crowded}
+    return h, rows, cols, d, info
 
 
 def _within_radius(nn, Z, h, k, extra=10):
-    """All pairs ``(i, j != i)`` with ``d_ij <= h_i``, as ``(rows, cols, distances)``.
+    """All pairs ``(i, j != i)`` with ``d_ij <= h_i``, as ``(rows, cols, distances, how)``.
 
     The ``k + extra`` nearest neighbours cover every point except those with
-    more than ``extra`` ties at their k-th distance, which get an exact radius
-    query of their own.
+    more than ``extra`` ties at their k-th distance ("crowded"), which are
+    searched again to their radius in one batched pass (:func:`_crowded_pass`).
     """
     n = Z.shape[0]
     kk = min(n, k + 1 + extra)
     dist, ind = nn.kneighbors(Z, n_neighbors=kk)
     tol = h * (1 + 1e-12) + 1e-300
-    rows, cols, ds = [], [], []
     inside = (dist <= tol[:, None]) & (ind != np.arange(n)[:, None])
     r, c = np.nonzero(inside)
-    rows.append(r), cols.append(ind[r, c]), ds.append(dist[r, c])
+    rows, cols, ds = [r], [ind[r, c]], [dist[r, c]]
     crowded = np.flatnonzero(dist[:, -1] <= tol) if kk < n else np.array([], dtype=int)
+    how = {"rows": int(crowded.size), "pass": None}
     if crowded.size:
-        # redo these rows exactly: drop what was found above, query the radius
+        # redo these rows exactly: drop what was found above, search to the radius
         drop = np.isin(rows[0], crowded)
         rows[0], cols[0], ds[0] = rows[0][~drop], cols[0][~drop], ds[0][~drop]
-        for i in crowded:
-            dd, jj = nn.radius_neighbors(Z[i:i + 1], radius=tol[i])
-            dd, jj = dd[0], jj[0]
-            keep = jj != i
-            rows.append(np.full(keep.sum(), i)), cols.append(jj[keep]), ds.append(dd[keep])
-    return np.concatenate(rows), np.concatenate(cols), np.concatenate(ds)
+        r2, c2, d2, how["pass"] = _crowded_pass(nn, Z, crowded, tol[crowded])
+        keep = c2 != r2
+        rows.append(r2[keep]), cols.append(c2[keep]), ds.append(d2[keep])
+    return np.concatenate(rows), np.concatenate(cols), np.concatenate(ds), how
+
+
+def _crowded_pass(nn, Z, rows, radii):
+    """``(i, j, d_ij)`` for every ``i`` in ``rows`` and ``d_ij <= radii``, in one pass."""
+    if nn._fit_method == "brute" and not sp.issparse(Z):
+        Y = nn._fit_X
+        if _dense_replica_applies(nn, Y) and _dense_replica_checks(nn, Y, rows, radii):
+            return (*_dense_replica(Y, rows, radii), "dense brute force: one-row BLAS replica")
+        # scikit-learn computes these distances some other way: its own query, row by row
+        return (*_per_row(nn, Z, rows, radii),
+                "per-row radius_neighbors (the one-row replica did not apply)")
+    return (*_batched_radius(nn, Z, rows, radii), "batched radius_neighbors")
+
+
+def _batched_radius(nn, Z, rows, radii):
+    """Blocks of crowded rows (sorted by radius) queried at the block's largest radius."""
+    order = np.argsort(radii, kind="stable")
+    out_r, out_c, out_d = [], [], []
+    for s in range(0, order.size, _BLOCK):
+        blk = order[s:s + _BLOCK]
+        dd, jj = nn.radius_neighbors(Z[rows[blk]], radius=float(radii[blk].max()))
+        for a, b in enumerate(blk):
+            m = dd[a] <= radii[b]
+            out_r.append(np.full(int(m.sum()), rows[b]))
+            out_c.append(jj[a][m]), out_d.append(dd[a][m])
+    return np.concatenate(out_r), np.concatenate(out_c), np.concatenate(out_d)
+
+
+def _per_row(nn, Z, rows, radii):
+    out_r, out_c, out_d = [], [], []
+    for i, t in zip(rows, radii):
+        dd, jj = nn.radius_neighbors(Z[i:i + 1], radius=t)
+        out_r.append(np.full(jj[0].size, i)), out_c.append(jj[0]), out_d.append(dd[0])
+    return np.concatenate(out_r), np.concatenate(out_c), np.concatenate(out_d)
+
+
+def _dense_replica_applies(nn, Y):
+    return (Y.dtype == np.float64 and Y.flags.c_contiguous and Y.shape[0] > 0
+            and nn.effective_metric_ == "euclidean" and not nn.effective_metric_params_)
+
+
+def _dense_replica(Y, rows, radii):
+    """Scikit-learn's one-row Euclidean radius query, repeated without its per-call cost.
+
+    ``sqrt(max(0, (|x|^2 + (-2 x.Y_c^T)) + |y|^2))`` with ``x.Y_c^T`` one BLAS
+    ``dgemm`` per 256-row data chunk ``Y_c`` (``pairwise_dist_chunk_size``) in
+    the operand layout scikit-learn passes, so every bit agrees with its query.
+    """
+    from scipy.linalg.blas import dgemm
+
+    n = Y.shape[0]
+    chunk = int(get_config().get("pairwise_dist_chunk_size", 256))
+    norms = np.array([np.dot(y, y) for y in Y])
+    chunks = [(s, Y[s:s + chunk].T) for s in range(0, n, chunk)]
+    mid = np.empty(n)
+    out_r, out_c, out_d = [], [], []
+    for i, t in zip(rows, radii):
+        x = np.asfortranarray(Y[i][:, None])
+        for s, Yt in chunks:
+            mid[s:s + Yt.shape[1]] = dgemm(-2.0, Yt, x, trans_a=1)[:, 0]
+        sq = np.maximum((norms[i] + mid) + norms, 0.0)
+        j = np.flatnonzero(sq <= t * t)
+        out_r.append(np.full(j.size, i)), out_c.append(j), out_d.append(np.sqrt(sq[j]))
+    return np.concatenate(out_r), np.concatenate(out_c), np.concatenate(out_d)
+
+
+def _dense_replica_checks(nn, Y, rows, radii):
+    """The replica against scikit-learn's own one-row query on the first and last crowded rows."""
+    for a in sorted({0, len(rows) - 1}):
+        r1, c1, d1 = _dense_replica(Y, rows[a:a + 1], radii[a:a + 1])
+        dd, jj = nn.radius_neighbors(Y[rows[a]:rows[a] + 1], radius=radii[a])
+        o = np.argsort(jj[0], kind="stable")
+        if not (np.array_equal(c1, jj[0][o]) and np.array_equal(d1, dd[0][o])):
+            return False
+    return True
+
+
+# ---------------------------------------------------------------------------- approximate search
+
+def _approximate_edges(Z, k, recall_sample):
+    try:
+        import hnswlib
+    except ImportError as exc:  # pragma: no cover - the dependency is declared
+        raise ImportError("method='approximate' needs the hnswlib package "
+                          "(pip install hnswlib)") from exc
+    n, dim = Z.shape
+    q = min(n, k + 1 + tie_extra(k))
+    q2 = min(n, k + 1 + tie_extra_max(k))
+    index = hnswlib.Index(space="l2", dim=dim)
+    index.init_index(max_elements=n, ef_construction=HNSW_EF_CONSTRUCTION, M=HNSW_M,
+                     random_seed=SEED)
+    index.set_num_threads(1)          # a one-thread build is deterministic
+    for s in range(0, n, 4096):
+        rows = np.arange(s, min(n, s + 4096))
+        index.add_items(_dense_rows(Z, rows), rows)
+    # round 1: q candidates of every point, re-ranked by exact distance
+    dist, cand = _candidates(index, Z, np.arange(n), q)
+    h = dist[:, k - 1].copy()
+    tol = h * (1 + 1e-12) + 1e-300
+    inside = dist <= tol[:, None]
+    crowded = np.flatnonzero(inside[:, -1]) if q < n else np.array([], dtype=int)
+    knn = cand[:, :k].copy()
+    rows, cols, d = [], [], []
+    keep = np.ones(n, dtype=bool)
+    keep[crowded] = False
+    r, c = np.nonzero(inside & keep[:, None])
+    rows.append(r), cols.append(cand[r, c]), d.append(dist[r, c])
+    del dist, cand, inside
+    # round 2: points whose q candidates are all tied get q2 candidates
+    still = 0
+    if crowded.size and q2 > q:
+        d2, c2 = _candidates(index, Z, crowded, q2)
+        h[crowded] = d2[:, k - 1]
+        knn[crowded] = c2[:, :k]
+        tol2 = h[crowded] * (1 + 1e-12) + 1e-300
+        in2 = d2 <= tol2[:, None]
+        still = int(np.sum(in2[:, -1])) if q2 < n else 0
+        r, c = np.nonzero(in2)
+        rows.append(crowded[r]), cols.append(c2[r, c]), d.append(d2[r, c])
+    del index
+    rows, cols, d = np.concatenate(rows), np.concatenate(cols), np.concatenate(d)
+    info = {"method": "hnswlib",
+            "ties": (f"the index's k nearest plus every tie at the k-th distance among its "
+                     f"{q - 1} candidates (k + {tie_extra(k)}); points whose {q - 1} candidates "
+                     f"are all tied get {q2 - 1} (k + {tie_extra_max(k)}); exact float64 "
+                     f"distances; at most {q2 - 1} out-edges per point before symmetrisation"),
+            "index": (f"hnswlib {getattr(hnswlib, '__version__', '')} HNSW M={HNSW_M} "
+                      f"ef_construction={HNSW_EF_CONSTRUCTION} ef=max({HNSW_EF_MIN}, 2 q) "
+                      f"seed={SEED}, one thread").replace("  ", " "),
+            "candidates": int(q - 1), "candidates_max": int(q2 - 1),
+            "rows_second_round": crowded.size / n, "rows_at_cap": still / n}
+    E = sp.csr_matrix((np.ones(rows.size, dtype=bool), (rows, cols)), shape=(n, n))
+    info.update(_recall(Z, k, knn, E, h, recall_sample))
+    return h, rows, cols, d, info
+
+
+def _candidates(index, Z, rows, q):
+    """The index's q candidates of ``rows``, re-ranked by exact distance, self dropped."""
+    index.set_ef(max(HNSW_EF_MIN, 2 * q))
+    cand = np.empty((rows.size, q), dtype=np.int64)
+    for s in range(0, rows.size, 4096):
+        cand[s:s + 4096] = index.knn_query(_dense_rows(Z, rows[s:s + 4096]), k=q)[0]
+    dist = _pair_distances(Z, rows, cand)
+    order = _row_order(dist, cand)
+    dist = np.take_along_axis(dist, order, axis=1)
+    cand = np.take_along_axis(cand, order, axis=1)
+    self_mask = cand == rows[:, None]
+    self_mask[~self_mask.any(axis=1), -1] = True    # self not returned (duplicates): drop the last
+    keep = ~self_mask
+    return dist[keep].reshape(rows.size, q - 1), cand[keep].reshape(rows.size, q - 1)
+
+
+def _row_order(dist, cand):
+    """Per-row order by distance, then index (deterministic among ties)."""
+    order = np.empty_like(cand)
+    for s in range(0, dist.shape[0], 65536):
+        d, c = dist[s:s + 65536], cand[s:s + 65536]
+        o = np.argsort(c, axis=1, kind="stable")
+        o2 = np.argsort(np.take_along_axis(d, o, axis=1), axis=1, kind="stable")
+        order[s:s + 65536] = np.take_along_axis(o, o2, axis=1)
+    return order
+
+
+def _dense_rows(Z, rows, dtype=np.float32):
+    B = Z[rows]
+    B = B.toarray() if sp.issparse(B) else np.asarray(B)
+    return np.ascontiguousarray(B, dtype=dtype)
+
+
+def _pair_distances(Z, rows, cand):
+    """Exact float64 ``||z_i - z_cand[a]||`` for ``i = rows[a]``, in blocks (never n x n)."""
+    m, q = cand.shape
+    dim = Z.shape[1]
+    out = np.empty((m, q))
+    if sp.issparse(Z):
+        Z = sp.csr_matrix(Z, dtype=np.float64)
+        bs = max(1, 250_000 // q)          # 250k pairs: about 100 MB of sparse blocks
+        for s in range(0, m, bs):
+            e = min(m, s + bs)
+            diff = Z[np.repeat(rows[s:e], q)] - Z[cand[s:e].ravel()]
+            sq = np.asarray(diff.multiply(diff).sum(axis=1)).ravel()
+            out[s:e] = np.sqrt(sq).reshape(e - s, q)
+        return out
+    Z = np.asarray(Z, dtype=np.float64)
+    bs = max(1, 4_000_000 // (q * dim))
+    for s in range(0, m, bs):
+        e = min(m, s + bs)
+        diff = Z[rows[s:e], None, :] - Z[cand[s:e]]
+        out[s:e] = np.sqrt(np.einsum("bqd,bqd->bq", diff, diff))
+    return out
+
+
+def _recall(Z, k, knn, E, h, m):
+    """Recall of the approximate neighbours on ``m`` seeded random rows, by brute force.
+
+    ``knn``: the k nearest found per point; ``E``: the out-edges kept (CSR, boolean).
+    """
+    n = Z.shape[0]
+    m = min(int(m), n)
+    if m == 0:
+        return {"recall": None, "edge_recall": None, "h_exact": None, "recall_rows": 0}
+    from sklearn.metrics import pairwise_distances
+
+    S = np.sort(np.random.default_rng(SEED).choice(n, size=m, replace=False))
+    hits, edges_found, edges_exact, h_ok = 0, 0, 0, 0
+    for s in range(0, m, 64):
+        blk = S[s:s + 64]
+        D = pairwise_distances(Z[blk], Z)
+        D[np.arange(blk.size), blk] = np.inf
+        hx = np.partition(D, k - 1, axis=1)[:, k - 1]
+        slack = hx * (1 + 1e-9) + 1e-12
+        for a, i in enumerate(blk):
+            exact = D[a] <= slack[a]
+            hits += int(np.sum(exact[knn[i]]))
+            edges_found += int(np.sum(exact[E.indices[E.indptr[i]:E.indptr[i + 1]]]))
+            edges_exact += int(exact.sum())
+            h_ok += bool(abs(h[i] - hx[a]) <= 1e-9 * max(hx[a], 1e-300) + 1e-12)
+    return {"recall": hits / (m * k), "edge_recall": edges_found / max(edges_exact, 1),
+            "h_exact": h_ok / m, "recall_rows": m}
 
 
 def _drop_self(dist, ind):
