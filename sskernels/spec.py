@@ -137,6 +137,9 @@ class GraphSpec:
     weights: str = "hein-maier"
     sigma: float | None = None
     metric: str = "euclidean"
+    #: k-NN search: "auto" (exact up to ``sskernels.graph.knn.EXACT_MAX_N`` points, an
+    #: approximate index above), "exact" or "approximate"
+    method: str = "auto"
 
 
 @dataclass
@@ -257,7 +260,7 @@ def graph_matters(spec, method):
 
         def built(k):
             est = make_method(method.name, n_neighbors=k, weights=g.weights, sigma=g.sigma,
-                              metric=g.metric, **method.params)
+                              metric=g.metric, method=g.method, **method.params)
             return repr(sorted((k_, repr(v)) for k_, v in est.get_params(deep=True).items()))
 
         return built(g.k) != built(g.k + 1)
@@ -405,14 +408,16 @@ def parse_spec(raw, path="<spec>", check_names=True):
 
     preprocess = v.choice(raw.get("preprocess", "none"), "preprocess", PREPROCESS)
 
-    g = v.mapping(raw.get("graph"), "graph", ("k", "weights", "sigma", "metric"))
+    g = v.mapping(raw.get("graph"), "graph", ("k", "weights", "sigma", "metric", "method"))
     from sskernels.graph import METRICS, WEIGHTS
+    from sskernels.graph.knn import METHODS as SEARCHES
 
     graph = GraphSpec(
         k=v.integer(g.get("k", 6), "graph.k", minimum=1, maximum=MAX_NEIGHBORS),
         weights=v.choice(g.get("weights", "hein-maier"), "graph.weights", WEIGHTS),
         sigma=v.number(g.get("sigma"), "graph.sigma", positive=True, optional=True),
-        metric=v.choice(g.get("metric", "euclidean"), "graph.metric", METRICS))
+        metric=v.choice(g.get("metric", "euclidean"), "graph.metric", METRICS),
+        method=v.choice(g.get("method", "auto"), "graph.method", SEARCHES))
 
     s = v.mapping(raw.get("splits"), "splits", SPLIT_FIELDS)
     n_lab = s.get("n_labeled", 20)
@@ -650,7 +655,7 @@ def _check_method(v, where, name, params, graph=None):
     full = dict(params)
     if info.uses_graph and graph is not None:
         full = {"n_neighbors": graph.k, "weights": graph.weights, "sigma": graph.sigma,
-                "metric": graph.metric, **params}
+                "metric": graph.metric, "method": graph.method, **params}
     try:
         est = make_method(name, **full)
         _validate_nested(est)

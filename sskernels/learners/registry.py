@@ -184,7 +184,7 @@ def get_method(name):
 
 
 #: graph parameters of a spec (``graph:`` section), turned into ``graph=KNNGraph(...)``
-GRAPH_KEYS = ("n_neighbors", "weights", "sigma", "metric")
+GRAPH_KEYS = ("n_neighbors", "weights", "sigma", "metric", "method")
 #: spec parameters of the model-selection wrapper (old names on the right map to new ones)
 WRAPPER_KEYS = {"n_folds": "n_folds", "cv_folds": "n_folds", "beta_folds": "n_folds",
                 "C_folds": "n_folds", "cv_protocol": "protocol", "protocol": "protocol"}
