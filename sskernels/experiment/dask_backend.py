@@ -85,7 +85,8 @@ class DaskPool:
             if self.scheduler is None:
                 self._cluster = d.LocalCluster(n_workers=self.jobs, threads_per_worker=1,
                                                processes=True, dashboard_address=None,
-                                               silence_logs=logging.ERROR)
+                                               silence_logs=logging.ERROR,
+                                               preload=[__name__])   # see dask_setup
                 self._client = d.Client(self._cluster)
             else:
                 try:
@@ -145,6 +146,17 @@ def _result(fut, spec, scheduler):
 
 
 # ------------------------------------------------------------------------- worker side
+
+def dask_setup(worker):
+    """Preload of the local cluster's workers (``preload=[this module]``): Ctrl-C is the
+    driver's to handle.  A terminal's Ctrl-C reaches the whole process group, the workers
+    included, which would each print a KeyboardInterrupt traceback over the driver's one
+    line (the local runner's workers ignore SIGINT for the same reason).  Runs at every
+    worker start, so a worker restarted after a death ignores it too."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
 
 _LOCK = threading.Lock()
 _LOADED: dict = {}          # {"token": ..., "prep": ...}: the state of the spec last loaded
