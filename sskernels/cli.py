@@ -97,7 +97,7 @@ def run(
     backend: str = typer.Option(
         "local", "--backend", metavar="local|dask",
         help="local: --jobs worker processes on this machine.  dask: the tasks go to a Dask "
-             "cluster (needs sskernels[dask]): a local one of --jobs single-threaded worker "
+             "cluster (needs Dask: the 'dask' extra): a local one of --jobs single-threaded worker "
              "processes, or the one at --scheduler.  Records are written by this process "
              "either way; see docs/distributed.md."),
     scheduler: Optional[str] = typer.Option(
