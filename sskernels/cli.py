@@ -94,6 +94,16 @@ def run(
         True, help="Copy a record another spec's output folder (beside this one) already "
                    "holds for the same key (same data, splits, method parameters and code) "
                    "instead of recomputing it; the copy says reused_from."),
+    backend: str = typer.Option(
+        "local", "--backend", metavar="local|dask",
+        help="local: --jobs worker processes on this machine.  dask: the tasks go to a Dask "
+             "cluster (needs Dask: the 'dask' extra): a local one of --jobs single-threaded worker "
+             "processes, or the one at --scheduler.  Records are written by this process "
+             "either way; see docs/distributed.md."),
+    scheduler: Optional[str] = typer.Option(
+        None, "--scheduler", metavar="ADDRESS",
+        help="With --backend dask: the address of a running Dask scheduler "
+             "(e.g. tcp://host:8786) whose workers run the tasks."),
 ):
     """Run every method of each spec on every split (resuming what is already recorded).
 
@@ -107,8 +117,9 @@ def run(
 
     from sskernels.experiment.records import claim_output
 
-    from sskernels.experiment.runner import WorkerPool
+    from sskernels.experiment.runner import worker_pool
 
+    pool = worker_pool(backend, jobs, scheduler)    # bad options fail before any spec is read
     parsed = _specs(specs)
     for spec in parsed:              # every output folder checked before any spec runs
         claim_output(spec)
@@ -117,7 +128,7 @@ def run(
             raise UserError(f"{spec.path}: --splits {splits} exceeds the spec's splits.n_splits "
                             f"({spec.splits.n_splits}); raise n_splits in the spec to run more")
     frames, per_split = [], []
-    with WorkerPool(jobs) as workers:       # one set of worker processes for every spec
+    with pool as workers:       # one set of workers (processes or a Dask client) for every spec
         for spec in parsed:
             with _interrupt_message():
                 records = run_spec(spec, jobs=jobs, progress=progress, n_splits=splits,

@@ -6,7 +6,9 @@ any split runs (:func:`warm_graphs`).  Worker processes (``--jobs``) are
 spawned, not forked (a fork after BLAS or HiGHS started their threads can
 deadlock), and receive the prepared data and the built graphs once, at start,
 through :func:`sskernels.graph.get_graph`'s cache; each split then only does
-the label-dependent work.
+the label-dependent work.  ``--backend dask`` hands the same state and tasks to a Dask
+cluster instead (:mod:`sskernels.experiment.dask_backend`, chosen by :func:`worker_pool`);
+either way this process alone writes the records.
 
 A record is reused only when its key matches: the key hashes the spec parts of
 the method, the content of the prepared data and the code and library versions
@@ -297,6 +299,9 @@ class WorkerPool:
     it terminates the workers and removes the state files.
     """
 
+    #: local worker processes: used only when ``--jobs`` > 1 and there are several tasks
+    local = True
+
     def __init__(self, jobs):
         self.jobs = int(jobs)
         self._pool = None
@@ -352,15 +357,36 @@ class WorkerPool:
             self._dir = None
 
 
-def _run_task(task):
+def worker_pool(backend="local", jobs=1, scheduler=None):
+    """The workers of one ``sskernels run``: :class:`WorkerPool` for ``backend="local"``,
+    :class:`~sskernels.experiment.dask_backend.DaskPool` for ``"dask"`` (a local cluster of
+    ``jobs`` processes, or the scheduler at ``scheduler``).  Raises :class:`UserError` for
+    options that do not go together, and when Dask is not installed."""
+    if backend not in ("local", "dask"):
+        raise UserError(f"--backend: expected local or dask, got {backend!r}")
+    if scheduler is not None and backend != "dask":
+        raise UserError(f"--scheduler {scheduler} needs --backend dask")
+    if backend == "local":
+        return WorkerPool(jobs)
+    if scheduler is not None and jobs != 1:
+        raise UserError(f"--jobs {jobs} does not apply with --scheduler: the scheduler's "
+                        f"workers run the tasks (start as many as you want)")
+    from sskernels.experiment.dask_backend import DaskPool
+
+    return DaskPool(jobs, scheduler)
+
+
+def _run_task(task, prep=None):
+    """One record: method ``mi`` on split ``si`` of setting ``gi`` of ``prep`` (default: this
+    process's state, :data:`_STATE`)."""
     mi, gi, si = task
-    prep = _STATE
+    prep = _STATE if prep is None else prep
     spec = prep.spec
     method = spec.methods[mi]
     setting, splits = prep.settings[gi]
     labeled = splits[si]
     if prep.task == "regression":
-        return _run_regression_task(mi, gi, si)
+        return _run_regression_task(mi, gi, si, prep)
     y_partial = np.full(prep.y.size, -1)
     y_partial[labeled] = prep.y[labeled]
     unl = y_partial == -1
@@ -398,10 +424,10 @@ def _run_task(task):
     }
 
 
-def _run_regression_task(mi, gi, si):
+def _run_regression_task(mi, gi, si, prep=None):
     """One regression record: NaN marks the unlabeled targets; rmse and mse on the test rows
     (the pool's rows not labeled in this split)."""
-    prep = _STATE
+    prep = _STATE if prep is None else prep
     spec, method = prep.spec, prep.spec.methods[mi]
     setting, splits = prep.settings[gi]
     labeled = splits[si]
@@ -506,7 +532,8 @@ def run_spec(spec, jobs=1, progress=True, n_splits=None, console=None, reuse=Tru
     method parameters and code; :class:`~sskernels.experiment.records.SharedRecords`, output
     folders beside this spec's) is copied instead of recomputed, relabeled for this spec,
     and says so (``reused_from``).  ``workers``: a :class:`WorkerPool` shared with other
-    specs (None: one for this spec when ``jobs > 1``).
+    specs (None: one for this spec when ``jobs > 1``), or a Dask pool (:func:`worker_pool`),
+    which then runs every task.
     """
     global _STATE
     from sskernels.experiment.records import SharedRecords, claim_output
@@ -573,7 +600,8 @@ def _execute(todo, spec, jobs, progress, console, workers=None):
                    disable=not progress or not todo or not bar_console.is_terminal)
     with bar:
         task = bar.add_task("run", total=len(todo))
-        if jobs > 1 and len(todo) > 1:
+        remote = workers is not None and not workers.local     # Dask: every task there
+        if todo and (remote or (jobs > 1 and len(todo) > 1)):
             own = workers is None
             pool = WorkerPool(min(jobs, len(todo))) if own else workers
             try:

@@ -1,0 +1,213 @@
+"""The experiment grid on a Dask cluster: ``sskernels run --backend dask``.
+
+:class:`DaskPool` stands where :class:`sskernels.experiment.runner.WorkerPool` stands for
+``--jobs N``: the runner hands it one spec's prepared state (data, splits, record keys), the
+label-independent artifacts the driver built once (graphs, spectra, bases) and the tasks
+``(method, setting, split)`` still to run; it yields the records as they complete.  The
+driver alone writes them (atomically, as the local runner does), so resuming, record keys
+and summaries are the local runner's own code.
+
+What crosses the network: per spec, the state and the artifacts, scattered ONCE to every
+worker (``broadcast=True``; a worker that joins later fetches them from a peer); per task,
+the three indices ``(mi, gi, si)`` and a reference to the scattered state; back, one
+record (a small dict).
+
+Why the numbers equal ``--jobs 1``: each worker runs the local runner's
+:func:`~sskernels.experiment.runner._run_task` on the same state, with BLAS pinned to one
+thread (threadpoolctl) as locally; a worker whose code or libraries differ from the
+driver's (another :func:`~sskernels.provenance.provenance_key`) refuses the task, since its
+records would carry the driver's key but other numbers.
+
+``distributed`` is imported only when a pool is made: ``sskernels --help`` and the local
+back end never import Dask.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import threading
+import uuid
+
+from sskernels.errors import UserError
+
+INSTALL = "pip install 'sskernels[dask]' (or: pip install 'dask[distributed]')"
+
+
+class DaskRunError(UserError):
+    """The cluster could not finish a run (a task's workers died, or its data were lost).
+
+    The records already written are kept: rerunning the same command resumes.  Exit code 1:
+    not a mistake in the input, but still one line and no traceback."""
+
+    exit_code = 1
+
+
+def import_distributed():
+    """The ``distributed`` module, or a one-line :class:`UserError` saying how to install it."""
+    try:
+        import distributed
+    except ImportError as exc:
+        raise UserError(f"--backend dask needs Dask's 'distributed' package, which cannot be "
+                        f"imported ({exc}); {INSTALL}") from None
+    return distributed
+
+
+class DaskPool:
+    """A Dask client shared by every spec of one ``sskernels run --backend dask``.
+
+    ``scheduler=None``: a :class:`distributed.LocalCluster` of ``jobs`` worker processes with
+    one thread each, started on first use (a fully resumed run starts none); otherwise a
+    client of the scheduler at that address (``tcp://host:8786``).  A context manager:
+    leaving it closes the client and the local cluster (never a remote scheduler).
+    """
+
+    #: not local worker processes: every task goes to the cluster, even with one job
+    local = False
+
+    def __init__(self, jobs=1, scheduler=None):
+        self.jobs = int(jobs)
+        self.scheduler = scheduler
+        self._client = None
+        self._cluster = None
+        import_distributed()        # fail before any spec runs
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def client(self):
+        if self._client is None:
+            d = import_distributed()
+            if self.scheduler is None:
+                self._cluster = d.LocalCluster(n_workers=self.jobs, threads_per_worker=1,
+                                               processes=True, dashboard_address=None,
+                                               silence_logs=logging.ERROR,
+                                               preload=[__name__])   # see dask_setup
+                self._client = d.Client(self._cluster)
+            else:
+                try:
+                    self._client = d.Client(self.scheduler)
+                except (OSError, TimeoutError, ValueError) as exc:
+                    msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+                    raise UserError(f"--scheduler {self.scheduler}: cannot connect to a Dask "
+                                    f"scheduler there ({msg})") from None
+        return self._client
+
+    def imap(self, state, artifacts, tasks):
+        """The records of ``tasks`` (in completion order), run by the cluster's workers."""
+        from distributed import as_completed
+
+        from sskernels.provenance import provenance_key
+
+        client = self.client()
+        token = uuid.uuid4().hex[:12]
+        # a list of one: scatter would otherwise send the tuple's items as separate data
+        [payload] = client.scatter([(token, provenance_key(), state, artifacts)],
+                                   broadcast=True, hash=False)
+        futures = [client.submit(run_task, payload, t, pure=False,
+                                 key=f"sskernels-{token}-{t[0]}-{t[1]}-{t[2]}")
+                   for t in tasks]
+        try:
+            for fut in as_completed(futures):
+                yield _result(fut, state.spec, self.scheduler)
+        finally:
+            client.cancel(futures + [payload])
+
+    def close(self):
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+        if self._cluster is not None:
+            self._cluster.close()
+            self._cluster = None
+
+
+def _result(fut, spec, scheduler):
+    """A finished future's record; a task's own error (e.g. a :class:`UserError`) as is, the
+    cluster's failures as one :class:`DaskRunError` line."""
+    from concurrent.futures import CancelledError
+
+    from distributed import KilledWorker
+
+    where = f"the Dask scheduler {scheduler}" if scheduler else "the local Dask cluster"
+    resume = "the finished splits are recorded: rerun the same command to resume"
+    try:
+        return fut.result()
+    except KilledWorker as exc:
+        raise DaskRunError(f"{spec.path}: on {where}, the workers running task {fut.key} died "
+                           f"({exc.__class__.__name__}); {resume}") from None
+    except CancelledError:
+        raise DaskRunError(f"{spec.path}: on {where}, task {fut.key} was cancelled (its "
+                           f"scheduler or its scattered data were lost); {resume}") from None
+
+
+# ------------------------------------------------------------------------- worker side
+
+def dask_setup(worker):
+    """Preload of the local cluster's workers (``preload=[this module]``): Ctrl-C is the
+    driver's to handle.  A terminal's Ctrl-C reaches the whole process group, the workers
+    included, which would each print a KeyboardInterrupt traceback over the driver's one
+    line (the local runner's workers ignore SIGINT for the same reason).  Runs at every
+    worker start, so a worker restarted after a death ignores it too."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+_LOCK = threading.Lock()
+_LOADED: dict = {}          # {"token": ..., "prep": ...}: the state of the spec last loaded
+_PINNED = threading.local()
+
+
+def _pin_blas():
+    """One BLAS/OpenMP thread for this worker thread, for good (never restored: a restore at
+    the end of one task would change the limit under a task still running in another
+    thread).  OpenBLAS's limit is the process's, OpenMP's the calling thread's, hence once
+    per thread."""
+    if not getattr(_PINNED, "done", False):
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(1)
+        _PINNED.done = True
+
+
+def _load(token, code, state, artifacts):
+    """This worker's :class:`~sskernels.experiment.runner.Prepared` for the spec ``token``
+    names: artifacts put into this process's caches and the data frozen, once per spec."""
+    with _LOCK:
+        if _LOADED.get("token") == token:
+            return _LOADED["prep"]
+        import importlib
+        import socket
+
+        from sskernels.experiment.runner import frozen
+        from sskernels.provenance import provenance_key
+
+        mine = provenance_key()
+        if mine != code:
+            raise UserError(f"Dask worker on {socket.gethostname()}: its sskernels code or "
+                            f"libraries differ from the driver's (provenance key {mine}, the "
+                            f"driver's {code}); install the same version on every worker")
+        for module, items in artifacts.items():
+            put = importlib.import_module(module).cache_put
+            for key, artifact in items:
+                put(key, artifact)
+        prep = copy.copy(state)           # the scattered object stays as received
+        prep.X = frozen(state.X)          # unpickled arrays come back writable
+        _LOADED.clear()
+        _LOADED.update(token=token, prep=prep)
+        return prep
+
+
+def run_task(payload, task):
+    """A worker's task: one record of the local runner's ``_run_task`` on the scattered
+    state ``payload = (token, provenance key, state, artifacts)``."""
+    from sskernels.experiment.runner import _run_task
+
+    _pin_blas()
+    prep = _load(*payload)
+    return _run_task(task, prep)
