@@ -208,7 +208,8 @@ def method_params(spec, method):
     params = {}
     if get_method(method.name).uses_graph:
         g = spec.graph
-        params.update(n_neighbors=g.k, weights=g.weights, sigma=g.sigma, metric=g.metric)
+        params.update(n_neighbors=g.k, weights=g.weights, sigma=g.sigma, metric=g.metric,
+                      method=g.method)
     params.update(method.params)
     return params
 
