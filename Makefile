@@ -15,13 +15,16 @@ ifneq ($(wildcard $(MIRROR)),)
 export SSKERNELS_DATA_MIRROR ?= $(MIRROR)
 endif
 
-.PHONY: figure-fidelity bound-liu2009-t3 bound-mao2010-t2 figures-kscl table-wang2015-t1 table-wang2015-t2 table-wang2015-t2-lr table-wang2015-t3 table-wang2015-t3-lr tables-wang2015 figure-wang2015-alignment figure-wang2015-wifi figure-sindhwani figures-sindhwani table-sindhwani-linear setup run test bench tables table-liu2009-t3 figure-liu2009-f1 table-mao2010-t2 table-mao2010-t3 sweep-liu2009-beta regression clean help
+.PHONY: table-secstr bench-scale table-skl-truncation figure-fidelity bound-liu2009-t3 bound-mao2010-t2 figures-kscl table-wang2015-t1 table-wang2015-t2 table-wang2015-t2-lr table-wang2015-t3 table-wang2015-t3-lr tables-wang2015 figure-wang2015-alignment figure-wang2015-wifi figure-sindhwani figures-sindhwani table-sindhwani-linear setup run test bench tables table-liu2009-t3 figure-liu2009-f1 table-mao2010-t2 table-mao2010-t3 sweep-liu2009-beta regression clean help
 
 help:
 	@echo "make run      - the default experiment (bundled wine data, no network)"
 	@echo "make test     - the test suite (unit, equation checks, CLI, regression)"
 	@echo "make regression - re-run the first splits of every committed table, compare with results/**/*_splits.csv"
 	@echo "make bench    - time the paper-table runs"
+	@echo "make table-secstr - SecStr (83,679 points), official 100-label splits: ours beside LabelSpreading, stages and peak memory (results/scale)"
+	@echo "make bench-scale - the scale ladder: n = 2k..83k, time and peak memory per stage against the floor (results/scale/ladder)"
+	@echo "make table-skl-truncation - SKL_KTA with m eigenpairs against the full spectrum on the Mao & Tsang sets"
 	@echo "make tables   - reproduce every paper table under results/"
 	@echo "make table-liu2009-t3 - Liu et al. 2009, Table 3"
 	@echo "make figure-liu2009-f1 - Liu et al. 2009, Fig. 1 (WebKB)"
@@ -198,6 +201,19 @@ tables-wang2015: table-wang2015-t2 table-wang2015-t3 table-wang2015-t1 table-wan
 	$(PY) scripts/wang2015_claims.py results/wang2015
 
 # beta is not in the paper: a sensitivity sweep, reported beside the table (not used for selection)
+# Scale (issue #13): SecStr end to end (results/scale/secstr.{md,csv}; SECSTR_SPECS=... for the
+# 1000- and 10000-label splits), the ladder of stage times and memory against the floor, and
+# what SKL_KTA's truncated spectrum costs where the full one is affordable.
+SECSTR_SPECS ?= configs/scale/secstr_100.yaml
+table-secstr: $(STAMP)
+	$(PY) scripts/secstr_table.py $(SECSTR_SPECS) --jobs $(JOBS) --out results/scale/secstr
+
+bench-scale: $(STAMP)
+	$(PY) scripts/scale_ladder.py --out results/scale/ladder
+
+table-skl-truncation: $(STAMP)
+	$(PY) scripts/skl_truncation.py --jobs $(JOBS) --out results/mao2010/skl_truncation
+
 sweep-liu2009-beta: $(STAMP)
 	$(PY) scripts/liu2009_beta_sweep.py
 

@@ -202,7 +202,8 @@ class Spec:
         number of labeled points, the seed and i, so adding splits keeps the
         recorded ones.  ``per_class`` and ``cover`` enter the hash when set (the
         per-class and class-first protocols) and are left out when None, so the
-        keys of the specs that predate them are unchanged.
+        keys of the specs that predate them are unchanged; so does the graph's ``method``
+        ("auto" is left out).
         """
         splits = asdict(self.splits)
         splits.pop("n_splits")
@@ -210,8 +211,11 @@ class Spec:
         for name in ("per_class", "cover"):
             if splits[name] is None:
                 splits.pop(name)
+        g = asdict(self.graph)
+        if g["method"] == "auto":           # the default search: older keys unchanged
+            g.pop("method")
         d = {"dataset": asdict(self.dataset), "preprocess": self.preprocess,
-             "graph": asdict(self.graph), "splits": splits}
+             "graph": g, "splits": splits}
         if not graph:
             d.pop("graph")
         if self.target_scale is not None:   # regression specs only: older keys unchanged

@@ -788,7 +788,7 @@ def test_make_method_maps_a_spec_onto_estimator_and_wrapper():
     tsk = make_method("tsk", beta=3, n_neighbors=4, weights="heat", sigma=0.5, metric="cosine")
     assert isinstance(tsk.graph, KNNGraph)
     assert tsk.graph.get_params() == {"n_neighbors": 4, "weights": "heat", "sigma": 0.5,
-                                      "metric": "cosine"}
+                                      "metric": "cosine", "method": "auto"}
     har = make_method("harmonic", n_neighbors=4)
     assert type(har) is HarmonicFunction
     assert har.graph.get_params() == KNNGraph(n_neighbors=4).get_params()

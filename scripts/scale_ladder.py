@@ -1,0 +1,286 @@
+"""The scale ladder (``make bench-scale``, issue #13 item 5): time and peak memory per stage.
+
+For each data set (SecStr subsets; 50-dimensional Gaussian blobs) and each size n, every
+stage runs in a process of its own (so its peak resident memory, ``ru_maxrss``, is its own;
+the ``load`` stage, which only loads the data, is the baseline) with one BLAS thread:
+
+========  =====================================  =============================================
+stage     ours                                   floor (the same work by a bare library call)
+========  =====================================  =============================================
+graph     ``sskernels.graph.knn_graph`` (k = 10,  hnswlib: index build + one (k+1)-NN query of
+          Hein-Maier weights, ties, recall)       every point, nothing else
+spectrum  ``laplacian_spectrum(W, m)`` (m = 100,  ``eigsh(S, m, which="LA")`` on the same S
+          residual checked)
+solve     harmonic + consistency fits on the     Jacobi-preconditioned CG on ``L_UU`` and on
+          precomputed graph (100 labels)          ``I - alpha S``, one column per class
+peer      scikit-learn ``LabelSpreading``        (none: the peer builds its own k-NN graph)
+          (kernel="knn", k = 10), graph included
+========  =====================================  =============================================
+
+Writes ``OUT.csv`` (one row per data set, n, stage, implementation: seconds, peak MB),
+``OUT.md`` (the ladder, ours / floor per stage, and each stage's fitted exponent
+``seconds ~ n^e`` over the sizes) and ``OUT.png`` (log-log).  Timings on this shared
+machine are noisy: the ratios, taken in the same run, are what to read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+K = 10
+M = 100
+N_LABELED = 100
+ALPHA = 0.99
+SEED = 0
+
+
+# ---------------------------------------------------------------------------- one stage
+
+def _data(name, n):
+    """The first n points of a fixed (seeded) permutation of the data set."""
+    if name == "secstr":
+        from sskernels.data import load_dataset
+
+        ds = load_dataset("secstr-100")
+        X, y = ds.X, np.asarray(ds.y)
+        perm = np.random.default_rng(SEED).permutation(X.shape[0])[:n]
+        return X[perm], y[perm]
+    rng = np.random.default_rng(SEED)
+    centers = rng.normal(scale=2.0, size=(2, 50))
+    y = rng.integers(0, 2, size=n)
+    return centers[y] + rng.normal(size=(n, 50)), y
+
+
+def _labels(y):
+    rng = np.random.default_rng(SEED + 1)
+    yp = np.full(y.size, -1)
+    idx = np.concatenate([rng.choice(np.flatnonzero(y == c), N_LABELED // 2, replace=False)
+                          for c in np.unique(y)[:2]])
+    yp[idx] = np.searchsorted(np.unique(y), y[idx])
+    return yp
+
+
+def _stage(stage, impl, name, n, cache):
+    import scipy.sparse as sp
+    from threadpoolctl import threadpool_limits
+
+    X, y = _data(name, n)
+    wfile = Path(cache) / f"{name}_{n}_W.npz"
+    info = {}
+    with threadpool_limits(1):
+        t0 = time.perf_counter()
+        if stage == "load":
+            pass
+        elif (stage, impl) == ("graph", "ours"):
+            from sskernels.graph import knn_graph
+
+            W = knn_graph(X, k=K)[0]
+            sp.save_npz(wfile, W)
+            info["edges_per_row"] = W.nnz / n
+        elif (stage, impl) == ("graph", "floor"):
+            import hnswlib
+
+            Z = X.toarray() if sp.issparse(X) else X
+            Z = np.ascontiguousarray(Z, dtype=np.float32)
+            index = hnswlib.Index(space="l2", dim=Z.shape[1])
+            index.init_index(max_elements=n, ef_construction=200, M=16, random_seed=SEED)
+            index.set_num_threads(1)
+            index.add_items(Z)
+            index.set_ef(2 * (K + 1))
+            index.knn_query(Z, k=K + 1)
+        elif (stage, impl) == ("spectrum", "ours"):
+            from sskernels.graph.laplacian import laplacian_spectrum
+
+            spec = laplacian_spectrum(sp.load_npz(wfile), m=M)
+            info["residual"] = spec.residual
+        elif (stage, impl) == ("spectrum", "floor"):
+            from scipy.sparse.linalg import eigsh
+
+            from sskernels.graph.laplacian import normalized_adjacency
+
+            S = normalized_adjacency(sp.load_npz(wfile))
+            eigsh(S, k=M, which="LA", tol=1e-10,
+                  v0=np.random.default_rng(0).standard_normal(n))
+        elif (stage, impl) == ("solve", "ours"):
+            from sskernels.learners.propagation import Consistency, HarmonicFunction
+
+            W = sp.load_npz(wfile)
+            yp = _labels(y)
+            t0 = time.perf_counter()
+            for est in (HarmonicFunction(graph="precomputed"),
+                        Consistency(graph="precomputed", alpha=ALPHA)):
+                est.fit(W, yp)
+            info["solver"] = str(getattr(est, "fit_report_", ""))[:200]
+        elif (stage, impl) == ("solve", "floor"):
+            _floor_solves(sp.load_npz(wfile), _labels(y))
+        elif (stage, impl) == ("peer", "ours"):
+            from sklearn.semi_supervised import LabelSpreading
+
+            LabelSpreading(kernel="knn", n_neighbors=K, alpha=0.2).fit(X, _labels(y))
+        else:
+            raise ValueError(f"no stage {stage}/{impl}")
+        seconds = time.perf_counter() - t0
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    print(json.dumps({"seconds": seconds, "peak_mb": peak, **info}, default=str))
+
+
+def _floor_solves(W, yp):
+    """Jacobi-PCG on the harmonic system ``L_UU F_U = -L_UL Y_L`` and on ``(I - a S) F = Y``."""
+    import scipy.sparse as sp
+    from scipy.sparse.linalg import cg
+
+    n = W.shape[0]
+    d = np.asarray(W.sum(axis=1)).ravel()
+    lab, unl = np.flatnonzero(yp >= 0), np.flatnonzero(yp < 0)
+    Y = np.eye(yp.max() + 1)[yp[lab]]
+    L = (sp.diags(d) - W).tocsr()
+    LUU = L[unl][:, unl]
+    B = -(L[unl][:, lab] @ Y)
+    Mj = sp.diags(1.0 / LUU.diagonal())
+    for j in range(Y.shape[1]):
+        cg(LUU, B[:, j], rtol=1e-10, atol=0.0, M=Mj)
+    dinv = np.where(d > 0, 1 / np.sqrt(d), 0.0)
+    A = (sp.identity(n) - ALPHA * (sp.diags(dinv) @ W @ sp.diags(dinv))).tocsr()
+    C = np.zeros((n, Y.shape[1]))
+    C[lab] = Y
+    Mj = sp.diags(1.0 / A.diagonal())
+    for j in range(Y.shape[1]):
+        cg(A, C[:, j], rtol=1e-10, atol=0.0, M=Mj)
+
+
+# ---------------------------------------------------------------------------- the ladder
+
+STAGES = [("load", "ours"), ("graph", "ours"), ("graph", "floor"), ("spectrum", "ours"),
+          ("spectrum", "floor"), ("solve", "ours"), ("solve", "floor"), ("peer", "ours")]
+
+
+def _run(stage, impl, name, n, cache, timeout):
+    cmd = [sys.executable, __file__, "--stage", stage, "--impl", impl, "--data", name,
+           "--n", str(n), "--cache", cache]
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
+           "MKL_NUM_THREADS": "1"}
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"seconds": np.nan, "peak_mb": np.nan, "error": f"over {timeout:g} s"}
+    if out.returncode != 0:
+        last = (out.stderr.strip().splitlines() or ["?"])[-1]
+        return {"seconds": np.nan, "peak_mb": np.nan, "error": last[:200]}
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def exponent(ns, secs):
+    """Least-squares slope of log(seconds) on log(n) (NaN with fewer than two finite points)."""
+    ns, secs = np.asarray(ns, float), np.asarray(secs, float)
+    ok = np.isfinite(secs) & (secs > 0)
+    if ok.sum() < 2:
+        return np.nan
+    return float(np.polyfit(np.log(ns[ok]), np.log(secs[ok]), 1)[0])
+
+
+def _markdown(df, title):
+    lines = [f"# {title}", "",
+             "Seconds (one BLAS thread, each stage in a process of its own) and peak resident "
+             "memory (MB, the process's; the `load` stage is the baseline). ours / floor: the "
+             f"ratio in the same run. k = {K}, m = {M} eigenpairs, {N_LABELED} labels. "
+             "Exponent: the least-squares slope of log seconds on log n.", ""]
+    for name, g in df.groupby("data", sort=False):
+        ns = sorted(g["n"].unique())
+        lines += [f"## {name}", "",
+                  "| stage | " + " | ".join(f"n = {n:,}" for n in ns) + " | exponent |",
+                  "|---|" + "---|" * (len(ns) + 1)]
+        for (stage, impl), h in g.groupby(["stage", "impl"], sort=False):
+            h = h.set_index("n")
+            cells = []
+            for n in ns:
+                s, mb = h.at[n, "seconds"], h.at[n, "peak_mb"]
+                cell = "—" if not np.isfinite(s) else f"{s:.2f} s, {mb:.0f} MB"
+                if impl == "ours" and stage in ("graph", "spectrum", "solve"):
+                    floor = g[(g.stage == stage) & (g.impl == "floor") & (g.n == n)]
+                    if len(floor) and np.isfinite(floor.seconds.iloc[0]) and np.isfinite(s):
+                        cell += f" ({s / floor.seconds.iloc[0]:.1f}× floor)"
+                cells.append(cell)
+            e = exponent(h.index, h["seconds"])
+            lines.append(f"| {stage} ({impl}) | " + " | ".join(cells)
+                         + f" | {'' if not np.isfinite(e) else f'{e:.2f}'} |")
+        errs = g[g["error"].astype(str).str.len() > 0] if "error" in g else g.iloc[:0]
+        for r in errs.itertuples():
+            lines.append(f"\n- {r.stage} ({r.impl}) at n = {r.n:,}: {r.error}")
+        lines.append("")
+    return "\n".join(lines) + "\n"
+
+
+def _plot(df, path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = list(df["data"].unique())
+    fig, axes = plt.subplots(1, len(names), figsize=(6 * len(names), 4.5), squeeze=False)
+    for ax, name in zip(axes[0], names):
+        g = df[(df["data"] == name) & (df["stage"] != "load")]
+        for (stage, impl), h in g.groupby(["stage", "impl"], sort=False):
+            ax.loglog(h["n"], h["seconds"], "o-" if impl == "ours" else "s--",
+                      label=f"{stage} ({impl})")
+        ax.set_title(name)
+        ax.set_xlabel("n")
+        ax.set_ylabel("seconds")
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", default="2000,5000,10000,20000,50000,83679",
+                    help="comma-separated n (SecStr has 83,679 points)")
+    ap.add_argument("--data", default="secstr,blobs", help="comma-separated: secstr, blobs")
+    ap.add_argument("--out", default="results/scale/ladder", help="output stem")
+    ap.add_argument("--timeout", type=float, default=900, help="seconds allowed per stage")
+    ap.add_argument("--stage"), ap.add_argument("--impl"), ap.add_argument("--n", type=int)
+    ap.add_argument("--cache")
+    args = ap.parse_args(argv)
+    if args.stage:
+        return _stage(args.stage, args.impl, args.data, args.n, args.cache)
+
+    import pandas as pd
+
+    from sskernels.experiment.records import atomic_write_text
+
+    rows = []
+    with tempfile.TemporaryDirectory() as cache:
+        for name in args.data.split(","):
+            for n in [int(s) for s in args.sizes.split(",")]:
+                for stage, impl in STAGES:
+                    r = _run(stage, impl, name, n, cache, args.timeout)
+                    rows.append({"data": name, "n": n, "stage": stage, "impl": impl,
+                                 "seconds": r.get("seconds"), "peak_mb": r.get("peak_mb"),
+                                 "error": r.get("error", ""),
+                                 "detail": json.dumps({k: v for k, v in r.items() if k not in
+                                                       ("seconds", "peak_mb", "error")})})
+                    print(f"{name:7} n={n:6} {stage:9} {impl:6} "
+                          f"{r.get('seconds', float('nan')):9.2f} s "
+                          f"{r.get('peak_mb', float('nan')):8.0f} MB {r.get('error', '')}",
+                          flush=True)
+    df = pd.DataFrame(rows)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(f"{out}.csv", df.to_csv(index=False, float_format="%.4g"))
+    atomic_write_text(f"{out}.md", _markdown(df, "Scale ladder (issue #13)"))
+    _plot(df, f"{out}.png")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
