@@ -31,8 +31,8 @@ def _stage_rows(spec, first, stages):
                                ("stage: spectrum", "spectrum_seconds", "seconds"),
                                ("stage: graph + spectrum (warm-up, all methods)",
                                 "warm_seconds", "seconds"),
-                               ("peak memory (MB)", "peak_mb", "MB"),
-                               ("wall time of the run (s)", "wall_seconds", "seconds")):
+                               (f"peak memory after {spec.name} (MB)", "peak_mb", "MB"),
+                               (f"wall time of {spec.name} (s)", "wall_seconds", "seconds")):
         value = stages.get(key)
         if value is None:
             continue
@@ -66,9 +66,19 @@ def _graph_stages():
     return out
 
 
+def _fresh(records, stages_file):
+    """Whether this run computed records (any newer than the recorded stages)."""
+    import os
+
+    newest = max((os.path.getmtime(p) for p in
+                  (Path(stages_file).parent / "records").rglob("*.json")), default=0.0)
+    return newest > os.path.getmtime(stages_file)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("specs", nargs="*", default=["configs/scale/secstr_100.yaml"])
+    ap.add_argument("specs", nargs="*", default=["configs/scale/secstr_100.yaml",
+                                                 "configs/scale/secstr_100_peer.yaml"])
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--splits", type=int, default=None)
     ap.add_argument("--out", default="results/scale/secstr")
@@ -79,12 +89,14 @@ def main(argv=None):
     from sskernels.experiment.records import atomic_write_text, read_graph_seconds
     from sskernels.experiment.runner import WorkerPool, run_spec
     from sskernels.experiment.tables import split_rows, summarize, write_splits, write_table
+    from sskernels.graph import clear_cache
     from sskernels.spec import load_spec
 
     frames, per_split = [], []
     with WorkerPool(args.jobs) as workers:
         for path in args.specs:
             spec = load_spec(path)
+            clear_cache()                        # the stages below are this spec's own
             t0 = time.perf_counter()
             records = run_spec(spec, jobs=args.jobs, progress=False, n_splits=args.splits,
                                workers=workers)
@@ -92,17 +104,18 @@ def main(argv=None):
             summary = summarize(records, spec)
             write_table(summary, str(Path(spec.output) / "summary"), title=spec.name)
             stages_file = Path(spec.output) / "stages.json"
-            stages = _graph_stages()
-            if stages:                           # this run computed the graph: record it
+            if stages_file.exists() and not _fresh(records, stages_file):
+                stages = json.loads(stages_file.read_text())     # a resumed run: as recorded
+            else:
+                stages = _graph_stages()
                 own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
                 kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-                stages.update(warm_seconds=read_graph_seconds(spec.output),
-                              wall_seconds=wall, peak_mb=max(own, kids) / 1024.0,
-                              peak_detail=f"largest of this process ({own / 1024:.0f} MB) "
-                                          f"and its workers ({kids / 1024:.0f} MB)")
+                stages.update(wall_seconds=wall, peak_mb=max(own, kids) / 1024.0,
+                              peak_detail=f"largest so far of this process ({own / 1024:.0f} "
+                                          f"MB) and of its workers ({kids / 1024:.0f} MB)")
+                if stages.get("graph_seconds") is not None:
+                    stages["warm_seconds"] = read_graph_seconds(spec.output)
                 atomic_write_text(stages_file, json.dumps(stages, indent=1))
-            elif stages_file.exists():
-                stages = json.loads(stages_file.read_text())
             first = records.iloc[0]
             summary = pd.concat([summary, pd.DataFrame(_stage_rows(spec, first, stages))],
                                 ignore_index=True)
