@@ -21,22 +21,12 @@ import pytest
 pytest.importorskip("distributed", reason="--backend dask needs Dask's 'distributed' package "
                                           "(pip install 'sskernels[dask]')")
 
-from test_spec_cli import REPO, assert_one_error_line, cli_env, sskernels  # noqa: E402
+from test_spec_cli import (REPO, WINE_SPEC, assert_one_error_line, cli_env,  # noqa: E402
+                           sskernels)
 
-SPEC = """\
-name: {name}
-dataset: sklearn-wine
-preprocess: minmax
-graph: {{k: 6, weights: hein-maier}}
-splits: {{protocol: random, n_splits: 6, n_labeled: 20, seed: 0}}
-methods:
-  - name: harmonic
-  - name: tsk
-    label: TSK
-    params: {{n_components: 10, eta: 2, beta: auto}}
-paper: {{table: liu2009_table3_uci_transductive_accuracy, dataset: wine}}
-output: {output}
-"""
+# the wine spec of the CLI tests (harmonic and TSK), with a name per run and 6 splits
+SPEC = WINE_SPEC.replace("name: wine_small", "name: {name}").replace("n_splits: 2",
+                                                                      "n_splits: 6")
 N_RECORDS = 12
 
 
