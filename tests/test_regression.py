@@ -88,6 +88,11 @@ TIME_TABLES = {"mao2010/table3", "wang2015/table1_time", "wang2015/table2_time",
                "wang2015/table3_lr_time"}
 
 
+#: published per split but too slow to re-run in the suite, with the reason (make table-secstr
+#: is their check: configs/scale/secstr_100.yaml and its _peer)
+UNCHECKED = {"scale/secstr": "SecStr's 83,679-point exact graph alone takes ~4 minutes"}
+
+
 def test_every_committed_table_is_checked_and_published_per_split():
     stems = _schema_tables()
     assert {"liu2009/table3", "liu2009/table3_raw", "liu2009/figure1", "mao2010/table2",
@@ -95,16 +100,19 @@ def test_every_committed_table_is_checked_and_published_per_split():
     for stem in stems:
         if stem in TIME_TABLES:
             continue
+        if stem in UNCHECKED:
+            assert regression.splits_file(stem).is_file(), f"results/{stem}_splits.csv missing"
+            continue
         assert stem in regression.CHECKS, f"results/{stem}.csv has no regression check"
         assert stem in regression.PUBLISHED, f"results/{stem}.csv: specs unknown"
         assert regression.splits_file(stem).is_file(), f"results/{stem}_splits.csv is missing"
 
 
-@pytest.mark.parametrize("stem", list(regression.PUBLISHED))
+@pytest.mark.parametrize("stem", list(regression.PUBLISHED) + list(UNCHECKED))
 def test_published_splits_are_those_of_the_committed_means(stem):
     """The per-split file and the table are one run: the same cells, n_splits, mean and std."""
     table = pd.read_csv(RESULTS / f"{stem}.csv")
-    table = table[table["metric"] != "seconds"]
+    table = table[~table["metric"].isin(["seconds", "MB"])]   # times and memory: not per split
     splits = read_splits(regression.splits_file(stem))
     assert list(splits.columns) == SPLITS_SCHEMA
     assert not splits.duplicated(regression.KEY).any()
