@@ -52,7 +52,8 @@ def _graph_stages():
         info = dict(getattr(g, "knn_info", None) or {})
         if info.get("seconds") is not None:
             out["graph_seconds"] = out.get("graph_seconds", 0.0) + float(info["seconds"])
-            recall = info.get("recall")
+            # exact search has no recall to report (it is the reference the recall is taken on)
+            recall = info.get("recall") if info.get("method") != "exact" else None
             out["graph_detail"] = (f"{info.get('method', '?')} search, "
                                    f"{g.W.nnz / g.n:.1f} edges per point"
                                    + ("" if recall is None else f", recall {recall:.4f} "
