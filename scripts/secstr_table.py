@@ -45,19 +45,15 @@ def _stage_rows(spec, first, stages):
 
 def _graph_stages():
     """Seconds and details of the k-NN graph and spectrum memoized in this process."""
-    from sskernels.graph import cache_items
+    from sskernels.graph import cache_items, search_summary
 
     out = {}
-    for _, g in cache_items():
+    for key, g in cache_items():
         info = dict(getattr(g, "knn_info", None) or {})
         if info.get("seconds") is not None:
             out["graph_seconds"] = out.get("graph_seconds", 0.0) + float(info["seconds"])
-            # exact search has no recall to report (it is the reference the recall is taken on)
-            recall = info.get("recall") if info.get("method") != "exact" else None
-            out["graph_detail"] = (f"{info.get('method', '?')} search, "
-                                   f"{g.W.nnz / g.n:.1f} edges per point"
-                                   + ("" if recall is None else f", recall {recall:.4f} "
-                                      "against exact search on a sample"))
+            # the search, its tie handling and (approximate search) its recall on a sample
+            out["graph_detail"] = search_summary({"weights": key[2], **info})
         spec = g._spectrum
         if spec is not None and spec.seconds is not None:
             out["spectrum_seconds"] = out.get("spectrum_seconds", 0.0) + spec.seconds

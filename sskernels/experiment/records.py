@@ -188,9 +188,21 @@ def _jsonable(obj):
     return str(obj)
 
 
-def write_graph_seconds(output, seconds):
-    """Record the time of the label-independent work (graphs, spectra) of a run."""
-    atomic_write_text(Path(output) / "graph_seconds.json", json.dumps({"seconds": seconds}))
+def write_graph_seconds(output, seconds, searches=()):
+    """Record the time of the label-independent work (graphs, spectra) of a run, and how
+    its graphs' neighbours were searched (``searches``: :func:`sskernels.graph.graph_searches`;
+    method, recall, tie handling)."""
+    atomic_write_text(Path(output) / "graph_seconds.json",
+                      json.dumps(plain({"seconds": seconds, "searches": list(searches)})))
+
+
+def read_graph_searches(output):
+    """The neighbour searches :func:`write_graph_seconds` recorded ([] if none)."""
+    try:
+        out = json.loads((Path(output) / "graph_seconds.json").read_text()).get("searches", [])
+    except (OSError, ValueError, AttributeError):
+        return []
+    return out if isinstance(out, list) else []
 
 
 def read_graph_seconds(output):

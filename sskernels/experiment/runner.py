@@ -33,6 +33,7 @@ from sskernels.experiment.records import (data_fingerprint, plain, read_data_fin
                                           write_data_fingerprint, write_graph_seconds,
                                           write_record)
 from sskernels.experiment.splits import SplitError, make_splits
+from sskernels.graph import graph_searches
 from sskernels.learners.registry import get_method, make_method
 from sskernels.solvers import SolverError
 from sskernels.spec import method_key
@@ -565,7 +566,7 @@ def run_spec(spec, jobs=1, progress=True, n_splits=None, console=None, reuse=Tru
     with threadpool_limits(1):
         if todo:
             prep.graph_seconds = warm_graphs(prep)
-            write_graph_seconds(spec.output, prep.graph_seconds)
+            write_graph_seconds(spec.output, prep.graph_seconds, graph_searches(prep.X))
         # what `sskernels table` checks the record keys against (it does not load the data)
         write_data_fingerprint(spec.output, prep.data_fingerprint)
         _STATE = prep

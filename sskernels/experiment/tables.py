@@ -154,7 +154,8 @@ def paper_spread(table, dataset, method, n_labeled, metric=None):
 def _time_rows(records, spec):
     """Metric "seconds": fit + predict time per split (selection included), beside the
     paper's time table, and one "graph (Lap)" row for the label-independent work."""
-    from sskernels.experiment.records import read_graph_seconds
+    from sskernels.experiment.records import read_graph_searches, read_graph_seconds
+    from sskernels.graph import search_summary
 
     rows = []
     one = records.drop_duplicates(["setting", "method", "split"])
@@ -171,8 +172,10 @@ def _time_rows(records, spec):
         first = one.iloc[0]
         pm, ps = _paper_value(spec.paper.time_table, first["dataset"], "graph (Lap)",
                               first.get("n_labeled"))
-        rows.append(_row(spec, first, "graph (Lap)", "seconds", np.array([graph]), pm, ps,
-                         decimals=4))
+        row = _row(spec, first, "graph (Lap)", "seconds", np.array([graph]), pm, ps, decimals=4)
+        # how the graphs' neighbours were searched (exact or approximate, with its recall)
+        row["notes"] = "; ".join(search_summary(s) for s in read_graph_searches(spec.output))
+        rows.append(row)
     return rows
 
 
@@ -345,7 +348,10 @@ def to_markdown(df, title=None, header=None):
                 row.append(_cell(cells[(m, d)], (" " + " ".join(marks)) if marks else ""))
             lines.append(f"| {m} | " + " | ".join(row) + " |")
         if used:
-            lines += ["", "Notes (fallbacks and degenerate fits):", ""]
+            what = ("fallbacks, degenerate fits and the graphs' neighbour searches"
+                    if any(e.startswith("k-NN ") for _, _, _, e in used)
+                    else "fallbacks and degenerate fits")
+            lines += ["", f"Notes ({what}):", ""]
             lines += [f"- [{k}] {m}, {d}: {_footnote_text(entry)}" for k, m, d, entry in used]
         chosen = [(m, d, cells[(m, d)].get("selected")) for m in methods for d in datasets
                   if (m, d) in cells and isinstance(cells[(m, d)].get("selected"), str)
