@@ -86,12 +86,14 @@ def score_candidates(cands, predict_fold, y_enc, n_folds=5, random_state=0,
         raise ValueError(f"protocol must be one of {PROTOCOLS}, got {protocol!r}")
     folds = labeled_folds(y_enc, n_folds, random_state)
     all_pos = np.arange(len(y_enc))
+    pairs = []                                   # (train, test) of each fold, once
+    for fold in folds:
+        rest = np.setdiff1d(all_pos, fold)
+        pairs.append((fold, rest) if protocol == "one-fold-labeled" else (rest, fold))
     scores = []
     for cand in cands:
         correct = total = 0
-        for fold in folds:
-            rest = np.setdiff1d(all_pos, fold)
-            train, test = (fold, rest) if protocol == "one-fold-labeled" else (rest, fold)
+        for train, test in pairs:
             correct += int(np.sum(np.asarray(predict_fold(cand, train, test)) == y_enc[test]))
             total += test.size
         scores.append(correct / total)

@@ -28,6 +28,7 @@ from sklearn.utils._param_validation import Interval
 
 from sskernels.learners.base import GraphClassifier, indicator
 from sskernels.learners.propagation import ALPHAS
+from sskernels.memo import LRU, content_key
 from sskernels.solvers import solve_lp
 from sskernels.solvers.report import SolveInfo
 
@@ -147,6 +148,12 @@ def decay_matrix(m, eta, skip=0):
                     shape=(rows, m)).tocsr()
 
 
+#: memo of TSK's linear programs by content (:func:`tsk_linear_program`): TSK and the SVM on
+#: the TSK kernel (Liu et al. Table 3's "TSK" and "TSK+SVM" rows) solve the same LPs -- the
+#: same folds of the same beta grid, then the same final LP -- on every split
+_LPS = LRU(4096)
+
+
 def tsk_linear_program(lam, V_L, y_enc, eta=2.0, beta=1.0, skip_constant=False):
     """Solve the TSK linear program, Liu et al. eq. (14), with HiGHS.
 
@@ -161,7 +168,20 @@ def tsk_linear_program(lam, V_L, y_enc, eta=2.0, beta=1.0, skip_constant=False):
 
     The objective does not price ``mu_1`` when ``lambda_1 = 0``; the LP then
     has a face of optima and HiGHS returns one of its vertices.
+
+    Memoized by content (an LRU of 4,096 LPs): the solution is a function of the arguments
+    (HiGHS is deterministic on one model), so a learner that solves an LP another one
+    already solved in this process gets that solution (copies) without solving it again.
     """
+    key = content_key(lam, V_L, y_enc, eta, beta, bool(skip_constant))
+    hit = _LPS.lookup(key)
+    if hit is None:
+        hit = _LPS.store(key, _tsk_lp(lam, V_L, y_enc, eta, beta, skip_constant))
+    mu, xi, obj = hit
+    return mu.copy(), xi.copy(), obj
+
+
+def _tsk_lp(lam, V_L, y_enc, eta, beta, skip_constant):
     m, l = lam.size, y_enc.size
     T = tsk_constraint_matrix(V_L, y_enc)
     c = np.concatenate([lam, np.full(l, float(beta))])

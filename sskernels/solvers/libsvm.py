@@ -94,6 +94,22 @@ def _svc(K, y, C, tol, max_iter):
     return LibsvmModel(svc.classes_, K.shape[0], capped, svc=svc)
 
 
+#: ``np.iinfo("i").max``, SVC's bound of libsvm's random seed
+_INT_MAX = int(np.iinfo("i").max)
+_PLUS_MINUS = np.array([-1.0, 1.0])
+
+
+def _encode(y):
+    """``np.unique(y, return_inverse=True)``, with a shortcut for float targets in {-1, +1}
+    with both present (the one-vs-rest problems of the learners' cross-validation, which
+    call libsvm ~100,000 times a table): the same classes and indices."""
+    if y.dtype == np.float64 and y.ndim == 1:
+        pos = y == 1.0
+        if pos.any() and not pos.all() and np.all(pos | (y == -1.0)):
+            return _PLUS_MINUS.copy(), pos.astype(np.intp)
+    return np.unique(y, return_inverse=True)
+
+
 def fit_precomputed(K, y, C, tol=1e-3, max_iter=-1, use_svc=False):
     """``SVC(kernel="precomputed", C=C, tol=tol, max_iter=max_iter).fit(K, y)`` as a
     :class:`LibsvmModel`: the bare libsvm call with SVC's arguments, or ``SVC`` itself when
@@ -102,10 +118,10 @@ def fit_precomputed(K, y, C, tol=1e-3, max_iter=-1, use_svc=False):
     ``SVC``'s ValueError."""
     y = np.asarray(y)
     K = np.ascontiguousarray(K, dtype=np.float64)
-    classes, y_idx = np.unique(y, return_inverse=True)
+    classes, y_idx = _encode(y)
     if use_svc or _libsvm is None or classes.size < 2:
         return _svc(K, y, C, tol, max_iter)
-    seed = check_random_state(None).randint(np.iinfo("i").max)
+    seed = check_random_state(None).randint(_INT_MAX)
     _libsvm.set_verbosity_wrap(0)
     (support, support_vectors, n_support, dual_coef, intercept, prob_a, prob_b, status,
      _) = _libsvm.fit(K, np.asarray(y_idx, dtype=np.float64, order="C"), svm_type=0,

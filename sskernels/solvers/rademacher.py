@@ -74,13 +74,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import hashlib
-
 import highspy
 import numpy as np
 import scipy.sparse as sp
 
-from sskernels.memo import LRU
+from sskernels.memo import LRU, content_key
 from sskernels.solvers.highs import SolverError, _model, _solver
 from sskernels.solvers.mkl import svm_solution
 from sskernels.solvers.report import SolveInfo
@@ -304,11 +302,7 @@ _PATHS = LRU(64)
 def _path_result(Phi, s, y, C_eff, path_eff):
     """``(w, objective, stats)`` of the binary problem at ``C_eff`` solved on the path
     ``path_eff`` (memoized on the data and the path), or raise its SolverError."""
-    h = hashlib.blake2b(digest_size=16)
-    for a in (Phi, s, y, np.array(sorted(set(path_eff)))):
-        h.update(np.ascontiguousarray(a, dtype=float).tobytes())
-        h.update(str(np.shape(a)).encode())
-    key = h.hexdigest()
+    key = content_key(Phi, s, y, np.array(sorted(set(path_eff))))
     hit = _PATHS.lookup(key)
     if hit is None:
         hit = _PATHS.store(key, _binary_path(
@@ -395,11 +389,7 @@ class _AlternationPath:
 def _alternation_result(Psi, Y, C, path, tol, max_iter):
     """:meth:`_AlternationPath.result` on the path memoized by content (the fits of one
     selection grid's candidates share it)."""
-    h = hashlib.blake2b(digest_size=16)
-    for a in (Psi, Y, np.array(sorted(set(path))), np.array([tol, max_iter])):
-        h.update(np.ascontiguousarray(a, dtype=float).tobytes())
-        h.update(str(np.shape(a)).encode())
-    key = "alt" + h.hexdigest()
+    key = "alt" + content_key(Psi, Y, np.array(sorted(set(path))), np.array([tol, max_iter]))
     hit = _PATHS.lookup(key)
     if hit is None:
         hit = _PATHS.store(key, _AlternationPath(Psi, Y, path, tol, max_iter))

@@ -1,0 +1,126 @@
+"""Shortcuts on the learners' hot paths give exactly what the long way gives (issue #14):
+the TSK LP memo, the {-1, +1} target encoding of the bare libsvm call, the folds computed
+once per selection."""
+
+import numpy as np
+import pytest
+from scipy.optimize import linprog
+
+import sskernels.learners.spectral as spectral
+from sskernels.learners.selection import labeled_folds, score_candidates
+from sskernels.memo import content_key
+from sskernels.solvers import libsvm
+
+
+def _lp_instance(seed, l=24, m=8, c=3):
+    rng = np.random.default_rng(seed)
+    lam = np.sort(rng.uniform(0.0, 1.0, m))
+    lam[0] = 0.0
+    V_L = rng.normal(size=(l, m))
+    y = rng.integers(0, c, size=l)
+    return lam, V_L, y
+
+
+def test_tsk_lp_memo_solves_each_lp_once_and_hands_out_copies(monkeypatch):
+    spectral._LPS.clear()
+    calls = []
+    real = spectral.solve_lp
+
+    def counting(*a, **k):
+        calls.append(1)
+        return real(*a, **k)
+
+    monkeypatch.setattr(spectral, "solve_lp", counting)
+    lam, V_L, y = _lp_instance(0)
+    mu1, xi1, obj1 = spectral.tsk_linear_program(lam, V_L, y, 2.0, 0.5)
+    mu1[:] = -1.0                                       # a caller's change stays its own
+    mu2, xi2, obj2 = spectral.tsk_linear_program(lam, V_L.copy(), y.copy(), 2.0, 0.5)
+    assert len(calls) == 1 and obj1 == obj2 and np.all(mu2 >= 0)
+    # any change of an input is another LP
+    spectral.tsk_linear_program(lam, V_L, y, 2.0, 0.25)
+    spectral.tsk_linear_program(lam, V_L, y, 2.0, 0.5, skip_constant=True)
+    V2 = V_L.copy()
+    V2[3, 2] += 1e-9
+    spectral.tsk_linear_program(lam, V2, y, 2.0, 0.5)
+    assert len(calls) == 4
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_memoized_tsk_lp_optimum_equals_linprog(seed):
+    """The memoized value is the LP's optimum (an independent solver's objective)."""
+    spectral._LPS.clear()
+    lam, V_L, y = _lp_instance(seed)
+    beta, eta = 0.7, 2.0
+    spectral.tsk_linear_program(lam, V_L, y, eta, beta)
+    mu, xi, obj = spectral.tsk_linear_program(lam, V_L, y, eta, beta)   # from the memo
+    m, l = lam.size, y.size
+    T = spectral.tsk_constraint_matrix(V_L, y)
+    G = spectral.decay_matrix(m, eta, 0).toarray()
+    A = np.block([[T, np.eye(l)], [G, np.zeros((G.shape[0], l))]])
+    b = np.concatenate([np.ones(l), np.zeros(G.shape[0])])
+    ref = linprog(np.concatenate([lam, np.full(l, beta)]), A_ub=-A, b_ub=-b,
+                  bounds=[(0, None)] * (m + l), method="highs-ipm")
+    assert ref.status == 0
+    assert obj == pytest.approx(ref.fun, rel=1e-7, abs=1e-9)
+    assert lam @ mu + beta * xi.sum() == pytest.approx(ref.fun, rel=1e-7, abs=1e-9)
+
+
+def test_content_key_sees_values_shapes_and_scalars():
+    a = np.arange(6.0)
+    assert content_key(a, 1.0) == content_key(a.copy(), 1)
+    assert content_key(a, 1.0) != content_key(a.reshape(2, 3), 1.0)
+    assert content_key(a, 1.0) != content_key(a, 2.0)
+    assert content_key(a, True) == content_key(a, 1.0)
+
+
+@pytest.mark.parametrize("y", [
+    np.array([1.0, -1.0, -1.0, 1.0, -1.0]),
+    np.array([-1.0, -1.0, -1.0, -1.0]),                   # one class: unique's path
+    np.array([1.0, -1.0, 0.0]),                          # not +-1: unique's path
+    np.array([2, 0, 2, 1]),
+    np.array(["b", "a", "b"]),
+    np.array([1.0, -1.0, np.nan]),
+])
+def test_encoding_equals_numpy_unique(y):
+    classes, idx = libsvm._encode(y)
+    ref_classes, ref_idx = np.unique(y, return_inverse=True)
+    np.testing.assert_array_equal(classes, ref_classes)
+    np.testing.assert_array_equal(idx, ref_idx)
+    assert classes.dtype == ref_classes.dtype
+
+
+def test_binary_fit_through_the_shortcut_equals_svc_bit_for_bit():
+    from sklearn.svm import SVC
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(40, 4))
+    K = X @ X.T
+    y = np.where(X[:, 0] + 0.3 * rng.normal(size=40) > 0, 1.0, -1.0)
+    K_te = rng.normal(size=(7, 4)) @ X.T
+    ours = libsvm.fit_precomputed(K, y, 3.0).binary_decision(K_te)
+    svc = SVC(kernel="precomputed", C=3.0).fit(K, y)
+    np.testing.assert_array_equal(ours, K_te[:, svc.support_] @ svc.dual_coef_[0]
+                                  + svc.intercept_[0])
+
+
+def test_score_candidates_with_folds_once_matches_the_long_way():
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 3, size=30)
+    seen = []
+
+    def predict(cand, train, test):
+        seen.append((cand["a"], tuple(train), tuple(test)))
+        return (y[test] + (np.arange(test.size) % cand["a"] == 0)) % 3
+
+    best, scores = score_candidates([{"a": 2}, {"a": 3}, {"a": 1000}], predict, y)
+    folds = labeled_folds(y, 5, 0)
+    expected = []
+    for a in (2, 3, 1000):
+        correct = 0
+        for fold in folds:
+            rest = np.setdiff1d(np.arange(30), fold)
+            assert (a, tuple(rest), tuple(fold)) in seen
+            correct += int(np.sum((y[fold] + (np.arange(fold.size) % a == 0)) % 3 == y[fold]))
+        expected.append(correct / 30)
+    np.testing.assert_array_equal(scores, expected)
+    assert best == 2
