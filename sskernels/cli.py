@@ -359,44 +359,120 @@ def bench(
         None, help="Fail (exit 1) when the total exceeds this many seconds."),
     methods: Optional[str] = typer.Option(
         None, help="Comma-separated method labels: time only these rows of each spec."),
+    out_stem: Optional[Path] = typer.Option(
+        None, "--out", "-o", help="Also write the per-stage table as STEM.csv and STEM.md."),
+    floors_: bool = typer.Option(
+        True, "--floors/--no-floors",
+        help="Measure each data set's floors in the same run (one dense n x n solve, one "
+             "brute-force k-NN pass, a dense eigh; sskernels.experiment.floors) and give "
+             "every stage as a multiple of them."),
 ):
     """Time fresh runs of specs (records go to a temporary folder; nothing is resumed, and no
-    record is copied from another spec: every row is computed)."""
+    record is copied from another spec: every row is computed).
+
+    Each stage is also given as a multiple of its floor on this machine, measured in the same
+    run: a method's seconds per split in dense n x n solves, the graphs and spectra in one
+    brute-force k-NN pass plus one dense eigh."""
     import tempfile
 
-    from sskernels.experiment.runner import run_spec
+    from sskernels.experiment.floors import floors as measure_floors
+    from sskernels.experiment.runner import prepare, run_spec
     from sskernels.graph import clear_cache
 
     t = Table(title="benchmark: wall seconds of fresh runs (no resume)")
-    for col in ("spec", "splits", "graph+spectrum", "total"):
+    for col in ("spec", "n", "splits", "graph+spectrum", "÷ (k-NN + eigh)", "total"):
         t.add_column(col, justify="left" if col == "spec" else "right")
     per_method: dict = {}
+    rows = []
     grand = 0.0
     with tempfile.TemporaryDirectory() as tmp:
         for spec in _specs(specs):
             spec.output = str(Path(tmp) / spec.name)
             _only_methods(spec, methods)
+            fl = {"n": None, "solve": None, "knn": None, "eigh": None}
+            if floors_:
+                X = prepare(spec, n_splits=splits).X
+                fl = measure_floors(X, k=getattr(spec.graph, "k", 6) or 6)
             clear_cache()
             t0 = time.perf_counter()
             rec = run_spec(spec, jobs=jobs, progress=False, n_splits=splits, reuse=False)
             total = time.perf_counter() - t0
             grand += total
+            graph_s = float(rec.attrs.get("graph_seconds", 0.0))
+            gfloor = (fl["knn"] + fl["eigh"]) if fl["knn"] and fl["eigh"] else None
+            rows.append(_bench_row(spec.name, fl, "graph + spectrum (once per data set)",
+                                   graph_s, "k-NN pass + eigh", gfloor))
             for m, s in rec.drop_duplicates(["method", "split"]).groupby(
                     "method", sort=False)["seconds"]:
-                per_method[m] = per_method.get(m, 0.0) + float(s.sum())
-            t.add_row(spec.name, str(rec["split"].nunique()),
-                      f"{rec.attrs.get('graph_seconds', 0.0):.3f}", f"{total:.2f}")
-    t.add_row("all", "", "", f"{grand:.2f}")
+                entry = per_method.setdefault(m, [0.0, None, ""])
+                entry[0] += float(s.sum())
+                row = _bench_row(spec.name, fl, m, float(s.mean()), "dense solve", fl["solve"])
+                rows.append(row)
+                if row["ratio"] is not None and (entry[1] is None or row["ratio"] > entry[1]):
+                    entry[1], entry[2] = row["ratio"], spec.name
+            t.add_row(spec.name, str(fl["n"] or ""), str(rec["split"].nunique()),
+                      f"{graph_s:.3f}", _times(_ratio_of(graph_s, gfloor)),
+                      f"{total:.2f}")
+    t.add_row("all", "", "", "", "", f"{grand:.2f}")
     out.print(t)
-    tm = Table(title="fit + predict seconds per method, summed over all splits and specs")
-    tm.add_column("method")
-    tm.add_column("seconds", justify="right")
-    for m, s in per_method.items():
-        tm.add_row(m, f"{s:.2f}")
+    tm = Table(title="fit + predict seconds per method, summed over all splits and specs; "
+                     "the largest mean split in dense solves of its data set's size")
+    for col in ("method", "seconds", "× dense solve (max)", "at"):
+        tm.add_column(col, justify="left" if col in ("method", "at") else "right")
+    for m, (s, r, at) in per_method.items():
+        tm.add_row(m, f"{s:.2f}", _times(r), at)
     out.print(tm)
+    if out_stem is not None:
+        _write_bench(out_stem, rows, jobs, splits)
     if budget is not None and grand > budget:
         err.print(f"bench: {grand:.1f} s exceeds the budget of {budget:.1f} s")
         raise typer.Exit(1)
+
+
+def _ratio_of(seconds, floor):
+    from sskernels.experiment.floors import ratio
+
+    return ratio(seconds, floor)
+
+
+def _times(r):
+    return "-" if r is None else f"{r:,.1f}×"
+
+
+def _bench_row(spec, fl, stage, seconds, floor_name, floor):
+    return {"spec": spec, "n": fl["n"], "stage": stage, "seconds": round(seconds, 4),
+            "floor": floor_name, "floor_seconds": None if floor is None else round(floor, 5),
+            "ratio": _ratio_of(seconds, floor)}
+
+
+def _write_bench(stem, rows, jobs, splits):
+    """STEM.csv (one row per spec and stage) and STEM.md (the same, and the provenance)."""
+    import pandas as pd
+
+    from sskernels.experiment.records import atomic_write_text
+    from sskernels.provenance import summary_header
+
+    df = pd.DataFrame(rows, columns=["spec", "n", "stage", "seconds", "floor",
+                                     "floor_seconds", "ratio"])
+    df["ratio"] = pd.to_numeric(df["ratio"], errors="coerce").round(2)
+    stem = Path(stem)
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(stem.with_suffix(".csv"), df.to_csv(index=False))
+    lines = [f"# Benchmark: {stem.name}", "", summary_header(), "",
+             f"Fresh runs (no resume), `--jobs {jobs}`"
+             + ("" if splits is None else f", first {splits} splits")
+             + "; a method's seconds are its mean per split (fit + predict, selection "
+               "included), the graph's the whole label-independent stage; `ratio` is seconds "
+               "÷ the floor measured in the same run on a matrix of the data set's size "
+               "(`sskernels.experiment.floors`: one dense solve; one brute-force k-NN pass "
+               "plus one dense eigh; `-`: above 5,000 points, not measured).", "",
+             "| spec | n | stage | seconds | floor | floor seconds | ratio |",
+             "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        fs = "-" if r["floor_seconds"] is None else f"{r['floor_seconds']:.5f}"
+        lines.append(f"| {r['spec']} | {r['n'] or '-'} | {r['stage']} | {r['seconds']:.4f} | "
+                     f"{r['floor']} | {fs} | {_times(r['ratio'])} |")
+    atomic_write_text(stem.with_suffix(".md"), "\n".join(lines) + "\n")
 
 
 @contextmanager

@@ -1,0 +1,65 @@
+"""``sskernels bench`` quotes every stage against floors measured in the same run
+(issue #14 item 6): the floors are real measurements of the stated operations, and the
+written table's ratios are the seconds divided by them."""
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+import yaml
+from typer.testing import CliRunner
+
+from sskernels.cli import app
+from sskernels.experiment import floors as F
+
+
+def test_floors_of_a_small_and_a_large_sparse_set():
+    rng = np.random.default_rng(0)
+    small = F.floors(rng.normal(size=(300, 5)), k=6, repeats=2)
+    assert small["n"] == 300
+    assert all(small[k] > 0 for k in ("solve", "knn", "eigh"))
+    # the full eigendecomposition costs more than one solve of the same size
+    assert small["eigh"] > small["solve"]
+    big = F.floors(sp.random(F.DENSE_MAX_N + 1, 20, density=0.1, format="csr",
+                             random_state=0), k=3, repeats=1)
+    assert big["solve"] is None and big["eigh"] is None and big["knn"] > 0
+
+
+def test_ratio():
+    assert F.ratio(3.0, 1.5) == 2.0
+    assert F.ratio(3.0, None) is None and F.ratio(3.0, 0.0) is None
+    assert F.ratio(None, 1.0) is None
+
+
+def test_bench_writes_stages_with_their_floors(tmp_path):
+    raw = {"name": "bf", "dataset": "sklearn-wine", "preprocess": "minmax",
+           "graph": {"k": 6}, "splits": {"n_splits": 2, "n_labeled": 20, "seed": 1},
+           "methods": [{"name": "harmonic"}, {"name": "svm", "params": {"C": 1.0}}]}
+    path = tmp_path / "bf.yaml"
+    path.write_text(yaml.safe_dump(raw))
+    stem = tmp_path / "out" / "bench_bf"
+    res = CliRunner().invoke(app, ["bench", str(path), "--out", str(stem)])
+    assert res.exit_code == 0, res.output
+    df = pd.read_csv(stem.with_suffix(".csv"))
+    assert list(df["stage"]) == ["graph + spectrum (once per data set)", "harmonic", "svm"]
+    assert (df["n"] == 178).all()
+    fit = df[df["floor"] == "dense solve"]
+    assert len(fit) == 2 and fit["floor_seconds"].nunique() == 1
+    np.testing.assert_allclose(fit["ratio"], fit["seconds"] / fit["floor_seconds"],
+                               rtol=0.02)
+    md = stem.with_suffix(".md").read_text()
+    assert "| bf | 178 | harmonic |" in md and "dense solve" in md
+    assert "× dense solve" in res.output
+
+
+def test_bench_without_floors(tmp_path):
+    raw = {"name": "nf", "dataset": "sklearn-wine", "graph": {"k": 6},
+           "splits": {"n_splits": 1, "n_labeled": 20, "seed": 1},
+           "methods": [{"name": "harmonic"}]}
+    path = tmp_path / "nf.yaml"
+    path.write_text(yaml.safe_dump(raw))
+    res = CliRunner().invoke(app, ["bench", str(path), "--no-floors", "--out",
+                                   str(tmp_path / "nf")])
+    assert res.exit_code == 0, res.output
+    df = pd.read_csv(tmp_path / "nf.csv")
+    assert df["ratio"].isna().all()
