@@ -124,3 +124,82 @@ def test_score_candidates_with_folds_once_matches_the_long_way():
         expected.append(correct / 30)
     np.testing.assert_array_equal(scores, expected)
     assert best == 2
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_tsk_lp_matrix_equals_the_stacked_blocks_entry_for_entry(seed):
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(seed)
+    lam, V_L, y = _lp_instance(seed, l=int(rng.integers(2, 30)), m=int(rng.integers(1, 12)))
+    T = spectral.tsk_constraint_matrix(V_L, y)
+    T[rng.random(T.shape) < 0.2] = 0.0                  # exact zeros are left out by both
+    l, m = T.shape
+    for skip in (0, 1, m):
+        for eta in (2.0, 1.5):
+            gamma = spectral.decay_matrix(m, eta, skip)
+            ref = sp.vstack([sp.hstack([sp.csr_matrix(T), sp.identity(l)]),
+                             sp.hstack([gamma, sp.csr_matrix((gamma.shape[0], l))])]).tocsc()
+            A = spectral.tsk_lp_matrix(T, eta, skip)
+            assert A.shape == ref.shape
+            np.testing.assert_array_equal(A.indptr, ref.indptr)
+            np.testing.assert_array_equal(A.indices, ref.indices)
+            np.testing.assert_array_equal(A.data, ref.data)
+
+
+def _chain_generators_by_rows(A, m):
+    """The row-by-row reading of chain_generators (before it was vectorized)."""
+    import scipy.sparse as sp
+
+    A = sp.csr_matrix(A)
+    links = set()
+    for r in range(A.shape[0]):
+        cols = A.indices[A.indptr[r]:A.indptr[r + 1]]
+        vals = A.data[A.indptr[r]:A.indptr[r + 1]]
+        order = np.argsort(cols)
+        cols, vals = cols[order], vals[order]
+        if (cols.size != 2 or cols[1] != cols[0] + 1 or not vals[0] > 0
+                or not np.isclose(vals[1], -vals[0], rtol=1e-12, atol=0.0)):
+            return None
+        links.add(int(cols[0]))
+    B = np.zeros((m, m))
+    for k in range(m):
+        start = k
+        while start - 1 in links:
+            start -= 1
+        B[start:k + 1, k] = 1.0
+    return B
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_vectorized_chain_generators_equal_the_row_by_row_reading(seed):
+    import scipy.sparse as sp
+
+    from sskernels.solvers.cone import chain_generators
+
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(2, 9))
+    starts = np.sort(rng.choice(m - 1, size=int(rng.integers(1, m)), replace=False))
+    scale = rng.uniform(0.5, 3.0, size=starts.size)
+    rows, cols, vals = [], [], []
+    for r, (t, c) in enumerate(zip(starts, scale)):
+        first = rng.random() < 0.5                       # entries in either order
+        pairs = [(t, c), (t + 1, -c)] if first else [(t + 1, -c), (t, c)]
+        for col, val in pairs:
+            rows.append(r), cols.append(col), vals.append(val)
+    vals = np.array(vals, dtype=float)
+    kind = seed % 5
+    if kind == 1:
+        vals[0] *= 1 + 1e-6                              # not a link: -c off by 1e-6
+    elif kind == 2:
+        vals = -vals                                     # -c first: not a link
+    elif kind == 3:
+        cols[-1] = min(cols[-1] + 2, m - 1) if cols[-1] + 2 < m else max(cols[-1] - 3, 0)
+    A = sp.coo_matrix((vals, (rows, cols)), shape=(starts.size, m)).tocsr()
+    if kind == 4:
+        A = sp.vstack([A, sp.csr_matrix(np.eye(1, m))]).tocsr()   # a one-entry row
+    got, ref = chain_generators(A, m), _chain_generators_by_rows(A, m)
+    if ref is None:
+        assert got is None
+    else:
+        np.testing.assert_array_equal(got, ref)

@@ -139,6 +139,21 @@ def tsk_constraint_matrix(V_L, y_enc):
     return V_L * (E @ V_L)
 
 
+def tsk_lp_matrix(T, eta, skip=0):
+    """The constraint matrix of eq. (14), ``[[T, I], [Gamma, 0]]`` over ``[mu; xi]``, as CSC
+    (T's exact zeros left out).  Assembled from its triplets in one pass: the same matrix,
+    entry for entry, as stacking ``csr(T)``, ``I``, :func:`decay_matrix` and a zero block
+    (which cost 2/3 of a TSK fold's LP on Liu et al.'s sets, tested)."""
+    l, m = T.shape
+    r = max(m - 1 - skip, 0)
+    ti, tj = np.nonzero(T)
+    k = np.arange(r)
+    rows = np.concatenate([ti, np.arange(l), l + k, l + k])
+    cols = np.concatenate([tj, m + np.arange(l), skip + k, skip + 1 + k])
+    vals = np.concatenate([T[ti, tj], np.ones(l), np.ones(r), np.full(r, -float(eta))])
+    return sp.csc_matrix((vals, (rows, cols)), shape=(l + r, m + l))
+
+
 def decay_matrix(m, eta, skip=0):
     """``Gamma`` of eq. (14): rows ``mu_t - eta mu_{t+1} >= 0`` for ``t = skip+1, ..., m-1``."""
     rows = max(m - 1 - skip, 0)
@@ -186,13 +201,8 @@ def _tsk_lp(lam, V_L, y_enc, eta, beta, skip_constant):
     T = tsk_constraint_matrix(V_L, y_enc)
     c = np.concatenate([lam, np.full(l, float(beta))])
     skip = int(np.sum(lam < ZERO_TOL)) if skip_constant else 0
-    gamma = decay_matrix(m, eta, skip)
-    r = gamma.shape[0]
-    # rows: [T  I] [mu; xi] >= 1 ;  [Gamma 0] [mu; xi] >= 0
-    A = sp.vstack([
-        sp.hstack([sp.csr_matrix(T), sp.identity(l)]),
-        sp.hstack([gamma, sp.csr_matrix((r, l))]),
-    ]).tocsc()
+    A = tsk_lp_matrix(T, eta, skip)
+    r = A.shape[0] - l
     lower = np.concatenate([np.ones(l), np.zeros(r)])
     x, obj = solve_lp(c, A, row_lower=lower, row_upper=np.inf, col_lower=0.0, col_upper=np.inf)
     mu = np.maximum(x[:m], 0.0)

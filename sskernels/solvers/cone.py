@@ -66,16 +66,18 @@ def chain_generators(A, m):
     row is not a link.  (:func:`cone_qp` does not call it without rows: the orthant.)
     """
     A = sp.csr_matrix(A)
-    links = set()
-    for r in range(A.shape[0]):
-        cols = A.indices[A.indptr[r]:A.indptr[r + 1]]
-        vals = A.data[A.indptr[r]:A.indptr[r + 1]]
-        order = np.argsort(cols)
-        cols, vals = cols[order], vals[order]
-        if (cols.size != 2 or cols[1] != cols[0] + 1 or not vals[0] > 0
-                or not np.isclose(vals[1], -vals[0], rtol=1e-12, atol=0.0)):
-            return None
-        links.add(int(cols[0]))
+    if A.shape[0] and not np.all(np.diff(A.indptr) == 2):
+        return None
+    # every row has two entries (at 2r, 2r + 1): order each pair by column
+    c = A.indices.reshape(-1, 2)
+    v = A.data.reshape(-1, 2)
+    swap = c[:, 0] > c[:, 1]
+    c0, c1 = np.where(swap, c[:, 1], c[:, 0]), np.where(swap, c[:, 0], c[:, 1])
+    v0, v1 = np.where(swap, v[:, 1], v[:, 0]), np.where(swap, v[:, 0], v[:, 1])
+    # a link: consecutive columns, c > 0 first, -c second (to 1e-12 relative)
+    if not np.all((c1 == c0 + 1) & (v0 > 0) & (np.abs(v1 + v0) <= 1e-12 * np.abs(v0))):
+        return None
+    links = set(c0.tolist())
     B = np.zeros((m, m))
     for k in range(m):
         start = k
