@@ -203,3 +203,33 @@ def test_vectorized_chain_generators_equal_the_row_by_row_reading(seed):
         assert got is None
     else:
         np.testing.assert_array_equal(got, ref)
+
+
+def test_intrinsic_product_dense_when_full_sparse_when_sparse():
+    import scipy.sparse as sp
+
+    from sskernels.kernels import deformed as D
+
+    rng = np.random.default_rng(0)
+    n = 60
+    L = sp.random(n, n, density=0.05, random_state=1, format="csr")
+    L = L + L.T
+    full = (L @ L @ L @ L).tocsr()                       # fills in
+    assert full.nnz >= D.DENSE_FRACTION * n * n and L.nnz < D.DENSE_FRACTION * n * n
+    K = rng.normal(size=(n, 7))
+    for M in (L, full):
+        np.testing.assert_allclose(D.intrinsic_product(M, K), M.toarray() @ K,
+                                   rtol=1e-12, atol=1e-12)
+    D.intrinsic_product(full, K)
+    dense = D._DENSE[id(full)][1]                        # converted once, read-only
+    assert not dense.flags.writeable
+    D.intrinsic_product(full, K)
+    assert D._DENSE[id(full)][1] is dense
+    assert id(L) not in D._DENSE                          # the sparse one is not densified
+    key = id(full)
+    del full, M                                           # the copy goes with its matrix
+    import gc
+
+    gc.collect()
+    assert key not in D._DENSE
+    np.testing.assert_allclose(D.intrinsic_product(L.toarray(), K), L.toarray() @ K)

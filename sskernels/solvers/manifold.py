@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from sskernels.kernels.deformed import intrinsic_product
 from sskernels.solvers.svm import svm_dual_qp, svm_intercept
 
 __all__ = ["laprls_coefficients", "lapsvm_system", "lapsvm_binary"]
@@ -44,7 +45,7 @@ def laprls_coefficients(K, M, labeled, Y_L, gamma_A, gamma_I):
     A = gamma_A * l * np.eye(n)
     A[labeled] += K[labeled]
     if gamma_I > 0:
-        A += (gamma_I * l / n**2) * np.asarray(M @ K)
+        A += (gamma_I * l / n**2) * intrinsic_product(M, K)
     Y = np.zeros((n,) + np.shape(Y_L)[1:])
     Y[labeled] = Y_L
     return np.linalg.solve(A, Y)
@@ -62,7 +63,7 @@ def lapsvm_system(K, M, labeled, gamma_A, gamma_I):
     JT = np.zeros((n, labeled.size))
     JT[labeled, np.arange(labeled.size)] = 1.0
     if gamma_I > 0:
-        A = 2.0 * gamma_A * np.eye(n) + (2.0 * gamma_I / n**2) * np.asarray(M @ K)
+        A = 2.0 * gamma_A * np.eye(n) + (2.0 * gamma_I / n**2) * intrinsic_product(M, K)
         Z = np.linalg.solve(A, JT)
     else:
         Z = JT / (2.0 * gamma_A)
