@@ -561,11 +561,16 @@ def run_spec(spec, jobs=1, progress=True, n_splits=None, console=None, reuse=Tru
     # One BLAS thread everywhere (parent and workers): the numbers then do not depend on
     # --jobs or on the machine's core count.  Spectra with near-degenerate eigenvalues, and
     # LPs with a face of optima (TSK), are otherwise sensitive to the summation order.
+    # The exact k-NN search alone runs its row blocks on the --jobs cores (the workers are
+    # idle during the warm-up); its graphs do not depend on the thread count (graph/knn.py).
     from threadpoolctl import threadpool_limits
+
+    from sskernels.graph.knn import search_threads
 
     with threadpool_limits(1):
         if todo:
-            prep.graph_seconds = warm_graphs(prep)
+            with search_threads(max(1, int(jobs))):
+                prep.graph_seconds = warm_graphs(prep)
             write_graph_seconds(spec.output, prep.graph_seconds, graph_searches(prep.X))
         # what `sskernels table` checks the record keys against (it does not load the data)
         write_data_fingerprint(spec.output, prep.data_fingerprint)

@@ -110,17 +110,37 @@ there; ``EXACT_MAX_N`` guards against the quadratic cost on dense data.
 
 Every choice and measurement of a build is returned in ``knn_info``
 (``knn_graph(..., return_info=True)``, ``Graph.knn_info``).
+
+Threads of the exact search (issue #13)
+---------------------------------------
+
+The exact search queries its rows in fixed blocks (:func:`_query_blocks`: 16
+``pairwise_dist_chunk_size`` = 4,096 rows each, the last one taking the
+remainder), each block one scikit-learn ``kneighbors`` call with one OpenMP and
+one BLAS thread, and the crowded pass in its blocks of 256 rows.
+:func:`search_threads` (the runner enters it with ``--jobs``) runs those blocks
+on a pool of threads; the partition does not depend on the thread count, so
+**the thread count does not change any result** (W, h and sigma are
+bit-identical; tests/test_knn_parallel.py).  A block's rows get the distances
+and neighbours they get in one whole query: sparse rows and tree indexes are
+searched row by row, and dense brute force (scikit-learn's ``ArgKmin``) in
+256-row chunks that the block boundaries do not cut.  Where neither holds (a
+dense query ``ArgKmin`` cannot take), the rows are one block.  The approximate
+path stays single-threaded (a multithreaded HNSW build is not deterministic).
 """
 
 from __future__ import annotations
 
 import time
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn import get_config
+from sklearn import config_context, get_config
 from sklearn.neighbors import NearestNeighbors
 from sklearn.preprocessing import normalize
+from threadpoolctl import threadpool_limits
 
 WEIGHTS = ("hein-maier", "heat", "binary")
 METRICS = ("euclidean", "cosine")
@@ -135,6 +155,97 @@ RECALL_SAMPLE = 1000
 HNSW_M, HNSW_EF_CONSTRUCTION, HNSW_EF_MIN = 16, 200, 64
 _TINY = 1e-12
 _BLOCK = 256
+#: query rows per block of the exact search, in scikit-learn's ``pairwise_dist_chunk_size``
+_QUERY_CHUNKS = 16
+#: threads of the exact search (:func:`search_threads`)
+_SEARCH_THREADS = 1
+
+
+@contextmanager
+def search_threads(n):
+    """Run the exact search's query blocks on ``n`` threads inside the ``with`` block.
+
+    The blocks and each block's query are the same for every ``n`` (one OpenMP
+    and one BLAS thread per query), so the thread count does not change any
+    result: the graphs are bit-identical to ``n = 1``.  The approximate
+    (hnswlib) path is not affected; it always uses one thread.
+    """
+    global _SEARCH_THREADS
+    n = int(n)
+    if n < 1:
+        raise ValueError(f"search threads must be >= 1, got {n}")
+    before, _SEARCH_THREADS = _SEARCH_THREADS, n
+    try:
+        yield
+    finally:
+        _SEARCH_THREADS = before
+
+
+def _map_blocks(fn, items):
+    """``[fn(x) for x in items]``, on up to :data:`_SEARCH_THREADS` threads.
+
+    Every call gets the caller's scikit-learn configuration (it is per thread),
+    one OpenMP thread (a per-thread setting) and one BLAS thread (a global one,
+    set here once so that the calls' own ``threadpool_limits`` restore 1).
+    ``working_memory`` is shared among the threads; it only sets how many rows a
+    row-by-row search computes at once.
+    """
+    cfg = get_config()
+    threads = min(_SEARCH_THREADS, len(items))
+    if threads > 1:
+        cfg["working_memory"] = cfg["working_memory"] / threads
+
+    def call(x):
+        with config_context(**cfg), threadpool_limits(1, user_api="openmp"):
+            return fn(x)
+
+    with threadpool_limits(1, user_api="blas"):
+        if threads <= 1:
+            return [call(x) for x in items]
+        with ThreadPoolExecutor(threads) as pool:
+            return list(pool.map(call, items))
+
+
+def _query_blocks(nn, Z):
+    """``[(start, stop)]`` row blocks of the exact search, independent of the thread count.
+
+    Blocks of 16 scikit-learn ``pairwise_dist_chunk_size`` rows (the last one
+    takes the remainder, so every block has more than the 4 chunks under which
+    ``ArgKmin`` would change its parallel strategy); one block when the rows'
+    results could depend on the block (a dense brute-force query ``ArgKmin``
+    cannot take) or when there are fewer than two blocks' rows.
+    """
+    n = Z.shape[0]
+    size = _QUERY_CHUNKS * int(get_config().get("pairwise_dist_chunk_size", 256))
+    if n < 2 * size or not _rows_independent(nn, Z):
+        return [(0, n)]
+    bounds = list(range(0, n - size + 1, size))
+    return list(zip(bounds, bounds[1:] + [n]))
+
+
+def _rows_independent(nn, Z):
+    """Whether a row's neighbours do not depend on the other rows of its query block.
+
+    True for tree indexes (one query per row) and sparse input (scikit-learn
+    computes its distances entry by entry and reduces them row by row); for
+    dense brute force, when ``ArgKmin`` takes the query (its 256-row chunks are
+    then the same in a block that starts on a chunk boundary).
+    """
+    if nn._fit_method != "brute" or sp.issparse(Z):
+        return True
+    from sklearn.metrics._pairwise_distances_reduction import ArgKmin
+
+    return bool(ArgKmin.is_usable_for(Z, nn._fit_X, nn.effective_metric_))
+
+
+def _kneighbors(nn, Z, n_neighbors):
+    """``nn.kneighbors(Z, n_neighbors)`` by blocks of rows (:func:`_query_blocks`)."""
+    blocks = _query_blocks(nn, Z)
+    if len(blocks) == 1:
+        return _map_blocks(lambda b: nn.kneighbors(Z, n_neighbors=n_neighbors), blocks)[0]
+    Q = Z.tocsr() if sp.issparse(Z) else Z      # what scikit-learn queries (COO cannot slice)
+    out = _map_blocks(lambda b: nn.kneighbors(Q[b[0]:b[1]], n_neighbors=n_neighbors), blocks)
+    return np.vstack([d for d, _ in out]), np.vstack([i for _, i in out])
 
 
 def tie_extra(k):
@@ -220,7 +331,7 @@ def _assemble(rows, cols, d, h, n, weights, sigma):
 def _exact_edges(Z, k):
     nn = NearestNeighbors().fit(Z)
     # h: distance to the k-th neighbour other than the point itself
-    dist, ind = nn.kneighbors(Z, n_neighbors=k + 1)
+    dist, ind = _kneighbors(nn, Z, k + 1)
     dist, ind = _drop_self(dist, ind)
     h = dist[:, k - 1]
     # directed edges i -> j with d_ij <= h_i, ties at the k-th distance included
@@ -241,7 +352,7 @@ def _within_radius(nn, Z, h, k, extra=10):
     """
     n = Z.shape[0]
     kk = min(n, k + 1 + extra)
-    dist, ind = nn.kneighbors(Z, n_neighbors=kk)
+    dist, ind = _kneighbors(nn, Z, kk)
     tol = h * (1 + 1e-12) + 1e-300
     inside = (dist <= tol[:, None]) & (ind != np.arange(n)[:, None])
     r, c = np.nonzero(inside)
@@ -273,15 +384,18 @@ def _crowded_pass(nn, Z, rows, radii):
 def _batched_radius(nn, Z, rows, radii):
     """Blocks of crowded rows (sorted by radius) queried at the block's largest radius."""
     order = np.argsort(radii, kind="stable")
-    out_r, out_c, out_d = [], [], []
-    for s in range(0, order.size, _BLOCK):
-        blk = order[s:s + _BLOCK]
+
+    def block(blk):
         dd, jj = nn.radius_neighbors(Z[rows[blk]], radius=float(radii[blk].max()))
+        out_r, out_c, out_d = [], [], []
         for a, b in enumerate(blk):
             m = dd[a] <= radii[b]
             out_r.append(np.full(int(m.sum()), rows[b]))
             out_c.append(jj[a][m]), out_d.append(dd[a][m])
-    return np.concatenate(out_r), np.concatenate(out_c), np.concatenate(out_d)
+        return out_r, out_c, out_d
+
+    found = _map_blocks(block, [order[s:s + _BLOCK] for s in range(0, order.size, _BLOCK)])
+    return tuple(np.concatenate([a for f in found for a in f[i]]) for i in range(3))
 
 
 def _per_row(nn, Z, rows, radii):
