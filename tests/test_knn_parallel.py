@@ -2,9 +2,10 @@
 
 ``search_threads(n)`` runs the exact search's fixed row blocks on ``n`` threads.
 The graphs (``W.data``, ``W.indices``, ``W.indptr``, ``h``, ``sigma``) must be
-bit-identical to the whole-query, one-thread search (the code before the
-blocks: the committed paper tables depend on it) for every thread count, on
-dense and sparse data with many ties.  ``pairwise_dist_chunk_size = 20`` (the
+bit-identical to the whole-query, one-thread search for every thread count,
+and that to the code before issue #13 (``_old_knn_graph`` of test_knn_scale.py:
+a (k + 1)-query for h, a (k + 11)-query for the edges; the committed paper
+tables depend on it), on dense and sparse data with many ties.  ``pairwise_dist_chunk_size = 20`` (the
 least scikit-learn allows) gives blocks of 320 rows, so small sets have several.
 """
 
@@ -20,6 +21,7 @@ from threadpoolctl import threadpool_limits
 import sskernels.graph.knn as knn_mod
 from sskernels.graph import knn_graph
 from sskernels.graph.knn import search_threads
+from test_knn_scale import _old_knn_graph
 
 
 @pytest.fixture(autouse=True)
@@ -81,6 +83,9 @@ def test_threads_change_no_bit(kind, n, monkeypatch):
         assert len(blocks) == n // 320 and blocks[0] == (0, 320) and blocks[-1][1] == n
         ref = _reference(X, 5, "heat", monkeypatch)
         assert ref[3]["crowded"]["rows"] > 0 or kind == "dense-gauss-brute"
+        W0, h0, s0, crowded = _old_knn_graph(X, 5, weights="heat")
+        _assert_identical(ref, (W0, h0, s0, {"crowded": ref[3]["crowded"]}))
+        assert crowded == ref[3]["crowded"]["rows"]
         for threads in (1, 2, 3):
             with search_threads(threads):
                 _assert_identical(knn_graph(X, k=5, weights="heat", method="exact",

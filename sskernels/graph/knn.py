@@ -328,31 +328,35 @@ def _assemble(rows, cols, d, h, n, weights, sigma):
 
 # ---------------------------------------------------------------------------- exact search
 
-def _exact_edges(Z, k):
+def _exact_edges(Z, k, extra=10):
     nn = NearestNeighbors().fit(Z)
-    # h: distance to the k-th neighbour other than the point itself
-    dist, ind = _kneighbors(nn, Z, k + 1)
-    dist, ind = _drop_self(dist, ind)
-    h = dist[:, k - 1]
+    n = Z.shape[0]
+    # one query of the k + 1 + extra nearest serves h and the edges
+    dist, ind = _kneighbors(nn, Z, min(n, k + 1 + extra))
+    # h: distance to the k-th neighbour other than the point itself.  The first k + 1
+    # columns hold the k + 1 smallest distances, the values a (k + 1)-query returns (a tie
+    # may swap an index, never a value); dropping the point itself, or the last column
+    # where a tie at its distance pushed it out, leaves the same values (the code before
+    # this change queried k + 1 separately: the graphs are bit-identical)
+    h = _drop_self(dist[:, :k + 1], ind[:, :k + 1])[0][:, k - 1]
     # directed edges i -> j with d_ij <= h_i, ties at the k-th distance included
     # (eq. (2) is a distance rule, so every tied neighbour is an edge)
-    rows, cols, d, crowded = _within_radius(nn, Z, h, k)
+    rows, cols, d, crowded = _within_radius(nn, Z, h, dist, ind)
     info = {"method": "exact", "recall": 1.0, "edge_recall": 1.0,
             "ties": "every point at the k-th distance is an edge (eq. (2) exactly)",
             "index": f"sklearn NearestNeighbors ({nn._fit_method})", "crowded": crowded}
     return h, rows, cols, d, info
 
 
-def _within_radius(nn, Z, h, k, extra=10):
+def _within_radius(nn, Z, h, dist, ind):
     """All pairs ``(i, j != i)`` with ``d_ij <= h_i``, as ``(rows, cols, distances, how)``.
 
-    The ``k + extra`` nearest neighbours cover every point except those with
-    more than ``extra`` ties at their k-th distance ("crowded"), which are
-    searched again to their radius in one batched pass (:func:`_crowded_pass`).
+    ``dist, ind``: the ``kk = k + 1 + extra`` nearest of every point (sorted).
+    They cover every point except those with more than ``extra`` ties at their
+    k-th distance ("crowded"), which are searched again to their radius in one
+    batched pass (:func:`_crowded_pass`).
     """
-    n = Z.shape[0]
-    kk = min(n, k + 1 + extra)
-    dist, ind = _kneighbors(nn, Z, kk)
+    n, kk = ind.shape
     tol = h * (1 + 1e-12) + 1e-300
     inside = (dist <= tol[:, None]) & (ind != np.arange(n)[:, None])
     r, c = np.nonzero(inside)
