@@ -132,3 +132,28 @@ def test_search_threads_restores_and_checks():
     with pytest.raises(ValueError, match="threads"):
         with search_threads(0):
             pass
+
+
+def test_run_spec_searches_on_its_jobs(tmp_path, monkeypatch):
+    """``run_spec(jobs=2)`` builds its graphs inside ``search_threads(2)``, one BLAS thread."""
+    from threadpoolctl import threadpool_info
+
+    import sskernels.experiment.runner as runner
+    from sskernels.spec import parse_spec
+
+    seen = []
+    warm = runner.warm_graphs
+
+    def spy(prep):
+        blas = {p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"}
+        seen.append((knn_mod._SEARCH_THREADS, blas))
+        return warm(prep)
+
+    monkeypatch.setattr(runner, "warm_graphs", spy)
+    spec = parse_spec({
+        "dataset": "sklearn-iris", "preprocess": "minmax", "graph": {"k": 6},
+        "splits": {"n_splits": 1, "n_labeled": 15, "seed": 0},
+        "methods": [{"name": "harmonic"}], "output": str(tmp_path / "out"),
+    }, tmp_path / "spec.yaml")
+    runner.run_spec(spec, jobs=2, progress=False)
+    assert seen == [(2, {1})] and knn_mod._SEARCH_THREADS == 1
