@@ -57,9 +57,11 @@ def _data(kind, n, seed=0):
 
 
 def _reference(X, k, weights, monkeypatch):
-    """The whole rows as one query on one thread (scikit-learn's ``kneighbors`` as before)."""
+    """The whole rows as one query on one thread (scikit-learn's ``kneighbors`` as before,
+    with its default 1 GB ``working_memory``)."""
     with monkeypatch.context() as m:
         m.setattr(knn_mod, "_query_blocks", lambda nn, Z: [(0, Z.shape[0])])
+        m.setattr(knn_mod, "_ROW_WORKING_MEMORY", 1e9)
         return knn_graph(X, k=k, weights=weights, method="exact", return_info=True)
 
 
@@ -86,6 +88,8 @@ def test_threads_change_no_bit(kind, n, monkeypatch):
         W0, h0, s0, crowded = _old_knn_graph(X, 5, weights="heat")
         _assert_identical(ref, (W0, h0, s0, {"crowded": ref[3]["crowded"]}))
         assert crowded == ref[3]["crowded"]["rows"]
+        # a few rows per chunk of distances (row-by-row searches), as on 83,679 points
+        monkeypatch.setattr(knn_mod, "_ROW_WORKING_MEMORY", 0.05)
         for threads in (1, 2, 3):
             with search_threads(threads):
                 _assert_identical(knn_graph(X, k=5, weights="heat", method="exact",
