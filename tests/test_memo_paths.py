@@ -233,3 +233,21 @@ def test_intrinsic_product_dense_when_full_sparse_when_sparse():
     gc.collect()
     assert key not in D._DENSE
     np.testing.assert_allclose(D.intrinsic_product(L.toarray(), K), L.toarray() @ K)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_binary_svm_decision_equals_the_general_route_bit_for_bit(seed):
+    from sskernels.solvers.svm import svm_precomputed_decision
+
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(30 + seed, 3))
+    K = np.exp(-((X[:, None] - X[None]) ** 2).sum(-1))
+    t = np.where(rng.random(X.shape[0]) < 0.4, 1.0, -1.0)
+    t[:2] = [1.0, -1.0]
+    K_te = K[:9]
+    for C in (0.01, 1.0, 1e3):
+        state = np.random.get_state()
+        a = libsvm.binary_svm_decision(K, t, K_te, C)
+        np.random.set_state(state)
+        b = svm_precomputed_decision(K, t, K_te, C)
+        np.testing.assert_array_equal(a, b)

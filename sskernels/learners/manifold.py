@@ -41,6 +41,7 @@ Choices the paper leaves open (each stated again where it is used):
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from numbers import Integral, Real
 
 import numpy as np
@@ -61,12 +62,12 @@ from sskernels.learners.base import GraphSemiSupervisedClassifier, as_scores, ov
 from sskernels.learners.supervised import WIDTH_FACTORS
 from sskernels.solvers.manifold import laprls_coefficients, lapsvm_binary, lapsvm_system
 from sskernels.solvers.report import SolveInfo
-from sskernels.solvers.svm import (
-    svm_dual_qp,
-    svm_intercept,
-    svm_precomputed_decision,
-)
+from sskernels.solvers.libsvm import binary_svm_decision
+from sskernels.solvers.svm import svm_dual_qp, svm_intercept
 
+#: bytes of fold blocks (a width's deformed kernel cut to a fold's rows and columns) a
+#: selection keeps for the candidates that share them
+FOLD_BLOCK_BYTES = 64 * 2**20
 #: gamma_A and gamma_I grid of the selection (Mao & Tsang, Sec. 5.2; features min-max scaled)
 GAMMA_GRID = (1e-6, 1e-4, 1e-2, 1e-1, 1.0, 10.0, 100.0)
 
@@ -247,13 +248,36 @@ class _ManifoldRegularizer(GraphSemiSupervisedClassifier):
                 widths[wkey] = self._width(X, *wkey)
             return block(widths[wkey], p["gamma_A"], p["gamma_I"])
 
+        # (block, train, test) -> their rows and columns, with the key objects themselves
+        # (ids are only compared while the objects are held); bounded in bytes
+        folds, held = OrderedDict(), [0]
+
+        def fold_blocks(Kt, train, test):
+            """``Kt[train, train]`` and ``Kt[test, train]``, cut once per fold and block (the
+            candidates that share a block -- same width and gamma_I / gamma_A -- differ only
+            in C; the selection hands every candidate the same fold arrays)."""
+            key = (id(Kt), id(train), id(test))
+            hit = folds.get(key)
+            if hit is not None and hit[0] is Kt and hit[1] is train and hit[2] is test:
+                folds.move_to_end(key)
+                return hit[3], hit[4]
+            K_tr = Kt.take(train, axis=0).take(train, axis=1)
+            K_te = Kt.take(test, axis=0).take(train, axis=1)
+            folds[key] = (Kt, train, test, K_tr, K_te)
+            held[0] += K_tr.nbytes + K_te.nbytes
+            while held[0] > FOLD_BLOCK_BYTES and len(folds) > 1:
+                _, old = folds.popitem(last=False)
+                held[0] -= old[3].nbytes + old[4].nbytes
+            return K_tr, K_te
+
         def scores(params, y_tr, train, test, K_tr=None):
             p = {**own, **params}
             Kt = params_block(p)
             if K_tr is None:
-                K_tr = Kt[np.ix_(train, train)]
-            return self._fold_scores(K_tr, Kt[np.ix_(test, train)], y_tr, n_classes,
-                                     p["gamma_A"])
+                K_tr, K_te = fold_blocks(Kt, train, test)
+            else:
+                K_te = Kt.take(test, axis=0).take(train, axis=1)
+            return self._fold_scores(K_tr, K_te, y_tr, n_classes, p["gamma_A"])
 
         scores.block = params_block
         return scores
@@ -425,7 +449,8 @@ class LapSVM(_ManifoldRegularizer):
             if np.all(t == t[0]):
                 out[:, k] = t[0]
             elif self.cv_solver == "libsvm":
-                out[:, k] = svm_precomputed_decision(K_tr, t, K_te, C)
+                # t: one-vs-rest targets in {-1, +1}, both present (checked above)
+                out[:, k] = binary_svm_decision(K_tr, t, K_te, C)
             else:
                 Q = t[:, None] * K_tr * t[None, :]
                 beta, grad, _ = svm_dual_qp(Q, t, C)

@@ -121,20 +121,44 @@ def fit_precomputed(K, y, C, tol=1e-3, max_iter=-1, use_svc=False):
     classes, y_idx = _encode(y)
     if use_svc or _libsvm is None or classes.size < 2:
         return _svc(K, y, C, tol, max_iter)
-    seed = check_random_state(None).randint(_INT_MAX)
-    _libsvm.set_verbosity_wrap(0)
-    (support, support_vectors, n_support, dual_coef, intercept, prob_a, prob_b, status,
-     _) = _libsvm.fit(K, np.asarray(y_idx, dtype=np.float64, order="C"), svm_type=0,
-                      sample_weight=np.empty(0), class_weight=np.ones(classes.size),
-                      kernel="precomputed", C=float(C), nu=0.0, probability=False, degree=3,
-                      shrinking=True, tol=float(tol), cache_size=200, coef0=0.0, gamma=0.0,
-                      epsilon=0.0, max_iter=int(max_iter), random_seed=seed)
-    if not (np.isfinite(intercept).all() and np.isfinite(dual_coef).all()):
-        raise ValueError("The dual coefficients or intercepts are not finite. The input data "
-                         "may contain large values and need to be preprocessed.")
+    (support, support_vectors, n_support, dual_coef, intercept, prob_a, prob_b,
+     status) = _raw_fit(K, y_idx, classes.size, C, tol, max_iter)
     return LibsvmModel(classes, K.shape[0], status == 1,
                        raw=(support, support_vectors, n_support, dual_coef, intercept,
                             prob_a, prob_b))
+
+
+def _raw_fit(K, y_idx, n_classes, C, tol=1e-3, max_iter=-1):
+    """libsvm's C-SVC on the C-contiguous float64 kernel ``K`` and class indices ``y_idx``
+    with SVC's arguments (a fresh seed from the global RNG, as SVC draws it); returns
+    ``(support, support_vectors, n_support, dual_coef, intercept, prob_a, prob_b, status)``.
+    Non-finite dual coefficients raise SVC's ValueError."""
+    seed = check_random_state(None).randint(_INT_MAX)
+    _libsvm.set_verbosity_wrap(0)
+    out = _libsvm.fit(K, np.asarray(y_idx, dtype=np.float64, order="C"), svm_type=0,
+                      sample_weight=np.empty(0), class_weight=np.ones(n_classes),
+                      kernel="precomputed", C=float(C), nu=0.0, probability=False, degree=3,
+                      shrinking=True, tol=float(tol), cache_size=200, coef0=0.0, gamma=0.0,
+                      epsilon=0.0, max_iter=int(max_iter), random_seed=seed)
+    dual_coef, intercept = out[3], out[4]
+    if not (np.isfinite(intercept).all() and np.isfinite(dual_coef).all()):
+        raise ValueError("The dual coefficients or intercepts are not finite. The input data "
+                         "may contain large values and need to be preprocessed.")
+    return out[:8]
+
+
+def binary_svm_decision(K_tr, t, K_te, C):
+    """``f`` on test points of the C-SVM on a precomputed kernel, for targets ``t`` that are
+    known to be a float array of -1 and +1 with both present (one-vs-rest targets, checked
+    by the caller): :func:`fit_precomputed` (the same libsvm call, default tol) without
+    re-deriving the classes, then :meth:`LibsvmModel.binary_decision` -- the same numbers
+    as :func:`sskernels.solvers.svm.svm_precomputed_decision` (tested), for the
+    cross-validation loops that call it ~100,000 times a table."""
+    if _libsvm is None:
+        return fit_precomputed(K_tr, t, C).binary_decision(K_te)
+    support, _, _, dual_coef, intercept, _, _, _ = _raw_fit(
+        np.ascontiguousarray(K_tr, dtype=np.float64), t > 0, 2, C)
+    return K_te[:, support] @ (-dual_coef[0]) + (-intercept[0])
 
 
 def binary_dual(K, y, C, tol=1e-3, use_svc=False):
