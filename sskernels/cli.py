@@ -440,8 +440,8 @@ def _times(r):
 
 
 def _bench_row(spec, fl, stage, seconds, floor_name, floor):
-    return {"spec": spec, "n": fl["n"], "stage": stage, "seconds": round(seconds, 4),
-            "floor": floor_name, "floor_seconds": None if floor is None else round(floor, 5),
+    return {"spec": spec, "n": fl["n"], "stage": stage, "seconds": round(seconds, 6),
+            "floor": floor_name, "floor_seconds": None if floor is None else round(floor, 7),
             "ratio": _ratio_of(seconds, floor)}
 
 
