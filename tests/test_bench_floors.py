@@ -63,3 +63,37 @@ def test_bench_without_floors(tmp_path):
     assert res.exit_code == 0, res.output
     df = pd.read_csv(tmp_path / "nf.csv")
     assert df["ratio"].isna().all()
+
+
+def test_bench_loads_each_data_set_once(tmp_path, monkeypatch):
+    """The floors and the timed run share one prepared data set (it was loaded twice)."""
+    from sskernels.experiment import runner
+
+    calls = []
+    real = runner.load_data
+    monkeypatch.setattr(runner, "load_data", lambda spec: calls.append(spec.name) or real(spec))
+    raw = {"name": "once", "dataset": "sklearn-wine", "graph": {"k": 6},
+           "splits": {"n_splits": 1, "n_labeled": 20, "seed": 1},
+           "methods": [{"name": "harmonic"}]}
+    path = tmp_path / "once.yaml"
+    path.write_text(yaml.safe_dump(raw))
+    res = CliRunner().invoke(app, ["bench", str(path), "--out", str(tmp_path / "once")])
+    assert res.exit_code == 0, res.output
+    assert calls == ["once"]
+
+
+def test_run_spec_refuses_another_specs_preparation(tmp_path):
+    from sskernels.experiment.runner import prepare, run_spec
+    from sskernels.spec import parse_spec
+
+    def spec(name):
+        return parse_spec({"name": name, "dataset": "sklearn-wine", "graph": {"k": 6},
+                           "splits": {"n_splits": 1, "n_labeled": 20, "seed": 1},
+                           "methods": [{"name": "harmonic"}],
+                           "output": str(tmp_path / name)}, tmp_path / f"{name}.yaml")
+
+    a, b = spec("a"), spec("b")
+    with pytest.raises(ValueError, match="another spec"):
+        run_spec(b, progress=False, prepared=prepare(a))
+    rec = run_spec(a, progress=False, prepared=prepare(a))
+    assert len(rec) == 1

@@ -75,3 +75,30 @@ def test_a_run_records_its_search_and_the_time_table_shows_it(tmp_path, method):
         assert "recall" in note and search["recall"] is not None
     md = to_markdown(summary)
     assert "neighbour searches" in md and note in md
+
+
+def test_each_spec_records_only_its_own_graphs(tmp_path):
+    """Two specs on the same data with different graphs in one process: each run's record
+    names its own search only, not the other spec's graph still in the cache."""
+    clear_cache()
+
+    def spec(k, name):
+        return parse_spec({
+            "dataset": "sklearn-iris", "preprocess": "minmax",
+            "graph": {"k": k, "method": "exact"},
+            "splits": {"n_splits": 1, "n_labeled": 15, "seed": 0},
+            "methods": [{"name": "harmonic"}],
+            "output": str(tmp_path / name),
+        }, tmp_path / f"{name}.yaml")
+
+    run_spec(spec(6, "a"), progress=False)
+    run_spec(spec(9, "b"), progress=False)
+    assert [s["k"] for s in read_graph_searches(tmp_path / "a")] == [6]
+    assert [s["k"] for s in read_graph_searches(tmp_path / "b")] == [9]
+    # a graph already in the cache (built by an earlier spec) is still this spec's graph
+    run_spec(spec(6, "c"), progress=False, reuse=False)
+    assert [s["k"] for s in read_graph_searches(tmp_path / "c")] == [6]
+    # and without keys every graph of the data set is listed (the old behaviour)
+    from sskernels.experiment.runner import prepare
+    X = prepare(spec(6, "d")).X
+    assert sorted(s["k"] for s in graph_searches(X)) == [6, 9]

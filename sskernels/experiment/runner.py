@@ -33,7 +33,7 @@ from sskernels.experiment.records import (data_fingerprint, plain, read_data_fin
                                           write_data_fingerprint, write_graph_seconds,
                                           write_record)
 from sskernels.experiment.splits import SplitError, make_splits
-from sskernels.graph import graph_searches
+from sskernels.graph import graph_searches, graphs_used
 from sskernels.learners.registry import get_method, make_method
 from sskernels.solvers import SolverError
 from sskernels.spec import method_key
@@ -527,7 +527,7 @@ def selected_params(est, oracle=None):
 
 
 def run_spec(spec, jobs=1, progress=True, n_splits=None, console=None, reuse=True,
-             workers=None):
+             workers=None, prepared=None):
     """Run (or resume) a spec; returns the records as a DataFrame.
 
     ``reuse``: a record another spec computed with the same key (same data, split protocol,
@@ -535,13 +535,17 @@ def run_spec(spec, jobs=1, progress=True, n_splits=None, console=None, reuse=Tru
     folders beside this spec's) is copied instead of recomputed, relabeled for this spec,
     and says so (``reused_from``).  ``workers``: a :class:`WorkerPool` shared with other
     specs (None: one for this spec when ``jobs > 1``), or a Dask pool (:func:`worker_pool`),
-    which then runs every task.
+    which then runs every task.  ``prepared``: this spec's :func:`prepare` (with the same
+    ``n_splits``) when the caller already has it (``sskernels bench`` measures its floors on
+    the same data: the data set is then loaded once, not twice).
     """
     global _STATE
     from sskernels.experiment.records import SharedRecords, claim_output
 
     claim_output(spec)               # before any data is loaded or anything computed
-    prep = prepare(spec, n_splits=n_splits)
+    if prepared is not None and prepared.spec is not spec:
+        raise ValueError("run_spec: prepared= was made for another spec")
+    prep = prepare(spec, n_splits=n_splits) if prepared is None else prepared
     keys = record_keys(prep)
     shared = SharedRecords(spec.output) if reuse else None
     todo, done = [], []
@@ -569,9 +573,10 @@ def run_spec(spec, jobs=1, progress=True, n_splits=None, console=None, reuse=Tru
 
     with threadpool_limits(1):
         if todo:
-            with search_threads(max(1, int(jobs))):
+            with search_threads(max(1, int(jobs))), graphs_used() as used:
                 prep.graph_seconds = warm_graphs(prep)
-            write_graph_seconds(spec.output, prep.graph_seconds, graph_searches(prep.X))
+            write_graph_seconds(spec.output, prep.graph_seconds,
+                                graph_searches(prep.X, keys=used))
         # what `sskernels table` checks the record keys against (it does not load the data)
         write_data_fingerprint(spec.output, prep.data_fingerprint)
         _STATE = prep

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import weakref
 from collections import OrderedDict
+from contextlib import contextmanager
 
 import numpy as np
 import scipy.sparse as sp
@@ -28,6 +29,7 @@ from sskernels.graph.laplacian import (
 
 __all__ = [
     "Graph", "PrecomputedGraph", "KNNGraph", "get_graph", "clear_cache", "graph_searches",
+    "graphs_used",
     "search_summary", "Spectrum", "knn_graph", "induced_weights",
     "normalized_adjacency", "normalized_laplacian", "laplacian_spectrum", "WEIGHTS", "METRICS",
     "METHODS", "EXACT_MAX_N",
@@ -215,6 +217,9 @@ def get_graph(X, k=6, weights="hein-maier", sigma=None, metric="euclidean", meth
     """The :class:`Graph` of ``X``, memoized by content and parameters (LRU of 8)."""
     key = (fingerprint(X), int(k), weights, None if sigma is None else float(sigma), metric,
            method)
+    for used in _USED:
+        if key not in used:
+            used.append(key)
     g = _CACHE.get(key)
     if g is None:
         g = Graph(X, k=k, weights=weights, sigma=sigma, metric=metric, method=method)
@@ -230,21 +235,43 @@ def clear_cache():
     _CACHE.clear()
 
 
+#: the key lists of the open :func:`graphs_used` blocks
+_USED: list = []
+
+
+@contextmanager
+def graphs_used():
+    """Collect the keys of the graphs asked for (:func:`get_graph`, built or memoized) inside
+    the ``with`` block, in first-asked order: what :func:`graph_searches` reports for one
+    spec, whose methods may share the data with other specs' graphs in the cache."""
+    keys: list = []
+    _USED.append(keys)
+    try:
+        yield keys
+    finally:
+        _USED.remove(keys)
+
+
 #: the ``knn_info`` entries kept in a run's record of its graphs (:func:`graph_searches`)
 SEARCH_KEYS = ("method", "requested", "k", "n", "edges_per_row", "seconds", "index", "recall",
                "edge_recall", "h_exact", "recall_rows", "rows_second_round", "rows_at_cap",
                "candidates", "candidates_max", "crowded")
 
 
-def graph_searches(X):
-    """The neighbour searches behind the memoized graphs of ``X`` (any parameters), in the
-    order they were built: one dict per graph, its ``weights`` and the :data:`SEARCH_KEYS`
-    of its ``knn_info`` (method, recall, tie handling, seconds).  The runner writes them
-    beside the run's records so that a table says how its graphs were searched -- and, for
-    the approximate search, how good they are (issue #13: the recall is reported)."""
+def graph_searches(X, keys=None):
+    """The neighbour searches behind the memoized graphs of ``X``: one dict per graph, its
+    ``weights`` and the :data:`SEARCH_KEYS` of its ``knn_info`` (method, recall, tie
+    handling, seconds).  ``keys`` (from :func:`graphs_used`): only those graphs, in that
+    order -- one spec's, not those another spec built on the same data with other
+    parameters; None: every graph of ``X`` in the cache (any parameters), in cache order.
+    The runner writes them beside the run's records so that a table says how its graphs
+    were searched -- and, for the approximate search, how good they are (issue #13: the
+    recall is reported)."""
     fp = fingerprint(X)
+    items = (_CACHE.items() if keys is None else
+             [(key, _CACHE[key]) for key in keys if key in _CACHE])
     out = []
-    for key, g in _CACHE.items():
+    for key, g in items:
         if key[0] != fp or not getattr(g, "knn_info", None):
             continue
         info = {k: g.knn_info[k] for k in SEARCH_KEYS if k in g.knn_info}
