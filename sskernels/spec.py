@@ -137,8 +137,9 @@ class GraphSpec:
     weights: str = "hein-maier"
     sigma: float | None = None
     metric: str = "euclidean"
-    #: k-NN search: "auto" (exact up to ``sskernels.graph.knn.EXACT_MAX_N`` points, an
-    #: approximate index above), "exact" or "approximate"
+    #: k-NN search: "auto" (exact up to ``sskernels.graph.knn.EXACT_MAX_N`` dense points,
+    #: ``EXACT_MAX_N_SPARSE`` sparse ones, an approximate index above), "exact" or
+    #: "approximate"
     method: str = "auto"
 
 

@@ -202,3 +202,20 @@ def test_method_is_validated():
         get_graph(X, k=3, method=None)
     with pytest.raises(ValueError, match="recall_sample must be an integer >= 0"):
         knn_graph(X, k=3, method="approximate", recall_sample=-1)
+
+
+def test_auto_searches_sparse_input_exactly_up_to_its_own_threshold(monkeypatch):
+    """Sparse rows: the exact search is cheap (no densifying) and "auto" keeps it up to
+    EXACT_MAX_N_SPARSE points; dense rows switch at EXACT_MAX_N."""
+    import scipy.sparse as sp
+
+    X, _ = make_blobs(800, n_features=8, centers=5, random_state=1)
+    Xs = sp.csr_matrix(np.where(X > 0, X, 0.0))
+    monkeypatch.setattr(knn_mod, "EXACT_MAX_N", 500)
+    assert knn_mod.auto_method(X) == "approximate" and knn_mod.auto_method(Xs) == "exact"
+    _, _, _, info = knn_graph(Xs, k=5, return_info=True)
+    assert info["method"] == "exact" and info["exact_max_n"] == knn_mod.EXACT_MAX_N_SPARSE
+    monkeypatch.setattr(knn_mod, "EXACT_MAX_N_SPARSE", 700)
+    assert knn_mod.auto_method(Xs) == "approximate"
+    _, _, _, info = knn_graph(Xs, k=5, return_info=True, recall_sample=100)
+    assert info["method"] == "hnswlib" and info["exact_max_n"] == 700

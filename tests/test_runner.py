@@ -124,7 +124,7 @@ def test_a_sibling_specs_record_with_the_same_key_is_reused_not_recomputed(tmp_p
     run_spec(first, progress=False)
     calls = []
     real = runner._run_task
-    monkeypatch.setattr(runner, "_run_task", lambda t: calls.append(t) or real(t))
+    monkeypatch.setattr(runner, "_run_task", lambda t, prep=None: calls.append(t) or real(t, prep))
     second = spec("t3", [{"name": "harmonic", "label": "harmonic (as in Table 2)"},
                          {"name": "consistency", "label": "consistency"}])
     df = run_spec(second, progress=False)
@@ -172,7 +172,7 @@ def test_bench_computes_every_row_even_when_a_sibling_spec_holds_its_key(tmp_pat
         paths[-1].write_text(yaml.safe_dump(raw))
     calls = []
     real = runner._run_task
-    monkeypatch.setattr(runner, "_run_task", lambda t: calls.append(t) or real(t))
+    monkeypatch.setattr(runner, "_run_task", lambda t, prep=None: calls.append(t) or real(t, prep))
     res = CliRunner().invoke(app, ["bench", *map(str, paths)])
     assert res.exit_code == 0, res.output
     assert len(calls) == 4                                 # 2 specs x 2 splits, none reused

@@ -581,12 +581,23 @@ def run_spec(spec, jobs=1, progress=True, n_splits=None, console=None, reuse=Tru
         write_data_fingerprint(spec.output, prep.data_fingerprint)
         _STATE = prep
         try:
-            done.extend(_execute(todo, spec, jobs, progress, console, workers))
+            done.extend(_execute(todo, prep, jobs, progress, console, workers))
         finally:
             _STATE = None
     df = records_frame(done, spec, prep.n_splits)
     df.attrs["graph_seconds"] = prep.graph_seconds
     return df
+
+
+def pending_tasks(prep):
+    """The ``(mi, gi, si)`` of ``prep`` that have no current record in the spec's output
+    (what a run would compute; records a sibling spec could lend are not looked up)."""
+    keys = record_keys(prep)
+    out = prep.spec.output
+    return [(mi, gi, si) for mi, method in enumerate(prep.spec.methods)
+            for gi, (setting, splits) in enumerate(prep.settings)
+            for si in range(len(splits))
+            if read_record(out, method.label, setting, si, key=keys[mi]) is None]
 
 
 def _reused(rec, spec, method):
@@ -600,7 +611,10 @@ def _reused(rec, spec, method):
             "paper": method.paper, "reused_from": origin}
 
 
-def _execute(todo, spec, jobs, progress, console, workers=None):
+def _execute(todo, prep, jobs, progress, console, workers=None):
+    """Run ``todo`` on ``prep`` (passed, not read from :data:`_STATE`: two specs may run
+    at once in threads of one process, e.g. scripts/secstr_table.py); write each record."""
+    spec = prep.spec
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from rich.console import Console
@@ -617,7 +631,7 @@ def _execute(todo, spec, jobs, progress, console, workers=None):
             own = workers is None
             pool = WorkerPool(min(jobs, len(todo))) if own else workers
             try:
-                for rec in pool.imap(_STATE, artifact_items(), todo):
+                for rec in pool.imap(prep, artifact_items(), todo):
                     write_record(spec.output, rec)
                     out.append(rec)
                     bar.advance(task)
@@ -626,7 +640,7 @@ def _execute(todo, spec, jobs, progress, console, workers=None):
                     pool.close()
         else:
             for t in todo:
-                rec = _run_task(t)
+                rec = _run_task(t, prep)
                 write_record(spec.output, rec)
                 out.append(rec)
                 bar.advance(task)

@@ -10,6 +10,7 @@ share one graph and one eigendecomposition.
 from __future__ import annotations
 
 import hashlib
+import threading
 import weakref
 from collections import OrderedDict
 from contextlib import contextmanager
@@ -217,7 +218,7 @@ def get_graph(X, k=6, weights="hein-maier", sigma=None, metric="euclidean", meth
     """The :class:`Graph` of ``X``, memoized by content and parameters (LRU of 8)."""
     key = (fingerprint(X), int(k), weights, None if sigma is None else float(sigma), metric,
            method)
-    for used in _USED:
+    for used in getattr(_USED, "lists", ()):
         if key not in used:
             used.append(key)
     g = _CACHE.get(key)
@@ -235,21 +236,24 @@ def clear_cache():
     _CACHE.clear()
 
 
-#: the key lists of the open :func:`graphs_used` blocks
-_USED: list = []
+#: ``lists``: the key lists of the open :func:`graphs_used` blocks of this thread
+_USED = threading.local()
 
 
 @contextmanager
 def graphs_used():
     """Collect the keys of the graphs asked for (:func:`get_graph`, built or memoized) inside
-    the ``with`` block, in first-asked order: what :func:`graph_searches` reports for one
-    spec, whose methods may share the data with other specs' graphs in the cache."""
+    the ``with`` block by this thread, in first-asked order: what :func:`graph_searches`
+    reports for one spec, whose methods may share the data with other specs' graphs in the
+    cache (or with a spec running in another thread)."""
     keys: list = []
-    _USED.append(keys)
+    if not hasattr(_USED, "lists"):
+        _USED.lists = []
+    _USED.lists.append(keys)
     try:
         yield keys
     finally:
-        _USED.remove(keys)
+        _USED.lists.remove(keys)
 
 
 #: the ``knn_info`` entries kept in a run's record of its graphs (:func:`graph_searches`)
@@ -331,8 +335,9 @@ class KNNGraph(BaseEstimator):
     weights : "hein-maier" (Liu et al. eq. (2)), "heat" or "binary".
     sigma : width of "heat" weights; None = root mean squared edge length.
     metric : "euclidean" or "cosine".
-    method : neighbour search, "auto" (exact up to ``EXACT_MAX_N`` = 20000 points,
-        approximate hnswlib above), "exact" or "approximate".
+    method : neighbour search, "auto" (exact up to ``EXACT_MAX_N`` = 20000 dense or
+        100,000 sparse points, approximate hnswlib above; ``knn.auto_method``), "exact" or
+        "approximate".
     """
 
     def __init__(self, n_neighbors=6, weights="hein-maier", sigma=None, metric="euclidean",

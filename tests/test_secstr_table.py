@@ -1,0 +1,77 @@
+"""scripts/secstr_table.py (``make table-secstr``): the peer runs beside our spectrum and fits,
+on a small analogue (wine: a graph spec and a scikit-learn peer spec).  Pipelining must not
+change a number: the records are those of each spec run alone, and the table has its stage,
+wall and memory rows."""
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pandas as pd
+import yaml
+
+from sskernels.experiment.runner import run_spec
+from sskernels.graph import clear_cache
+from sskernels.spec import load_spec
+
+ROOT = Path(__file__).resolve().parents[1]
+_spec = importlib.util.spec_from_file_location("secstr_table", ROOT / "scripts" / "secstr_table.py")
+secstr = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(secstr)
+
+
+def _write(tmp, name, methods, graph=True):
+    raw = {"name": name, "table": "scale-secstr", "dataset": "sklearn-wine",
+           "preprocess": "minmax", "splits": {"n_splits": 3, "n_labeled": 20, "seed": 2},
+           "methods": methods, "output": str(tmp / "runs" / name)}
+    if graph:
+        raw["graph"] = {"k": 6, "weights": "heat", "method": "exact"}
+    path = tmp / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(raw))
+    return path
+
+
+def _values(out):
+    recs = {}
+    for p in sorted((Path(out) / "records").rglob("split_*.json")):
+        r = json.loads(p.read_text())
+        recs[str(p.relative_to(out))] = (r["metrics"], r["selected"])
+    return recs
+
+
+def test_the_pipelined_table_has_the_numbers_of_each_spec_run_alone(tmp_path):
+    ours = _write(tmp_path, "ours", [{"name": "harmonic"},
+                                     {"name": "skl-kta", "params": {"n_components": 20}}])
+    peer = _write(tmp_path, "peer", [{"name": "label-spreading",
+                                      "params": {"kernel": "knn", "n_neighbors": 6}}],
+                  graph=False)
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    for p in (ours, peer):
+        clear_cache()
+        s = load_spec(p)
+        s.output = str(alone / s.name)
+        run_spec(s, progress=False, reuse=False)
+    clear_cache()
+    out = tmp_path / "table" / "secstr"
+    assert secstr.main([str(ours), str(peer), "--jobs", "2", "--out", str(out)]) == 0
+    for name in ("ours", "peer"):
+        assert _values(tmp_path / "runs" / name) == _values(alone / name)
+    df = pd.read_csv(f"{out}.csv")
+    rows = set(df.method)
+    assert {"harmonic", "label-spreading", "stage: k-NN graph", "stage: spectrum",
+            "wall time of the table, every spec (s)",
+            "peak memory of the table run, all processes (MB)"} <= rows, rows
+    peak = df[df.method == "peak memory of the table run, all processes (MB)"]["mean"].iloc[0]
+    assert 50 < peak < 20000          # this process and its workers, summed
+    # the run's graph record holds the graph built before the run plus its warm-up
+    stages = json.loads((tmp_path / "runs" / "ours" / "stages.json").read_text())
+    graph = json.loads((tmp_path / "runs" / "ours" / "graph_seconds.json").read_text())
+    assert graph["seconds"] >= stages["graph_seconds"] * 0.99
+    assert [s["k"] for s in graph["searches"]] == [6]
+    md = Path(f"{out}.md").read_text()
+    assert "run beside ours" in md
+    # a second call computes nothing and keeps the recorded stages
+    before = (tmp_path / "runs" / "ours" / "stages.json").read_text()
+    assert secstr.main([str(ours), str(peer), "--jobs", "2", "--out", str(out)]) == 0
+    assert (tmp_path / "runs" / "ours" / "stages.json").read_text() == before
