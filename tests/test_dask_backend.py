@@ -193,7 +193,8 @@ def test_ctrl_c_on_the_local_cluster_is_one_line_and_exit_130(tmp_path):
                             text=True, start_new_session=True)
     records = out / "records" / "lapsvm" / "20_labeled"
     deadline = time.time() + 120
-    while time.time() < deadline and not (records.is_dir() and any(records.iterdir())):
+    # a finished record, not the temporary file of one being written (atomic write)
+    while time.time() < deadline and not (records.is_dir() and any(records.glob("split_*.json"))):
         time.sleep(0.1)
     assert records.is_dir(), "no record written within 120 s"
     os.killpg(proc.pid, signal.SIGINT)

@@ -7,10 +7,16 @@ label-independent artifacts the driver built once (graphs, spectra, bases) and t
 driver alone writes them (atomically, as the local runner does), so resuming, record keys
 and summaries are the local runner's own code.
 
-What crosses the network: per spec, the state and the artifacts, scattered ONCE to every
-worker (``broadcast=True``; a worker that joins later fetches them from a peer); per task,
-the three indices ``(mi, gi, si)`` and a reference to the scattered state; back, one
-record (a small dict).
+What crosses the network: per spec, the state, scattered ONCE to every worker
+(``broadcast=True``; a worker that joins later fetches it from a peer); the
+label-independent artifacts as data on the cluster keyed by their content key
+(``sskernels-artifact-<hash of the memo key>``: the data fingerprint and parameters), each
+sent once and kept while the driver's caches hold it, so that the specs of one run that
+share a graph, spectrum or basis share it on the cluster too; per task, the three indices
+``(mi, gi, si)`` and references to the state and artifacts; back, one record (a small
+dict).  The exact k-NN search's row blocks of a large data set run as tasks too
+(:meth:`DaskPool.block_map`): the index with the query rows broadcast once, one task per
+block, the edges assembled and symmetrized on the driver.
 
 Why the numbers equal ``--jobs 1``: each worker runs the local runner's
 :func:`~sskernels.experiment.runner._run_task` on the same state, with BLAS pinned to one
@@ -25,6 +31,7 @@ back end never import Dask.
 from __future__ import annotations
 
 import copy
+import hashlib
 import logging
 import threading
 import uuid
@@ -70,6 +77,10 @@ class DaskPool:
         self.scheduler = scheduler
         self._client = None
         self._cluster = None
+        #: ``{artifact name: future}`` of the artifacts on the cluster (:meth:`artifact_refs`)
+        self._artifacts = {}
+        #: artifacts sent so far (a count, for the tests and the docs)
+        self.artifacts_sent = 0
         import_distributed()        # fail before any spec runs
 
     def __enter__(self):
@@ -105,10 +116,11 @@ class DaskPool:
 
         client = self.client()
         token = uuid.uuid4().hex[:12]
+        refs = self.artifact_refs(artifacts)
         # a list of one: scatter would otherwise send the tuple's items as separate data
-        [payload] = client.scatter([(token, provenance_key(), state, artifacts)],
+        [payload] = client.scatter([(token, provenance_key(), state)],
                                    broadcast=True, hash=False)
-        futures = [client.submit(run_task, payload, t, pure=False,
+        futures = [client.submit(run_task, payload, refs, t, pure=False,
                                  key=f"sskernels-{token}-{t[0]}-{t[1]}-{t[2]}")
                    for t in tasks]
         try:
@@ -117,13 +129,68 @@ class DaskPool:
         finally:
             client.cancel(futures + [payload])
 
+    def artifact_refs(self, artifacts):
+        """``[(module, key, future)]`` for ``artifacts`` (``{module: [(key, artifact)]}``,
+        the driver's caches): each artifact on the cluster under a name made from its memo
+        key (content fingerprint and parameters) and its :meth:`state_token` if it has one
+        (a graph's spectrum grows); those not there yet are scattered (broadcast), those the
+        driver's caches no longer hold are released."""
+        client = self.client()
+        named, new = [], {}
+        for module, items in artifacts.items():
+            for key, artifact in items:
+                token = getattr(artifact, "state_token", None)
+                ident = (module, key, token() if callable(token) else None)
+                name = "sskernels-artifact-" + hashlib.sha1(repr(ident).encode()).hexdigest()
+                named.append((module, key, name))
+                if name not in self._artifacts:
+                    new[name] = artifact
+        if new:
+            self._artifacts.update(client.scatter(new, broadcast=True))
+            self.artifacts_sent += len(new)
+        keep = {name for _, _, name in named}
+        for name in [n for n in self._artifacts if n not in keep]:
+            self._artifacts.pop(name).release()
+        return [(module, key, self._artifacts[name]) for module, key, name in named]
+
+    def block_map(self, fn, shared, items, cfg):
+        """``[fn(shared, x) for x in items]`` as tasks on the cluster (the exact k-NN
+        search's row blocks, :func:`sskernels.graph.knn.search_mapper`): ``shared`` (the
+        fitted index and the query rows) broadcast once, one task per item under
+        scikit-learn's configuration ``cfg`` with one BLAS thread; the results in order."""
+        client = self.client()
+        token = uuid.uuid4().hex[:12]
+        [ref] = client.scatter([shared], broadcast=True, hash=False)
+        futures = [client.submit(run_block, fn, ref, x, cfg, pure=False,
+                                 key=f"sskernels-block-{token}-{i}")
+                   for i, x in enumerate(items)]
+        try:
+            return client.gather(futures)
+        finally:
+            client.cancel(futures + [ref])
+
     def close(self):
-        if self._client is not None:
-            self._client.close()
-            self._client = None
+        import logging
+
+        log = logging.getLogger("distributed")
+        level = log.level
         if self._cluster is not None:
-            self._cluster.close()
-            self._cluster = None
+            # closing our own cluster right after Ctrl-C: its scheduler (in this process) may
+            # still report data to the client just closed, as CRITICAL tracebacks that say
+            # nothing to the user (the records written are kept; the driver's one line says so)
+            log.setLevel(logging.CRITICAL + 1)
+        try:
+            if self._client is not None and self._artifacts:
+                self._client.cancel(list(self._artifacts.values()))
+            self._artifacts.clear()
+            if self._client is not None:
+                self._client.close()
+                self._client = None
+            if self._cluster is not None:
+                self._cluster.close()
+                self._cluster = None
+        finally:
+            log.setLevel(level)
 
 
 def _result(fut, spec, scheduler):
@@ -177,7 +244,8 @@ def _pin_blas():
 
 def _load(token, code, state, artifacts):
     """This worker's :class:`~sskernels.experiment.runner.Prepared` for the spec ``token``
-    names: artifacts put into this process's caches and the data frozen, once per spec."""
+    names: artifacts (``[(module, key, artifact)]``) put into this process's caches and the
+    data frozen, once per spec."""
     with _LOCK:
         if _LOADED.get("token") == token:
             return _LOADED["prep"]
@@ -192,10 +260,8 @@ def _load(token, code, state, artifacts):
             raise UserError(f"Dask worker on {socket.gethostname()}: its sskernels code or "
                             f"libraries differ from the driver's (provenance key {mine}, the "
                             f"driver's {code}); install the same version on every worker")
-        for module, items in artifacts.items():
-            put = importlib.import_module(module).cache_put
-            for key, artifact in items:
-                put(key, artifact)
+        for module, key, artifact in artifacts:
+            importlib.import_module(module).cache_put(key, artifact)
         prep = copy.copy(state)           # the scattered object stays as received
         prep.X = frozen(state.X)          # unpickled arrays come back writable
         _LOADED.clear()
@@ -203,11 +269,23 @@ def _load(token, code, state, artifacts):
         return prep
 
 
-def run_task(payload, task):
+def run_task(payload, artifacts, task):
     """A worker's task: one record of the local runner's ``_run_task`` on the scattered
-    state ``payload = (token, provenance key, state, artifacts)``."""
+    state ``payload = (token, provenance key, state)`` and ``artifacts``
+    (``[(module, key, artifact)]``, resolved by Dask from the cluster's data)."""
     from sskernels.experiment.runner import _run_task
 
     _pin_blas()
-    prep = _load(*payload)
+    prep = _load(*payload, artifacts)
     return _run_task(task, prep)
+
+
+def run_block(fn, shared, item, cfg):
+    """A worker's task: ``fn(shared, item)``, one row block of the exact k-NN search
+    (:meth:`DaskPool.block_map`), with one BLAS and one OpenMP thread as locally."""
+    from sklearn import config_context
+    from threadpoolctl import threadpool_limits
+
+    _pin_blas()
+    with config_context(**cfg), threadpool_limits(1, user_api="openmp"):
+        return fn(shared, item)

@@ -569,11 +569,16 @@ def run_spec(spec, jobs=1, progress=True, n_splits=None, console=None, reuse=Tru
     # idle during the warm-up); its graphs do not depend on the thread count (graph/knn.py).
     from threadpoolctl import threadpool_limits
 
-    from sskernels.graph.knn import search_threads
+    from contextlib import nullcontext
 
+    from sskernels.graph.knn import search_mapper, search_threads
+
+    # on Dask, the exact search's row blocks are tasks on the cluster's workers
+    remote = workers is not None and not workers.local
     with threadpool_limits(1):
         if todo:
-            with search_threads(max(1, int(jobs))), graphs_used() as used:
+            with search_threads(max(1, int(jobs))), graphs_used() as used, \
+                    (search_mapper(workers.block_map) if remote else nullcontext()):
                 prep.graph_seconds = warm_graphs(prep)
             write_graph_seconds(spec.output, prep.graph_seconds,
                                 graph_searches(prep.X, keys=used))

@@ -87,6 +87,12 @@ class Graph:
         self._spectrum = sp_
         return sp_
 
+    def state_token(self):
+        """What this graph has computed lazily so far (the spectrum's size): a graph handed
+        to other processes again after a larger spectrum is a new artifact for them."""
+        sp_ = self._spectrum
+        return None if sp_ is None else (int(sp_.values.size), bool(sp_.complete))
+
     def induced(self, Xnew, exclude=None):
         """Weights between new points and this graph's points (eq. (2) rule), dense (s, n)."""
         return induced_weights(Xnew, self.X, self.h, k=self.k, weights=self.weights,

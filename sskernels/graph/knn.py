@@ -191,6 +191,32 @@ _SEARCH_THREADS = 1
 _ROW_WORKING_MEMORY = 32
 
 
+#: where the exact search's row blocks run when set (:func:`search_mapper`): a callable
+#: ``(fn, shared, items, cfg) -> [fn(shared, item) for item in items]``
+_SEARCH_MAP = None
+
+
+@contextmanager
+def search_mapper(mapper):
+    """Send the exact search's row blocks to ``mapper`` inside the ``with`` block.
+
+    ``mapper(fn, shared, items, cfg)`` must return ``[fn(shared, x) for x in items]`` in
+    order, each call under scikit-learn's configuration ``cfg`` with one BLAS and one
+    OpenMP thread: ``fn`` is a module-level function of this module and ``shared`` the
+    fitted index with the query rows (sent once, e.g. broadcast to a cluster's workers).
+    The Dask back end's :meth:`~sskernels.experiment.dask_backend.DaskPool.block_map` runs
+    them as tasks on its workers (issue #13 item 6); the blocks and each block's query are
+    those of the local threads, so the graph is bit-identical.  The edges are assembled
+    and symmetrized here, in the caller's process.  A search of one block stays local.
+    """
+    global _SEARCH_MAP
+    before, _SEARCH_MAP = _SEARCH_MAP, mapper
+    try:
+        yield
+    finally:
+        _SEARCH_MAP = before
+
+
 @contextmanager
 def search_threads(n):
     """Run the exact search's query blocks on ``n`` threads inside the ``with`` block.
@@ -211,8 +237,9 @@ def search_threads(n):
         _SEARCH_THREADS = before
 
 
-def _map_blocks(fn, items, by_rows):
-    """``[fn(x) for x in items]``, on up to :data:`_SEARCH_THREADS` threads.
+def _map_blocks(fn, shared, items, by_rows):
+    """``[fn(shared, x) for x in items]``, on up to :data:`_SEARCH_THREADS` threads (or by
+    the :func:`search_mapper` in force, for more than one item).
 
     Every call gets the caller's scikit-learn configuration (it is per thread),
     one OpenMP thread (a per-thread setting) and one BLAS thread (a global one,
@@ -228,10 +255,12 @@ def _map_blocks(fn, items, by_rows):
     threads = min(_SEARCH_THREADS, len(items))
     if by_rows:
         cfg["working_memory"] = min(cfg["working_memory"], _ROW_WORKING_MEMORY)
+    if _SEARCH_MAP is not None and len(items) > 1:
+        return list(_SEARCH_MAP(fn, shared, items, cfg))
 
     def call(x):
         with config_context(**cfg), threadpool_limits(1, user_api="openmp"):
-            return fn(x)
+            return fn(shared, x)
 
     with threadpool_limits(1, user_api="blas"):
         if threads <= 1:
@@ -277,12 +306,16 @@ def _kneighbors(nn, Z, n_neighbors):
     blocks = _query_blocks(nn, Z)
     by_rows = _rows_independent(nn, Z)
     if len(blocks) == 1:
-        return _map_blocks(lambda b: nn.kneighbors(Z, n_neighbors=n_neighbors), blocks,
-                           by_rows)[0]
+        return _map_blocks(_kneighbors_block, (nn, Z, n_neighbors), [None], by_rows)[0]
     Q = Z.tocsr() if sp.issparse(Z) else Z      # what scikit-learn queries (COO cannot slice)
-    out = _map_blocks(lambda b: nn.kneighbors(Q[b[0]:b[1]], n_neighbors=n_neighbors), blocks,
-                      by_rows)
+    out = _map_blocks(_kneighbors_block, (nn, Q, n_neighbors), blocks, by_rows)
     return np.vstack([d for d, _ in out]), np.vstack([i for _, i in out])
+
+
+def _kneighbors_block(shared, block):
+    """One row block's query (``block=None``: every row, unsliced)."""
+    nn, Q, n_neighbors = shared
+    return nn.kneighbors(Q if block is None else Q[block[0]:block[1]], n_neighbors=n_neighbors)
 
 
 def tie_extra(k):
@@ -439,20 +472,23 @@ def _crowded_pass(nn, Z, rows, radii):
 def _batched_radius(nn, Z, rows, radii):
     """Blocks of crowded rows (sorted by radius) queried at the block's largest radius."""
     order = np.argsort(radii, kind="stable")
-
-    def block(blk):
-        dd, jj = nn.radius_neighbors(Z[rows[blk]], radius=float(radii[blk].max()))
-        out_r, out_c, out_d = [], [], []
-        for a, b in enumerate(blk):
-            m = dd[a] <= radii[b]
-            out_r.append(np.full(int(m.sum()), rows[b]))
-            out_c.append(jj[a][m]), out_d.append(dd[a][m])
-        return out_r, out_c, out_d
-
     # sparse input or a tree index (_crowded_pass): row by row
-    found = _map_blocks(block, [order[s:s + _BLOCK] for s in range(0, order.size, _BLOCK)],
+    found = _map_blocks(_radius_block, (nn, Z, rows, radii),
+                        [order[s:s + _BLOCK] for s in range(0, order.size, _BLOCK)],
                         by_rows=True)
     return tuple(np.concatenate([a for f in found for a in f[i]]) for i in range(3))
+
+
+def _radius_block(shared, blk):
+    """One block of crowded rows, queried at its largest radius and filtered per row."""
+    nn, Z, rows, radii = shared
+    dd, jj = nn.radius_neighbors(Z[rows[blk]], radius=float(radii[blk].max()))
+    out_r, out_c, out_d = [], [], []
+    for a, b in enumerate(blk):
+        m = dd[a] <= radii[b]
+        out_r.append(np.full(int(m.sum()), rows[b]))
+        out_c.append(jj[a][m]), out_d.append(dd[a][m])
+    return out_r, out_c, out_d
 
 
 def _per_row(nn, Z, rows, radii):

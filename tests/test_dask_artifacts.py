@@ -1,0 +1,119 @@
+"""The Dask back end's label-independent work (issue #13 item 6): the exact k-NN search's row
+blocks as tasks on the cluster (bit-identical graphs), and the artifacts (graphs, spectra,
+bases) kept on the cluster under their content keys, sent once for every spec that uses
+them.  Skipped when Dask's ``distributed`` cannot be imported."""
+
+import json
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+pytest.importorskip("distributed", reason="needs Dask's 'distributed' package")
+
+from sskernels.experiment.dask_backend import DaskPool  # noqa: E402
+from sskernels.experiment.runner import run_spec  # noqa: E402
+from sskernels.graph import clear_cache, get_graph  # noqa: E402
+from sskernels.graph import knn as knn_mod  # noqa: E402
+from sskernels.spec import parse_spec  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def pool():
+    with DaskPool(2) as p:
+        yield p
+
+
+class Spy:
+    """A block mapper that counts the blocks it hands to the pool."""
+
+    def __init__(self, pool):
+        self.pool, self.calls = pool, []
+
+    def __call__(self, fn, shared, items, cfg):
+        self.calls.append((fn.__name__, len(items)))
+        return self.pool.block_map(fn, shared, items, cfg)
+
+
+def _one_hot(n, positions=6, symbols=4, seed=0):
+    """SecStr-like rows: one symbol per position, so distances take few values (ties)."""
+    rng = np.random.default_rng(seed)
+    cols = rng.integers(0, symbols, size=(n, positions)) + symbols * np.arange(positions)
+    return sp.csr_matrix((np.ones(n * positions), cols.ravel(),
+                          np.arange(0, n * positions + 1, positions)),
+                         shape=(n, positions * symbols))
+
+
+@pytest.mark.parametrize("data", ["sparse ties", "dense"])
+def test_row_blocks_on_the_cluster_give_the_local_graph(pool, data):
+    if data == "dense":
+        X = np.random.default_rng(1).standard_normal((8300, 5))
+    else:
+        X = _one_hot(8300)
+    local = knn_mod.knn_graph(X, k=6, method="exact", return_info=True)
+    spy = Spy(pool)
+    with knn_mod.search_mapper(spy):
+        remote = knn_mod.knn_graph(X, k=6, method="exact", return_info=True)
+    # more than one block went to the cluster (4,096-row blocks; the crowded rows' radius
+    # pass too where there are ties)
+    assert spy.calls and spy.calls[0] == ("_kneighbors_block", 2)
+    if data == "sparse ties":
+        assert local[3]["crowded"]["rows"] > 0
+        assert ("_radius_block", -(-local[3]["crowded"]["rows"] // 256)) in spy.calls
+    W0, W1 = local[0], remote[0]
+    for a in ("data", "indices", "indptr"):
+        assert np.array_equal(getattr(W0, a), getattr(W1, a))
+    assert np.array_equal(local[1], remote[1]) and local[2] == remote[2]
+
+
+def test_one_block_stays_local(pool):
+    spy = Spy(pool)
+    X = np.random.default_rng(2).standard_normal((300, 4))
+    with knn_mod.search_mapper(spy):
+        knn_mod.knn_graph(X, k=5, method="exact")
+    assert spy.calls == []
+
+
+def _spec(tmp_path, name, methods):
+    return parse_spec({
+        "name": name, "dataset": "sklearn-wine", "preprocess": "minmax",
+        "graph": {"k": 6}, "splits": {"n_splits": 3, "n_labeled": 20, "seed": 3},
+        "methods": methods, "output": str(tmp_path / name)}, tmp_path / f"{name}.yaml")
+
+
+def _metrics(out):
+    return {p.name + p.parent.name: json.loads(p.read_text())["metrics"]
+            for p in sorted(out.rglob("split_*.json"))}
+
+
+def test_artifacts_are_sent_once_for_every_spec_that_shares_them(pool, tmp_path):
+    a = [{"name": "harmonic"}, {"name": "tsk", "params": {"n_components": 10, "eta": 2, "beta": 1.0}}]
+    b = [{"name": "consistency"}, {"name": "tsk", "params": {"n_components": 10, "eta": 2, "beta": 1.0}}]
+    clear_cache()
+    for name, methods in (("a", a), ("b", b)):
+        run_spec(_spec(tmp_path / "local", name, methods), progress=False, reuse=False)
+    clear_cache()
+    sent0 = pool.artifacts_sent
+    run_spec(_spec(tmp_path, "a", a), progress=False, reuse=False, workers=pool)
+    first = pool.artifacts_sent - sent0
+    assert first >= 1                              # the graph with its spectrum
+    run_spec(_spec(tmp_path, "b", b), progress=False, reuse=False, workers=pool)
+    assert pool.artifacts_sent - sent0 == first    # the same graph and spectrum: none resent
+    for name in ("a", "b"):
+        assert _metrics(tmp_path / name) == _metrics(tmp_path / "local" / name)
+
+
+def test_a_graph_whose_spectrum_grew_is_a_new_artifact(pool):
+    clear_cache()
+    X = np.random.default_rng(4).standard_normal((120, 3))
+    g = get_graph(X, k=5)
+    arts = {"sskernels.graph": [(k, v) for k, v in __import__("sskernels.graph").graph
+                                .cache_items()]}
+    before = pool.artifacts_sent
+    pool.artifact_refs(arts)
+    pool.artifact_refs(arts)
+    assert pool.artifacts_sent == before + 1
+    g.spectrum(10)
+    (_, _, fut), = pool.artifact_refs(arts)
+    assert pool.artifacts_sent == before + 2
+    assert fut.result().state_token() == g.state_token() is not None
