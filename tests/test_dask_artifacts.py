@@ -117,3 +117,16 @@ def test_a_graph_whose_spectrum_grew_is_a_new_artifact(pool):
     (_, _, fut), = pool.artifact_refs(arts)
     assert pool.artifacts_sent == before + 2
     assert fut.result().state_token() == g.state_token() is not None
+
+
+def test_the_local_cluster_leaves_this_process_environment_as_it_was():
+    """Dask's nannies write OMP_NUM_THREADS=1, PYTHONHASHSEED, ... into the driver's
+    environment; a later subprocess of the driver (or of the test session: the Ctrl-C tests
+    ran with them and failed) must get the driver's own."""
+    import os
+
+    before = dict(os.environ)
+    with DaskPool(1) as p:
+        p.client()
+        assert dict(os.environ) == before
+    assert dict(os.environ) == before

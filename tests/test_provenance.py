@@ -56,9 +56,9 @@ def tasks_run(monkeypatch):
     ran = []
     task = runner._run_task
 
-    def counting(t):
+    def counting(t, prep=None):
         ran.append(t)
-        return task(t)
+        return task(t, prep)
 
     monkeypatch.setattr(runner, "_run_task", counting)
     return ran

@@ -94,10 +94,20 @@ class DaskPool:
         if self._client is None:
             d = import_distributed()
             if self.scheduler is None:
-                self._cluster = d.LocalCluster(n_workers=self.jobs, threads_per_worker=1,
-                                               processes=True, dashboard_address=None,
-                                               silence_logs=logging.ERROR,
-                                               preload=[__name__])   # see dask_setup
+                import os
+
+                # Dask's nannies write their workers' settings (OMP_NUM_THREADS=1 and the
+                # like, PYTHONHASHSEED) into this process's environment: put it back, so
+                # that what this process runs later (a local pool, a subprocess) gets ours
+                env = dict(os.environ)
+                try:
+                    self._cluster = d.LocalCluster(n_workers=self.jobs, threads_per_worker=1,
+                                                   processes=True, dashboard_address=None,
+                                                   silence_logs=logging.ERROR,
+                                                   preload=[__name__])   # see dask_setup
+                finally:
+                    os.environ.clear()
+                    os.environ.update(env)
                 self._client = d.Client(self._cluster)
             else:
                 try:
