@@ -130,3 +130,31 @@ def test_the_local_cluster_leaves_this_process_environment_as_it_was():
         p.client()
         assert dict(os.environ) == before
     assert dict(os.environ) == before
+
+
+def _die(shared, item):
+    """A row block whose worker process dies (a machine lost mid-search)."""
+    import os
+
+    os._exit(3)
+
+
+def test_a_row_block_whose_workers_die_is_one_line_not_a_traceback():
+    """block_map's failures read like a task's (DaskRunError, exit code 1): KilledWorker from
+    the gather of the row blocks used to escape as a Dask traceback."""
+    import cloudpickle
+    import dask
+    import sys
+
+    from sskernels.experiment.dask_backend import DaskRunError
+
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])    # workers cannot import tests/
+    try:
+        with dask.config.set({"distributed.scheduler.allowed-failures": 0}), DaskPool(1) as p:
+            with pytest.raises(DaskRunError) as err:
+                p.block_map(_die, np.zeros(3), [0, 1], {})
+    finally:
+        cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
+    msg = str(err.value)
+    assert "row blocks" in msg and "died" in msg and "KilledWorker" in msg and "rerun" in msg
+    assert "\n" not in msg and err.value.exit_code == 1

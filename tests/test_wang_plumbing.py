@@ -228,3 +228,51 @@ def test_wang_specs_load_and_summarize_alignment_beside_the_paper(tmp_path):
     assert (row["mean"], row["paper_mean"], row["delta"]) == (0.15, 0.14, 0.01)
     md = to_markdown(summarize(rec, spec), header="")
     assert "centered alignment (in [0, 1])" in md and "0.150 ± 0.071, se 0.050 (0.140 ± 0.040" in md
+
+
+@pytest.mark.parametrize("c", [2, 3])
+@pytest.mark.parametrize("m", [4, 40])          # m <= u and m > u (the two norm formulas)
+def test_factored_alignment_equals_the_dense_definition(c, m):
+    from sskernels.kernels.alignment import factored_centered_alignment
+
+    rng = np.random.default_rng(c * 100 + m)
+    u = 25
+    P = rng.normal(size=(u, m)) + rng.normal(size=m)          # uncentered columns
+    mu = np.abs(rng.normal(size=m))
+    mu[::3] = 0.0                                             # zeros are skipped
+    y = rng.integers(0, c, size=u)
+    K = (P * mu) @ P.T
+    want = unlabeled_alignment(K, np.ones(u, dtype=bool), y, c)
+    got = factored_centered_alignment(P, mu, y, c)
+    assert got == pytest.approx(want, rel=1e-12, abs=1e-14)
+    # a kernel of the labels themselves: aligned 1; one class only: 0, as the dense form
+    Yc = (y[:, None] == np.arange(c)).astype(float)
+    assert factored_centered_alignment(Yc, np.ones(c), y, c) == pytest.approx(
+        unlabeled_alignment(Yc @ Yc.T, np.ones(u, dtype=bool), y, c), rel=1e-12)
+    assert factored_centered_alignment(P, mu, np.zeros(u, dtype=int), 1) == 0.0
+
+
+def test_alignment_metric_of_an_embedding_kernel_svm_uses_the_factors_and_matches(monkeypatch):
+    """extra_metrics on a kernel SVM over label-aware kernels (the Wang tables' rows, plain and
+    inside the selection wrapper): the factored value, equal to the dense n x n computation."""
+    from sskernels.experiment import runner
+    from sskernels.learners.kernel_machines import KernelSVM
+
+    X, y = two_blobs(80, seed=4)
+    labeled = random_split(y, 12, seed=2, index=0)
+    y_part = np.full(y.size, -1)
+    y_part[labeled] = y[labeled]
+    unl = y_part == -1
+    for est in (KernelSVM(kernel_learner=LabelAwareKernel(n_components=6, n_landmarks=20)),
+                SelectOnLabeled(KernelSVM(kernel_learner=LabelAwareKernel(n_components=6,
+                                                                          n_landmarks=20)),
+                                param_grid={"C": [1.0, 10.0]})):
+        est.fit(X, y_part)
+        assert runner.kernel_factors(est) is not None
+        got = runner.extra_metrics(("alignment",), est, {}, unl, y, 2)["alignment"]
+        want = unlabeled_alignment(est.kernel_, unl, y, 2)
+        assert got == pytest.approx(want, rel=1e-10)
+        assert 0.0 <= got <= 1.0
+    # a kernel with no factors goes the dense way
+    monkeypatch.setattr(runner, "kernel_factors", lambda est: None)
+    assert runner.extra_metrics(("alignment",), est, {}, unl, y, 2)["alignment"] == want

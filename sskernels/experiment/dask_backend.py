@@ -176,6 +176,13 @@ class DaskPool:
                    for i, x in enumerate(items)]
         try:
             return client.gather(futures)
+        except Exception as exc:     # the cluster's failures: one line, as a task's (_result)
+            failure = _cluster_failure(exc, "the exact k-NN search's row blocks",
+                                       f"tasks sskernels-block-{token}-*", self.scheduler,
+                                       "nothing of this graph was kept: rerun the same command")
+            if failure is None:
+                raise
+            raise failure from None
         finally:
             client.cancel(futures + [ref])
 
@@ -203,23 +210,36 @@ class DaskPool:
             log.setLevel(level)
 
 
-def _result(fut, spec, scheduler):
-    """A finished future's record; a task's own error (e.g. a :class:`UserError`) as is, the
-    cluster's failures as one :class:`DaskRunError` line."""
+def _cluster_failure(exc, what, key, scheduler, resume):
+    """The :class:`DaskRunError` line for a cluster failure ``exc`` (its workers died:
+    ``KilledWorker``; its scheduler or scattered data were lost: ``CancelledError``) of
+    ``what`` (task ``key``), or None for any other exception (a task's own error)."""
     from concurrent.futures import CancelledError
 
     from distributed import KilledWorker
 
     where = f"the Dask scheduler {scheduler}" if scheduler else "the local Dask cluster"
-    resume = "the finished splits are recorded: rerun the same command to resume"
+    if isinstance(exc, KilledWorker):
+        return DaskRunError(f"{what}: on {where}, the workers running {key} died "
+                            f"({exc.__class__.__name__}); {resume}")
+    if isinstance(exc, CancelledError):
+        return DaskRunError(f"{what}: on {where}, {key} was cancelled (its scheduler or its "
+                            f"scattered data were lost); {resume}")
+    return None
+
+
+def _result(fut, spec, scheduler):
+    """A finished future's record; a task's own error (e.g. a :class:`UserError`) as is, the
+    cluster's failures as one :class:`DaskRunError` line."""
     try:
         return fut.result()
-    except KilledWorker as exc:
-        raise DaskRunError(f"{spec.path}: on {where}, the workers running task {fut.key} died "
-                           f"({exc.__class__.__name__}); {resume}") from None
-    except CancelledError:
-        raise DaskRunError(f"{spec.path}: on {where}, task {fut.key} was cancelled (its "
-                           f"scheduler or its scattered data were lost); {resume}") from None
+    except Exception as exc:
+        failure = _cluster_failure(exc, str(spec.path), f"task {fut.key}", scheduler,
+                                   "the finished splits are recorded: rerun the same command "
+                                   "to resume")
+        if failure is None:
+            raise
+        raise failure from None
 
 
 # ------------------------------------------------------------------------- worker side

@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["TARGETS", "ideal_kernel", "target_norm", "alignment_terms", "kernel_alignment",
-           "centered_alignment"]
+           "centered_alignment", "factored_centered_alignment"]
 
 TARGETS = ("simplex", "pm1")
 
@@ -106,3 +106,43 @@ def centered_alignment(K, T):
         return A - A.mean(axis=0) - A.mean(axis=1)[:, None] + A.mean()
 
     return kernel_alignment(center(K), center(T))
+
+
+def factored_centered_alignment(P, mu, y_enc, n_classes=None, target="simplex"):
+    """:func:`centered_alignment` of ``K = P diag(mu) P^T`` with ``ideal_kernel(y_enc)``,
+    without the ``u x u`` matrices (``P``: ``u x m``, the kernel's factor on the points).
+
+    With ``P_c = H P`` (columns centered), ``H T H = (w_s - w_d) H C C^T H`` (``H 1 = 0``
+    removes ``T``'s constant part) and ``<H K H, H T H> = <H K H, T>``::
+
+        <K_c, T_c> = (w_s - w_d) sum_m mu_m ||C^T p_cm||^2,
+        ||K_c||^2  = mu^T (G o G) mu,  G = P_c^T P_c  (or ||(P_c mu) P_c^T||^2 when m > u),
+        ||T_c||    = |w_s - w_d| ||C^T H C||,  C^T H C = diag(n) - n n^T / u
+
+    (``n``: the class counts): ``O(u m^2)`` instead of ``O(u^2 m)`` plus the ``u x u``
+    centering, over the columns with ``mu_m != 0`` only.  Equal to the definition up to
+    rounding (tested); 0 when either centered matrix is 0, as :func:`kernel_alignment`.
+    """
+    y_enc = np.asarray(y_enc)
+    c = int(y_enc.max()) + 1 if n_classes is None else int(n_classes)
+    mu = np.asarray(mu, dtype=float)
+    S = mu != 0
+    P = np.asarray(P, dtype=float)[:, S]
+    mu = mu[S]
+    u = P.shape[0]
+    w_same, w_diff = _target_weights(c, target)
+    if c < 2 or u == 0:
+        return 0.0                     # T = 11^T: centered, it is 0
+    Pc = P - P.mean(axis=0)
+    C = (y_enc[:, None] == np.arange(c)[None, :]).astype(float)
+    counts = C.sum(axis=0)
+    CHC = np.diag(counts) - np.outer(counts, counts) / u
+    t_norm = abs(w_same - w_diff) * float(np.linalg.norm(CHC))
+    num = (w_same - w_diff) * float(np.sum((C.T @ Pc) ** 2, axis=0) @ mu)
+    if Pc.shape[1] <= u:
+        G = Pc.T @ Pc
+        k_norm2 = float(mu @ ((G * G) @ mu))
+    else:
+        k_norm2 = float(np.sum(((Pc * mu) @ Pc.T) ** 2))
+    den = np.sqrt(max(k_norm2, 0.0)) * t_norm
+    return float(num / den) if den > 0 else 0.0
