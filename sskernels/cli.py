@@ -112,7 +112,7 @@ def run(
     """
     import pandas as pd
 
-    from sskernels.experiment.runner import run_spec
+    from sskernels.experiment.runner import run_specs
     from sskernels.experiment.tables import split_rows, summarize, write_table
 
     from sskernels.experiment.records import claim_output
@@ -129,10 +129,15 @@ def run(
                             f"({spec.splits.n_splits}); raise n_splits in the spec to run more")
     frames, per_split = [], []
     with pool as workers:       # one set of workers (processes or a Dask client) for every spec
-        for spec in parsed:
+        # the specs in order, each begun while the workers finish the one before (run_specs)
+        stream = run_specs(parsed, jobs=jobs, progress=progress, n_splits=splits,
+                           console=err, reuse=reuse, workers=workers)
+        while True:
             with _interrupt_message():
-                records = run_spec(spec, jobs=jobs, progress=progress, n_splits=splits,
-                                   console=err, reuse=reuse, workers=workers)
+                item = next(stream, None)
+            if item is None:
+                break
+            spec, records = item
             summary = summarize(records, spec)
             write_table(summary, str(Path(spec.output) / "summary"), title=spec.name)
             _show(summary, f"{spec.name}  ({spec.output}/summary.md)")

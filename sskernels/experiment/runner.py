@@ -19,6 +19,7 @@ file nor a change of the code ever brings old numbers back.
 from __future__ import annotations
 
 import multiprocessing as mp
+from contextlib import contextmanager
 import time
 from dataclasses import dataclass
 
@@ -339,13 +340,19 @@ class WorkerPool:
 
     def imap(self, state, artifacts, tasks):
         """The records of ``tasks`` (in completion order), run by the workers."""
-        path = self.state_file(state, artifacts)
+        stream = self.start(state, artifacts, tasks)
         try:
-            yield from self.pool().imap_unordered(_run_spec_task, [(path, t) for t in tasks])
+            for _ in range(len(tasks)):
+                yield stream.next()
         finally:
-            import os
+            stream.close()
 
-            os.remove(path)
+    def start(self, state, artifacts, tasks):
+        """Queue ``tasks`` now, behind those queued before, and return their
+        :class:`_Stream`."""
+        path = self.state_file(state, artifacts)
+        return _Stream(self.pool().imap_unordered(_run_spec_task, [(path, t) for t in tasks]),
+                       path)
 
     def close(self):
         if self._pool is not None:
@@ -357,6 +364,26 @@ class WorkerPool:
 
             shutil.rmtree(self._dir, ignore_errors=True)
             self._dir = None
+
+
+class _Stream:
+    """The records of tasks queued by :meth:`WorkerPool.start`: ``next(timeout=None)`` in
+    completion order (``multiprocessing.TimeoutError`` after ``timeout`` seconds without
+    one); ``close()`` once every record is in removes the spec's state file."""
+
+    def __init__(self, it, path):
+        self._it, self.path = it, path
+
+    def next(self, timeout=None):
+        return self._it.next(timeout)
+
+    def close(self):
+        import os
+
+        try:
+            os.remove(self.path)
+        except FileNotFoundError:
+            pass
 
 
 def worker_pool(backend="local", jobs=1, scheduler=None):
@@ -574,7 +601,41 @@ def run_spec(spec, jobs=1, progress=True, n_splits=None, console=None, reuse=Tru
     the same data: the data set is then loaded once, not twice).
     """
     global _STATE
+    from threadpoolctl import threadpool_limits
+
+    # One BLAS thread everywhere (parent and workers): the numbers then do not depend on
+    # --jobs or on the machine's core count.  Spectra with near-degenerate eigenvalues, and
+    # LPs with a face of optima (TSK), are otherwise sensitive to the summation order.
+    # The exact k-NN search alone runs its row blocks on the --jobs cores (the workers are
+    # idle during the warm-up); its graphs do not depend on the thread count (graph/knn.py).
+    with threadpool_limits(1):
+        run = _begin(spec, jobs, n_splits, reuse, workers, prepared)
+        _STATE = run.prep
+        try:
+            run.done.extend(_execute(run.todo, run.prep, jobs, progress, console, workers))
+        finally:
+            _STATE = None
+    return _frame(run)
+
+
+@dataclass
+class _Begun:
+    """A spec made ready to run by :func:`_begin`: its prepared data, the tasks to compute
+    and the records it already has (its own, or lent by a sibling spec)."""
+
+    prep: Prepared
+    todo: list
+    done: list
+
+
+def _begin(spec, jobs, n_splits, reuse, workers, prepared=None):
+    """Everything of a run before its tasks (under the caller's one BLAS thread): claim the
+    output, prepare the data, look up the records (resume, reuse), build the graphs and
+    spectra (:func:`warm_graphs`) and write their seconds and the data fingerprint."""
+    from contextlib import nullcontext
+
     from sskernels.experiment.records import SharedRecords, claim_output
+    from sskernels.graph.knn import search_mapper, search_threads
 
     claim_output(spec)               # before any data is loaded or anything computed
     if prepared is not None and prepared.spec is not spec:
@@ -596,36 +657,120 @@ def run_spec(spec, jobs=1, progress=True, n_splits=None, console=None, reuse=Tru
                     todo.append((mi, gi, si))
                 else:
                     done.append(rec)
-    # One BLAS thread everywhere (parent and workers): the numbers then do not depend on
-    # --jobs or on the machine's core count.  Spectra with near-degenerate eigenvalues, and
-    # LPs with a face of optima (TSK), are otherwise sensitive to the summation order.
-    # The exact k-NN search alone runs its row blocks on the --jobs cores (the workers are
-    # idle during the warm-up); its graphs do not depend on the thread count (graph/knn.py).
-    from threadpoolctl import threadpool_limits
-
-    from contextlib import nullcontext
-
-    from sskernels.graph.knn import search_mapper, search_threads
-
     # on Dask, the exact search's row blocks are tasks on the cluster's workers
     remote = workers is not None and not workers.local
-    with threadpool_limits(1):
-        if todo:
-            with search_threads(max(1, int(jobs))), graphs_used() as used, \
-                    (search_mapper(workers.block_map) if remote else nullcontext()):
-                prep.graph_seconds = warm_graphs(prep)
-            write_graph_seconds(spec.output, prep.graph_seconds,
-                                graph_searches(prep.X, keys=used))
-        # what `sskernels table` checks the record keys against (it does not load the data)
-        write_data_fingerprint(spec.output, prep.data_fingerprint)
-        _STATE = prep
-        try:
-            done.extend(_execute(todo, prep, jobs, progress, console, workers))
-        finally:
-            _STATE = None
-    df = records_frame(done, spec, prep.n_splits)
-    df.attrs["graph_seconds"] = prep.graph_seconds
+    if todo:
+        with search_threads(max(1, int(jobs))), graphs_used() as used, \
+                (search_mapper(workers.block_map) if remote else nullcontext()):
+            prep.graph_seconds = warm_graphs(prep)
+        write_graph_seconds(spec.output, prep.graph_seconds,
+                            graph_searches(prep.X, keys=used))
+    # what `sskernels table` checks the record keys against (it does not load the data)
+    write_data_fingerprint(spec.output, prep.data_fingerprint)
+    return _Begun(prep, todo, done)
+
+
+def _frame(run):
+    df = records_frame(run.done, run.prep.spec, run.prep.n_splits)
+    df.attrs["graph_seconds"] = run.prep.graph_seconds
     return df
+
+
+def run_specs(specs, jobs=1, progress=True, n_splits=None, console=None, reuse=True,
+              workers=None):
+    """``(spec, records)`` of each spec in order, as :func:`run_spec` gives them, with the
+    specs overlapped on a local :class:`WorkerPool` (``jobs > 1``): while the workers run
+    one spec's tasks, this process prepares the next spec (data, resume, graphs and spectra:
+    :func:`_begin`, in a thread) and queues its tasks behind them, so that neither the
+    warm-up nor a spec's last task leaves a core idle (Wang et al.'s 60 table specs: one
+    core idle for a few seconds per spec).  The records, and every number in them, are
+    those of the specs run one after the other: the same tasks on the same data, with one
+    BLAS thread.  A spec whose record keys meet the running spec's (records it could reuse
+    once written) is queued only after it, its records looked up again.  Otherwise (one job,
+    Dask, one spec) the specs run one after the other."""
+    specs = list(specs)
+    if not (workers is not None and workers.local and jobs > 1 and len(specs) > 1):
+        for spec in specs:
+            yield spec, run_spec(spec, jobs=jobs, progress=progress, n_splits=n_splits,
+                                 console=console, reuse=reuse, workers=workers)
+        return
+    from threadpoolctl import threadpool_limits
+
+    def begin(spec):
+        return _begin(spec, jobs, n_splits, reuse, workers)
+
+    with threadpool_limits(1):
+        ahead, before = _Ahead(begin, specs[0]), set()
+        for i, spec in enumerate(specs):
+            run, stream = ahead.result(), ahead.stream
+            if stream is None and run.todo:
+                if before & _todo_keys(run):       # looked up while they were computed
+                    run = begin(spec)
+                if run.todo:
+                    stream = workers.start(run.prep, artifact_items(), run.todo)
+            ahead = _Ahead(begin, specs[i + 1]) if i + 1 < len(specs) else None
+            before = set(record_keys(run.prep))
+            run.done.extend(_drain(run, stream, progress, console, ahead, workers, before))
+            yield spec, _frame(run)
+
+
+def _todo_keys(run):
+    keys = record_keys(run.prep)
+    return {keys[mi] for mi, _, _ in run.todo}
+
+
+class _Ahead:
+    """The next spec's :func:`_begin` in a thread (a daemon: Ctrl-C does not wait for it);
+    ``stream``: its tasks once queued."""
+
+    def __init__(self, begin, spec):
+        import threading
+
+        self.stream, self._out, self._exc = None, None, None
+
+        def target():
+            try:
+                self._out = begin(spec)
+            except BaseException as exc:       # raised again in the caller's thread
+                self._exc = exc
+
+        self._thread = threading.Thread(target=target, daemon=True,
+                                        name=f"sskernels-begin-{spec.name}")
+        self._thread.start()
+
+    def ready(self):
+        """Begun without error (its tasks can be queued)."""
+        return not self._thread.is_alive() and self._exc is None
+
+    def result(self):
+        self._thread.join()
+        if self._exc is not None:
+            raise self._exc
+        return self._out
+
+
+def _drain(run, stream, progress, console, ahead, workers, keys):
+    """Write ``run``'s records as its ``stream`` gives them; meanwhile queue the tasks of
+    ``ahead`` (the next spec) once it is begun, unless its keys meet ``keys`` (``run``'s)."""
+    out = []
+    with _bar(run.prep.spec, run.todo, progress, console) as advance:
+        for _ in range(len(run.todo) if stream is not None else 0):
+            while True:
+                if (ahead is not None and ahead.stream is None and ahead.ready()
+                        and ahead.result().todo and not keys & _todo_keys(ahead.result())):
+                    nxt = ahead.result()
+                    ahead.stream = workers.start(nxt.prep, artifact_items(), nxt.todo)
+                try:
+                    rec = stream.next(timeout=0.25)
+                    break
+                except mp.TimeoutError:
+                    continue
+            write_record(run.prep.spec.output, rec)
+            out.append(rec)
+            advance()
+    if stream is not None:
+        stream.close()
+    return out
 
 
 def pending_tasks(prep):
@@ -654,17 +799,8 @@ def _execute(todo, prep, jobs, progress, console, workers=None):
     """Run ``todo`` on ``prep`` (passed, not read from :data:`_STATE`: two specs may run
     at once in threads of one process, e.g. scripts/secstr_table.py); write each record."""
     spec = prep.spec
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    from rich.console import Console
-
     out = []
-    bar_console = console or Console(stderr=True)
-    bar = Progress(TextColumn(f"[bold]{spec.name}"), BarColumn(), MofNCompleteColumn(),
-                   TimeElapsedColumn(), console=bar_console, transient=False,
-                   disable=not progress or not todo or not bar_console.is_terminal)
-    with bar:
-        task = bar.add_task("run", total=len(todo))
+    with _bar(spec, todo, progress, console) as advance:
         remote = workers is not None and not workers.local     # Dask: every task there
         if todo and (remote or (jobs > 1 and len(todo) > 1)):
             own = workers is None
@@ -673,7 +809,7 @@ def _execute(todo, prep, jobs, progress, console, workers=None):
                 for rec in pool.imap(prep, artifact_items(), todo):
                     write_record(spec.output, rec)
                     out.append(rec)
-                    bar.advance(task)
+                    advance()
             finally:
                 if own:
                     pool.close()
@@ -682,8 +818,24 @@ def _execute(todo, prep, jobs, progress, console, workers=None):
                 rec = _run_task(t, prep)
                 write_record(spec.output, rec)
                 out.append(rec)
-                bar.advance(task)
+                advance()
     return out
+
+
+@contextmanager
+def _bar(spec, todo, progress, console):
+    """A spec's progress bar (on a terminal, with ``progress``); yields its advance()."""
+    from rich.console import Console
+    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                               TimeElapsedColumn)
+
+    bar_console = console or Console(stderr=True)
+    bar = Progress(TextColumn(f"[bold]{spec.name}"), BarColumn(), MofNCompleteColumn(),
+                   TimeElapsedColumn(), console=bar_console, transient=False,
+                   disable=not progress or not todo or not bar_console.is_terminal)
+    with bar:
+        task = bar.add_task("run", total=len(todo))
+        yield lambda: bar.advance(task)
 
 
 def records_frame(records, spec, n_splits):

@@ -1,0 +1,99 @@
+"""Several specs on one local worker pool (``sskernels run A B C --jobs 2``): each spec is
+begun (data, resume, graphs) while the workers finish the one before, and its tasks queued
+behind them (runner.run_specs).  The records must be those of the specs run one by one, a
+spec that can reuse the running spec's records must still reuse them, and the queueing must
+really happen before the running spec is drained."""
+
+import json
+import multiprocessing as mp
+import time
+
+from sskernels.experiment import runner
+from sskernels.experiment.runner import WorkerPool, run_spec, run_specs
+from sskernels.spec import parse_spec
+
+
+def _spec(tmp_path, name, methods, n_labeled=20):
+    return parse_spec({
+        "name": name, "dataset": "sklearn-wine", "preprocess": "minmax", "graph": {"k": 6},
+        "splits": {"n_splits": 3, "n_labeled": n_labeled, "seed": 3},
+        "methods": methods, "output": str(tmp_path / name)}, tmp_path / f"{name}.yaml")
+
+
+def _records(out):
+    return {p.parent.name + "/" + p.name: json.loads(p.read_text())
+            for p in sorted(out.rglob("split_*.json"))}
+
+
+def test_overlapped_specs_give_the_records_of_specs_run_one_by_one(tmp_path):
+    methods = {"a": ["harmonic", "consistency"],
+               "b": ["consistency", {"name": "tsk", "params": {"n_components": 10, "eta": 2,
+                                                               "beta": 1.0}}],
+               "c": ["harmonic"]}
+    for name, m in methods.items():              # one by one, each on its own
+        run_spec(_spec(tmp_path / "alone", name, m, n_labeled=15), progress=False,
+                 reuse=False)
+    specs = [_spec(tmp_path / "overlap", name, m, n_labeled=15) for name, m in methods.items()]
+    with WorkerPool(2) as pool:
+        got = [(s.name, len(df)) for s, df in run_specs(specs, jobs=2, progress=False,
+                                                       reuse=False, workers=pool)]
+    assert [g[0] for g in got] == ["a", "b", "c"] and all(n > 0 for _, n in got)
+    for name in methods:
+        alone = _records(tmp_path / "alone" / name)
+        over = _records(tmp_path / "overlap" / name)
+        assert alone.keys() == over.keys() and alone
+        for k in alone:
+            for field in ("metrics", "selected", "report", "key"):
+                assert alone[k][field] == over[k][field], (name, k, field)
+
+
+def test_a_spec_that_can_reuse_the_running_specs_records_still_reuses_them(tmp_path):
+    """b's consistency rows have a's keys: b is looked up again after a is drained (and
+    queued only then), so it copies a's records instead of computing them anew."""
+    a = _spec(tmp_path, "a", ["consistency", "harmonic"])
+    b = _spec(tmp_path, "b", ["consistency"])
+    with WorkerPool(2) as pool:
+        list(run_specs([a, b], jobs=2, progress=False, workers=pool))
+    recs = _records(tmp_path / "b")
+    assert len(recs) == 3
+    assert all(r["reused_from"] == {"spec": "a", "method": "consistency"} for r in recs.values())
+
+
+class _SlowStream:
+    """A stream of records that come 0.2 s apart, logging when each is taken."""
+
+    def __init__(self, recs, log):
+        self.recs, self.log = list(recs), log
+
+    def next(self, timeout=None):
+        if not self.recs:
+            raise AssertionError("no more records")
+        time.sleep(min(0.2, timeout or 0.2))
+        if timeout is not None and timeout < 0.2:
+            raise mp.TimeoutError
+        self.log.append("record")
+        return self.recs.pop(0)
+
+    def close(self):
+        self.log.append("closed")
+
+
+def test_the_next_spec_is_queued_before_the_running_one_is_drained(tmp_path, monkeypatch):
+    log = []
+    a = _spec(tmp_path, "a", ["harmonic"])
+    b = _spec(tmp_path, "b", ["consistency"])
+
+    class Workers:
+        local = True
+
+        def start(self, state, artifacts, tasks):
+            log.append(("start", state.spec.name))
+            recs = [runner._run_task(t, state) for t in tasks]
+            return _SlowStream(recs, log)
+
+    monkeypatch.setattr(runner, "write_record", lambda out, rec: None)
+    out = list(run_specs([a, b], jobs=2, progress=False, workers=Workers()))
+    assert [s.name for s, _ in out] == ["a", "b"]
+    # b's three tasks were queued while a's three records were still coming
+    assert log.index(("start", "b")) < [i for i, e in enumerate(log) if e == "record"][2]
+    assert log.count("closed") == 2
