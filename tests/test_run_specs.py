@@ -91,7 +91,7 @@ def test_the_next_spec_is_queued_before_the_running_one_is_drained(tmp_path, mon
             recs = [runner._run_task(t, state) for t in tasks]
             return _SlowStream(recs, log)
 
-    monkeypatch.setattr(runner, "write_record", lambda out, rec: None)
+    monkeypatch.setattr(runner, "write_record", lambda out, rec: rec)
     out = list(run_specs([a, b], jobs=2, progress=False, workers=Workers()))
     assert [s.name for s, _ in out] == ["a", "b"]
     # b's three tasks were queued while a's three records were still coming

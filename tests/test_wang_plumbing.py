@@ -276,3 +276,18 @@ def test_alignment_metric_of_an_embedding_kernel_svm_uses_the_factors_and_matche
     # a kernel with no factors goes the dense way
     monkeypatch.setattr(runner, "kernel_factors", lambda est: None)
     assert runner.extra_metrics(("alignment",), est, {}, unl, y, 2)["alignment"] == want
+
+
+def test_a_fresh_run_and_a_resumed_one_write_the_same_summary(tmp_path):
+    """A fresh record used to keep its insertion order (metrics error then alignment, the
+    selection C then the kernel's) while a resumed run reads sorted keys from disk: the same
+    table came out with its rows and its 'selected' text in another order."""
+    from sskernels.experiment.tables import summarize
+
+    spec, _, _ = spec_of(tmp_path, [{"name": "kernel-svm", "params": {
+        "kernel": "label-aware", "kernel_params": {"n_components": 5, "n_landmarks": 20},
+        "C_grid": [1.0, 10.0]}}], metrics=["error", "alignment"])
+    fresh = summarize(run_spec(spec, progress=False), spec)
+    resumed = summarize(run_spec(spec, progress=False), spec)
+    assert fresh.to_csv(index=False) == resumed.to_csv(index=False)
+    assert list(fresh["metric"]) == list(resumed["metric"])

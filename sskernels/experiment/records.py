@@ -90,8 +90,13 @@ def record_path(output, label, setting, split):
 
 
 def write_record(output, record):
+    """Write ``record`` (atomically) and return it as a resumed run reads it back (sorted keys,
+    plain JSON values): a fresh run's summaries are then those of a resumed one, row order and
+    the ``selected`` text included."""
     path = record_path(output, record["method"], record["setting"], record["split"])
-    atomic_write_text(path, json.dumps(record, indent=1, sort_keys=True, default=_jsonable))
+    text = json.dumps(record, indent=1, sort_keys=True, default=_jsonable)
+    atomic_write_text(path, text)
+    return json.loads(text)
 
 
 def read_record(output, label, setting, split, key=None):

@@ -652,7 +652,7 @@ def _begin(spec, jobs, n_splits, reuse, workers, prepared=None):
                 if rec is None and shared is not None:
                     rec = _reused(shared.get(key, setting, si), spec, method)
                     if rec is not None:
-                        write_record(spec.output, rec)
+                        rec = write_record(spec.output, rec)
                 if rec is None:
                     todo.append((mi, gi, si))
                 else:
@@ -765,7 +765,7 @@ def _drain(run, stream, progress, console, ahead, workers, keys):
                     break
                 except mp.TimeoutError:
                     continue
-            write_record(run.prep.spec.output, rec)
+            rec = write_record(run.prep.spec.output, rec)
             out.append(rec)
             advance()
     if stream is not None:
@@ -807,7 +807,7 @@ def _execute(todo, prep, jobs, progress, console, workers=None):
             pool = WorkerPool(min(jobs, len(todo))) if own else workers
             try:
                 for rec in pool.imap(prep, artifact_items(), todo):
-                    write_record(spec.output, rec)
+                    rec = write_record(spec.output, rec)
                     out.append(rec)
                     advance()
             finally:
@@ -815,8 +815,7 @@ def _execute(todo, prep, jobs, progress, console, workers=None):
                     pool.close()
         else:
             for t in todo:
-                rec = _run_task(t, prep)
-                write_record(spec.output, rec)
+                rec = write_record(spec.output, _run_task(t, prep))
                 out.append(rec)
                 advance()
     return out
