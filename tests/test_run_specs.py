@@ -97,3 +97,24 @@ def test_the_next_spec_is_queued_before_the_running_one_is_drained(tmp_path, mon
     # b's three tasks were queued while a's three records were still coming
     assert log.index(("start", "b")) < [i for i, e in enumerate(log) if e == "record"][2]
     assert log.count("closed") == 2
+
+
+def test_a_spec_looked_up_again_is_not_prepared_again(tmp_path, monkeypatch):
+    """The second look-up (keys met the running spec's) reads the records only: the data are
+    not loaded again and the graphs not warmed again, so the spec's recorded warm-up seconds
+    stay those of its real warm-up (a second warm-up hits the caches and measured ~0 s)."""
+    calls = []
+    real_prepare, real_warm = runner.prepare, runner.warm_graphs
+    monkeypatch.setattr(runner, "prepare", lambda spec, **kw: calls.append(("prepare", spec.name))
+                        or real_prepare(spec, **kw))
+    monkeypatch.setattr(runner, "warm_graphs", lambda prep: calls.append(("warm", prep.spec.name))
+                        or real_warm(prep))
+    a = _spec(tmp_path, "a", ["consistency", "harmonic"])
+    b = _spec(tmp_path, "b", ["consistency", "harmonic", {"name": "tsk", "params": {
+        "n_components": 10, "eta": 2, "beta": 1.0}}])
+    with WorkerPool(2) as pool:
+        list(run_specs([a, b], jobs=2, progress=False, workers=pool))
+    assert calls.count(("prepare", "b")) == 1 and calls.count(("warm", "b")) == 1
+    recs = [json.loads(p.read_text()) for p in (tmp_path / "b").rglob("split_*.json")]
+    reused = [r for r in recs if r.get("reused_from")]
+    assert len(recs) == 9 and len(reused) == 6          # a's two methods copied, tsk computed

@@ -634,13 +634,33 @@ def _begin(spec, jobs, n_splits, reuse, workers, prepared=None):
     spectra (:func:`warm_graphs`) and write their seconds and the data fingerprint."""
     from contextlib import nullcontext
 
-    from sskernels.experiment.records import SharedRecords, claim_output
+    from sskernels.experiment.records import claim_output
     from sskernels.graph.knn import search_mapper, search_threads
 
     claim_output(spec)               # before any data is loaded or anything computed
     if prepared is not None and prepared.spec is not spec:
         raise ValueError("run_spec: prepared= was made for another spec")
     prep = prepare(spec, n_splits=n_splits) if prepared is None else prepared
+    todo, done = _lookup(prep, reuse)
+    # on Dask, the exact search's row blocks are tasks on the cluster's workers
+    remote = workers is not None and not workers.local
+    if todo:
+        with search_threads(max(1, int(jobs))), graphs_used() as used, \
+                (search_mapper(workers.block_map) if remote else nullcontext()):
+            prep.graph_seconds = warm_graphs(prep)
+        write_graph_seconds(spec.output, prep.graph_seconds,
+                            graph_searches(prep.X, keys=used))
+    # what `sskernels table` checks the record keys against (it does not load the data)
+    write_data_fingerprint(spec.output, prep.data_fingerprint)
+    return _Begun(prep, todo, done)
+
+
+def _lookup(prep, reuse):
+    """``(todo, done)`` of a prepared spec: its current records (and, with ``reuse``, those a
+    sibling spec lends, copied here), the tasks without one."""
+    from sskernels.experiment.records import SharedRecords
+
+    spec = prep.spec
     keys = record_keys(prep)
     shared = SharedRecords(spec.output) if reuse else None
     todo, done = [], []
@@ -657,17 +677,7 @@ def _begin(spec, jobs, n_splits, reuse, workers, prepared=None):
                     todo.append((mi, gi, si))
                 else:
                     done.append(rec)
-    # on Dask, the exact search's row blocks are tasks on the cluster's workers
-    remote = workers is not None and not workers.local
-    if todo:
-        with search_threads(max(1, int(jobs))), graphs_used() as used, \
-                (search_mapper(workers.block_map) if remote else nullcontext()):
-            prep.graph_seconds = warm_graphs(prep)
-        write_graph_seconds(spec.output, prep.graph_seconds,
-                            graph_searches(prep.X, keys=used))
-    # what `sskernels table` checks the record keys against (it does not load the data)
-    write_data_fingerprint(spec.output, prep.data_fingerprint)
-    return _Begun(prep, todo, done)
+    return todo, done
 
 
 def _frame(run):
@@ -705,7 +715,9 @@ def run_specs(specs, jobs=1, progress=True, n_splits=None, console=None, reuse=T
             run, stream = ahead.result(), ahead.stream
             if stream is None and run.todo:
                 if before & _todo_keys(run):       # looked up while they were computed
-                    run = begin(spec)
+                    # look again, now that they are written; the data, graphs and spectra
+                    # (and the warm-up's measured seconds) stay those of the first begin
+                    run = _Begun(run.prep, *_lookup(run.prep, reuse))
                 if run.todo:
                     stream = workers.start(run.prep, artifact_items(), run.todo)
             ahead = _Ahead(begin, specs[i + 1]) if i + 1 < len(specs) else None
@@ -726,7 +738,7 @@ class _Ahead:
     def __init__(self, begin, spec):
         import threading
 
-        self.stream, self._out, self._exc = None, None, None
+        self.stream, self._out, self._exc, self._queueable = None, None, None, None
 
         def target():
             try:
@@ -742,6 +754,15 @@ class _Ahead:
         """Begun without error (its tasks can be queued)."""
         return not self._thread.is_alive() and self._exc is None
 
+    def queueable(self, keys):
+        """Begun without error, not queued yet, with tasks none of whose keys is in ``keys``
+        (decided once, when begun)."""
+        if self.stream is not None or not self.ready():
+            return False
+        if self._queueable is None:
+            self._queueable = bool(self._out.todo) and not keys & _todo_keys(self._out)
+        return self._queueable
+
     def result(self):
         self._thread.join()
         if self._exc is not None:
@@ -756,8 +777,7 @@ def _drain(run, stream, progress, console, ahead, workers, keys):
     with _bar(run.prep.spec, run.todo, progress, console) as advance:
         for _ in range(len(run.todo) if stream is not None else 0):
             while True:
-                if (ahead is not None and ahead.stream is None and ahead.ready()
-                        and ahead.result().todo and not keys & _todo_keys(ahead.result())):
+                if ahead is not None and ahead.queueable(keys):
                     nxt = ahead.result()
                     ahead.stream = workers.start(nxt.prep, artifact_items(), nxt.todo)
                 try:
