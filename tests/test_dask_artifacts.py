@@ -1,9 +1,11 @@
 """The Dask back end's label-independent work (issue #13 item 6): the exact k-NN search's row
-blocks as tasks on the cluster (bit-identical graphs), and the artifacts (graphs, spectra,
-bases) kept on the cluster under their content keys, sent once for every spec that uses
-them.  Skipped when Dask's ``distributed`` cannot be imported."""
+blocks as tasks on the cluster, from the driver or from a worker's task (bit-identical
+graphs), and each spec's warm-up as a task on the cluster whose artifacts (graphs, spectra,
+bases) stay there under their content keys, made once for every spec that uses them and
+never computed on the driver.  Skipped when Dask's ``distributed`` cannot be imported."""
 
 import json
+import sys
 
 import numpy as np
 import pytest
@@ -11,9 +13,9 @@ import scipy.sparse as sp
 
 pytest.importorskip("distributed", reason="needs Dask's 'distributed' package")
 
-from sskernels.experiment.dask_backend import DaskPool  # noqa: E402
-from sskernels.experiment.runner import run_spec  # noqa: E402
-from sskernels.graph import clear_cache, get_graph  # noqa: E402
+from sskernels.experiment.dask_backend import DaskPool, artifact_name  # noqa: E402
+from sskernels.experiment.runner import (artifact_items, clear_artifact_caches,  # noqa: E402
+                                         run_spec)
 from sskernels.graph import knn as knn_mod  # noqa: E402
 from sskernels.spec import parse_spec  # noqa: E402
 
@@ -74,10 +76,10 @@ def test_one_block_stays_local(pool):
     assert spy.calls == []
 
 
-def _spec(tmp_path, name, methods):
+def _spec(tmp_path, name, methods, k=6):
     return parse_spec({
         "name": name, "dataset": "sklearn-wine", "preprocess": "minmax",
-        "graph": {"k": 6}, "splits": {"n_splits": 3, "n_labeled": 20, "seed": 3},
+        "graph": {"k": k}, "splits": {"n_splits": 3, "n_labeled": 20, "seed": 3},
         "methods": methods, "output": str(tmp_path / name)}, tmp_path / f"{name}.yaml")
 
 
@@ -86,37 +88,97 @@ def _metrics(out):
             for p in sorted(out.rglob("split_*.json"))}
 
 
-def test_artifacts_are_sent_once_for_every_spec_that_shares_them(pool, tmp_path):
-    a = [{"name": "harmonic"}, {"name": "tsk", "params": {"n_components": 10, "eta": 2, "beta": 1.0}}]
-    b = [{"name": "consistency"}, {"name": "tsk", "params": {"n_components": 10, "eta": 2, "beta": 1.0}}]
-    clear_cache()
+def _driver_artifacts():
+    """This process's artifact caches (graphs, spectra, bases), as counts per module."""
+    return {m: len(items) for m, items in artifact_items().items()}
+
+
+TSK = {"name": "tsk", "params": {"n_components": 10, "eta": 2, "beta": 1.0}}
+
+
+def test_warm_ups_run_on_the_cluster_and_share_their_artifacts(pool, tmp_path):
+    a = [{"name": "harmonic"}, TSK]
+    b = [{"name": "consistency"}, TSK]
+    clear_artifact_caches()
     for name, methods in (("a", a), ("b", b)):
         run_spec(_spec(tmp_path / "local", name, methods), progress=False, reuse=False)
-    clear_cache()
-    sent0 = pool.artifacts_sent
+    local = _driver_artifacts()
+    assert local["sskernels.graph"] == 1           # one graph (with its spectrum) locally
+    clear_artifact_caches()
+    made0 = pool.artifacts_made
     run_spec(_spec(tmp_path, "a", a), progress=False, reuse=False, workers=pool)
-    first = pool.artifacts_sent - sent0
+    first = pool.artifacts_made - made0
     assert first >= 1                              # the graph with its spectrum
     run_spec(_spec(tmp_path, "b", b), progress=False, reuse=False, workers=pool)
-    assert pool.artifacts_sent - sent0 == first    # the same graph and spectrum: none resent
+    assert pool.artifacts_made - made0 == first    # the same graph and spectrum: none made
+    # nothing of the warm-ups was computed here, and the cluster holds what was made
+    assert _driver_artifacts() == {m: 0 for m in local}
+    assert [m for m, _, _ in pool.artifacts()] == ["sskernels.graph"]
     for name in ("a", "b"):
+        assert _metrics(tmp_path / name) == _metrics(tmp_path / "local" / name)
+        seconds = json.loads((tmp_path / name / "graph_seconds.json").read_text())
+        local_seconds = json.loads((tmp_path / "local" / name / "graph_seconds.json")
+                                   .read_text())
+        # the graph's search report comes back from the warm-up task (timings aside)
+        assert [{k: v for k, v in s.items() if k != "seconds"} for s in seconds["searches"]] \
+            == [{k: v for k, v in s.items() if k != "seconds"}
+                for s in local_seconds["searches"]]
+        assert seconds["seconds"] > 0
+
+
+def test_a_graph_whose_spectrum_grew_is_a_new_artifact(pool, tmp_path):
+    # the harmonic function needs the graph only, TSK its spectrum too
+    small, large = [{"name": "harmonic"}], [TSK]
+    clear_artifact_caches()
+    # another graph than the other tests' (k = 7): the pool holds their cache state
+    for name, methods in (("s", small), ("l", large)):
+        run_spec(_spec(tmp_path / "local", name, methods, k=7), progress=False, reuse=False)
+    clear_artifact_caches()
+    run_spec(_spec(tmp_path, "s", small, k=7), progress=False, reuse=False, workers=pool)
+    (_, key, fut_small), = [a for a in pool.artifacts() if a[1][1] == 7]
+    assert fut_small.result().state_token() is None
+    made = pool.artifacts_made
+    run_spec(_spec(tmp_path, "l", large, k=7), progress=False, reuse=False, workers=pool)
+    (_, key_large, fut_large), = [a for a in pool.artifacts() if a[1][1] == 7]
+    # the same graph (memo key) with its spectrum: made once more, the old one released
+    assert key_large == key and fut_large.key != fut_small.key
+    assert pool.artifacts_made == made + 1
+    assert fut_small.key not in pool._artifacts
+    g = fut_large.result()
+    assert g.state_token() is not None
+    assert artifact_name("sskernels.graph", key, g) == fut_large.key
+    for name in ("s", "l"):
         assert _metrics(tmp_path / name) == _metrics(tmp_path / "local" / name)
 
 
-def test_a_graph_whose_spectrum_grew_is_a_new_artifact(pool):
-    clear_cache()
-    X = np.random.default_rng(4).standard_normal((120, 3))
-    g = get_graph(X, k=5)
-    arts = {"sskernels.graph": [(k, v) for k, v in __import__("sskernels.graph").graph
-                                .cache_items()]}
-    before = pool.artifacts_sent
-    pool.artifact_refs(arts)
-    pool.artifact_refs(arts)
-    assert pool.artifacts_sent == before + 1
-    g.spectrum(10)
-    (_, _, fut), = pool.artifact_refs(arts)
-    assert pool.artifacts_sent == before + 2
-    assert fut.result().state_token() == g.state_token() is not None
+def _graph_in_a_worker_task(X):
+    """Run on a worker: the exact k-NN graph with its row blocks submitted from the task
+    (the warm-up task's mapper), and the blocks it handed out."""
+    from sskernels.experiment.dask_backend import _worker_blocks
+    from sskernels.graph import knn
+
+    calls = []
+
+    def spy(fn, shared, items, cfg):
+        calls.append((fn.__name__, len(items)))
+        return _worker_blocks(fn, shared, items, cfg)
+
+    with knn.search_mapper(spy):
+        W, h, sigma, _ = knn.knn_graph(X, k=6, method="exact", return_info=True)
+    return W, h, sigma, calls
+
+
+def test_row_blocks_submitted_from_a_worker_task_give_the_local_graph(pool):
+    import cloudpickle
+
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])   # the workers lack tests/
+    X = _one_hot(8300, seed=5)
+    W0, h0, s0, _ = knn_mod.knn_graph(X, k=6, method="exact", return_info=True)
+    W1, h1, s1, calls = pool.client().submit(_graph_in_a_worker_task, X, pure=False).result()
+    assert calls and calls[0] == ("_kneighbors_block", 2)
+    for a in ("data", "indices", "indptr"):
+        assert np.array_equal(getattr(W0, a), getattr(W1, a))
+    assert np.array_equal(h0, h1) and s0 == s1
 
 
 def test_the_local_cluster_leaves_this_process_environment_as_it_was():

@@ -1,22 +1,32 @@
 """The experiment grid on a Dask cluster: ``sskernels run --backend dask``.
 
 :class:`DaskPool` stands where :class:`sskernels.experiment.runner.WorkerPool` stands for
-``--jobs N``: the runner hands it one spec's prepared state (data, splits, record keys), the
-label-independent artifacts the driver built once (graphs, spectra, bases) and the tasks
-``(method, setting, split)`` still to run; it yields the records as they complete.  The
+``--jobs N``: the runner hands it one spec's prepared state (data, splits, record keys) to
+warm up (:meth:`DaskPool.warm`) and the tasks ``(method, setting, split)`` still to run; it
+yields the records as they complete.  The
 driver alone writes them (atomically, as the local runner does), so resuming, record keys
 and summaries are the local runner's own code.
 
-What crosses the network: per spec, the state, scattered ONCE to every worker
-(``broadcast=True``; a worker that joins later fetches it from a peer); the
-label-independent artifacts as data on the cluster keyed by their content key
-(``sskernels-artifact-<hash of the memo key>``: the data fingerprint and parameters), each
-sent once and kept while the driver's caches hold it, so that the specs of one run that
-share a graph, spectrum or basis share it on the cluster too; per task, the three indices
-``(mi, gi, si)`` and references to the state and artifacts; back, one record (a small
-dict).  The exact k-NN search's row blocks of a large data set run as tasks too
-(:meth:`DaskPool.block_map`): the index with the query rows broadcast once, one task per
-block, the edges assembled and symmetrized on the driver.
+Where the label-independent work runs: on the cluster.  Each spec's warm-up (its graphs,
+spectra and bases, :func:`~sskernels.experiment.runner.warm_graphs`) is one task,
+:func:`warm_task`, named by a fingerprint of its inputs (``sskernels-warm-<hash>``: the data,
+the methods' parameters, the code and the artifacts it starts from).  It starts from the
+cache state the previous spec's warm-up left, so an artifact two specs share (the same
+graph, spectrum or basis) is made once per run; every artifact it makes stays on the
+cluster as a task of its own named by its content key (``sskernels-artifact-<hash of the
+module, the memo key and the state token>``: a graph whose spectrum grew is a new one), and
+artifacts the new cache state no longer holds are released.  The exact k-NN search's row
+blocks of a large data set are tasks too, submitted by the warm-up task
+(:func:`_worker_blocks`; from the driver: :meth:`DaskPool.block_map`): the index with the
+query rows broadcast once, one task per block, the edges assembled and symmetrized in the
+warm-up task.  This process computes none of it: it prepares the data, writes the records.
+
+What crosses the network: per spec, the state (data, splits, record keys), scattered ONCE to
+every worker (``broadcast=True``; a worker that joins later fetches it from a peer); to the
+warm-up task, the artifacts it starts from; per task, the three indices ``(mi, gi, si)`` and
+references to the state and to the artifacts (each fetched once per worker, from the worker
+that made it); back, one record (a small dict), and from the warm-up its seconds, its
+graphs' search report and the artifacts' names -- never the artifacts themselves.
 
 Why the numbers equal ``--jobs 1``: each worker runs the local runner's
 :func:`~sskernels.experiment.runner._run_task` on the same state, with BLAS pinned to one
@@ -77,10 +87,14 @@ class DaskPool:
         self.scheduler = scheduler
         self._client = None
         self._cluster = None
-        #: ``{artifact name: future}`` of the artifacts on the cluster (:meth:`artifact_refs`)
+        #: ``{artifact name: future}`` of the artifacts on the cluster (:meth:`warm`)
         self._artifacts = {}
-        #: artifacts sent so far (a count, for the tests and the docs)
-        self.artifacts_sent = 0
+        #: ``[(module, key, name)]``: the cache state the last warm-up left
+        self._held = []
+        #: ``(state, future)``: the spec state last scattered (:meth:`_payload`)
+        self._state = None
+        #: artifacts the warm-ups made on the cluster so far (a count, for the tests)
+        self.artifacts_made = 0
         import_distributed()        # fail before any spec runs
 
     def __enter__(self):
@@ -118,73 +132,106 @@ class DaskPool:
                                     f"scheduler there ({msg})") from None
         return self._client
 
-    def imap(self, state, artifacts, tasks):
-        """The records of ``tasks`` (in completion order), run by the cluster's workers."""
-        from distributed import as_completed
+    def artifacts(self):
+        """``[(module, key, future)]``: the artifacts on the cluster that the last warm-up
+        (:meth:`warm`) left in its caches, what each task of that spec loads."""
+        return [(module, key, self._artifacts[name]) for module, key, name in self._held]
 
+    def _payload(self, state):
+        """``state`` on every worker, as ``(token, provenance key, state)``: scattered once
+        (broadcast) for the warm-up and the tasks of one spec."""
+        from sskernels.provenance import provenance_key
+
+        if self._state is not None and self._state[0] is state:
+            return self._state[1]
+        client = self.client()
+        if self._state is not None:
+            # released, not cancelled: a cancel would cascade to its dependents, the
+            # warm-up's artifacts among them
+            self._state[1].release()
+            self._state = None
+        # a list of one: scatter would otherwise send the tuple's items as separate data
+        [payload] = client.scatter([(uuid.uuid4().hex[:12], provenance_key(), state)],
+                                   broadcast=True, hash=False)
+        self._state = (state, payload)
+        return payload
+
+    def warm(self, state):
+        """The label-independent work of ``state``'s spec (graphs, spectra, bases:
+        :func:`~sskernels.experiment.runner.warm_graphs`) as ONE task on the cluster,
+        :func:`warm_task`, named by its inputs' fingerprint (the data, the methods'
+        parameters, the code, the artifacts it starts from).  It starts from the artifacts
+        the previous warm-up left (so nothing already on the cluster is computed again) and
+        each artifact it makes stays on the cluster as a task of its own, named by its
+        content key (module, memo key, state token); nothing of it comes to this process.
+        Artifacts the new cache state no longer holds are released.  Returns ``(seconds,
+        searches)``: the warm-up's seconds and its graphs' searches
+        (:func:`sskernels.graph.graph_searches`)."""
+        from distributed import wait
+
+        from sskernels.experiment.runner import method_params
         from sskernels.provenance import provenance_key
 
         client = self.client()
+        payload = self._payload(state)
+        held = self.artifacts()
+        ident = (state.data_fingerprint, provenance_key(),
+                 [(m.name, sorted(method_params(state.spec, m).items(), key=repr))
+                  for m in state.spec.methods], [name for _, _, name in self._held])
+        key = "sskernels-warm-" + hashlib.sha1(repr(ident).encode()).hexdigest()
+        fut = client.submit(warm_task, payload, held, key=key, pure=False)
+        try:
+            try:
+                seconds, searches, items = client.submit(_manifest, fut, key=key + "-manifest",
+                                                         pure=False).result()
+            except Exception as exc:
+                failure = _cluster_failure(exc, str(state.spec.path), f"task {key}",
+                                           self.scheduler, "no split was run: rerun the "
+                                           "same command")
+                if failure is None:
+                    raise
+                raise failure from None
+            made = []
+            for i, (module, mkey, name, new) in enumerate(items):
+                if new and name not in self._artifacts:
+                    self._artifacts[name] = client.submit(_pick, fut, i, key=name, pure=False)
+                    made.append(self._artifacts[name])
+            wait(made)
+            self.artifacts_made += len(made)
+        finally:
+            fut.release()
+        self._held = [(module, mkey, name) for module, mkey, name, _ in items]
+        keep = {name for _, _, name in self._held}
+        for name in [n for n in self._artifacts if n not in keep]:
+            self._artifacts.pop(name).release()
+        return seconds, searches
+
+    def imap(self, state, artifacts, tasks):
+        """The records of ``tasks`` (in completion order), run by the cluster's workers;
+        ``artifacts``: ``[(module, key, future)]`` (:meth:`artifacts`)."""
+        from distributed import as_completed
+
+        client = self.client()
+        payload = self._payload(state)
         token = uuid.uuid4().hex[:12]
-        refs = self.artifact_refs(artifacts)
-        # a list of one: scatter would otherwise send the tuple's items as separate data
-        [payload] = client.scatter([(token, provenance_key(), state)],
-                                   broadcast=True, hash=False)
-        futures = [client.submit(run_task, payload, refs, t, pure=False,
+        futures = [client.submit(run_task, payload, artifacts, t, pure=False,
                                  key=f"sskernels-{token}-{t[0]}-{t[1]}-{t[2]}")
                    for t in tasks]
         try:
             for fut in as_completed(futures):
                 yield _result(fut, state.spec, self.scheduler)
         finally:
-            client.cancel(futures + [payload])
-
-    def artifact_refs(self, artifacts):
-        """``[(module, key, future)]`` for ``artifacts`` (``{module: [(key, artifact)]}``,
-        the driver's caches): each artifact on the cluster under a name made from its memo
-        key (content fingerprint and parameters) and its :meth:`state_token` if it has one
-        (a graph's spectrum grows); those not there yet are scattered (broadcast), those the
-        driver's caches no longer hold are released."""
-        client = self.client()
-        named, new = [], {}
-        for module, items in artifacts.items():
-            for key, artifact in items:
-                token = getattr(artifact, "state_token", None)
-                ident = (module, key, token() if callable(token) else None)
-                name = "sskernels-artifact-" + hashlib.sha1(repr(ident).encode()).hexdigest()
-                named.append((module, key, name))
-                if name not in self._artifacts:
-                    new[name] = artifact
-        if new:
-            self._artifacts.update(client.scatter(new, broadcast=True))
-            self.artifacts_sent += len(new)
-        keep = {name for _, _, name in named}
-        for name in [n for n in self._artifacts if n not in keep]:
-            self._artifacts.pop(name).release()
-        return [(module, key, self._artifacts[name]) for module, key, name in named]
+            client.cancel(futures)
+            if self._state is not None and self._state[0] is state:
+                self._state[1].release()     # the spec's tasks are done (or cancelled)
+                self._state = None
 
     def block_map(self, fn, shared, items, cfg):
         """``[fn(shared, x) for x in items]`` as tasks on the cluster (the exact k-NN
         search's row blocks, :func:`sskernels.graph.knn.search_mapper`): ``shared`` (the
         fitted index and the query rows) broadcast once, one task per item under
         scikit-learn's configuration ``cfg`` with one BLAS thread; the results in order."""
-        client = self.client()
-        token = uuid.uuid4().hex[:12]
-        [ref] = client.scatter([shared], broadcast=True, hash=False)
-        futures = [client.submit(run_block, fn, ref, x, cfg, pure=False,
-                                 key=f"sskernels-block-{token}-{i}")
-                   for i, x in enumerate(items)]
-        try:
-            return client.gather(futures)
-        except Exception as exc:     # the cluster's failures: one line, as a task's (_result)
-            failure = _cluster_failure(exc, "the exact k-NN search's row blocks",
-                                       f"tasks sskernels-block-{token}-*", self.scheduler,
-                                       "nothing of this graph was kept: rerun the same command")
-            if failure is None:
-                raise
-            raise failure from None
-        finally:
-            client.cancel(futures + [ref])
+        return _block_map(self.client(), fn, shared, items, cfg, self.scheduler)
 
     def close(self):
         import logging
@@ -199,7 +246,10 @@ class DaskPool:
         try:
             if self._client is not None and self._artifacts:
                 self._client.cancel(list(self._artifacts.values()))
+            if self._client is not None and self._state is not None:
+                self._state[1].release()
             self._artifacts.clear()
+            self._held, self._state = [], None
             if self._client is not None:
                 self._client.close()
                 self._client = None
@@ -208,6 +258,35 @@ class DaskPool:
                 self._cluster = None
         finally:
             log.setLevel(level)
+
+
+def artifact_name(module, key, artifact):
+    """The cluster's name of an artifact: its module, memo key (the data fingerprint and
+    parameters) and :meth:`state_token` if it has one (a graph's spectrum grows)."""
+    token = getattr(artifact, "state_token", None)
+    ident = (module, key, token() if callable(token) else None)
+    return "sskernels-artifact-" + hashlib.sha1(repr(ident).encode()).hexdigest()
+
+
+def _block_map(client, fn, shared, items, cfg, scheduler):
+    """:meth:`DaskPool.block_map` on ``client`` (the driver's, or a worker's own inside the
+    warm-up task)."""
+    token = uuid.uuid4().hex[:12]
+    [ref] = client.scatter([shared], broadcast=True, hash=False)
+    futures = [client.submit(run_block, fn, ref, x, cfg, pure=False,
+                             key=f"sskernels-block-{token}-{i}")
+               for i, x in enumerate(items)]
+    try:
+        return client.gather(futures)
+    except Exception as exc:     # the cluster's failures: one line, as a task's (_result)
+        failure = _cluster_failure(exc, "the exact k-NN search's row blocks",
+                                   f"tasks sskernels-block-{token}-*", scheduler,
+                                   "nothing of this graph was kept: rerun the same command")
+        if failure is None:
+            raise
+        raise failure from None
+    finally:
+        client.cancel(futures + [ref])
 
 
 def _cluster_failure(exc, what, key, scheduler, resume):
@@ -280,16 +359,10 @@ def _load(token, code, state, artifacts):
         if _LOADED.get("token") == token:
             return _LOADED["prep"]
         import importlib
-        import socket
 
         from sskernels.experiment.runner import frozen
-        from sskernels.provenance import provenance_key
 
-        mine = provenance_key()
-        if mine != code:
-            raise UserError(f"Dask worker on {socket.gethostname()}: its sskernels code or "
-                            f"libraries differ from the driver's (provenance key {mine}, the "
-                            f"driver's {code}); install the same version on every worker")
+        _check_code(code)
         for module, key, artifact in artifacts:
             importlib.import_module(module).cache_put(key, artifact)
         prep = copy.copy(state)           # the scattered object stays as received
@@ -297,6 +370,79 @@ def _load(token, code, state, artifacts):
         _LOADED.clear()
         _LOADED.update(token=token, prep=prep)
         return prep
+
+
+def _check_code(code):
+    import socket
+
+    from sskernels.provenance import provenance_key
+
+    mine = provenance_key()
+    if mine != code:
+        raise UserError(f"Dask worker on {socket.gethostname()}: its sskernels code or "
+                        f"libraries differ from the driver's (provenance key {mine}, the "
+                        f"driver's {code}); install the same version on every worker")
+
+
+def _worker_blocks(fn, shared, items, cfg):
+    """The warm-up task's k-NN row blocks: tasks of their own, submitted from the worker
+    (``worker_client`` secedes this task's thread while they run)."""
+    from distributed import worker_client
+
+    with worker_client() as client:
+        return _block_map(client, fn, shared, items, cfg, None)
+
+
+def warm_task(payload, held):
+    """A worker's task: the warm-up of the spec in ``payload`` (:meth:`DaskPool.warm`).
+
+    This worker's artifact caches are set to ``held`` (``[(module, key, artifact)]``, the
+    cache state the driver's previous warm-up left, copied: the cluster's data are not
+    changed in place), then :func:`~sskernels.experiment.runner.warm_graphs` runs as on the
+    driver (the exact k-NN search's row blocks as tasks of their own).  Returns ``(seconds,
+    searches, items)``, ``items`` the caches afterwards as ``(module, key, name,
+    artifact or None)``: None for those it started from."""
+    import importlib
+
+    from sskernels.experiment.runner import (artifact_items, clear_artifact_caches, frozen,
+                                             warm_graphs)
+    from sskernels.graph import graph_searches, graphs_used
+    from sskernels.graph.knn import search_mapper, search_threads
+
+    _pin_blas()
+    _, code, state = payload
+    _check_code(code)
+    with _LOCK:
+        _LOADED.clear()                   # the tasks' state is rebuilt by their next _load
+        clear_artifact_caches()
+        loaded = set()
+        for module, key, artifact in held:
+            artifact = copy.deepcopy(artifact)
+            importlib.import_module(module).cache_put(key, artifact)
+            loaded.add(artifact_name(module, key, artifact))
+        prep = copy.copy(state)
+        prep.X = frozen(state.X)
+        with search_threads(1), graphs_used() as used, search_mapper(_worker_blocks):
+            seconds = warm_graphs(prep)
+        searches = graph_searches(prep.X, keys=used)
+        items = []
+        for module, arts in artifact_items().items():
+            for key, artifact in arts:
+                name = artifact_name(module, key, artifact)
+                items.append((module, key, name, None if name in loaded else artifact))
+    return seconds, searches, items
+
+
+def _manifest(result):
+    """The small part of :func:`warm_task`'s result, for the driver: ``(seconds, searches,
+    [(module, key, name, made here)])``."""
+    seconds, searches, items = result
+    return seconds, searches, [(m, k, n, a is not None) for m, k, n, a in items]
+
+
+def _pick(result, i):
+    """The ``i``-th artifact of :func:`warm_task`'s result (a task named by its content)."""
+    return result[2][i][3]
 
 
 def run_task(payload, artifacts, task):

@@ -7,8 +7,8 @@ spawned, not forked (a fork after BLAS or HiGHS started their threads can
 deadlock), and receive the prepared data and the built graphs once, at start,
 through :func:`sskernels.graph.get_graph`'s cache; each split then only does
 the label-dependent work.  ``--backend dask`` hands the same state and tasks to a Dask
-cluster instead (:mod:`sskernels.experiment.dask_backend`, chosen by :func:`worker_pool`);
-either way this process alone writes the records.
+cluster instead, and the warm-up too (:mod:`sskernels.experiment.dask_backend`, chosen by
+:func:`worker_pool`); either way this process alone writes the records.
 
 A record is reused only when its key matches: the key hashes the spec parts of
 the method, the content of the prepared data and the code and library versions
@@ -251,6 +251,15 @@ def artifact_items():
     return {m: importlib.import_module(m).cache_items() for m in ARTIFACT_CACHES}
 
 
+def clear_artifact_caches():
+    """Empty every cache of :data:`ARTIFACT_CACHES` (a Dask worker before it rebuilds the
+    driver's cache state for a warm-up: :func:`sskernels.experiment.dask_backend.warm_task`)."""
+    import importlib
+
+    for m in ARTIFACT_CACHES:
+        importlib.import_module(m).cache_clear()
+
+
 def _init_worker():
     from threadpoolctl import threadpool_limits
 
@@ -337,6 +346,11 @@ class WorkerPool:
         with open(path, "wb") as fh:
             pickle.dump((state, artifacts), fh, protocol=pickle.HIGHEST_PROTOCOL)
         return path
+
+    def artifacts(self):
+        """What the workers get beside a spec's state: this process's artifact caches
+        (:func:`artifact_items`), filled by the spec's warm-up."""
+        return artifact_items()
 
     def imap(self, state, artifacts, tasks):
         """The records of ``tasks`` (in completion order), run by the workers."""
@@ -632,21 +646,21 @@ def _begin(spec, jobs, n_splits, reuse, workers, prepared=None):
     """Everything of a run before its tasks (under the caller's one BLAS thread): claim the
     output, prepare the data, look up the records (resume, reuse), build the graphs and
     spectra (:func:`warm_graphs`) and write their seconds and the data fingerprint."""
-    from contextlib import nullcontext
-
     from sskernels.experiment.records import claim_output
-    from sskernels.graph.knn import search_mapper, search_threads
+    from sskernels.graph.knn import search_threads
 
     claim_output(spec)               # before any data is loaded or anything computed
     if prepared is not None and prepared.spec is not spec:
         raise ValueError("run_spec: prepared= was made for another spec")
     prep = prepare(spec, n_splits=n_splits) if prepared is None else prepared
     todo, done = _lookup(prep, reuse)
-    # on Dask, the exact search's row blocks are tasks on the cluster's workers
     remote = workers is not None and not workers.local
-    if todo:
-        with search_threads(max(1, int(jobs))), graphs_used() as used, \
-                (search_mapper(workers.block_map) if remote else nullcontext()):
+    if todo and remote:
+        # on Dask the warm-up is a task on the cluster (its artifacts stay there)
+        prep.graph_seconds, searches = workers.warm(prep)
+        write_graph_seconds(spec.output, prep.graph_seconds, searches)
+    elif todo:
+        with search_threads(max(1, int(jobs))), graphs_used() as used:
             prep.graph_seconds = warm_graphs(prep)
         write_graph_seconds(spec.output, prep.graph_seconds,
                             graph_searches(prep.X, keys=used))
@@ -826,7 +840,7 @@ def _execute(todo, prep, jobs, progress, console, workers=None):
             own = workers is None
             pool = WorkerPool(min(jobs, len(todo))) if own else workers
             try:
-                for rec in pool.imap(prep, artifact_items(), todo):
+                for rec in pool.imap(prep, pool.artifacts(), todo):
                     rec = write_record(spec.output, rec)
                     out.append(rec)
                     advance()

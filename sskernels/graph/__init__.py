@@ -329,6 +329,9 @@ def cache_put(key, graph):
     _CACHE[key] = graph
 
 
+cache_clear = clear_cache
+
+
 class KNNGraph(BaseEstimator):
     """The k-NN graph builder that the graph-based learners take as ``graph=``.
 

@@ -206,3 +206,6 @@ def cache_items():
 
 def cache_put(key, basis):
     _BASIS_CACHE[key] = basis
+
+
+cache_clear = clear_cache

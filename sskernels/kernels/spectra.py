@@ -84,6 +84,9 @@ def cache_put(key, spectrum):
     return spectrum
 
 
+cache_clear = clear_rbf_cache
+
+
 def cache_get(key):
     """A memoized artifact (now the most recent), or None: the learners' own label-independent
     spectra (e.g. Nystrom, keyed by a tuple that starts with a tag) share this LRU, so the
