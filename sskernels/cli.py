@@ -96,10 +96,11 @@ def run(
                    "instead of recomputing it; the copy says reused_from."),
     backend: str = typer.Option(
         "local", "--backend", metavar="local|dask",
-        help="local: --jobs worker processes on this machine.  dask: the tasks go to a Dask "
-             "cluster (needs Dask: the 'dask' extra): a local one of --jobs single-threaded worker "
-             "processes, or the one at --scheduler.  Records are written by this process "
-             "either way; see docs/distributed.md."),
+        help="local: --jobs worker processes on this machine.  dask: the tasks, and each "
+             "spec's graphs and spectra, go to a Dask cluster (needs Dask: the 'dask' extra): "
+             "a local one of --jobs single-threaded worker processes, or the one at "
+             "--scheduler.  Records are written by this process either way; see "
+             "docs/distributed.md."),
     scheduler: Optional[str] = typer.Option(
         None, "--scheduler", metavar="ADDRESS",
         help="With --backend dask: the address of a running Dask scheduler "

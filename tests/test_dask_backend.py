@@ -174,6 +174,26 @@ def test_the_cli_and_the_local_runner_do_not_import_dask(tmp_path):
     assert res.stdout.strip() == "[]"
 
 
+@pytest.mark.parametrize("edit, needle", [
+    # the warm-up task (the graph) refuses the spec
+    ({"k: 6,": "k: 500,"}, "methods[0] (harmonic): a 500-NN graph needs more than 500"),
+    # a split's task refuses it
+    ({"n_components: 10": "n_components: 500"}, "asked for 500 eigenpairs"),
+])
+def test_a_task_refusing_the_spec_is_one_line_and_exit_2(tmp_path, edit, needle):
+    """A UserError raised on a worker reaches the driver as its one line: the worker does not
+    log it ("Compute Failed" and a traceback) above that line."""
+    text = SPEC.format(name="bad", output=tmp_path / "out")
+    for old, new in edit.items():
+        assert old in text
+        text = text.replace(old, new)
+    spec = tmp_path / "bad.yaml"
+    spec.write_text(text)
+    res = run([spec, "--backend", "dask", "--jobs", "2"], cli_env(tmp_path), tmp_path)
+    assert res.returncode == 2, res.stderr
+    assert_one_error_line(res.stderr, "bad.yaml", needle)
+
+
 SLOW = """dataset: sklearn-wine
 preprocess: minmax
 splits: {n_splits: 200, n_labeled: 20}

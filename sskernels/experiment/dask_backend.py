@@ -182,8 +182,8 @@ class DaskPool:
         fut = client.submit(warm_task, payload, held, key=key, pure=False)
         try:
             try:
-                seconds, searches, items = client.submit(_manifest, fut, key=key + "-manifest",
-                                                         pure=False).result()
+                manifest = client.submit(_manifest, fut, key=key + "-manifest",
+                                         pure=False).result()
             except Exception as exc:
                 failure = _cluster_failure(exc, str(state.spec.path), f"task {key}",
                                            self.scheduler, "no split was run: rerun the "
@@ -191,6 +191,7 @@ class DaskPool:
                 if failure is None:
                     raise
                 raise failure from None
+            seconds, searches, items = _unwrap(manifest)
             made = []
             for i, (module, mkey, name, new) in enumerate(items):
                 if new and name not in self._artifacts:
@@ -307,11 +308,39 @@ def _cluster_failure(exc, what, key, scheduler, resume):
     return None
 
 
+class _Refused:
+    """A worker task's :class:`UserError` returned as a value, not raised: a raised one
+    would be logged by the worker ("Compute Failed" with its traceback) above the driver's
+    one line.  The driver raises it (:func:`_unwrap`)."""
+
+    def __init__(self, exc):
+        self.exc = exc
+
+
+def _refusing(fn):
+    """``fn`` with its :class:`UserError` returned as a :class:`_Refused`."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except UserError as exc:
+            return _Refused(exc)
+    return wrapper
+
+
+def _unwrap(value):
+    if isinstance(value, _Refused):
+        raise value.exc
+    return value
+
+
 def _result(fut, spec, scheduler):
     """A finished future's record; a task's own error (e.g. a :class:`UserError`) as is, the
     cluster's failures as one :class:`DaskRunError` line."""
     try:
-        return fut.result()
+        value = fut.result()
     except Exception as exc:
         failure = _cluster_failure(exc, str(spec.path), f"task {fut.key}", scheduler,
                                    "the finished splits are recorded: rerun the same command "
@@ -319,6 +348,7 @@ def _result(fut, spec, scheduler):
         if failure is None:
             raise
         raise failure from None
+    return _unwrap(value)
 
 
 # ------------------------------------------------------------------------- worker side
@@ -393,6 +423,7 @@ def _worker_blocks(fn, shared, items, cfg):
         return _block_map(client, fn, shared, items, cfg, None)
 
 
+@_refusing
 def warm_task(payload, held):
     """A worker's task: the warm-up of the spec in ``payload`` (:meth:`DaskPool.warm`).
 
@@ -435,7 +466,9 @@ def warm_task(payload, held):
 
 def _manifest(result):
     """The small part of :func:`warm_task`'s result, for the driver: ``(seconds, searches,
-    [(module, key, name, made here)])``."""
+    [(module, key, name, made here)])`` (or its :class:`_Refused`)."""
+    if isinstance(result, _Refused):
+        return result
     seconds, searches, items = result
     return seconds, searches, [(m, k, n, a is not None) for m, k, n, a in items]
 
@@ -445,6 +478,7 @@ def _pick(result, i):
     return result[2][i][3]
 
 
+@_refusing
 def run_task(payload, artifacts, task):
     """A worker's task: one record of the local runner's ``_run_task`` on the scattered
     state ``payload = (token, provenance key, state)`` and ``artifacts``
