@@ -114,10 +114,14 @@ class DaskPool:
                 # like, PYTHONHASHSEED) into this process's environment: put it back, so
                 # that what this process runs later (a local pool, a subprocess) gets ours
                 env = dict(os.environ)
+                # the workers log at CRITICAL only: what fails reaches this process as a
+                # task's error or a cluster failure and is said in one line; at ERROR, a
+                # worker whose heartbeat was in flight when a run ended early (an error
+                # right after the cluster started) printed a traceback above that line
                 try:
                     self._cluster = d.LocalCluster(n_workers=self.jobs, threads_per_worker=1,
                                                    processes=True, dashboard_address=None,
-                                                   silence_logs=logging.ERROR,
+                                                   silence_logs=logging.CRITICAL,
                                                    preload=[__name__])   # see dask_setup
                 finally:
                     os.environ.clear()
