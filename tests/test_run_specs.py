@@ -86,6 +86,9 @@ def test_the_next_spec_is_queued_before_the_running_one_is_drained(tmp_path, mon
     class Workers:
         local = True
 
+        def artifacts(self):
+            return runner.artifact_items()
+
         def start(self, state, artifacts, tasks):
             log.append(("start", state.spec.name))
             recs = [runner._run_task(t, state) for t in tasks]

@@ -733,7 +733,7 @@ def run_specs(specs, jobs=1, progress=True, n_splits=None, console=None, reuse=T
                     # (and the warm-up's measured seconds) stay those of the first begin
                     run = _Begun(run.prep, *_lookup(run.prep, reuse))
                 if run.todo:
-                    stream = workers.start(run.prep, artifact_items(), run.todo)
+                    stream = workers.start(run.prep, workers.artifacts(), run.todo)
             ahead = _Ahead(begin, specs[i + 1]) if i + 1 < len(specs) else None
             before = set(record_keys(run.prep))
             run.done.extend(_drain(run, stream, progress, console, ahead, workers, before))
@@ -793,7 +793,7 @@ def _drain(run, stream, progress, console, ahead, workers, keys):
             while True:
                 if ahead is not None and ahead.queueable(keys):
                     nxt = ahead.result()
-                    ahead.stream = workers.start(nxt.prep, artifact_items(), nxt.todo)
+                    ahead.stream = workers.start(nxt.prep, workers.artifacts(), nxt.todo)
                 try:
                     rec = stream.next(timeout=0.25)
                     break
