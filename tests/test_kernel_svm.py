@@ -252,7 +252,33 @@ def _designs():
     from sskernels.learners import (ClusterKernel, DiffusionKernel, LabelAwareKernel,
                                     MaxAlignmentKernel)
     return [ClusterKernel(n_components=15), DiffusionKernel(n_components=15),
-            MaxAlignmentKernel(n_components=15), LabelAwareKernel(n_components=15)]
+            MaxAlignmentKernel(n_components=15), LabelAwareKernel(n_components=15),
+            LabelAwareKernel(n_components=15, weighting="local-rademacher")]
+
+
+def test_sparse_weights_multiply_only_their_base_vectors(wine_split):
+    """With some ``mu = 0`` (local Rademacher's l1 weights) the kernel is the product over the
+    weighted base vectors only, equal to the full product up to rounding, and the oracle's
+    labeled columns are exactly its entries."""
+    from sskernels.learners import LabelAwareKernel
+    from sskernels.learners.label_aware import weighted_factors
+
+    X, _, yp, lab = wine_split
+    est = LabelAwareKernel(n_components=15, weighting="local-rademacher").fit(X, yp)
+    P, mu = est.embedding(), est.mu_
+    nnz = np.count_nonzero(mu)
+    assert 0 < nnz < mu.size
+    Pm, Pb = weighted_factors(P, P, mu)
+    assert Pm.shape[1] == Pb.shape[1] == nnz
+    full = (P * mu) @ P.T
+    np.testing.assert_allclose(est.kernel_, full, rtol=1e-12, atol=1e-13 * np.abs(full).max())
+    cols, diag = km._labeled_columns(clone(est).fit(X, yp), lab)
+    np.testing.assert_array_equal(cols, est.kernel_[:, lab])
+    np.testing.assert_array_equal(diag, np.diag(est.kernel_))
+    dense = np.ones(3)
+    Pm, Pb = weighted_factors(P[:, :3], P[:, :3], dense)
+    np.testing.assert_array_equal(Pm, P[:, :3])
+    assert Pb is not None and Pb.shape == (P.shape[0], 3)
 
 
 @pytest.mark.parametrize("learner", _designs(), ids=lambda e: type(e).__name__)

@@ -361,3 +361,59 @@ def test_multiclass_fit_walks_only_its_own_c_ladder(monkeypatch, moons):
     lrc(theta=0.5, mkl_C=10.0).fit(X2, yp2)
     (C, path), = seen
     assert C in path and len(set(path)) > 6
+
+
+def test_alternation_inner_svms_are_a_tenth_of_its_tolerance_and_the_gap_holds(monkeypatch):
+    """The eta-trick's inner SVMs stop at ``INNER_TOL_RATIO * tol`` (libsvm's 1e-3 at the
+    default gap 1e-2), and the stopping gap still holds when it is measured again with
+    accurate (1e-5) SVMs at the returned weights."""
+    import sskernels.solvers.rademacher as rad
+
+    asked = []
+    real = rad.svm_solution
+
+    def spy(K, Y, C, svm_tol=1e-5):
+        asked.append(svm_tol)
+        return real(K, Y, C, svm_tol)
+
+    monkeypatch.setattr(rad, "svm_solution", spy)
+    Phi, s, Y = small_instance(P=3, l=24, M=6, seed=3)
+    for tol in (rad.GAP_TOL, 1e-3):
+        asked.clear()
+        res = lrc_mkl(Phi, s, Y, 5.0, tol=tol)
+        assert res.info.solver == "eta-trick-libsvm" and res.info.fallback is None
+        assert asked and all(t == pytest.approx(rad.INNER_TOL_RATIO * tol) for t in asked)
+        monkeypatch.setattr(rad, "svm_solution", real)
+        J, bound = mkl_objective(Phi / np.sqrt(s), Y, 5.0, res.d)
+        monkeypatch.setattr(rad, "svm_solution", spy)
+        assert (J - bound) <= tol * J
+
+
+def test_fits_over_the_weighting_grid_share_their_base_vectors(moons):
+    """The base vectors depend on the data, the labeled points, their classes and the widths,
+    not on theta or mkl_C: the fits of a (theta, mkl_C) grid share one read-only entry, and
+    give what a fit with an empty memo gives; another labeled set, another width or the
+    baseline (no label-aware vectors) is another entry."""
+    import sskernels.learners.label_aware as la
+
+    X, _, yp = moons
+    la._BASES.clear()
+    a = lrc(theta=0.5, mkl_C=1.0).fit(X, yp)
+    b = lrc(theta=0.1, mkl_C=100.0).fit(X, yp)
+    assert b.basis_ is a.basis_ and not a.basis_.flags.writeable
+    la._BASES.clear()
+    la._DISTANCES.clear()
+    la._TAILS.clear()
+    fresh = lrc(theta=0.1, mkl_C=100.0).fit(X, yp)
+    assert fresh.basis_ is not a.basis_
+    np.testing.assert_array_equal(fresh.basis_, b.basis_)
+    np.testing.assert_array_equal(fresh.mu_, b.mu_)
+    np.testing.assert_array_equal(fresh.tail_ratios_, b.tail_ratios_)
+    np.testing.assert_array_equal(fresh.kernel_, b.kernel_)
+    other = yp.copy()
+    other[np.flatnonzero(yp >= 0)[0]] = -1          # one labeled point fewer
+    assert lrc(theta=0.1, mkl_C=100.0).fit(X, other).basis_.shape == a.basis_.shape
+    assert not np.array_equal(lrc(theta=0.1, mkl_C=100.0).fit(X, other).basis_, a.basis_)
+    assert lrc(b_scale=5.0).fit(X, yp).basis_ is not a.basis_
+    base = lrc(label_aware=False).fit(X, yp)
+    assert base.basis_.shape[1] == a.basis_.shape[1] - 1

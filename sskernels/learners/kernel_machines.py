@@ -336,14 +336,14 @@ def _labeled_columns(learner, labeled):
     candidate the ordinary way and redoes the grid the generic way should the two disagree.
     Otherwise the columns and diagonal of ``kernel_``.
     """
-    from sskernels.learners.label_aware import EmbeddingKernel
+    from sskernels.learners.label_aware import EmbeddingKernel, weighted_factors
 
     cls = type(learner)
     if (isinstance(learner, EmbeddingKernel) and cls.kernel_ is EmbeddingKernel.kernel_
             and cls.kernel is EmbeddingKernel.kernel
             and learner.__dict__.get("_kernel_memo") is None):
         P = learner.embedding()
-        Pm = P * learner.mu_
+        Pm, P = weighted_factors(P, P, learner.mu_)     # as kernel() multiplies them
         diag = np.empty(P.shape[0])
         for i in range(0, P.shape[0], _DIAG_BLOCK):
             b = slice(i, i + _DIAG_BLOCK)

@@ -92,6 +92,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+from dataclasses import dataclass
 from numbers import Integral, Real
 
 import numpy as np
@@ -110,6 +111,7 @@ from sskernels.kernels.alignment import (
 from sskernels.kernels.rbf import mean_squared_distance, rbf_kernel, squared_distances
 from sskernels.kernels.spectra import cache_get, cache_put, nystrom_spectrum
 from sskernels.learners.base import SemiSupervisedClassifier, indicator
+from sskernels.memo import LRU, content_key
 from sskernels.solvers.cone import alignf
 from sskernels.solvers.rademacher import lrc_mkl, relative_tail, tail_count
 
@@ -187,6 +189,36 @@ def empirical_spectrum(X, b, metric="euclidean", basis="kernel", key=None):
     return hit
 
 
+@dataclass(frozen=True)
+class _BaseVectors:
+    """A fit's base vectors (:meth:`LabelAwareKernel._base_vectors`): ``Y_L`` the label
+    columns (two classes: one), ``extensions`` and ``counts`` the eigenvectors' Nystrom
+    extensions and numbers per width, ``widths`` the columns per width, ``raw`` (n, m),
+    ``center`` (its labeled mean), ``Phi = raw - center``, ``mean_sq`` ``Phi``'s column means
+    of squares."""
+
+    Y_L: np.ndarray
+    extensions: list
+    counts: list
+    widths: list
+    raw: np.ndarray
+    center: np.ndarray
+    Phi: np.ndarray
+    mean_sq: np.ndarray
+
+
+#: memo of base vectors by content (data, labeled points, classes, widths, basis parameters):
+#: a selection grid's candidates over the weighting's parameters share one entry; sized for
+#: a C selection's folds plus the full labeled set
+_BASES = LRU(8)
+#: memo of the squared distances of the points to the labeled points (by data, labeled points
+#: and metric): the widths of a selection grid share them
+_DISTANCES = LRU(8)
+#: memo of the relative tail sums per (data, widths, theta count, metric, basis): label-
+#: independent, asked for every grid theta by every local Rademacher fit
+_TAILS = LRU(256)
+
+
 class RBFEigenbasis:
     """Mixin: the memoized unsupervised eigenvectors of the Gaussian kernel ``exp(-b d^2)`` (or
     of its ``S = D^{-1/2} K D^{-1/2}``), exact or by the Nystrom method, for the learners that
@@ -212,6 +244,23 @@ class RBFEigenbasis:
         return hit
 
 
+def weighted_factors(Pa, Pb, mu):
+    """``(Pa diag(mu), Pb)`` restricted to the columns with ``mu != 0`` (all of them when none
+    is 0): the factors of ``Pa diag(mu) Pb^T`` that every kernel entry of an
+    :class:`EmbeddingKernel` is computed from.  The terms dropped are exact zeros, but the
+    BLAS sums the rest in another grouping than over every column: entries can differ from
+    the full product in the last bits, so every product of such a kernel goes through here
+    (``kernel``, and the oracle's labeled columns,
+    :func:`sskernels.learners.kernel_machines._labeled_columns`).  alignf's and local
+    Rademacher's weights are sparse (e.g. a few dozen of the ~850 base vectors of Table 3's
+    seven widths): the product costs that fraction."""
+    mu = np.asarray(mu)
+    nz = np.flatnonzero(mu)
+    if nz.size == mu.size:
+        return Pa * mu, Pb
+    return Pa[:, nz] * mu[nz], Pb[:, nz]
+
+
 class EmbeddingKernel:
     """Mixin: the kernel ``K(a, b) = phi(a) diag(mu) phi(b)^T`` of a learner with ``embedding(X)``
     (None = the training points) and ``mu_`` (PSD on any point sets), and eq. (5)'s
@@ -230,10 +279,12 @@ class EmbeddingKernel:
         return cached[1]
 
     def kernel(self, A=None, B=None):
-        """``K(a, b) = phi(a) diag(mu) phi(b)^T`` (PSD); None means the training points."""
+        """``K(a, b) = phi(a) diag(mu) phi(b)^T`` (PSD); None means the training points.
+        Only the base vectors with ``mu != 0`` enter the product (:func:`weighted_factors`)."""
         Pa = self.embedding(A)
         Pb = Pa if B is A else self.embedding(B)
-        return (Pa * self.mu_) @ Pb.T
+        Pm, Pb = weighted_factors(Pa, Pb, self.mu_)
+        return Pm @ Pb.T
 
     def decision_function(self, X):
         """Scores of new points by eq. (5): (s, c), or (s,) ``F_1 - F_0`` for two classes."""
@@ -363,30 +414,22 @@ class LabelAwareKernel(EmbeddingKernel, RBFEigenbasis, SemiSupervisedClassifier)
         if not msd > 0:
             self.fit_report_.note("degenerate", "all points coincide: b0 = 1 used")
         C_L = indicator(y_enc, c)
-        # two classes: one vector u_1 - u_2 (u_1 + u_2 = 1; module docstring)
-        self.Y_L_ = C_L[:, [1]] - C_L[:, [0]] if c == 2 else C_L
-        self.n_label_aware_ = self.Y_L_.shape[1] if self.label_aware else 0
-        D2 = squared_distances(X, self.X_L_, self.metric)
-        blocks, self.extensions_ = [], []
         key = fingerprint(X)
-        for b in self.b_:
-            ext, V = self._eigenvectors(X, b, key)
-            k_asked = _count(self.n_components, X.shape[0])
-            if V.shape[1] < k_asked:
-                self.fit_report_.note("degenerate", f"b = {b:.4g}: {V.shape[1]} of {k_asked} "
+        base = self._base_vectors(X, key, labeled, y_enc, C_L)
+        self.Y_L_, self.extensions_, self.center_ = base.Y_L, base.extensions, base.center
+        self.n_label_aware_ = self.Y_L_.shape[1] if self.label_aware else 0
+        k_asked = _count(self.n_components, X.shape[0])
+        for b, k in zip(self.b_, base.counts):
+            if k < k_asked:
+                self.fit_report_.note("degenerate", f"b = {b:.4g}: {k} of {k_asked} "
                                       "eigenvectors (the others have eigenvalue ~0)")
-            self.extensions_.append(ext)
-            blocks += [label_aware_vectors(D2, self.Y_L_, b)[:, :self.n_label_aware_], V]
-        raw = np.hstack(blocks)
-        self.center_ = raw[labeled].mean(axis=0)
-        Phi = raw - self.center_
+        raw, Phi, blocks = base.raw, base.Phi, base.widths
         if self.weighting == "local-rademacher":
             # the width each base vector comes from (blocks: per width, label-aware then V)
-            width_of = np.repeat(np.arange(len(self.b_)),
-                                 [blocks[2 * i].shape[1] + blocks[2 * i + 1].shape[1]
-                                  for i in range(len(self.b_))])
+            width_of = np.repeat(np.arange(len(self.b_)), blocks)
             self.observed_ = np.ones(Phi.shape[1], dtype=bool)
-            self.mu_ = self._local_rademacher(X, key, Phi, width_of, labeled, y_enc, c)
+            self.mu_ = self._local_rademacher(X, key, Phi, base.mean_sq, width_of, labeled,
+                                              y_enc, c)
         else:
             self._alignf_weights(raw, Phi, labeled, C_L)
         self.basis_ = Phi
@@ -398,7 +441,47 @@ class LabelAwareKernel(EmbeddingKernel, RBFEigenbasis, SemiSupervisedClassifier)
         self._note_constant_prediction(self.transduction_)
         return self
 
-    def _local_rademacher(self, X, key, Phi, width_of, labeled, y_enc, c):
+    def _base_vectors(self, X, key, labeled, y_enc, C_L):
+        """The base vectors of a fit (Alg. 1 steps 2-3: per width the label-aware vectors,
+        then the eigenvectors), centered on the labeled points: a :class:`_BaseVectors`.
+        They depend on the data, the labeled points and their classes, the widths and the
+        basis parameters -- not on the weighting's (``weighting``, ``theta``, ``mkl_C``,
+        ``min_labeled_mass``, ``target``) -- so the candidates of a selection grid over
+        ``theta`` and ``mkl_C`` (30 per labeled set in Table 3's local Rademacher columns)
+        share them (memoized by content: :data:`_BASES`; the arrays are read-only).  A
+        ``random_state`` that is a generator draws a landmark seed per fit: not memoized."""
+        memo = self.random_state is None or isinstance(self.random_state, Integral)
+        if memo:
+            ck = (key, content_key(labeled, y_enc, np.asarray(self.b_, dtype=float)),
+                  repr((self.n_components, self.n_landmarks, self.eigen_solver, self.basis,
+                        bool(self.label_aware), self.metric, self.random_state)))
+            hit = _BASES.lookup(ck)
+            if hit is not None:
+                return hit
+        c = C_L.shape[1]
+        # two classes: one vector u_1 - u_2 (u_1 + u_2 = 1; module docstring)
+        Y_L = C_L[:, [1]] - C_L[:, [0]] if c == 2 else C_L
+        n_la = Y_L.shape[1] if self.label_aware else 0
+        dk = (key, content_key(labeled), self.metric)
+        D2 = _DISTANCES.lookup(dk)
+        if D2 is None:                   # the widths of a selection grid share them
+            D2 = _DISTANCES.store(dk, squared_distances(X, X[labeled], self.metric))
+        blocks, extensions, counts = [], [], []
+        for b in self.b_:
+            ext, V = self._eigenvectors(X, b, key)
+            extensions.append(ext)
+            counts.append(V.shape[1])
+            blocks += [label_aware_vectors(D2, Y_L, b)[:, :n_la], V]
+        raw = np.hstack(blocks)
+        center = raw[labeled].mean(axis=0)
+        Phi = raw - center
+        out = _BaseVectors(Y_L, extensions, counts, [n_la + k for k in counts], raw, center,
+                           Phi, (Phi ** 2).mean(axis=0))
+        for a in (Y_L, raw, center, Phi, out.mean_sq):
+            a.setflags(write=False)
+        return _BASES.store(ck, out) if memo else out
+
+    def _local_rademacher(self, X, key, Phi, mean_sq, width_of, labeled, y_enc, c):
         """Weights by Cortes et al.'s convex algorithm on the tail-sum rescaled rank-one
         kernels (module docstring: ``s_m = mean(phi_m^2) rho_b(theta)``)."""
         n = X.shape[0]
@@ -414,7 +497,6 @@ class LabelAwareKernel(EmbeddingKernel, RBFEigenbasis, SemiSupervisedClassifier)
                                   f"{TAIL_FLOOR:g} at theta = {count} floored there")
             rho = np.maximum(rho, TAIL_FLOOR)
         self.tail_ratios_ = rho
-        mean_sq = (Phi ** 2).mean(axis=0)
         s = mean_sq * rho[width_of]
         self.tail_scales_ = s
         used = s > 0                      # a base vector that is 0 after centering: weight 0
@@ -453,9 +535,13 @@ class LabelAwareKernel(EmbeddingKernel, RBFEigenbasis, SemiSupervisedClassifier)
 
     def _tail_ratios(self, X, key, count, floor=True):
         """``rho_b(theta)`` per width (floored at :data:`TAIL_FLOOR` with ``floor``)."""
-        rho = np.array([relative_tail(empirical_spectrum(X, b, self.metric, self.basis, key),
-                                      count) for b in self.b_])
-        return np.maximum(rho, TAIL_FLOOR) if floor else rho
+        ck = (key, tuple(self.b_), count, self.metric, self.basis)
+        rho = _TAILS.lookup(ck)
+        if rho is None:
+            rho = _TAILS.store(ck, np.array([relative_tail(
+                empirical_spectrum(X, b, self.metric, self.basis, key), count)
+                for b in self.b_]))
+        return np.maximum(rho, TAIL_FLOOR) if floor else rho.copy()
 
     def _grid_tail_maxima(self, X, key, canonical, mean_sq, width_of):
         """``max_b rho_b(theta')`` of the grid's thetas (:data:`THETAS`) whose canonical
