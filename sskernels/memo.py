@@ -9,12 +9,14 @@ import numpy as np
 
 
 class LRU(OrderedDict):
-    """``OrderedDict`` bounded to ``size`` entries; :meth:`lookup` refreshes, :meth:`store` evicts
-    the least recently used."""
+    """``OrderedDict`` bounded to ``size`` entries and, with ``max_bytes``, to that many bytes of
+    values (a value's ``nbytes``; 0 without one; the newest entry is kept even alone over the
+    bound); :meth:`lookup` refreshes, :meth:`store` evicts the least recently used."""
 
-    def __init__(self, size):
+    def __init__(self, size, max_bytes=None):
         super().__init__()
         self.size = int(size)
+        self.max_bytes = max_bytes
 
     def lookup(self, key):
         """The value stored under ``key`` (now the most recent), or None."""
@@ -23,10 +25,17 @@ class LRU(OrderedDict):
             self.move_to_end(key)
         return hit
 
+    def nbytes(self):
+        """The bytes of the stored values (their ``nbytes``)."""
+        return sum(int(getattr(v, "nbytes", 0)) for v in self.values())
+
     def store(self, key, value):
-        """Store ``value`` under ``key``, drop the oldest entries past ``size``; returns it."""
+        """Store ``value`` under ``key``, drop the oldest entries past ``size`` (or past
+        ``max_bytes``, but never ``value``); returns it."""
         self[key] = value
-        while len(self) > self.size:
+        self.move_to_end(key)
+        while len(self) > self.size or (self.max_bytes is not None and len(self) > 1
+                                         and self.nbytes() > self.max_bytes):
             self.popitem(last=False)
         return value
 

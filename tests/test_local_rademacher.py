@@ -417,3 +417,22 @@ def test_fits_over_the_weighting_grid_share_their_base_vectors(moons):
     assert lrc(b_scale=5.0).fit(X, yp).basis_ is not a.basis_
     base = lrc(label_aware=False).fit(X, yp)
     assert base.basis_.shape[1] == a.basis_.shape[1] - 1
+
+
+def test_base_vector_memo_holds_one_n_by_m_array_per_entry_within_its_budget(moons,
+                                                                             monkeypatch):
+    """An entry keeps the centered vectors only (not the uncentered ones beside them), and
+    the memo drops its oldest entries past its byte budget."""
+    import sskernels.learners.label_aware as la
+    from sskernels.memo import LRU
+
+    X, _, yp = moons
+    la._BASES.clear()
+    est = lrc(theta=0.1, mkl_C=1.0).fit(X, yp)
+    (entry,) = la._BASES.values()
+    assert entry.nbytes < 1.5 * est.basis_.nbytes
+    assert not hasattr(entry, "raw")
+    monkeypatch.setattr(la, "_BASES", LRU(8, max_bytes=int(2.5 * entry.nbytes)))
+    for scale in (0.2, 1.0, 5.0):
+        lrc(b_scale=scale).fit(X, yp)
+    assert len(la._BASES) == 2

@@ -251,3 +251,23 @@ def test_binary_svm_decision_equals_the_general_route_bit_for_bit(seed):
         np.random.set_state(state)
         b = svm_precomputed_decision(K, t, K_te, C)
         np.testing.assert_array_equal(a, b)
+
+
+def test_lru_bounds_entries_and_bytes_and_keeps_the_newest():
+    from sskernels.memo import LRU
+
+    lru = LRU(3)
+    for k in "abcd":
+        lru.store(k, np.zeros(10))
+    assert list(lru) == ["b", "c", "d"]                 # size bound, oldest out
+    assert lru.lookup("b") is not None and list(lru) == ["c", "d", "b"]
+    lru = LRU(8, max_bytes=250)                          # 100-byte values: 2 fit
+    for k in "abc":
+        lru.store(k, np.zeros(100, dtype=np.uint8))
+    assert list(lru) == ["b", "c"] and lru.nbytes() == 200
+    big = np.zeros(1000, dtype=np.uint8)                 # over the bound alone: kept alone
+    assert lru.store("d", big) is big and list(lru) == ["d"]
+    lru.store("e", 3.0)                                  # "d" alone is over: dropped
+    assert list(lru) == ["e"] and lru.nbytes() == 0      # no nbytes: weighs 0
+    lru.store("f", np.zeros(100, dtype=np.uint8))
+    assert list(lru) == ["e", "f"]

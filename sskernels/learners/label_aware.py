@@ -193,27 +193,35 @@ def empirical_spectrum(X, b, metric="euclidean", basis="kernel", key=None):
 class _BaseVectors:
     """A fit's base vectors (:meth:`LabelAwareKernel._base_vectors`): ``Y_L`` the label
     columns (two classes: one), ``extensions`` and ``counts`` the eigenvectors' Nystrom
-    extensions and numbers per width, ``widths`` the columns per width, ``raw`` (n, m),
-    ``center`` (its labeled mean), ``Phi = raw - center``, ``mean_sq`` ``Phi``'s column means
-    of squares."""
+    extensions and numbers per width, ``widths`` the columns per width, ``center`` the
+    labeled mean of the uncentered vectors ``raw`` (n, m), ``Phi = raw - center``, ``mean_sq``
+    ``Phi``'s column means of squares, ``mass`` each raw vector's share of its squared norm
+    on the labeled points (alignf's observed-vector rule).  ``raw`` itself is not kept: an
+    entry holds one n x m array."""
 
     Y_L: np.ndarray
     extensions: list
     counts: list
     widths: list
-    raw: np.ndarray
     center: np.ndarray
     Phi: np.ndarray
     mean_sq: np.ndarray
+    mass: np.ndarray
+
+    @property
+    def nbytes(self):
+        """The memory of the entry's arrays (its extensions are the spectra cache's)."""
+        return sum(a.nbytes for a in (self.Y_L, self.center, self.Phi, self.mean_sq, self.mass))
 
 
 #: memo of base vectors by content (data, labeled points, classes, widths, basis parameters):
 #: a selection grid's candidates over the weighting's parameters share one entry; sized for
-#: a C selection's folds plus the full labeled set
-_BASES = LRU(8)
+#: a C selection's folds plus the full labeled set, and at most 256 MB (each entry holds an
+#: n x m array: 23 MB for Table 3's seven widths on odd/even)
+_BASES = LRU(8, max_bytes=256 * 2**20)
 #: memo of the squared distances of the points to the labeled points (by data, labeled points
-#: and metric): the widths of a selection grid share them
-_DISTANCES = LRU(8)
+#: and metric): the widths of a selection grid share them; at most 256 MB
+_DISTANCES = LRU(8, max_bytes=256 * 2**20)
 #: memo of the relative tail sums per (data, widths, theta count, metric, basis): label-
 #: independent, asked for every grid theta by every local Rademacher fit
 _TAILS = LRU(256)
@@ -423,7 +431,7 @@ class LabelAwareKernel(EmbeddingKernel, RBFEigenbasis, SemiSupervisedClassifier)
             if k < k_asked:
                 self.fit_report_.note("degenerate", f"b = {b:.4g}: {k} of {k_asked} "
                                       "eigenvectors (the others have eigenvalue ~0)")
-        raw, Phi, blocks = base.raw, base.Phi, base.widths
+        Phi, blocks = base.Phi, base.widths
         if self.weighting == "local-rademacher":
             # the width each base vector comes from (blocks: per width, label-aware then V)
             width_of = np.repeat(np.arange(len(self.b_)), blocks)
@@ -431,7 +439,7 @@ class LabelAwareKernel(EmbeddingKernel, RBFEigenbasis, SemiSupervisedClassifier)
             self.mu_ = self._local_rademacher(X, key, Phi, base.mean_sq, width_of, labeled,
                                               y_enc, c)
         else:
-            self._alignf_weights(raw, Phi, labeled, C_L)
+            self._alignf_weights(base.mass, Phi, labeled, C_L)
         self.basis_ = Phi
         T = ideal_kernel(y_enc, c, self.target)
         K_LL = (Phi[labeled] * self.mu_) @ Phi[labeled].T
@@ -475,9 +483,11 @@ class LabelAwareKernel(EmbeddingKernel, RBFEigenbasis, SemiSupervisedClassifier)
         raw = np.hstack(blocks)
         center = raw[labeled].mean(axis=0)
         Phi = raw - center
-        out = _BaseVectors(Y_L, extensions, counts, [n_la + k for k in counts], raw, center,
-                           Phi, (Phi ** 2).mean(axis=0))
-        for a in (Y_L, raw, center, Phi, out.mean_sq):
+        mass = np.sum(raw[labeled] ** 2, axis=0) / np.maximum(np.sum(raw ** 2, axis=0),
+                                                               np.finfo(float).tiny)
+        out = _BaseVectors(Y_L, extensions, counts, [n_la + k for k in counts], center,
+                           Phi, (Phi ** 2).mean(axis=0), mass)
+        for a in (Y_L, center, Phi, out.mean_sq, mass):
             a.setflags(write=False)
         return _BASES.store(ck, out) if memo else out
 
@@ -553,12 +563,10 @@ class LabelAwareKernel(EmbeddingKernel, RBFEigenbasis, SemiSupervisedClassifier)
                 out.append(rho.max())
         return out
 
-    def _alignf_weights(self, raw, Phi, labeled, C_L):
+    def _alignf_weights(self, mass, Phi, labeled, C_L):
         """alignf's weights ``mu_`` over the observed base vectors (module docstring:
         "unobserved base vectors"); sets ``observed_``, ``degenerate_`` and the report."""
         n = Phi.shape[0]
-        mass = np.sum(raw[labeled] ** 2, axis=0) / np.maximum(np.sum(raw ** 2, axis=0),
-                                                               np.finfo(float).tiny)
         self.observed_ = mass >= self.min_labeled_mass * labeled.size / n
         if not self.observed_.any():
             self.observed_[:] = True
