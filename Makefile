@@ -187,7 +187,7 @@ table-wang2015-t2: $(STAMP)
 # The local Rademacher columns of Tables 2 and 3: a reduced protocol (theta = 0.1 n and, in
 # Table 2, b = b0 for our selection; the oracle's grid as the paper's but theta fixed in Table 2,
 # where it only rescales the MKL's C; see configs/wang2015/t2lr_*.yaml, t3lr_*.yaml), the first
-# WANG_LR_SPLITS splits of all twelve data sets (30, the paper's: ~20 min with --jobs 2, 30 % of
+# WANG_LR_SPLITS splits of all twelve data sets (30, the paper's: 19 min with --jobs 2, 30 % of
 # it COIL's six-class MKL; WANG_LR_SPLITS=10 for a quicker look)
 WANG_LR_SPLITS ?= 30
 WANG_LR_SETS ?= $(WANG_SETS)
