@@ -167,7 +167,7 @@ class TreeMemory:
 
 def _graph_builders(spec):
     """The k-NN graph builders of ``spec``'s graph methods (empty for the peers)."""
-    from sskernels.experiment.runner import make_method, method_params
+    from sskernels.experiment.tasks import make_method, method_params
 
     out = []
     for m in spec.methods:

@@ -40,7 +40,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from sskernels.experiment.records import atomic_write_text  # noqa: E402
-from sskernels.experiment.runner import method_params, prepare, regression_metrics  # noqa: E402
+from sskernels.experiment.runner import prepare  # noqa: E402
+from sskernels.experiment.tasks import method_params, regression_metrics  # noqa: E402
 from sskernels.learners.label_aware_regression import WIDE_B_SCALES  # noqa: E402
 from sskernels.learners.registry import make_method  # noqa: E402
 from sskernels.spec import load_spec  # noqa: E402

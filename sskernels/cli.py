@@ -24,6 +24,18 @@ methods_app = typer.Typer(help="List the registered methods.", no_args_is_help=T
 app.add_typer(datasets_app, name="datasets")
 app.add_typer(methods_app, name="methods")
 
+#: ``--debug``: show the full traceback of any error (set by the app's callback)
+_DEBUG = [False]
+
+
+@app.callback()
+def _options(debug: bool = typer.Option(
+        False, "--debug", help="Show the full traceback of any error (a spec or data error "
+                               "too; an internal error always shows its traceback).")):
+    """Semi-supervised kernel learning: run YAML experiment specs and reproduce the papers'
+    tables."""
+    _DEBUG[0] = debug
+
 out = Console(width=None if sys.stdout.isatty() else 120)
 err = Console(stderr=True)
 
@@ -277,6 +289,27 @@ def table_cmd(
     _show(df, f"{output}.md")
 
 
+@app.command("archive")
+def archive_cmd(
+    paths: List[Path] = typer.Argument(
+        ..., help="YAML specs, or output folders (e.g. results/*/runs/*), whose records to "
+                  "pack."),
+):
+    """Pack the records of each spec (or output folder) into one compressed file beside its
+    output folder, OUTPUT.records.jsonl.gz, meant to be committed: a fresh clone's run takes
+    its records from there when their keys still match (the same data, protocol and code),
+    so after a change of code only the records that change made stale are computed again."""
+    from sskernels.experiment.archive import archive_path, write_archive
+
+    for path in paths:
+        output = Path(path) if Path(path).is_dir() else Path(_specs([path])[0].output)
+        n = write_archive(output)
+        if n:
+            out.print(f"{path}: {n} records -> {archive_path(output)}")
+        else:
+            out.print(f"{path}: no records under {output}; nothing archived")
+
+
 @app.command()
 def figure(
     specs: List[Path] = typer.Argument(..., help="YAML specs whose records to plot."),
@@ -496,15 +529,35 @@ def _interrupt_message():
 
 
 def main():
+    """The console script: a user's error (a spec, data or parameter error) is one line and
+    exit 2; any other exception is an internal error: its traceback, one line, exit 1;
+    ``--debug`` shows the traceback of either."""
+    import traceback
+
+    from sskernels.errors import InternalError
+
     try:
         app()
     except UserError as exc:
+        if _DEBUG[0]:
+            traceback.print_exc()
         msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         print(f"error: {msg}", file=sys.stderr)
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         print("interrupted; rerun the same command to resume", file=sys.stderr)
         sys.exit(130)
+    except Exception as exc:        # a defect of ours: never disguised as the user's error
+        if isinstance(exc, InternalError) and exc.detail:
+            print(exc.detail.rstrip(), file=sys.stderr)    # where it was raised (a worker)
+            if _DEBUG[0]:
+                traceback.print_exc()
+        else:
+            traceback.print_exc()
+        first = str(exc).splitlines()[0] if str(exc) else ""
+        print(f"error: internal error (a defect of sskernels; please report it with the "
+              f"traceback above): {first or type(exc).__name__}", file=sys.stderr)
+        sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -35,3 +35,44 @@ class DataError(UserError):
 
 class UnknownNameError(UserError):
     """An unknown data set or method name."""
+
+
+class ParameterError(ValueError, TypeError):
+    """A parameter value a learner, graph or solver refuses (out of range, inconsistent with
+    the data): the user's error, shown as one line by the runner.  A ``ValueError`` (and a
+    ``TypeError``) too, as scikit-learn's estimator checks expect."""
+
+
+class SolveFailure(RuntimeError):
+    """A numerical solver that could not solve the problem these inputs pose (no optimum
+    within its limits, e.g. HiGHS's status "Unknown" at extreme parameter values): reported
+    to the user as one line, like a parameter error, since it is about the spec's values;
+    :class:`sskernels.solvers.SolverError` is one."""
+
+
+class InternalError(Exception):
+    """An unexpected exception inside a fit: a defect of ours, not the user's.  ``detail``
+    holds the traceback where it was raised (formatted there, so that it survives a
+    process boundary); the CLI shows it and exits with code 1."""
+
+    exit_code = 1
+
+    def __init__(self, message, detail=""):
+        super().__init__(message, detail)
+        self.message, self.detail = message, detail
+
+    def __str__(self):
+        return self.message
+
+
+def is_user_error(exc):
+    """True for an exception that reports the user's input: a :class:`UserError`, a
+    :class:`ParameterError`, a :class:`SolveFailure`, or scikit-learn's
+    ``InvalidParameterError`` (an estimator's ``_parameter_constraints``)."""
+    if isinstance(exc, (UserError, ParameterError, SolveFailure)):
+        return True
+    try:
+        from sklearn.utils._param_validation import InvalidParameterError
+    except ImportError:        # pragma: no cover - scikit-learn moved it
+        return False
+    return isinstance(exc, InvalidParameterError)

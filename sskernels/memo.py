@@ -1,50 +1,142 @@
-"""A small least-recently-used memo, the one rule every label-independent cache follows."""
+"""The one rule every label-independent cache follows: a :class:`LRU` bounded in entries and in
+bytes, whose stored arrays are read-only, keyed by :mod:`sskernels.hashing`.
+
+A memo holds arrays and solver results (spectra, bases, factors, LP solutions, graphs), never
+a fitted estimator: two estimators must not share a mutable fitted object.  The module-level
+caches of the package are all :class:`LRU` instances (``graph._CACHE``, ``kernels.spectra.
+_RBF_CACHE``, ``kernels.rbf._MEDIAN_CACHE``, ``kernels.deformed._BASIS_CACHE``,
+``learners.base._PRECOMPUTED``, the learners' and solvers' memos).  The other module-level
+dicts are not value caches of their own: ``graph._FINGERPRINTS`` remembers the digest of
+read-only arrays by weak reference (64 entries at most), and ``kernels.deformed._INTRINSIC`` /
+``_DENSE`` hold read-only products of a graph or matrix only as long as it lives (weak
+references), so they are bounded by the LRUs that hold those objects.
+"""
 
 from __future__ import annotations
 
-import hashlib
+import dataclasses
 from collections import OrderedDict
 
 import numpy as np
+import scipy.sparse as sp
+
+from sskernels.hashing import digest
+
+__all__ = ["LRU", "content_key", "freeze", "sizeof"]
+
+
+def sizeof(value):
+    """The bytes of the arrays ``value`` holds: an array's ``nbytes`` (a sparse matrix's data,
+    indices and indptr), summed over a tuple, list or dict's items and a dataclass's fields;
+    an object's own integer ``nbytes`` otherwise, else 0."""
+    if isinstance(value, np.ndarray):
+        return int(value.nbytes)
+    if sp.issparse(value):
+        return sum(int(getattr(value, a).nbytes) for a in ("data", "indices", "indptr")
+                   if hasattr(value, a))
+    if isinstance(value, (tuple, list)):
+        return sum(sizeof(v) for v in value)
+    if isinstance(value, dict):
+        return sum(sizeof(v) for v in value.values())
+    n = getattr(value, "nbytes", None)
+    if isinstance(n, (int, np.integer)):
+        return int(n)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return sum(sizeof(getattr(value, f.name)) for f in dataclasses.fields(value))
+    return 0
+
+
+def freeze(value):
+    """Make the arrays ``value`` holds read-only (in place; see :func:`sizeof` for what it
+    holds; an object with a ``freeze()`` method freezes itself) and return ``value``."""
+    if isinstance(value, np.ndarray):
+        value.setflags(write=False)
+    elif sp.issparse(value):
+        for a in ("data", "indices", "indptr"):
+            if isinstance(getattr(value, a, None), np.ndarray):
+                getattr(value, a).setflags(write=False)
+    elif isinstance(value, (tuple, list)):
+        for v in value:
+            freeze(v)
+    elif isinstance(value, dict):
+        for v in value.values():
+            freeze(v)
+    elif callable(getattr(value, "freeze", None)) and not isinstance(value, type):
+        value.freeze()
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        for f in dataclasses.fields(value):
+            freeze(getattr(value, f.name))
+    return value
 
 
 class LRU(OrderedDict):
     """``OrderedDict`` bounded to ``size`` entries and, with ``max_bytes``, to that many bytes of
-    values (a value's ``nbytes``; 0 without one; the newest entry is kept even alone over the
-    bound); :meth:`lookup` refreshes, :meth:`store` evicts the least recently used."""
+    values (:func:`sizeof`; the newest entry is kept even alone over the bound).
+
+    :meth:`store` makes the value's arrays read-only (:func:`freeze`) and evicts the least
+    recently used; :meth:`lookup` refreshes.  The byte total is kept as entries come and go
+    (a store costs O(1) besides the evictions); a value that grows after it was stored (a
+    graph's lazily computed spectrum) is measured again when it is looked up.
+    """
 
     def __init__(self, size, max_bytes=None):
         super().__init__()
         self.size = int(size)
         self.max_bytes = max_bytes
+        self._sizes = {}
+        self._total = 0
+
+    def _measure(self, key, value):
+        n = sizeof(value)
+        self._total += n - self._sizes.get(key, 0)
+        self._sizes[key] = n
+
+    def __delitem__(self, key):
+        super().__delitem__(key)
+        self._total -= self._sizes.pop(key, 0)
+
+    def popitem(self, last=True):
+        key, value = super().popitem(last=last)
+        self._total -= self._sizes.pop(key, 0)
+        return key, value
+
+    def pop(self, key, *default):
+        if key in self:
+            self._total -= self._sizes.pop(key, 0)
+        return super().pop(key, *default)
+
+    def clear(self):
+        super().clear()
+        self._sizes.clear()
+        self._total = 0
 
     def lookup(self, key):
         """The value stored under ``key`` (now the most recent), or None."""
         hit = self.get(key)
         if hit is not None:
             self.move_to_end(key)
+            self._measure(key, hit)
         return hit
 
     def nbytes(self):
-        """The bytes of the stored values (their ``nbytes``)."""
-        return sum(int(getattr(v, "nbytes", 0)) for v in self.values())
+        """The bytes of the stored values (:func:`sizeof`, as last measured)."""
+        return self._total
 
     def store(self, key, value):
-        """Store ``value`` under ``key``, drop the oldest entries past ``size`` (or past
-        ``max_bytes``, but never ``value``); returns it."""
+        """Store ``value`` (its arrays made read-only) under ``key``, drop the oldest entries
+        past ``size`` (or past ``max_bytes``, but never ``value``); returns it."""
+        freeze(value)
         self[key] = value
         self.move_to_end(key)
+        self._measure(key, value)
         while len(self) > self.size or (self.max_bytes is not None and len(self) > 1
-                                         and self.nbytes() > self.max_bytes):
+                                         and self._total > self.max_bytes):
             self.popitem(last=False)
         return value
 
 
 def content_key(*parts):
-    """A 128-bit hex digest of arrays' contents and shapes (scalars count as 0-d arrays, as
-    float): the key of a memo whose value is a function of exactly these inputs."""
-    h = hashlib.blake2b(digest_size=16)
-    for a in parts:
-        h.update(np.ascontiguousarray(a, dtype=float).tobytes())
-        h.update(str(np.shape(a)).encode())
-    return h.hexdigest()
+    """A 128-bit hex digest (:func:`sskernels.hashing.digest`) of arrays' contents and shapes
+    (scalars count as 0-d arrays, as float): the key of a memo whose value is a function of
+    exactly these inputs."""
+    return digest(*[np.asarray(a, dtype=float) for a in parts])

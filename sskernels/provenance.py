@@ -1,22 +1,37 @@
-"""What produced a number: package version, git commit, a hash of the code, library versions.
+"""What produced a number: the code a computation runs, the library versions, the git commit.
 
-Records and summaries carry this so that a reader can tell which code made them,
-and so that the runner never reuses a record made by other code:
+A record's numbers depend on the code its method runs, not on the whole package.  This
+module finds that code statically and hashes it:
 
-* :func:`provenance` — the full description (a dict, stored in every record);
-* :func:`provenance_key` — a short hash of the parts that decide the numbers,
-  part of every record's key (:func:`sskernels.experiment.records.record_key`);
-* :func:`summary_header` — one human-readable line for the top of a summary.
+* :func:`module_digest` — the hash of one module's *normalized* source: its syntax tree
+  with docstrings removed, so comments, docstrings and formatting do not count;
+* :func:`closure` — a set of modules and every package module they import, transitively
+  (imports inside functions included).  A package's ``__init__`` re-exports are followed to
+  the module that defines the name: ``from sskernels.learners import KernelSVM`` depends on
+  ``learners/kernel_machines.py``, not on every learner ``learners/__init__.py`` imports;
+* :func:`estimator_modules` — the modules of an estimator's class and of every estimator
+  (or other package object) among its parameters, e.g. a kernel SVM's kernel learner;
+* :func:`code_key` — a short hash of a closure's digests and the library versions: the code
+  part of a record's key (:func:`sskernels.experiment.records.record_key`);
+* :func:`changed_modules` — which modules differ between two closures (what made a
+  record stale);
+* :func:`provenance` — the process-level description stored in every record (versions,
+  git commit) and :func:`summary_header`, one line of it for a summary.
 
-Everything is computed once per process (``functools.lru_cache``): hashing the
-package's sources takes a few milliseconds, and no per-task cost is paid.
+Examples
+--------
+>>> from sskernels.provenance import closure, code_key
+>>> mods = closure(["sskernels.solvers.cg"])
+>>> "sskernels.solvers.cg" in mods
+True
+>>> len(code_key(["sskernels.solvers.cg"]))
+16
 """
 
 from __future__ import annotations
 
+import ast
 import functools
-import hashlib
-import json
 import platform
 import subprocess
 from importlib import metadata
@@ -25,39 +40,219 @@ from pathlib import Path
 #: distributions whose versions are recorded (numerical results may depend on them)
 LIBRARIES = ("numpy", "scipy", "scikit-learn", "highspy")
 
+PACKAGE = "sskernels"
 PACKAGE_DIR = Path(__file__).resolve().parent
 
 
-def code_hash(root=None) -> str:
-    """sha256 (hex) of the package's source: every ``*.py`` file and ``paper_tables/*.csv``.
+# ---------------------------------------------------------------------------- module files
 
-    Files are taken in the order of their path relative to ``root`` (default: the
-    installed ``sskernels`` directory), and each file's relative path is hashed
-    with its bytes, so an edit, an added, a removed or a renamed file all change
-    the hash.  Compiled files (``__pycache__``) are not read.  This is what makes a
-    change of a learner's code invalidate its records even in a working tree with
-    uncommitted edits, where the git commit says nothing.
-    """
-    if root is None:
-        return _package_code_hash()
-    return _hash_tree(Path(root))
-
-
-@functools.lru_cache(maxsize=None)
-def _package_code_hash():
-    return _hash_tree(PACKAGE_DIR)
+def _module_file(name, root):
+    """The file of dotted module ``name`` under the package directory ``root``, or None."""
+    parts = name.split(".")
+    if parts[0] != PACKAGE:
+        return None
+    base = Path(root).joinpath(*parts[1:])
+    for path in (base.with_suffix(".py"), base / "__init__.py"):
+        if path.is_file():
+            return path
+    return None
 
 
-def _hash_tree(root: Path) -> str:
-    files = [p for p in root.rglob("*.py") if "__pycache__" not in p.parts]
-    files += list((root / "paper_tables").glob("*.csv"))
-    h = hashlib.sha256()
-    for rel in sorted(p.relative_to(root).as_posix() for p in files):
-        data = (root / rel).read_bytes()
-        h.update(f"{rel}\0{len(data)}\0".encode())
-        h.update(data)
-    return h.hexdigest()
+def _is_package(name, root):
+    path = _module_file(name, root)
+    return path is not None and path.name == "__init__.py"
 
+
+@functools.lru_cache(maxsize=4096)
+def _parse(path, mtime_ns, size):
+    return ast.parse(Path(path).read_bytes(), filename=str(path))
+
+
+def _tree(name, root):
+    path = _module_file(name, root)
+    if path is None:
+        raise ValueError(f"no module {name!r} under {root}")
+    st = path.stat()
+    return _parse(str(path), st.st_mtime_ns, st.st_size)
+
+
+def _strip_docstrings(tree):
+    """A copy of ``tree`` without the docstrings of its module, classes and functions."""
+    import copy
+
+    tree = copy.deepcopy(tree)
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            body = node.body
+            if (body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+                    and isinstance(body[0].value.value, str)):
+                node.body = body[1:] or [ast.Pass()]
+    return tree
+
+
+def module_digest(name, root=None):
+    """The hash of module ``name``'s normalized source (syntax tree without docstrings;
+    comments and formatting are not in the tree): an edit that changes what the code does
+    changes it, a docstring, comment or re-formatting does not."""
+    path = _module_file(name, root or PACKAGE_DIR)
+    if path is None:
+        raise ValueError(f"no module {name!r} under {root or PACKAGE_DIR}")
+    st = path.stat()
+    return _digest_cached(str(path), st.st_mtime_ns, st.st_size)
+
+
+@functools.lru_cache(maxsize=4096)
+def _digest_cached(path, mtime_ns, size):
+    from sskernels.hashing import digest
+
+    tree = _strip_docstrings(_parse(path, mtime_ns, size))
+    return digest(ast.dump(tree, include_attributes=False))
+
+
+# ---------------------------------------------------------------------------- imports
+
+def _absolute(node, name, root):
+    """The absolute dotted module of an ``ImportFrom`` in module ``name``."""
+    if not node.level:
+        return node.module or ""
+    parts = name.split(".")
+    package = parts if _is_package(name, root) else parts[:-1]
+    package = package[:len(package) - (node.level - 1)]
+    return ".".join(package + ([node.module] if node.module else []))
+
+
+def _resolve(module, attr, root, seen=None):
+    """The module that defines ``attr`` when imported ``from module``: a submodule of that
+    name, the module a package's ``__init__`` re-exports it from, or ``module`` itself."""
+    sub = f"{module}.{attr}"
+    if _module_file(sub, root) is not None:
+        return sub
+    if not _is_package(module, root):
+        return module
+    seen = set() if seen is None else seen
+    if (module, attr) in seen:
+        return module
+    seen.add((module, attr))
+    for node in _tree(module, root).body:           # a re-export at the top of __init__
+        if isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                if (alias.asname or alias.name) == attr:
+                    source = _absolute(node, module, root)
+                    if source.split(".")[0] == PACKAGE:
+                        return _resolve(source, alias.name, root, seen)
+    return module
+
+
+@functools.lru_cache(maxsize=4096)
+def _imports_cached(name, root, stamp):
+    out = set()
+    for node in ast.walk(_tree(name, root)):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] == PACKAGE and _module_file(alias.name, root):
+                    out.add(alias.name)
+        elif isinstance(node, ast.ImportFrom):
+            source = _absolute(node, name, root)
+            if source.split(".")[0] != PACKAGE or _module_file(source, root) is None:
+                continue
+            for alias in node.names:
+                out.add(source if alias.name == "*" else _resolve(source, alias.name, root))
+    out.discard(name)
+    return frozenset(out)
+
+
+def imports(name, root=None):
+    """The package modules module ``name`` imports (anywhere in its code, functions
+    included), each resolved to the module that defines what is imported."""
+    root = Path(root or PACKAGE_DIR)
+    path = _module_file(name, root)
+    if path is None:
+        raise ValueError(f"no module {name!r} under {root}")
+    st = path.stat()
+    return _imports_cached(name, str(root), (st.st_mtime_ns, st.st_size))
+
+
+def closure(modules, root=None):
+    """``modules`` and every package module they import, transitively: a sorted tuple."""
+    todo, seen = list(modules), set()
+    while todo:
+        m = todo.pop()
+        if m in seen:
+            continue
+        seen.add(m)
+        todo.extend(imports(m, root) - seen)
+    return tuple(sorted(seen))
+
+
+def estimator_modules(est):
+    """The package modules of ``est``'s class and of every package object among its
+    parameters (``get_params(deep=True)``: a kernel machine's kernel learner, a graph
+    builder, a selection wrapper's estimator), as dotted names; a scikit-learn peer gives
+    none (its code is covered by scikit-learn's version)."""
+    out, todo, seen = set(), [est], set()
+    while todo:
+        obj = todo.pop()
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        if isinstance(obj, (list, tuple)):
+            todo.extend(obj)
+            continue
+        if isinstance(obj, dict):
+            todo.extend(obj.values())
+            continue
+        mod = getattr(obj, "__module__", None) if callable(obj) else type(obj).__module__
+        if isinstance(mod, str) and mod.split(".")[0] == PACKAGE:
+            out.add(mod)
+        get_params = getattr(obj, "get_params", None)
+        if callable(get_params) and not isinstance(obj, type):
+            try:
+                params = get_params(deep=False)
+            except TypeError:
+                continue
+            todo.extend(params.values())
+    return out
+
+
+def code_modules(modules, root=None):
+    """``{module: digest}`` of :func:`closure` of ``modules``."""
+    return {m: module_digest(m, root) for m in closure(modules, root)}
+
+
+def code_key(modules, root=None):
+    """A short hash (16 hex digits) of the code that ``modules`` run (:func:`code_modules`),
+    the package version, Python's and the numerical libraries' versions: the code part of a
+    record's key.  An edit of a module outside the closure leaves it unchanged."""
+    return key_of(code_modules(modules, root))
+
+
+def key_of(digests):
+    """:func:`code_key` of an existing ``{module: digest}`` map."""
+    from sskernels.hashing import json_digest
+
+    info = _provenance()
+    parts = {k: info[k] for k in VERSION_FIELDS}
+    parts["modules"] = dict(sorted(digests.items()))
+    return json_digest(parts)
+
+
+def changed_modules(old, new):
+    """The modules whose digest differs between two ``{module: digest}`` maps (or that only
+    one of them holds), sorted; for a stale record, what made it stale."""
+    old, new = dict(old or {}), dict(new or {})
+    return sorted(m for m in set(old) | set(new) if old.get(m) != new.get(m))
+
+
+def module_path(name):
+    """``sskernels/learners/spectral.py`` for ``sskernels.learners.spectral`` (as a user
+    sees the file; ``__init__.py`` for a package)."""
+    path = _module_file(name, PACKAGE_DIR)
+    if path is None:
+        return name.replace(".", "/") + ".py"
+    return f"{PACKAGE}/{path.relative_to(PACKAGE_DIR).as_posix()}"
+
+
+# ---------------------------------------------------------------------------- the process
 
 def _version(dist):
     try:
@@ -103,7 +298,7 @@ def _git_state():
 def _provenance():
     commit, dirty = _git_state()
     info = {"sskernels": _package_version(), "git_commit": commit, "git_dirty": dirty,
-            "code_hash": code_hash(), "python": platform.python_version()}
+            "python": platform.python_version()}
     info.update({lib: _version(lib) for lib in LIBRARIES})
     return info
 
@@ -112,33 +307,43 @@ def provenance() -> dict:
     """What produced this process's numbers (computed once per process; a fresh copy each call).
 
     Keys: ``sskernels`` (package version), ``git_commit`` and ``git_dirty`` (None
-    outside a git checkout or without git), ``code_hash`` (:func:`code_hash`),
-    ``python``, and the versions of numpy, scipy, scikit-learn and highspy (None
-    when a library is not installed).
+    outside a git checkout or without git), ``python``, and the versions of numpy, scipy,
+    scikit-learn and highspy (None when a library is not installed).  A record adds the
+    code its method ran (``code``: its :func:`code_key`; ``modules``: the digests).
     """
     return dict(_provenance())
 
 
-#: the parts of :func:`provenance` that decide the numbers
-KEY_FIELDS = ("sskernels", "code_hash", "python") + LIBRARIES
+#: the parts of :func:`provenance` that decide the numbers, beside the code
+VERSION_FIELDS = ("sskernels", "python") + LIBRARIES
+
+
+@functools.lru_cache(maxsize=None)
+def package_digests():
+    """``{module: digest}`` of every module of the package."""
+    names = []
+    for path in sorted(PACKAGE_DIR.rglob("*.py")):
+        if "__pycache__" in path.parts:
+            continue
+        rel = path.relative_to(PACKAGE_DIR).with_suffix("")
+        parts = [PACKAGE, *rel.parts]
+        if parts[-1] == "__init__":
+            parts.pop()
+        names.append(".".join(parts))
+    return {n: module_digest(n) for n in names}
 
 
 def provenance_key() -> str:
-    """A short hash (16 hex digits) of the code hash, the package version and library versions.
-
-    ``git_commit`` and ``git_dirty`` are deliberately left out: the code hash already
-    changes with every edit of the package's sources, committed or not, whereas a
-    commit that touches no source file (documentation, configs, tests) or merely
-    committing the edits that were already run must not invalidate the records.
-    """
-    info = _provenance()
-    parts = {k: info[k] for k in KEY_FIELDS}
-    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:16]
+    """A short hash of the whole package's normalized code and the library versions: the
+    identity of a process's code (a Dask worker must run the driver's code), not a record's
+    key (that is :func:`code_key` of the record's method)."""
+    return key_of(package_digests())
 
 
 def summary_header() -> str:
     """One line naming the code and libraries, e.g.
-    ``sskernels 0.1.0 (commit abc1234, dirty) · python 3.12.3 · numpy 2.4.6 · ... · code 1a2b3c4d``.
+    ``sskernels 0.1.0 (commit abc1234, dirty) · python 3.12.3 · numpy 2.4.6 · ...``
+    (each record holds the key of its own method's code).
     """
     info = _provenance()
     head = f"sskernels {info['sskernels']}"
@@ -147,5 +352,4 @@ def summary_header() -> str:
         head += f" (commit {info['git_commit'][:7]}{state})"
     parts = [head, f"python {info['python']}"]
     parts += [f"{lib} {info[lib]}" for lib in LIBRARIES if info[lib] is not None]
-    parts.append(f"code {info['code_hash'][:8]}")
     return " · ".join(parts)

@@ -81,8 +81,6 @@ field and what was expected.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -91,6 +89,7 @@ import yaml
 
 from sskernels.data.transforms import PREPROCESSINGS as PREPROCESS
 from sskernels.errors import SpecError, UnknownNameError
+from sskernels.hashing import json_digest
 
 PROTOCOLS = ("random", "official", "class-first", "per-class")
 COVERS = ("classes", "groups")
@@ -225,7 +224,7 @@ class Spec:
 
 
 def _hash(obj):
-    return hashlib.sha1(json.dumps(obj, sort_keys=True, default=str).encode()).hexdigest()[:16]
+    return json_digest(obj, length=16)
 
 
 def method_key(spec, method):

@@ -3,7 +3,6 @@ recomputed by ``run`` and refused by ``table``; every record says what produced 
 
 import json
 import re
-import shutil
 import sys
 from types import SimpleNamespace
 
@@ -13,7 +12,7 @@ from sklearn.datasets import load_wine
 
 from sskernels import provenance as prov
 from sskernels.errors import UserError
-from sskernels.experiment import runner
+from sskernels.experiment import runner, tasks
 from sskernels.experiment.runner import load_records, run_spec
 from sskernels.solvers.report import FitReport, SolveInfo
 from sskernels.spec import load_spec, parse_spec
@@ -74,70 +73,6 @@ def mtimes(out):
     return {p: p.stat().st_mtime_ns for p in (out / "records").rglob("split_*.json")}
 
 
-# ---------------------------------------------------------------------------- provenance()
-
-def test_provenance_has_every_key_and_string_versions():
-    import numpy
-
-    info = prov.provenance()
-    assert set(info) == {"sskernels", "git_commit", "git_dirty", "code_hash", "python", "numpy",
-                         "scipy", "scikit-learn", "highspy"}
-    for lib in ("sskernels", "python", "numpy", "scipy", "scikit-learn", "highspy"):
-        assert isinstance(info[lib], str) and info[lib], lib
-    assert info["git_commit"] is None or re.fullmatch(r"[0-9a-f]{40}", info["git_commit"])
-    assert info["git_dirty"] in (True, False, None)
-    assert info["code_hash"] == prov.code_hash() and re.fullmatch(r"[0-9a-f]{64}",
-                                                                  info["code_hash"])
-    header = prov.summary_header()
-    assert f"numpy {numpy.__version__}" in header and "\n" not in header
-    assert header.startswith(f"sskernels {info['sskernels']}")
-    assert f"code {info['code_hash'][:8]}" in header
-    # a copy: a caller's change does not leak into the cached description
-    info["numpy"] = "0"
-    assert prov.provenance()["numpy"] == numpy.__version__
-
-
-def test_provenance_key_ignores_the_commit_but_not_the_code_or_libraries(monkeypatch):
-    base = dict(prov.provenance())
-    key = prov.provenance_key()
-    assert re.fullmatch(r"[0-9a-f]{16}", key)
-
-    def key_with(**changes):
-        monkeypatch.setattr(prov, "_provenance", lambda: {**base, **changes})
-        return prov.provenance_key()
-
-    assert key_with(git_commit="0" * 40, git_dirty=not base["git_dirty"]) == key
-    assert key_with(code_hash="0" * 64) != key
-    assert key_with(numpy="0.0.1") != key
-    assert key_with(highspy="0.0.1") != key
-
-
-def test_code_hash_changes_when_a_file_of_the_package_changes(tmp_path):
-    root = tmp_path / "sskernels"
-    shutil.copytree(prov.PACKAGE_DIR, root, ignore=shutil.ignore_patterns("__pycache__"))
-    h0 = prov.code_hash(root)
-    assert prov.code_hash(root) == h0
-
-    learner = root / "learners" / "propagation.py"
-    original = learner.read_bytes()
-    learner.write_bytes(original + b"# an edit\n")
-    assert prov.code_hash(root) != h0
-    learner.write_bytes(original)
-    assert prov.code_hash(root) == h0
-
-    (root / "__pycache__").mkdir()
-    (root / "__pycache__" / "x.cpython-311.pyc").write_bytes(b"compiled")
-    (root / "notes.txt").write_text("not code")
-    assert prov.code_hash(root) == h0                      # compiled files, other files: no
-
-    (root / "learners" / "new_method.py").write_text("X = 1\n")
-    assert prov.code_hash(root) != h0                      # an added module: yes
-    (root / "learners" / "new_method.py").unlink()
-    table = sorted((root / "paper_tables").glob("*.csv"))[0]
-    table.write_text(table.read_text() + "\n")
-    assert prov.code_hash(root) != h0                      # a bundled paper table: yes
-
-
 # ---------------------------------------------------------------------------- record keys
 
 def test_rerun_unchanged_reuses_every_record(wine_csv_spec, tasks_run):
@@ -153,7 +88,8 @@ def test_rerun_unchanged_reuses_every_record(wine_csv_spec, tasks_run):
     recs = records(out)
     assert len(recs) == 3
     for rec in recs.values():
-        assert rec["provenance"] == prov.provenance()
+        assert {k: rec["provenance"][k] for k in prov.provenance()} == prov.provenance()
+        assert rec["provenance"]["code"] == runner.method_code(spec, 0)["code"]
         assert rec["report"].keys() == {"solvers", "notes"}
         assert rec["data_fingerprint"] == json.loads(
             (out / "data_fingerprint.json").read_text())["data_fingerprint"]
@@ -175,13 +111,21 @@ def test_edited_data_file_recomputes_every_record(wine_csv_spec, tasks_run):
     assert [r["metrics"]["accuracy"] for r in new.values()] == second["value"].tolist()
 
 
+def changed_code(monkeypatch, module):
+    """From now on ``module``'s code hashes as if it had been edited."""
+    real = prov.module_digest
+    monkeypatch.setattr(prov, "module_digest",
+                        lambda name, root=None: ("edited" if name == module else "")
+                        + real(name, root))
+
+
 def test_changed_code_recomputes_every_record(wine_csv_spec, tasks_run, monkeypatch):
     out = wine_csv_spec.parent / "out"
     first = run_spec(load_spec(wine_csv_spec), progress=False)
     old = records(out)
     assert len(tasks_run) == 3
 
-    monkeypatch.setattr(prov, "provenance_key", lambda: "c0dec0dec0dec0de")
+    changed_code(monkeypatch, "sskernels.learners.propagation")
     second = run_spec(load_spec(wine_csv_spec), progress=False)
     assert len(tasks_run) == 6
     new = records(out)
@@ -189,6 +133,54 @@ def test_changed_code_recomputes_every_record(wine_csv_spec, tasks_run, monkeypa
     assert second["value"].tolist() == first["value"].tolist()   # the same code really ran
     run_spec(load_spec(wine_csv_spec), progress=False)
     assert len(tasks_run) == 6                                   # and is reused from now on
+
+
+# ---------------------------------------------------------------------------- provenance()
+
+def test_provenance_has_every_key_and_string_versions():
+    import numpy
+
+    info = prov.provenance()
+    assert set(info) == {"sskernels", "git_commit", "git_dirty", "python", "numpy",
+                         "scipy", "scikit-learn", "highspy"}
+    for lib in ("sskernels", "python", "numpy", "scipy", "scikit-learn", "highspy"):
+        assert isinstance(info[lib], str) and info[lib], lib
+    assert info["git_commit"] is None or re.fullmatch(r"[0-9a-f]{40}", info["git_commit"])
+    assert info["git_dirty"] in (True, False, None)
+    header = prov.summary_header()
+    assert f"numpy {numpy.__version__}" in header and "\n" not in header
+    assert header.startswith(f"sskernels {info['sskernels']}")
+    # a copy: a caller's change does not leak into the cached description
+    info["numpy"] = "0"
+    assert prov.provenance()["numpy"] == numpy.__version__
+
+
+def test_code_key_ignores_the_commit_but_not_the_code_or_libraries(monkeypatch):
+    base = dict(prov.provenance())
+    digests = prov.code_modules(["sskernels.solvers.cg"])
+    key = prov.key_of(digests)
+    assert re.fullmatch(r"[0-9a-f]{16}", key) and key == prov.code_key(["sskernels.solvers.cg"])
+
+    def key_with(**changes):
+        monkeypatch.setattr(prov, "_provenance", lambda: {**base, **changes})
+        return prov.key_of(digests)
+
+    assert key_with(git_commit="0" * 40, git_dirty=not base["git_dirty"]) == key
+    assert key_with(numpy="0.0.1") != key
+    assert key_with(highspy="0.0.1") != key
+    monkeypatch.undo()
+    assert prov.key_of({**digests, "sskernels.solvers.cg": "0" * 32}) != key
+
+
+def test_record_key_of_a_method_is_its_code_key(wine_csv_spec):
+    """The record key holds the method's own code key: the same for a spec run twice, another
+    for a method whose code differs."""
+    spec = load_spec(wine_csv_spec)
+    code = runner.method_code(spec, 0)
+    assert code["code"] == prov.code_key(runner.method_code_modules(runner.build(
+        spec, spec.methods[0])))
+    assert "sskernels/learners/propagation.py" in code["modules"]
+    assert "sskernels/learners/spectral.py" not in code["modules"]
 
 
 # ---------------------------------------------------------------------------- sskernels table
@@ -228,12 +220,13 @@ def test_table_on_records_of_other_code_exits_2_with_one_line(wine_csv_spec, tmp
     from sskernels.cli import app
 
     run_spec(load_spec(wine_csv_spec), progress=False)
-    monkeypatch.setattr(prov, "provenance_key", lambda: "c0dec0dec0dec0de")
+    changed_code(monkeypatch, "sskernels.learners.propagation")
     res = CliRunner().invoke(app, ["table", str(wine_csv_spec), "-o", str(tmp_path / "t")])
     assert isinstance(res.exception, UserError)
     code, err = run_main(monkeypatch, capsys, "table", wine_csv_spec, "-o", tmp_path / "t")
     assert code == 2
-    assert_one_line(err, str(wine_csv_spec), "stale", "sskernels run")
+    assert_one_line(err, str(wine_csv_spec), "stale", "sskernels run",
+                    "code changed in sskernels/learners/propagation.py")
     assert not (tmp_path / "t.csv").exists()
 
 
@@ -304,7 +297,7 @@ def test_record_holds_fit_report_and_selected_parameters(tmp_path, monkeypatch):
     FakeSelector.precomputed.clear()
     FakePeer.spectra.clear()
     fakes = {"harmonic": FakeSelector, "tsk": FakePeer}
-    monkeypatch.setattr(runner, "make_method", lambda name, **params: fakes[name](**params))
+    monkeypatch.setattr(tasks, "make_method", lambda name, **params: fakes[name](**params))
     spec = parse_spec({"dataset": "sklearn-wine", "splits": {"n_splits": 1, "n_labeled": 10},
                        "methods": ["harmonic", {"name": "tsk", "params": {"n_components": 7}}],
                        "output": str(tmp_path / "out")}, tmp_path / "fake.yaml")

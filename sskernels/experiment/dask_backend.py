@@ -41,12 +41,12 @@ back end never import Dask.
 from __future__ import annotations
 
 import copy
-import hashlib
 import logging
 import threading
 import uuid
 
-from sskernels.errors import UserError
+from sskernels.errors import InternalError, UserError
+from sskernels.hashing import digest
 
 INSTALL = "pip install 'sskernels[dask]' (or: pip install 'dask[distributed]')"
 
@@ -173,7 +173,7 @@ class DaskPool:
         (:func:`sskernels.graph.graph_searches`)."""
         from distributed import wait
 
-        from sskernels.experiment.runner import method_params
+        from sskernels.experiment.tasks import method_params
         from sskernels.provenance import provenance_key
 
         client = self.client()
@@ -182,7 +182,7 @@ class DaskPool:
         ident = (state.data_fingerprint, provenance_key(),
                  [(m.name, sorted(method_params(state.spec, m).items(), key=repr))
                   for m in state.spec.methods], [name for _, _, name in self._held])
-        key = "sskernels-warm-" + hashlib.sha1(repr(ident).encode()).hexdigest()
+        key = "sskernels-warm-" + digest(repr(ident))
         fut = client.submit(warm_task, payload, held, key=key, pure=False)
         try:
             try:
@@ -270,7 +270,7 @@ def artifact_name(module, key, artifact):
     parameters) and :meth:`state_token` if it has one (a graph's spectrum grows)."""
     token = getattr(artifact, "state_token", None)
     ident = (module, key, token() if callable(token) else None)
-    return "sskernels-artifact-" + hashlib.sha1(repr(ident).encode()).hexdigest()
+    return "sskernels-artifact-" + digest(repr(ident))
 
 
 def _block_map(client, fn, shared, items, cfg, scheduler):
@@ -313,7 +313,8 @@ def _cluster_failure(exc, what, key, scheduler, resume):
 
 
 class _Refused:
-    """A worker task's :class:`UserError` returned as a value, not raised: a raised one
+    """A worker task's :class:`UserError` (or :class:`InternalError`, which carries its
+    traceback) returned as a value, not raised: a raised one
     would be logged by the worker ("Compute Failed" with its traceback) above the driver's
     one line.  The driver raises it (:func:`_unwrap`)."""
 
@@ -322,14 +323,15 @@ class _Refused:
 
 
 def _refusing(fn):
-    """``fn`` with its :class:`UserError` returned as a :class:`_Refused`."""
+    """``fn`` with its :class:`UserError` or :class:`InternalError` returned as a
+    :class:`_Refused`."""
     import functools
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
-        except UserError as exc:
+        except (UserError, InternalError) as exc:
             return _Refused(exc)
     return wrapper
 

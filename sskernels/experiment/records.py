@@ -13,19 +13,20 @@ so that ``sskernels table`` can check the keys without loading the data.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
 import tempfile
 from pathlib import Path
 
+from sskernels.hashing import digest, json_digest
+
 
 def record_key(method_key, data_fingerprint, provenance_key):
     """The key of a record: a hash of the spec parts of the method (``spec.method_key``),
     the data fingerprint (:func:`data_fingerprint`) and the code (``provenance_key()``)."""
     parts = {"method": method_key, "data": data_fingerprint, "code": provenance_key}
-    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:16]
+    return json_digest(parts, length=16)
 
 
 def data_fingerprint(X, y, classes, extra=()):
@@ -36,20 +37,15 @@ def data_fingerprint(X, y, classes, extra=()):
     """
     from sskernels.graph import fingerprint
 
-    h = hashlib.sha256()
-    h.update(fingerprint(X).encode())
-    h.update(fingerprint(_int_array(y)).encode())
-    h.update(json.dumps(plain(list(classes))).encode())
+    parts = [fingerprint(X), fingerprint(_int_array(y)), json.dumps(plain(list(classes)))]
     for part in extra:
         if part is None:
-            h.update(b"\0none")
+            parts.append(None)
         elif isinstance(part, (list, tuple)):
-            h.update(f"\0list{len(part)}".encode())
-            for a in part:
-                h.update(fingerprint(_int_array(a)).encode())
+            parts.append([fingerprint(_int_array(a)) for a in part])
         else:
-            h.update(fingerprint(part).encode())
-    return h.hexdigest()[:16]
+            parts.append(fingerprint(part))
+    return digest(*parts)[:16]
 
 
 def _int_array(a):
@@ -60,13 +56,18 @@ def _int_array(a):
 
 def atomic_write_text(path, text):
     """Write ``text`` to ``path`` through a temporary file and an atomic rename."""
+    atomic_write_bytes(path, text.encode())
+
+
+def atomic_write_bytes(path, data):
+    """Write ``data`` (bytes) to ``path`` through a temporary file and an atomic rename."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         os.fchmod(fd, 0o666 & ~_umask())
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)

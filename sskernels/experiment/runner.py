@@ -33,10 +33,9 @@ from sskernels.experiment.records import (data_fingerprint, plain, read_data_fin
                                           read_record, record_key, record_state,
                                           write_data_fingerprint, write_graph_seconds,
                                           write_record)
-from sskernels.experiment.splits import SplitError, make_splits
+from sskernels.experiment.splits import SplitError, make_splits, regression_splits
+from sskernels.experiment.tasks import build, method_code_modules, run_task
 from sskernels.graph import graph_searches, graphs_used
-from sskernels.learners.registry import get_method, make_method
-from sskernels.solvers import SolverError
 from sskernels.spec import method_key
 
 
@@ -52,6 +51,7 @@ class Prepared:
     graph_seconds: float = 0.0
     data_fingerprint: str = None   # content hash of X, y, classes, held-out part, official splits
     keys: list = None              # the record key of each of spec.methods (see record_keys)
+    codes: list = None             # each method's code: {"code": key, "modules": {...}}
     provenance: dict = None        # sskernels.provenance.provenance() of the parent process
     task: str = "classification"   # or "regression": y (n, k) float targets, metrics rmse/mse
     pool: np.ndarray = None        # regression: the rows labeled points are drawn from; its
@@ -150,14 +150,6 @@ def scale_targets(Y, how):
     return (Y - lo) / np.where(span > 0, span, 1.0)
 
 
-def regression_splits(pool, n_labeled, n_splits, seed):
-    """Split i: ``n_labeled`` rows of ``pool`` drawn uniformly without replacement, seeded by
-    ``(seed, i)`` (as :func:`sskernels.experiment.splits.random_split`); sorted."""
-    pool = np.asarray(pool)
-    return [np.sort(np.random.default_rng([seed, i]).choice(pool, size=n_labeled, replace=False))
-            for i in range(n_splits)]
-
-
 def prepare_regression(spec, ds, n_splits=None):
     """A regression data set: targets scaled (``spec.target_scale``), labeled points drawn from
     the pool (the rows of the data set's official split, e.g. WiFi's 505 'src' points; every
@@ -180,40 +172,38 @@ def prepare_regression(spec, ds, n_splits=None):
                     task="regression", pool=pool)
 
 
-def regression_metrics(F, Y, test):
-    """``rmse`` and ``mse`` of predicted targets F (n, k) at the test rows: ``mse`` is the mean
-    of the squared errors over the test points and the targets (x and y for WiFi), ``rmse``
-    its square root (so ``mse = rmse^2`` exactly, per split)."""
-    err = np.asarray(F, dtype=float).reshape(Y.shape)[test] - Y[test]
-    mse = float(np.mean(err ** 2))
-    return {"rmse": float(np.sqrt(mse)), "mse": mse}
-
-
 def record_keys(prep):
     """The record key of each method of the spec, computed once and kept on ``prep``.
 
-    key = hash(``method_key(spec, method)``, the data fingerprint, ``provenance_key()``).
+    key = hash(``method_key(spec, method)``, the data fingerprint, the method's code key):
+    the code key hashes the code the method's task runs (:mod:`sskernels.experiment.tasks`,
+    the split rules and its estimators' modules, with what they import; docstrings and
+    comments excluded) and the library versions (:func:`method_code`).
     """
     if prep.keys is None:
         if prep.data_fingerprint is None:   # a Prepared built by hand (tests)
             prep.data_fingerprint = data_fingerprint(prep.X, prep.y, prep.classes,
                                                      extra=(prep.X_test, prep.y_test, None))
-        code = _provenance.provenance_key()
-        prep.keys = [record_key(method_key(prep.spec, m), prep.data_fingerprint, code)
-                     for m in prep.spec.methods]
+        prep.codes = [method_code(prep.spec, i) for i in range(len(prep.spec.methods))]
+        prep.keys = [record_key(method_key(prep.spec, m), prep.data_fingerprint, code["code"])
+                     for m, code in zip(prep.spec.methods, prep.codes)]
         prep.provenance = _provenance.provenance()
     return prep.keys
 
 
-def method_params(spec, method):
-    """Constructor parameters: the spec's graph for graph-based methods, then the method's own."""
-    params = {}
-    if get_method(method.name).uses_graph:
-        g = spec.graph
-        params.update(n_neighbors=g.k, weights=g.weights, sigma=g.sigma, metric=g.metric,
-                      method=g.method)
-    params.update(method.params)
-    return params
+def method_code(spec, mi):
+    """``{"code": key, "modules": {file: digest}}`` of the code method ``mi`` of ``spec``
+    runs (:func:`sskernels.experiment.tasks.method_code_modules`, then
+    :func:`sskernels.provenance.code_modules`); the spec is not run and no data is loaded."""
+    method = spec.methods[mi]
+    try:
+        est = build(spec, method)
+    except (ValueError, TypeError) as exc:
+        raise UserError(f"{spec.path}: methods[{mi}] ({method.label}): {exc}") from None
+    roots = method_code_modules(est, oracle=getattr(method, "select", None) == "oracle")
+    digests = _provenance.code_modules(roots)
+    return {"code": _provenance.key_of(digests),
+            "modules": {_provenance.module_path(m): d[:12] for m, d in digests.items()}}
 
 
 def warm_graphs(prep):
@@ -224,8 +214,8 @@ def warm_graphs(prep):
     """
     t0 = time.perf_counter()
     for i, method in enumerate(prep.spec.methods):
-        est = make_method(method.name, **method_params(prep.spec, method))
         try:
+            est = build(prep.spec, method)
             pre = getattr(est, "precompute", None)   # scikit-learn's peers have none
             if pre is not None:
                 pre(prep.X)
@@ -235,8 +225,6 @@ def warm_graphs(prep):
 
 
 _STATE: Prepared | None = None
-#: fitted attributes recorded as the parameters a method selected on the labeled points
-SELECTED = ("beta_", "C_", "gamma_A_", "gamma_I_", "kernel_width_", "width_", "mu_")
 
 
 #: modules whose memoized label-independent artifacts (graphs and spectra, deformation
@@ -421,184 +409,34 @@ def worker_pool(backend="local", jobs=1, scheduler=None):
 
 def _run_task(task, prep=None):
     """One record: method ``mi`` on split ``si`` of setting ``gi`` of ``prep`` (default: this
-    process's state, :data:`_STATE`)."""
+    process's state, :data:`_STATE`), computed by :func:`sskernels.experiment.tasks.run_task`
+    and stamped with its key and provenance.
+
+    A parameter the method refuses (:func:`~sskernels.errors.is_user_error`) is the user's:
+    a one-line :class:`UserError` naming the spec, the method and the split.  Any other
+    exception is ours: an :class:`~sskernels.errors.InternalError` carrying the traceback.
+    """
+    import traceback
+
+    from sskernels.errors import InternalError, is_user_error
+
     mi, gi, si = task
     prep = _STATE if prep is None else prep
-    spec = prep.spec
-    method = spec.methods[mi]
-    setting, splits = prep.settings[gi]
-    labeled = splits[si]
-    if prep.task == "regression":
-        return _run_regression_task(mi, gi, si, prep)
-    y_partial = np.full(prep.y.size, -1)
-    y_partial[labeled] = prep.y[labeled]
-    unl = y_partial == -1
-    oracle = None
-    try:
-        est = make_method(method.name, **method_params(spec, method))
-        t0 = time.perf_counter()
-        if getattr(method, "select", None) == "oracle":   # best TEST accuracy: never a default
-            from sskernels.experiment.oracle import oracle_fit
-
-            est, oracle = oracle_fit(est, prep.X, y_partial, prep.y)
-        else:
-            est.fit(prep.X, y_partial)
-        pred = np.asarray(est.transduction_)
-        metrics = {"accuracy": 100.0 * float(np.mean(pred[unl] == prep.y[unl]))}
-        if prep.X_test is not None and get_method(method.name).inductive:
-            pred_test = np.asarray(est.predict(prep.X_test))
-            metrics["inductive accuracy"] = 100.0 * float(np.mean(pred_test == prep.y_test))
-        seconds = time.perf_counter() - t0
-        metrics.update(extra_metrics(getattr(spec, "metrics", None) or (), est, metrics, unl,
-                                     prep.y, prep.classes.size))
-    except (ValueError, TypeError, SolverError) as exc:
-        raise UserError(f"{spec.path}: methods[{mi}] ({method.label}), split {si}: {exc}") from None
-    report = getattr(est, "fit_report_", None)
-    extra = {} if oracle is None else {"selection": "oracle", "oracle": plain(oracle)}
-    return {**extra,
-        "key": record_keys(prep)[mi], "spec": spec.name, "table": spec.table or "",
-        "dataset": spec.paper.dataset or spec.dataset.display, "setting": setting,
-        "method": method.label, "method_name": method.name, "paper": method.paper,
-        "split": si, "n_labeled": int(labeled.size), "n_unlabeled": int(unl.sum()),
-        "metrics": metrics, "seconds": seconds, "selected": plain(selected_params(est, oracle)),
-        "report": plain(report.as_dict() if report is not None else {"solvers": [], "notes": []}),
-        "data_fingerprint": prep.data_fingerprint,
-        "provenance": prep.provenance or _provenance.provenance(),
-    }
-
-
-def _run_regression_task(mi, gi, si, prep=None):
-    """One regression record: NaN marks the unlabeled targets; rmse and mse on the test rows
-    (the pool's rows not labeled in this split)."""
-    prep = _STATE if prep is None else prep
     spec, method = prep.spec, prep.spec.methods[mi]
-    setting, splits = prep.settings[gi]
-    labeled = splits[si]
-    y_partial = np.full(prep.y.shape, np.nan)
-    y_partial[labeled] = prep.y[labeled]
-    test = np.setdiff1d(prep.pool, labeled)
+    where = f"{spec.path}: methods[{mi}] ({method.label}), split {si}"
     try:
-        est = make_method(method.name, **method_params(spec, method))
-        t0 = time.perf_counter()
-        est.fit(prep.X, y_partial)
-        F = np.asarray(est.transduction_)
-        seconds = time.perf_counter() - t0
-        metrics = regression_metrics(F, prep.y, test)
-    except (ValueError, TypeError, SolverError) as exc:
-        raise UserError(f"{spec.path}: methods[{mi}] ({method.label}), split {si}: {exc}") from None
-    report = getattr(est, "fit_report_", None)
-    return {
-        "key": record_keys(prep)[mi], "spec": spec.name, "table": spec.table or "",
-        "dataset": spec.paper.dataset or spec.dataset.display, "setting": setting,
-        "method": method.label, "method_name": method.name, "paper": method.paper,
-        "split": si, "n_labeled": int(labeled.size),
-        "n_unlabeled": int(prep.y.shape[0] - labeled.size), "n_test": int(test.size),
-        "metrics": metrics, "seconds": seconds, "selected": plain(selected_params(est)),
-        "report": plain(report.as_dict() if report is not None else {"solvers": [], "notes": []}),
-        "data_fingerprint": prep.data_fingerprint,
-        "provenance": prep.provenance or _provenance.provenance(),
-    }
-
-
-def extra_metrics(names, est, metrics, unl, y, n_classes):
-    """The spec's extra metrics (``spec.metrics``) of a fitted estimator.
-
-    ``error``: ``100 - accuracy`` (and ``inductive error`` beside ``inductive accuracy``).
-    ``alignment``: :func:`unlabeled_alignment` of the estimator's learned kernel
-    (``kernel_``), left out for an estimator without one.  Computed after the timing: an
-    evaluation, not part of the method's cost.
-    """
-    out = {}
-    if "error" in names:
-        for acc, err in (("accuracy", "error"), ("inductive accuracy", "inductive error")):
-            if acc in metrics:
-                out[err] = 100.0 - metrics[acc]
-    if "alignment" in names:
-        factors = kernel_factors(est)
-        if factors is not None:     # an embedding kernel: no u x u matrix (same value)
-            from sskernels.kernels.alignment import factored_centered_alignment
-
-            P, mu = factors
-            idx = np.flatnonzero(np.asarray(unl))
-            c = int(np.max(y)) + 1 if n_classes is None else int(n_classes)
-            out["alignment"] = factored_centered_alignment(P[idx], mu, np.asarray(y)[idx], c)
-            return out
-        try:
-            K = est.kernel_
-        except AttributeError:  # not a kernel learner (a wrapper's property raises it too)
-            K = None
-        if K is not None:
-            out["alignment"] = unlabeled_alignment(K, unl, y, n_classes)
-    return out
-
-
-def kernel_factors(est):
-    """``(P, mu)`` with ``est.kernel_ = s P diag(mu) P^T`` for a scale ``s > 0``, when the
-    learned kernel is an :class:`~sskernels.learners.label_aware.EmbeddingKernel`'s (itself,
-    the kernel learner of a :class:`~sskernels.learners.kernel_machines.KernelSVM`, or either
-    inside a model-selection wrapper), else None.  The centered alignment is scale-free, so
-    :func:`extra_metrics` computes it from the factors
-    (:func:`~sskernels.kernels.alignment.factored_centered_alignment`) without the n x n
-    kernel (Wang et al.'s tables: about 7 % of their run time went to that matrix)."""
-    from sskernels.learners.kernel_machines import KernelSVM
-    from sskernels.learners.label_aware import EmbeddingKernel
-    from sskernels.learners.selection import SelectOnLabeled
-
-    if isinstance(est, SelectOnLabeled):
-        est = getattr(est, "best_estimator_", None)
-    if isinstance(est, KernelSVM) and type(est).kernel_ is KernelSVM.kernel_:
-        if not getattr(est, "kernel_scale_", 0) > 0:
-            return None
-        est = getattr(est, "learner_", None)
-    cls = type(est)
-    if (isinstance(est, EmbeddingKernel) and cls.kernel_ is EmbeddingKernel.kernel_
-            and cls.kernel is EmbeddingKernel.kernel and hasattr(est, "mu_")):
-        return est.embedding(), est.mu_
-    return None
-
-
-def unlabeled_alignment(K, unlabeled, y, n_classes=None):
-    """Centered alignment (Cortes, Mohri & Rostamizadeh 2010) of a learned kernel's
-    UNLABELED block ``K[U, U]`` with the ideal kernel of the true labels of those points.
-
-    The ideal kernel is :func:`sskernels.kernels.alignment.ideal_kernel`'s ``"simplex"``
-    target: ``yy^T`` with ``y`` in ``{-1, +1}`` for two classes, as in Wang et al. (2015),
-    Sec. 2; ``T_ij = -1/(c-1)`` for a pair of different classes when ``c > 2`` (a choice: the
-    paper does not say which multi-class target its Table 1 uses).  A value in [-1, 1]
-    (in [0, 1] for a PSD kernel).
-    """
-    from sskernels.kernels.alignment import centered_alignment, ideal_kernel
-
-    idx = np.flatnonzero(np.asarray(unlabeled))
-    K = np.asarray(K, dtype=float)
-    K_UU = K[np.ix_(idx, idx)]
-    c = int(np.max(y)) + 1 if n_classes is None else int(n_classes)
-    return centered_alignment(K_UU, ideal_kernel(np.asarray(y)[idx], c))
-
-
-def selected_params(est, oracle=None):
-    """The parameters a fitted estimator selected on the labeled points.
-
-    With ``oracle`` (:func:`sskernels.experiment.oracle.oracle_fit`'s info) the candidate the
-    oracle chose on the test labels is added (its own names, e.g. ``kernel_learner__b_scale``).
-
-    A model-selection wrapper (``best_params_``) gives its chosen parameters, plus
-    the :data:`SELECTED` attributes of its ``best_estimator_``; any other estimator
-    gives its own :data:`SELECTED` attributes.
-    """
-    def own(e):
-        out = {k: getattr(e, k) for k in SELECTED if hasattr(e, k)}
-        learner = getattr(e, "learner_", None)  # a kernel machine's kernel learner
-        if learner is not None:
-            out.update({f"kernel_learner__{k}": v for k, v in selected_params(learner).items()})
-        return out
-
-    if oracle is not None:
-        return {**selected_params(est), **oracle["params"][oracle["best_index"]]}
-    if getattr(est, "best_params_", None) is not None:
-        inner = getattr(est, "best_estimator_", None)
-        return {**(own(inner) if inner is not None else {}), **dict(est.best_params_)}
-    return own(est)
+        rec = run_task(task, prep)
+    except UserError:
+        raise
+    except Exception as exc:
+        if is_user_error(exc):
+            raise UserError(f"{where}: {exc}") from None
+        raise InternalError(f"{where}: {type(exc).__name__}: {exc}",
+                            traceback.format_exc()) from None
+    keys = record_keys(prep)
+    prov = prep.provenance or _provenance.provenance()
+    return plain({**rec, "key": keys[mi], "data_fingerprint": prep.data_fingerprint,
+                  "provenance": {**prov, **prep.codes[mi]}})
 
 
 def run_spec(spec, jobs=1, progress=True, n_splits=None, console=None, reuse=True,
@@ -672,17 +510,23 @@ def _begin(spec, jobs, n_splits, reuse, workers, prepared=None):
 def _lookup(prep, reuse):
     """``(todo, done)`` of a prepared spec: its current records (and, with ``reuse``, those a
     sibling spec lends, copied here), the tasks without one."""
+    from sskernels.experiment.archive import ArchivedRecords
     from sskernels.experiment.records import SharedRecords
 
     spec = prep.spec
     keys = record_keys(prep)
     shared = SharedRecords(spec.output) if reuse else None
+    archived = ArchivedRecords(spec.output)
     todo, done = [], []
     for mi, method in enumerate(spec.methods):
         key = keys[mi]
         for gi, (setting, splits) in enumerate(prep.settings):
             for si in range(len(splits)):
                 rec = read_record(spec.output, method.label, setting, si, key=key)
+                if rec is None:           # the spec's committed archive (a fresh clone)
+                    rec = _restored(archived.get(key, setting, si), spec, method)
+                    if rec is not None:
+                        rec = write_record(spec.output, rec)
                 if rec is None and shared is not None:
                     rec = _reused(shared.get(key, setting, si), spec, method)
                     if rec is not None:
@@ -691,7 +535,19 @@ def _lookup(prep, reuse):
                     todo.append((mi, gi, si))
                 else:
                     done.append(rec)
+    archived.restore_files(spec.output)
     return todo, done
+
+
+def _restored(rec, spec, method):
+    """An archived record of this spec's (the same key), under the spec's current names."""
+    if rec is None:
+        return None
+    if rec.get("method") == method.label and rec.get("spec") == spec.name:
+        return rec
+    return {**rec, "spec": spec.name, "table": spec.table or "",
+            "dataset": spec.paper.dataset or spec.dataset.display, "method": method.label,
+            "paper": method.paper}
 
 
 def _frame(run):
@@ -808,14 +664,19 @@ def _drain(run, stream, progress, console, ahead, workers, keys):
 
 
 def pending_tasks(prep):
-    """The ``(mi, gi, si)`` of ``prep`` that have no current record in the spec's output
-    (what a run would compute; records a sibling spec could lend are not looked up)."""
+    """The ``(mi, gi, si)`` of ``prep`` that have no current record in the spec's output or
+    its archive (what a run would compute; records a sibling spec could lend are not looked
+    up)."""
+    from sskernels.experiment.archive import ArchivedRecords
+
     keys = record_keys(prep)
     out = prep.spec.output
+    archived = ArchivedRecords(out)
     return [(mi, gi, si) for mi, method in enumerate(prep.spec.methods)
             for gi, (setting, splits) in enumerate(prep.settings)
             for si in range(len(splits))
-            if read_record(out, method.label, setting, si, key=keys[mi]) is None]
+            if read_record(out, method.label, setting, si, key=keys[mi]) is None
+            and archived.get(keys[mi], setting, si) is None]
 
 
 def _reused(rec, spec, method):
@@ -908,39 +769,68 @@ def load_records(spec, n_splits=None):
     """The records already written for a spec, as a DataFrame, without running anything.
 
     The data are not loaded: the record keys are made with the data fingerprint
-    the last run stored in ``<output>/data_fingerprint.json`` and this process's
-    ``provenance_key()``.  Raises :class:`UserError` when any record is stale (made
-    by other code or other data; every record is stale when the fingerprint file
-    is absent) or when there is no record at all.  Splits not run yet (``run
-    --splits N``) are left out, as the summary's ``n_splits`` column shows.
+    the last run stored in ``<output>/data_fingerprint.json`` and the code each method
+    runs now (:func:`method_code`).  Raises :class:`UserError` when any record is stale
+    (made by other code or other data; every record is stale when the fingerprint file
+    is absent), naming the modules whose code changed, or when there is no record at
+    all.  Splits not run yet (``run --splits N``) are left out, as the summary's
+    ``n_splits`` column shows.
     """
     import json
     from pathlib import Path
 
-    from sskernels.experiment.records import _safe
+    from sskernels.experiment.archive import ArchivedRecords
+    from sskernels.experiment.records import _safe, record_path
 
     n = n_splits or spec.splits.n_splits
+    archived = ArchivedRecords(spec.output)
+    archived.restore_files(spec.output)          # what a fresh clone has only archived
     fp = read_data_fingerprint(spec.output)
-    code = _provenance.provenance_key()
-    recs, stale = [], 0
-    for method in spec.methods:
+    recs, stale, changed = [], 0, set()
+    for mi, method in enumerate(spec.methods):
+        code = method_code(spec, mi)
         # without a fingerprint no key can match: every existing record is stale
-        key = record_key(method_key(spec, method), fp, code) if fp else "no data fingerprint"
+        key = (record_key(method_key(spec, method), fp, code["code"]) if fp
+               else "no data fingerprint")
         labels = setting_labels(spec)
         if labels is None:
             root = Path(spec.output) / "records" / _safe(method.label)
             paths = sorted(root.glob("*/split_*.json")) if root.is_dir() else []
             labels = sorted({json.loads(p.read_text()).get("setting") for p in paths[:1]} - {None})
+            labels = labels or archived.settings(key)
         for setting in labels:
             for si in range(n):
                 state, rec = record_state(spec.output, method.label, setting, si, key=key)
+                if state != "current":      # the committed archive (a fresh clone)
+                    restored = _restored(archived.get(key, setting, si), spec, method)
+                    if restored is not None:
+                        state, rec = "current", write_record(spec.output, restored)
                 stale += state == "stale"
+                if state == "stale" and fp:
+                    changed.update(_changed_code(record_path(spec.output, method.label,
+                                                             setting, si), code))
                 if rec is not None:
                     recs.append(rec)
     rerun = f"rerun `sskernels run {spec.path}`"
     if stale:
-        raise UserError(f"{spec.path}: {stale} record(s) under {spec.output} are stale (made by "
-                        f"other code, library versions or data); {rerun}")
+        why = (f"code changed in {', '.join(sorted(changed))}" if changed else
+               "made by other code, library versions or data")
+        raise UserError(f"{spec.path}: {stale} record(s) under {spec.output} are stale "
+                        f"({why}); {rerun}")
     if not recs:
         raise UserError(f"{spec.path}: no records under {spec.output} (missing); {rerun}")
     return records_frame(recs, spec, n)
+
+
+def _changed_code(path, code):
+    """The files whose code differs between a stale record (at ``path``) and ``code`` (the
+    method's code now, :func:`method_code`); empty when the record does not say."""
+    import json
+
+    from sskernels.provenance import changed_modules
+
+    try:
+        old = json.loads(path.read_text()).get("provenance", {}).get("modules")
+    except (OSError, ValueError, AttributeError):
+        return []
+    return changed_modules(old, code["modules"]) if isinstance(old, dict) else []

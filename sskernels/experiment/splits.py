@@ -148,3 +148,11 @@ def make_splits(y, protocol="random", n_splits=20, n_labeled=20, seed=0, officia
             raise ValueError("the data set ships no official splits; use protocol: random")
         return [np.sort(np.asarray(s, dtype=int)) for s in official[:n_splits]]
     raise ValueError(f"unknown split protocol {protocol!r}")
+
+
+def regression_splits(pool, n_labeled, n_splits, seed):
+    """Split i: ``n_labeled`` rows of ``pool`` drawn uniformly without replacement, seeded by
+    ``(seed, i)`` (as :func:`random_split`); sorted."""
+    pool = np.asarray(pool)
+    return [np.sort(np.random.default_rng([seed, i]).choice(pool, size=n_labeled, replace=False))
+            for i in range(n_splits)]

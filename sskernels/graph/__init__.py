@@ -9,16 +9,15 @@ share one graph and one eigendecomposition.
 
 from __future__ import annotations
 
-import hashlib
 import threading
 import weakref
-from collections import OrderedDict
 from contextlib import contextmanager
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
+from sskernels.errors import ParameterError
 from sskernels.graph.knn import EXACT_MAX_N, METHODS, METRICS, WEIGHTS, induced_weights, knn_graph
 from sskernels.graph.laplacian import (
     Spectrum,
@@ -27,6 +26,8 @@ from sskernels.graph.laplacian import (
     normalized_adjacency,
     normalized_laplacian,
 )
+from sskernels.hashing import digest
+from sskernels.memo import LRU, freeze, sizeof
 
 __all__ = [
     "Graph", "PrecomputedGraph", "KNNGraph", "get_graph", "clear_cache", "graph_searches",
@@ -53,6 +54,20 @@ class Graph:
             X, k=k, weights=weights, sigma=sigma, metric=metric, method=method, return_info=True)
         self.degrees, self.d_inv_sqrt = degree_normalizer(self.W)
         self._spectrum = None
+
+    @property
+    def nbytes(self):
+        """The bytes of the arrays this graph holds: ``X`` (dense, or a sparse matrix's data,
+        indices and indptr), ``W``, the degrees and the spectrum computed so far."""
+        return sum(sizeof(a) for a in (self.X, self.W, self.degrees, self.d_inv_sqrt,
+                                        self._spectrum))
+
+    def freeze(self):
+        """Make the graph's own arrays read-only, and those of every spectrum it computes from
+        now on (a memoized graph is shared: :func:`sskernels.memo.freeze`).  ``X`` is the
+        caller's and is left as it is."""
+        self._frozen = True
+        freeze((self.W, self.degrees, self.d_inv_sqrt, self._spectrum))
 
     @property
     def n(self):
@@ -84,6 +99,8 @@ class Graph:
         sp_ = laplacian_spectrum(self.W, m=m)
         if m is not None and not sp_.complete and _available(sp_) < m:
             sp_ = laplacian_spectrum(self.W, m=None)
+        if self.__dict__.get("_frozen"):
+            freeze(sp_)
         self._spectrum = sp_
         return sp_
 
@@ -128,11 +145,11 @@ class PrecomputedGraph(Graph):
     def induced(self, Xnew, exclude=None):
         Wx = Xnew.toarray() if sp.issparse(Xnew) else np.asarray(Xnew, dtype=float)
         if Wx.ndim != 2 or Wx.shape[1] != self.n:
-            raise ValueError(f"with graph='precomputed', new points are given by their affinities "
+            raise ParameterError(f"with graph='precomputed', new points are given by their affinities "
                              f"to the {self.n} graph points: expected shape (s, {self.n}), "
                              f"got {Wx.shape}")
         if np.any(Wx < 0) or not np.all(np.isfinite(Wx)):
-            raise ValueError("affinities must be finite and non-negative")
+            raise ParameterError("affinities must be finite and non-negative")
         if exclude is not None:
             Wx = Wx.copy()
             Wx[np.arange(len(exclude)), exclude] = 0.0
@@ -147,14 +164,14 @@ def check_affinity(W):
     W = sp.csr_matrix(W, dtype=float)
     n, m = W.shape
     if n != m:
-        raise ValueError(f"graph='precomputed' needs a square (n, n) affinity matrix, got {W.shape}")
+        raise ParameterError(f"graph='precomputed' needs a square (n, n) affinity matrix, got {W.shape}")
     if not np.all(np.isfinite(W.data)):
-        raise ValueError("the precomputed affinity matrix has NaN or infinite entries")
+        raise ParameterError("the precomputed affinity matrix has NaN or infinite entries")
     if W.nnz and W.data.min() < 0:
-        raise ValueError("the precomputed affinity matrix has negative entries")
+        raise ParameterError("the precomputed affinity matrix has negative entries")
     asym = abs(W - W.T)
     if asym.nnz and asym.max() > 1e-10 * max(1.0, abs(W).max()):
-        raise ValueError("the precomputed affinity matrix is not symmetric")
+        raise ParameterError("the precomputed affinity matrix is not symmetric")
     W = W.tolil()
     W.setdiag(0.0)
     W = W.tocsr()
@@ -168,7 +185,9 @@ def _available(spectrum):
     return int(np.sum(np.abs(spectrum.values - 1.0) > ONE_TOL))
 
 
-#: ``id -> (weakref, digest)`` of read-only dense arrays already hashed (see :func:`fingerprint`)
+#: ``id -> (weakref, digest)`` of read-only dense arrays already hashed (see :func:`fingerprint`):
+#: not a memo of values but of digests, by weak reference and bounded to 64 entries (dead ones
+#: dropped first), so not a :class:`sskernels.memo.LRU`
 _FINGERPRINTS: dict = {}
 
 
@@ -205,36 +224,28 @@ def fingerprint(X):
 
 
 def _fingerprint(X):
-    h = hashlib.sha1()
-    if sp.issparse(X):
-        X = X.tocsr()
-        for a in (X.data, X.indices, X.indptr):
-            h.update(np.ascontiguousarray(a).tobytes())
-    else:
-        h.update(np.ascontiguousarray(X).tobytes())
-    h.update(repr((X.shape, str(X.dtype))).encode())
-    return h.hexdigest()
+    return digest(X if sp.issparse(X) else np.asarray(X))
 
 
-_CACHE: OrderedDict = OrderedDict()
 _CACHE_SIZE = 8
+#: bytes the memoized graphs may take (data, weights, spectra: :attr:`Graph.nbytes`)
+_CACHE_BYTES = 2 * 2**30
+#: the memoized graphs, by (fingerprint, k, weights, sigma, metric, method)
+_CACHE = LRU(_CACHE_SIZE, max_bytes=_CACHE_BYTES)
 
 
 def get_graph(X, k=6, weights="hein-maier", sigma=None, metric="euclidean", method="auto"):
-    """The :class:`Graph` of ``X``, memoized by content and parameters (LRU of 8)."""
+    """The :class:`Graph` of ``X``, memoized by content and parameters (:data:`_CACHE`: 8
+    graphs, 2 GiB)."""
     key = (fingerprint(X), int(k), weights, None if sigma is None else float(sigma), metric,
            method)
     for used in getattr(_USED, "lists", ()):
         if key not in used:
             used.append(key)
-    g = _CACHE.get(key)
+    g = _CACHE.lookup(key)
     if g is None:
-        g = Graph(X, k=k, weights=weights, sigma=sigma, metric=metric, method=method)
-        _CACHE[key] = g
-        while len(_CACHE) > _CACHE_SIZE:
-            _CACHE.popitem(last=False)
-    else:
-        _CACHE.move_to_end(key)
+        g = _CACHE.store(key, Graph(X, k=k, weights=weights, sigma=sigma, metric=metric,
+                                    method=method))
     return g
 
 
@@ -326,7 +337,8 @@ def cache_items():
 
 
 def cache_put(key, graph):
-    _CACHE[key] = graph
+    """Memoize ``graph`` under ``key`` (its arrays made read-only); returns it."""
+    return _CACHE.store(key, graph)
 
 
 cache_clear = clear_cache
@@ -361,23 +373,23 @@ class KNNGraph(BaseEstimator):
         """Raise ``ValueError`` naming the first invalid parameter."""
         k = self.n_neighbors
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-            raise ValueError(f"graph n_neighbors must be an integer >= 1, got {k!r}")
+            raise ParameterError(f"graph n_neighbors must be an integer >= 1, got {k!r}")
         if self.weights not in WEIGHTS:
-            raise ValueError(f"graph weights must be one of {WEIGHTS}, got {self.weights!r}")
+            raise ParameterError(f"graph weights must be one of {WEIGHTS}, got {self.weights!r}")
         if self.metric not in METRICS:
-            raise ValueError(f"graph metric must be one of {METRICS}, got {self.metric!r}")
+            raise ParameterError(f"graph metric must be one of {METRICS}, got {self.metric!r}")
         if self.sigma is not None and (isinstance(self.sigma, (bool, str))
                                        or not float(self.sigma) > 0):
-            raise ValueError(f"graph sigma must be None or > 0, got {self.sigma!r}")
+            raise ParameterError(f"graph sigma must be None or > 0, got {self.sigma!r}")
         if self.method not in METHODS:
-            raise ValueError(f"graph method must be one of {METHODS}, got {self.method!r}")
+            raise ParameterError(f"graph method must be one of {METHODS}, got {self.method!r}")
         return self
 
     def build(self, X):
         """The :class:`Graph` of ``X`` (memoized by content and parameters)."""
         self.validate()
         if X.shape[0] <= self.n_neighbors:
-            raise ValueError(f"a {self.n_neighbors}-NN graph needs more than {self.n_neighbors} "
+            raise ParameterError(f"a {self.n_neighbors}-NN graph needs more than {self.n_neighbors} "
                              f"points, got {X.shape[0]}")
         return get_graph(X, k=self.n_neighbors, weights=self.weights, sigma=self.sigma,
                          metric=self.metric, method=self.method)

@@ -168,6 +168,8 @@ from sklearn.neighbors import NearestNeighbors
 from sklearn.preprocessing import normalize
 from threadpoolctl import threadpool_limits
 
+from sskernels.errors import ParameterError
+
 WEIGHTS = ("hein-maier", "heat", "binary")
 METRICS = ("euclidean", "cosine")
 METHODS = ("auto", "exact", "approximate")
@@ -336,7 +338,7 @@ def _prepare(X, metric):
 
 def _check_method(method):
     if method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+        raise ParameterError(f"method must be one of {METHODS}, got {method!r}")
 
 
 def knn_graph(X, k=6, weights="hein-maier", sigma=None, metric="euclidean", method="auto",
@@ -357,18 +359,18 @@ def knn_graph(X, k=6, weights="hein-maier", sigma=None, metric="euclidean", meth
         ``recall`` is then None).
     """
     if weights not in WEIGHTS:
-        raise ValueError(f"weights must be one of {WEIGHTS}, got {weights!r}")
+        raise ParameterError(f"weights must be one of {WEIGHTS}, got {weights!r}")
     if metric not in METRICS:
-        raise ValueError(f"metric must be one of {METRICS}, got {metric!r}")
+        raise ParameterError(f"metric must be one of {METRICS}, got {metric!r}")
     _check_method(method)
     if isinstance(recall_sample, bool) or not isinstance(recall_sample, (int, np.integer)) \
             or recall_sample < 0:
-        raise ValueError(f"recall_sample must be an integer >= 0, got {recall_sample!r}")
+        raise ParameterError(f"recall_sample must be an integer >= 0, got {recall_sample!r}")
     t0 = time.process_time()
     Z = _prepare(X, metric)
     n = Z.shape[0]
     if not 1 <= k < n:
-        raise ValueError(f"k must be in [1, n-1] = [1, {n - 1}], got {k}")
+        raise ParameterError(f"k must be in [1, n-1] = [1, {n - 1}], got {k}")
     use = method if method != "auto" else auto_method(Z)
     if use == "exact":
         h, rows, cols, d, info = _exact_edges(Z, k)

@@ -16,6 +16,8 @@ import scipy.sparse as sp
 from scipy.linalg import eigh
 from scipy.sparse.linalg import eigsh
 
+from sskernels.errors import ParameterError
+
 #: n above which the sparse (Lanczos) solver is used when few eigenpairs are needed
 DENSE_MAX_N = 2500
 #: n above which a full (dense) spectrum is refused: its n x n eigenvectors alone take
@@ -70,7 +72,7 @@ class Spectrum:
             lam, V = lam[keep], V[:, keep]
         if m is not None:
             if m > lam.size:
-                raise ValueError(
+                raise ParameterError(
                     f"asked for {m} eigenpairs with lambda != 1 but only {lam.size} are available")
             lam, V = lam[:m], V[:, :m]
         return lam, V
@@ -94,7 +96,7 @@ def laplacian_spectrum(W, m=None, solver="auto"):
     """
     n = W.shape[0]
     if m is None and n > FULL_MAX_N and solver != "dense":
-        raise ValueError(
+        raise ParameterError(
             f"the full Laplacian spectrum of {n} points is a dense n x n eigendecomposition "
             f"({8 * n * n / 1e9:.1f} GB of eigenvectors): ask for the m smallest pairs "
             f"(n_components) instead (full spectra are computed up to {FULL_MAX_N} points)")

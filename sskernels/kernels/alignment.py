@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from sskernels.errors import ParameterError
+
 __all__ = ["TARGETS", "ideal_kernel", "target_norm", "alignment_terms", "kernel_alignment",
            "centered_alignment", "factored_centered_alignment"]
 
@@ -35,7 +37,7 @@ TARGETS = ("simplex", "pm1")
 def _target_weights(n_classes, target):
     """``(w_same, w_diff)``: the entries of T for same-class and different-class pairs."""
     if target not in TARGETS:
-        raise ValueError(f"target must be one of {TARGETS}, got {target!r}")
+        raise ParameterError(f"target must be one of {TARGETS}, got {target!r}")
     if n_classes < 2:
         return 1.0, 1.0  # one labeled class: T = 11^T (w_diff never used)
     if target == "simplex":

@@ -25,10 +25,12 @@ RLS / SVM with ``K~`` on the labeled points are LapRLS / LapSVM (eq. (11.16)).
 from __future__ import annotations
 
 import weakref
-from collections import OrderedDict
 
 import numpy as np
 import scipy.sparse as sp
+
+from sskernels.errors import ParameterError
+from sskernels.memo import LRU
 
 LAPLACIANS = ("unnormalized", "normalized")
 
@@ -48,10 +50,10 @@ def intrinsic_matrix(graph, laplacian="unnormalized", degree=1):
     every later fit.
     """
     if laplacian not in LAPLACIANS:
-        raise ValueError(f"laplacian must be one of {LAPLACIANS}, got {laplacian!r}")
+        raise ParameterError(f"laplacian must be one of {LAPLACIANS}, got {laplacian!r}")
     p = int(degree)
     if p != degree or p < 1:
-        raise ValueError(f"laplacian_degree must be an integer >= 1, got {degree!r}")
+        raise ParameterError(f"laplacian_degree must be an integer >= 1, got {degree!r}")
     try:
         memo = _INTRINSIC.setdefault(graph, {})
     except TypeError:                      # an object that takes no weak reference
@@ -135,7 +137,7 @@ def deformed_kernel(K, L, gamma_A, gamma_I, K_a=None, K_b=None, K_ab=None, norma
     K = np.asarray(K, dtype=float)
     n = K.shape[0]
     if not gamma_A > 0:
-        raise ValueError(f"gamma_A must be > 0, got {gamma_A}")
+        raise ParameterError(f"gamma_A must be > 0, got {gamma_A}")
     ratio = gamma_I / gamma_A / (n * n if normalize else 1.0)
     Mp = ratio * _dense(L)
     if K_a is None:
@@ -169,9 +171,11 @@ def deformation_basis(K, M):
     return R @ V, np.clip(lam, 0.0, None)
 
 
-_BASIS_CACHE: OrderedDict = OrderedDict()
 #: bytes the memoized bases may take; the least recently used are dropped beyond it
 BASIS_CACHE_BYTES = 400 * 2**20
+#: the memoized deformation bases ``(G, lam)`` (read-only), at most 256 and
+#: :data:`BASIS_CACHE_BYTES` (read when storing: a test may lower it)
+_BASIS_CACHE = LRU(256, max_bytes=BASIS_CACHE_BYTES)
 
 
 def cached_deformation_basis(key, make_K, M):
@@ -181,17 +185,10 @@ def cached_deformation_basis(key, make_K, M):
     and its degree, kernel type and width): the basis depends on no label.  The
     cache holds at most :data:`BASIS_CACHE_BYTES` (always the newest entry).
     """
-    hit = _BASIS_CACHE.get(key)
+    hit = _BASIS_CACHE.lookup(key)
     if hit is not None:
-        _BASIS_CACHE.move_to_end(key)
         return hit
-    basis = deformation_basis(make_K(), M)
-    _BASIS_CACHE[key] = basis
-    total = sum(G.nbytes + lam.nbytes for G, lam in _BASIS_CACHE.values())
-    while total > BASIS_CACHE_BYTES and len(_BASIS_CACHE) > 1:
-        _, (G, lam) = _BASIS_CACHE.popitem(last=False)
-        total -= G.nbytes + lam.nbytes
-    return basis
+    return cache_put(key, deformation_basis(make_K(), M))
 
 
 def clear_cache():
@@ -205,7 +202,9 @@ def cache_items():
 
 
 def cache_put(key, basis):
-    _BASIS_CACHE[key] = basis
+    """Memoize ``basis`` under ``key`` (its arrays made read-only); returns it."""
+    _BASIS_CACHE.max_bytes = BASIS_CACHE_BYTES
+    return _BASIS_CACHE.store(key, basis)
 
 
 cache_clear = clear_cache

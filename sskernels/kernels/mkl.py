@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from sskernels.errors import ParameterError
 from sskernels.kernels.rbf import rbf, squared_distances
 
 #: Gaussian widths sigma of SimpleMKL's experiments (Mao & Tsang Sec. 5.3)
@@ -67,5 +68,5 @@ def unit_trace_scales(Ks):
     """
     tr = np.einsum("mii->m", Ks)
     if np.any(tr <= 0):
-        raise ValueError("a base kernel has zero trace on the training points")
+        raise ParameterError("a base kernel has zero trace on the training points")
     return 1.0 / tr

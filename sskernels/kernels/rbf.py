@@ -14,21 +14,22 @@ A learner that selects the width selects a *scale* of its rule
 
 from __future__ import annotations
 
-from collections import OrderedDict
-
 import numpy as np
 import scipy.sparse as sp
 from sklearn.metrics.pairwise import euclidean_distances
 from sklearn.preprocessing import normalize
 
+from sskernels.errors import ParameterError
 from sskernels.graph import fingerprint
+from sskernels.memo import LRU
 
 WIDTH_RULES = ("median", "mean-norm")
 #: largest n for which the pairwise-distance median uses every pair (else a fixed subsample)
 MEDIAN_MAX_N = 2000
 
-_MEDIAN_CACHE: OrderedDict = OrderedDict()
 _MEDIAN_CACHE_SIZE = 16
+#: median distances by (fingerprint, metric): floats, bounded in entries only
+_MEDIAN_CACHE = LRU(_MEDIAN_CACHE_SIZE)
 
 
 def _prepare(X, metric):
@@ -36,7 +37,7 @@ def _prepare(X, metric):
         return X
     if metric == "cosine":
         return normalize(X)
-    raise ValueError(f"metric must be 'euclidean' or 'cosine', got {metric!r}")
+    raise ParameterError(f"metric must be 'euclidean' or 'cosine', got {metric!r}")
 
 
 def squared_distances(A, B=None, metric="euclidean"):
@@ -50,7 +51,7 @@ def rbf(D2, width):
     """``K = exp(-D2 / (2 width^2))`` from squared distances."""
     width = float(width)
     if not width > 0:
-        raise ValueError(f"kernel width must be > 0, got {width}")
+        raise ParameterError(f"kernel width must be > 0, got {width}")
     return np.exp(-D2 / (2.0 * width ** 2))
 
 
@@ -96,9 +97,9 @@ def median_distance(X, metric="euclidean", key=None):
     """
     fp = fingerprint(X) if key is None else key
     ck = (fp, metric)
-    if ck in _MEDIAN_CACHE:
-        _MEDIAN_CACHE.move_to_end(ck)
-        return _MEDIAN_CACHE[ck]
+    hit = _MEDIAN_CACHE.lookup(ck)
+    if hit is not None:
+        return hit
     Z = _prepare(X, metric)
     n = Z.shape[0]
     if n > MEDIAN_MAX_N:
@@ -108,10 +109,7 @@ def median_distance(X, metric="euclidean", key=None):
     med = float(np.median(d)) if d.size else 1.0
     if not med > 0:
         med = float(np.mean(d)) if d.size and np.mean(d) > 0 else 1.0
-    _MEDIAN_CACHE[ck] = med
-    while len(_MEDIAN_CACHE) > _MEDIAN_CACHE_SIZE:
-        _MEDIAN_CACHE.popitem(last=False)
-    return med
+    return _MEDIAN_CACHE.store(ck, med)
 
 
 def resolve_width(X, width, scale=1.0, metric="euclidean"):
@@ -122,12 +120,12 @@ def resolve_width(X, width, scale=1.0, metric="euclidean"):
         elif width == "mean-norm":
             base = mean_norm(X)
         else:
-            raise ValueError(f"kernel_width must be a number or one of {WIDTH_RULES}, "
+            raise ParameterError(f"kernel_width must be a number or one of {WIDTH_RULES}, "
                              f"got {width!r}")
         return float(scale) * base
     width = float(width)
     if not width > 0:
-        raise ValueError(f"kernel_width must be > 0, got {width}")
+        raise ParameterError(f"kernel_width must be > 0, got {width}")
     return width * float(scale)
 
 

@@ -12,14 +12,15 @@ one eigendecomposition per width.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
 from scipy.linalg import eigh
 
+from sskernels.errors import ParameterError
 from sskernels.graph import fingerprint
 from sskernels.kernels.rbf import rbf_kernel
+from sskernels.memo import LRU
 
 __all__ = ["RBFSpectrum", "rbf_spectrum", "NystromSpectrum", "nystrom_spectrum",
            "clear_rbf_cache", "rbf_cache_info", "RBF_RTOL", "RBF_DENSE_MAX_N"]
@@ -49,17 +50,20 @@ class RBFSpectrum:
 
     def smallest(self, m, exclude_one=True):
         if m is not None and m > self.values.size and not self.complete:
-            raise ValueError(f"only {self.values.size} eigenpairs computed, {m} asked")
+            raise ParameterError(f"only {self.values.size} eigenpairs computed, {m} asked")
         k = self.values.size if m is None else min(m, self.values.size)
         return self.values[:k], self.vectors[:, :k]
 
 
-_RBF_CACHE: OrderedDict = OrderedDict()
 #: entries kept (LRU).  One Wang et al. Table 1 spec holds 28 label-independent spectra (seven
 #: widths for each of four kernel designs; 10 % of n vectors, a few MB each at n = 2007): at 16
 #: the cross-validation over widths evicted and recomputed them on every split (3.2 s instead of
 #: 0.2-0.4 s per cluster / max-alignment kernel split in a worker)
 _RBF_CACHE_SIZE = 64
+#: bytes the memoized spectra may take (:mod:`sskernels.memo`; the newest entry always kept)
+_RBF_CACHE_BYTES = 2 * 2**30
+#: the memoized RBF spectra and the learners' own label-independent spectra (:func:`cache_get`)
+_RBF_CACHE = LRU(_RBF_CACHE_SIZE, max_bytes=_RBF_CACHE_BYTES)
 _RBF_STATS = {"hits": 0, "misses": 0}
 
 
@@ -78,10 +82,8 @@ def cache_items():
 
 
 def cache_put(key, spectrum):
-    _RBF_CACHE[key] = spectrum
-    while len(_RBF_CACHE) > _RBF_CACHE_SIZE:
-        _RBF_CACHE.popitem(last=False)
-    return spectrum
+    """Memoize ``spectrum`` under ``key`` (its arrays made read-only); returns it."""
+    return _RBF_CACHE.store(key, spectrum)
 
 
 cache_clear = clear_rbf_cache
@@ -91,10 +93,7 @@ def cache_get(key):
     """A memoized artifact (now the most recent), or None: the learners' own label-independent
     spectra (e.g. Nystrom, keyed by a tuple that starts with a tag) share this LRU, so the
     runner hands them to its workers with the RBF spectra."""
-    hit = _RBF_CACHE.get(key)
-    if hit is not None:
-        _RBF_CACHE.move_to_end(key)
-    return hit
+    return _RBF_CACHE.lookup(key)
 
 
 def rbf_cache_info():
@@ -105,19 +104,19 @@ def rbf_cache_info():
 def rbf_spectrum(X, width, m=None, metric="euclidean", key=None):
     """Top-m eigenpairs ``K0 = sum_i s_i u_i u_i^T`` of the RBF matrix over all rows of X.
 
-    Label-independent, so memoized (LRU of 16) by ``(fingerprint(X), metric, width)``;
+    Label-independent, so memoized (:data:`_RBF_CACHE`) by ``(fingerprint(X), metric, width)``;
     ``key`` passes a precomputed fingerprint.  ``m=None`` gives every pair with
     ``s_i > RBF_RTOL s_1``.  Dense ``eigh`` of all pairs for ``n <= 2500``, else only the
     top m (``subset_by_index``).  Eigenvalues are returned in decreasing order.
     """
     n = X.shape[0]
     if m is not None and not 1 <= m <= n:
-        raise ValueError(f"n_components must be in [1, {n}], got {m}")
+        raise ParameterError(f"n_components must be in [1, {n}], got {m}")
     fp = fingerprint(X) if key is None else key
     ck = (fp, metric, float(width))
     hit = _RBF_CACHE.get(ck)
     if hit is not None and (hit.complete or (m is not None and hit.values.size >= m)):
-        _RBF_CACHE.move_to_end(ck)
+        _RBF_CACHE.lookup(ck)
         _RBF_STATS["hits"] += 1
         return hit
     _RBF_STATS["misses"] += 1
@@ -135,10 +134,7 @@ def rbf_spectrum(X, width, m=None, metric="euclidean", key=None):
     if m is not None and m < s.size:  # hold only what was asked (memory: n x m per width)
         s, U, complete = s[:m], U[:, :m], False
     spec = RBFSpectrum(np.ascontiguousarray(s), np.ascontiguousarray(U), complete)
-    _RBF_CACHE[ck] = spec
-    while len(_RBF_CACHE) > _RBF_CACHE_SIZE:
-        _RBF_CACHE.popitem(last=False)
-    return spec
+    return _RBF_CACHE.store(ck, spec)
 
 
 @dataclass

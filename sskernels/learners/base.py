@@ -37,7 +37,9 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (check_array, check_consistent_length, check_is_fitted,
                                       validate_data)
 
+from sskernels.errors import ParameterError
 from sskernels.graph import KNNGraph, PrecomputedGraph, check_affinity, fingerprint
+from sskernels.memo import LRU
 from sskernels.solvers.report import FitReport
 
 UNLABELED = -1
@@ -62,10 +64,10 @@ def check_partial_labels(y, min_classes=2):
     y = np.asarray(y)
     labeled = np.flatnonzero(labeled_mask(y))
     if labeled.size == 0:
-        raise ValueError("no labeled point: every entry of y is -1")
+        raise ParameterError("no labeled point: every entry of y is -1")
     classes, y_enc = np.unique(y[labeled], return_inverse=True)
     if classes.size < min_classes:
-        raise ValueError(f"semi-supervised classification needs at least {min_classes} classes "
+        raise ParameterError(f"semi-supervised classification needs at least {min_classes} classes "
                          f"among the labeled points; got {classes.size} class "
                          f"({classes.tolist()!r})")
     return classes, labeled, y_enc
@@ -190,7 +192,7 @@ class GraphSemiSupervisedClassifier(SemiSupervisedClassifier):
 
     def _fit_start(self, X, y, min_classes=2):
         if self._precomputed and self._needs_features:
-            raise ValueError(f"{type(self).__name__} needs the features X (its kernel is "
+            raise ParameterError(f"{type(self).__name__} needs the features X (its kernel is "
                              "computed on them): graph='precomputed' is not supported")
         if self._precomputed and not sp.issparse(X):
             X = np.asarray(X, dtype=float) if not hasattr(X, "shape") else X
@@ -224,17 +226,17 @@ class GraphSemiSupervisedClassifier(SemiSupervisedClassifier):
         return self._check_X(X)
 
 
-_PRECOMPUTED: dict = {}
+#: the graph of the last precomputed affinity matrix (one: a precomputed graph is the user's,
+#: not a data set's)
+_PRECOMPUTED = LRU(1)
 
 
 def _precomputed_graph(W):
     """A :class:`PrecomputedGraph` for ``W``, memoized by content (spectra are reused)."""
     key = fingerprint(W if sp.issparse(W) else np.ascontiguousarray(W))
-    g = _PRECOMPUTED.get(key)
+    g = _PRECOMPUTED.lookup(key)
     if g is None:
-        g = PrecomputedGraph(check_affinity(W))
-        _PRECOMPUTED.clear()  # keep one: a precomputed graph is the user's, not a data set's
-        _PRECOMPUTED[key] = g
+        g = _PRECOMPUTED.store(key, PrecomputedGraph(check_affinity(W)))
     return g
 
 
@@ -275,7 +277,7 @@ def labeled_rows(Y):
     nan = np.isnan(Y)
     partial = nan.any(axis=1) & ~nan.all(axis=1)
     if partial.any():
-        raise ValueError(f"target row {int(np.flatnonzero(partial)[0])} is partly NaN: a row is "
+        raise ParameterError(f"target row {int(np.flatnonzero(partial)[0])} is partly NaN: a row is "
                          "either labeled (every target finite) or unlabeled (every target NaN)")
     return np.flatnonzero(~nan.any(axis=1))
 
@@ -309,13 +311,13 @@ class SemiSupervisedRegressor(RegressorMixin, BaseEstimator):
         y = check_array(y, ensure_2d=False, dtype=np.float64, ensure_all_finite="allow-nan",
                         input_name="y")
         if y.ndim > 2 or y.ndim == 0:
-            raise ValueError(f"y must be (n,) or (n, k) targets, got shape {y.shape}")
+            raise ParameterError(f"y must be (n,) or (n, k) targets, got shape {y.shape}")
         check_consistent_length(X, y)
         self._y_ndim = y.ndim
         Y = y.reshape(-1, 1) if y.ndim == 1 else y
         labeled = labeled_rows(Y)
         if labeled.size < 2:
-            raise ValueError(f"semi-supervised regression needs at least 2 labeled points (a "
+            raise ParameterError(f"semi-supervised regression needs at least 2 labeled points (a "
                              f"finite target); got {labeled.size}")
         self.labeled_, self.n_targets_ = labeled, Y.shape[1]
         self.fit_report_ = FitReport()

@@ -30,6 +30,7 @@ from sklearn.utils._param_validation import (
 )
 from sklearn.utils.validation import check_array, check_is_fitted
 
+from sskernels.errors import ParameterError
 from sskernels.graph import KNNGraph
 from sskernels.kernels.deformed import LAPLACIANS, deformed_kernel, intrinsic_matrix
 from sskernels.kernels.rbf import WIDTH_RULES, rbf, resolve_width, squared_distances
@@ -207,13 +208,13 @@ class SupervisedManifoldRLS(GraphSemiSupervisedClassifier):
     def _class_gammas(self, n_classes):
         g = np.atleast_1d(np.asarray(self.gamma_I, dtype=float))
         if g.ndim != 1:
-            raise ValueError(f"gamma_I must be a number or a 1-D sequence, got {self.gamma_I!r}")
+            raise ParameterError(f"gamma_I must be a number or a 1-D sequence, got {self.gamma_I!r}")
         if g.size == 1:
             g = np.full(n_classes, float(g[0]))
         if g.size != n_classes:
-            raise ValueError(f"gamma_I has {g.size} entries for {n_classes} classes")
+            raise ParameterError(f"gamma_I has {g.size} entries for {n_classes} classes")
         if not np.all(g >= 0):
-            raise ValueError(f"gamma_I must be >= 0, got {self.gamma_I}")
+            raise ParameterError(f"gamma_I must be >= 0, got {self.gamma_I}")
         return g
 
     def intrinsic_matrix(self, XL, y_enc, n_classes, gammas):

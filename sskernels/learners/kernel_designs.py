@@ -77,7 +77,8 @@ from sskernels.graph import fingerprint
 from sskernels.kernels.alignment import TARGETS, alignment_terms, ideal_kernel, kernel_alignment
 from sskernels.kernels.rbf import mean_squared_distance
 from sskernels.learners.base import SemiSupervisedClassifier, indicator
-from sskernels.learners.label_aware import B_SCALES, EmbeddingKernel, RBFEigenbasis
+from sskernels.learners.grids import B_SCALES
+from sskernels.learners.label_aware import EmbeddingKernel, RBFEigenbasis
 from sskernels.solvers.cone import alignf
 from sskernels.solvers.report import FitReport
 

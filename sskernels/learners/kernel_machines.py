@@ -31,16 +31,20 @@ Choices the paper leaves open, made here:
 
 from __future__ import annotations
 
+import copy
+import dataclasses
+import pickle
 import re
 from numbers import Real
 
 import numpy as np
-from joblib import hash as joblib_hash
 from sklearn.base import clone
 from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.validation import check_array, check_is_fitted
 
-from sskernels.graph import fingerprint
+from sskernels.errors import ParameterError
+from sskernels.graph import Graph, fingerprint
+from sskernels.hashing import digest
 from sskernels.learners.base import UNLABELED, SemiSupervisedClassifier
 from sskernels.memo import LRU
 from sskernels.solvers.libsvm import fit_precomputed
@@ -113,10 +117,10 @@ def kernel_learner_from_spec(name, kernel_params, make_method, graph_given, who)
         bad = re.search(r"unexpected keyword argument '(\w+)'", str(exc))
         known = ", ".join(sorted(cls().get_params(deep=False))) if cls is not None else ""
         what = f"kernel_params.{bad.group(1)}" if bad else "kernel_params"
-        raise ValueError(f"{what} is not a parameter of {name} ({known})") from None
+        raise ParameterError(f"{what} is not a parameter of {name} ({known})") from None
     inner = getattr(learner, "estimator", learner)    # a SelectOnLabeled wrapper's learner
     if not callable(getattr(inner, "kernel", None)):
-        raise ValueError(f"{who}: {name} does not learn a kernel")
+        raise ParameterError(f"{who}: {name} does not learn a kernel")
     return learner
 
 
@@ -172,11 +176,21 @@ class KernelSVM(SemiSupervisedClassifier):
         return params
 
     def _learner_template(self):
-        if self.kernel_learner is None:
-            from sskernels.learners.spectral import TransductiveSpectralKernel
+        if self.kernel_learner is None:     # the registry's TSK class, its defaults
+            from sskernels.learners.registry import get_method
 
-            return TransductiveSpectralKernel()
+            return get_method("tsk").factory.cls()
         return self.kernel_learner
+
+    def kernel_factors(self):
+        """``(P, mu)`` of the fitted kernel learner (:meth:`~sskernels.learners.label_aware.
+        EmbeddingKernel.kernel_factors`): ``kernel_`` is ``P diag(mu) P^T`` divided by the
+        learner's mean diagonal; None for a learner without factors, a selection wrapper
+        around one, or a subclass that computes its kernel otherwise."""
+        if type(self).kernel_ is not KernelSVM.kernel_ or not getattr(self, "kernel_scale_", 0) > 0:
+            return None
+        hook = getattr(getattr(self, "learner_", None), "kernel_factors", None)
+        return hook() if callable(hook) and not hasattr(self.learner_, "best_params_") else None
 
     def precompute(self, X):
         """The kernel learner's label-independent work (its graph and spectrum), if any."""
@@ -187,7 +201,7 @@ class KernelSVM(SemiSupervisedClassifier):
         """The fitted kernel learner, the labeled columns ``K[:, labeled]`` of its kernel
         scaled to unit mean diagonal, and the scale (the mean diagonal).  Only those columns
         are divided by the scale (elementwise: the entries of the whole scaled kernel)."""
-        learner = _fitted_learner(self._learner_template(), X, labeled, y_enc)
+        learner = _fitted_learner(self._learner_template(), X, labeled, y_enc, with_kernel=True)
         K = np.asarray(learner.kernel_, dtype=float)
         scale = float(np.mean(np.diag(K)))
         return learner, K[:, labeled] / (scale if scale > 0 else 1.0), scale
@@ -318,63 +332,95 @@ def _oracle_learner(template, X, labeled, y_enc, key):
     return learner
 
 
-#: rows per block of the diagonal in :func:`_labeled_columns`
-_DIAG_BLOCK = 128
-
-
 def _labeled_columns(learner, labeled):
-    """``(K[:, labeled], diag(K))`` of a fitted kernel learner's ``kernel_`` (unscaled).
-
-    For an :class:`~sskernels.learners.label_aware.EmbeddingKernel` (``K = (P mu) P^T``, the
-    Wang et al. designs and label-aware) whose n x n kernel is not computed yet, only the
-    product with the labeled rows, ``(P mu) P_L^T``, and the diagonal by blocks of rows,
-    ``diag((P_B mu) P_B^T)``: the same dot products as the full product's entries, O(n l k)
-    instead of O(n^2 k).  That they are bitwise the same entries is what the BLAS does (an
-    entry is accumulated over the inner dimension in an order that does not depend on which
-    other rows and columns are multiplied; OpenBLAS here), not a law:
-    ``tests/test_kernel_svm.py`` checks it on the designs, and the oracle refits its chosen
-    candidate the ordinary way and redoes the grid the generic way should the two disagree.
-    Otherwise the columns and diagonal of ``kernel_``.
-    """
-    from sskernels.learners.label_aware import EmbeddingKernel, weighted_factors
-
-    cls = type(learner)
-    if (isinstance(learner, EmbeddingKernel) and cls.kernel_ is EmbeddingKernel.kernel_
-            and cls.kernel is EmbeddingKernel.kernel
-            and learner.__dict__.get("_kernel_memo") is None):
-        P = learner.embedding()
-        Pm, P = weighted_factors(P, P, learner.mu_)     # as kernel() multiplies them
-        diag = np.empty(P.shape[0])
-        for i in range(0, P.shape[0], _DIAG_BLOCK):
-            b = slice(i, i + _DIAG_BLOCK)
-            diag[b] = np.diag(Pm[b] @ P[b].T)
-        return Pm @ P[labeled].T, diag
+    """``(K[:, labeled], diag(K))`` of a fitted kernel learner's ``kernel_`` (unscaled): the
+    learner's own ``labeled_columns(labeled)`` when it offers them without the n x n kernel
+    (an :class:`~sskernels.learners.label_aware.EmbeddingKernel`: the Wang et al. designs and
+    label-aware), otherwise the columns and diagonal of ``kernel_``."""
+    hook = getattr(learner, "labeled_columns", None)
+    got = hook(labeled) if callable(hook) else None
+    if got is not None:
+        return got
     K = np.asarray(learner.kernel_, dtype=float)
     return K[:, labeled], np.diag(K)
 
 
-#: fitted kernel learners, by (data, labels, learner parameters); a few entries
+#: fitted kernel learners, by (data, labels, learner parameters); a few entries.  What is
+#: stored is never handed out: every caller gets its own copy (:func:`_private_copy`)
 _FITTED = LRU(2)
 
 
-def _fitted_learner(template, X, labeled, y_enc):
+def _param_part(value):
+    """A learner parameter as a part of :func:`sskernels.hashing.digest`: an estimator by its
+    class (its parameters are listed by ``get_params(deep=True)`` themselves), an array or
+    scalar as it is, anything else by its pickle (a ``RandomState``: its state), else its
+    ``repr``."""
+    if hasattr(value, "get_params") and not isinstance(value, type):
+        return "estimator:" + type(value).__module__ + "." + type(value).__qualname__
+    if isinstance(value, (tuple, list)):
+        return [type(value).__name__] + [_param_part(v) for v in value]
+    try:
+        digest(value)
+        return value
+    except TypeError:
+        pass
+    try:
+        return pickle.dumps(value, protocol=4)
+    except Exception:
+        return "repr:" + repr(value)
+
+
+def params_key(estimator):
+    """A digest of ``estimator``'s class and its ``get_params(deep=True)`` (nested estimators'
+    parameters included): equal for equal parameters, different when any differs."""
+    params = sorted(estimator.get_params(deep=True).items())
+    return digest(type(estimator).__module__ + "." + type(estimator).__qualname__,
+                  [(k, _param_part(v)) for k, v in params])
+
+
+def _private_copy(learner):
+    """A deep copy of a fitted learner that shares with it only what no one may change: its
+    read-only arrays (a memoized spectrum's, a learned kernel's) and the memoized graphs
+    (:func:`sskernels.graph.get_graph`; label-independent, shared by design)."""
+    memo, seen, stack = {}, set(), [learner.__dict__]
+    while stack:
+        obj = stack.pop()
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        for v in (obj.values() if isinstance(obj, dict) else obj):
+            if isinstance(v, Graph) or (isinstance(v, np.ndarray) and not v.flags.writeable):
+                memo[id(v)] = v
+            elif isinstance(v, (tuple, list, dict)):
+                stack.append(v)
+            elif dataclasses.is_dataclass(v) and not isinstance(v, type):
+                stack.append(vars(v))
+    return copy.deepcopy(learner, memo)
+
+
+def _fitted_learner(template, X, labeled, y_enc, with_kernel=False):
     """``clone(template)`` fitted on ``X`` with the encoded partial labels (memoized).
 
     The C selection fits the kernel learner once with all labels; the final
     fit of the selected SVM then finds the same fit here instead of redoing it
     (for TSK with beta selected: the whole beta cross-validation).  The key is
     the content of ``X``, the labeled positions, their encoded classes and a
-    hash of the learner's (unfitted) parameters.
+    digest of the learner's (unfitted) parameters (:func:`params_key`).  Every call
+    returns a private copy of the stored fit (:func:`_private_copy`): two estimators never
+    share a fitted learner.  ``with_kernel``: the caller reads ``kernel_``; a learner that
+    memoizes it (read-only) computes it once, in the stored fit, and its copies share it.
     """
     learner = clone(template)
     key = (fingerprint(X), fingerprint(np.asarray(labeled)), fingerprint(np.asarray(y_enc)),
-           joblib_hash(learner))
+           params_key(learner))
     hit = _FITTED.lookup(key)
-    if hit is not None:
-        return hit
-    y_fit = np.full(X.shape[0], UNLABELED, dtype=int)
-    y_fit[labeled] = y_enc
-    return _FITTED.store(key, learner.fit(X, y_fit))
+    if hit is None:
+        y_fit = np.full(X.shape[0], UNLABELED, dtype=int)
+        y_fit[labeled] = y_enc
+        hit = _FITTED.store(key, learner.fit(X, y_fit))
+    if with_kernel and getattr(hit, "_memoizes_kernel", False):
+        hit.kernel_                     # memoized in the stored fit, read-only
+    return _private_copy(hit)
 
 
 def clear_cache():

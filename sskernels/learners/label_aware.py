@@ -101,6 +101,7 @@ from scipy.linalg import eigvalsh
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_array, check_is_fitted
 
+from sskernels.errors import ParameterError
 from sskernels.graph import fingerprint
 from sskernels.kernels.alignment import (
     TARGETS,
@@ -111,6 +112,7 @@ from sskernels.kernels.alignment import (
 from sskernels.kernels.rbf import mean_squared_distance, rbf_kernel, squared_distances
 from sskernels.kernels.spectra import cache_get, cache_put, nystrom_spectrum
 from sskernels.learners.base import SemiSupervisedClassifier, indicator
+from sskernels.learners.grids import B_SCALES  # Wang et al.'s width factors (Sec. 4.1)
 from sskernels.memo import LRU, content_key
 from sskernels.solvers.cone import alignf
 from sskernels.solvers.rademacher import lrc_mkl, relative_tail, tail_count
@@ -118,8 +120,6 @@ from sskernels.solvers.rademacher import lrc_mkl, relative_tail, tail_count
 __all__ = ["LabelAwareKernel", "RBFEigenbasis", "EmbeddingKernel", "B_SCALES", "THETAS", "MKL_CS",
            "label_aware_vectors", "landmark_indices", "empirical_spectrum"]
 
-#: Wang et al.'s width factors (Sec. 4.1): b in b0 x these
-B_SCALES = (1 / 50, 1 / 25, 1 / 10, 1 / 5, 1.0, 5.0, 10.0)
 #: local Rademacher complexity (Sec. 4.3.2): theta in these x n, and the MKL's C
 THETAS = (0.1, 0.5, 0.8, 0.9, 1.0)
 MKL_CS = (0.1, 1.0, 10.0, 100.0, 1000.0, 10000.0)
@@ -161,6 +161,8 @@ def landmark_indices(X, m, random_state=0):
     else:
         Z = np.ascontiguousarray(X, dtype=float) + 0.0    # -0.0 -> 0.0
         rows = [Z[i].tobytes() for i in range(n)]
+    # a keyed pseudo-random ranking that decides the landmarks (numbers), not a cache key:
+    # stays here, not in sskernels.hashing
     h = np.array([int.from_bytes(hashlib.blake2b(r, key=key, digest_size=8).digest(), "little")
                   for r in rows], dtype=np.uint64)
     return np.sort(np.argsort(h, kind="stable")[:m])
@@ -223,8 +225,8 @@ _BASES = LRU(8, max_bytes=256 * 2**20)
 #: and metric): the widths of a selection grid share them; at most 256 MB
 _DISTANCES = LRU(8, max_bytes=256 * 2**20)
 #: memo of the relative tail sums per (data, widths, theta count, metric, basis): label-
-#: independent, asked for every grid theta by every local Rademacher fit
-_TAILS = LRU(256)
+#: independent, asked for every grid theta by every local Rademacher fit; at most 64 MiB
+_TAILS = LRU(256, max_bytes=64 * 2**20)
 
 
 class RBFEigenbasis:
@@ -269,10 +271,53 @@ def weighted_factors(Pa, Pb, mu):
     return Pa[:, nz] * mu[nz], Pb[:, nz]
 
 
+#: rows per block of the diagonal in :meth:`EmbeddingKernel.labeled_columns`
+_DIAG_BLOCK = 128
+
+
 class EmbeddingKernel:
     """Mixin: the kernel ``K(a, b) = phi(a) diag(mu) phi(b)^T`` of a learner with ``embedding(X)``
     (None = the training points) and ``mu_`` (PSD on any point sets), and eq. (5)'s
     ``decision_function`` from its ``_scores(P)``."""
+
+    #: ``kernel_`` is computed once per fit and kept, read-only
+    #: (:func:`sskernels.learners.kernel_machines._fitted_learner` computes it in its memo)
+    _memoizes_kernel = True
+
+    def _own_kernel(self):
+        """True when ``kernel_`` and ``kernel`` are this mixin's (not a subclass's)."""
+        cls = type(self)
+        return cls.kernel_ is EmbeddingKernel.kernel_ and cls.kernel is EmbeddingKernel.kernel
+
+    def kernel_factors(self):
+        """``(P, mu)`` with ``kernel_ = P diag(mu) P^T`` (the embedding at the training points
+        and the weights), or None when a subclass computes its kernel otherwise or before
+        ``fit``: the centered alignment of the run's metrics is computed from them without the
+        n x n kernel (:func:`sskernels.experiment.tasks.kernel_factors`)."""
+        if not (self._own_kernel() and hasattr(self, "mu_")):
+            return None
+        return self.embedding(), self.mu_
+
+    def labeled_columns(self, labeled):
+        """``(K[:, labeled], diag(K))`` of ``kernel_`` without the n x n kernel, when it is
+        not computed yet (else None: the caller takes its columns): only the product with
+        the labeled rows, ``(P mu) P_L^T``, and the diagonal by blocks of rows,
+        ``diag((P_B mu) P_B^T)`` -- the same dot products as the full product's entries,
+        O(n l k) instead of O(n^2 k).  That they are bitwise the same entries is what the BLAS
+        does (an entry is accumulated over the inner dimension in an order that does not
+        depend on which other rows and columns are multiplied; OpenBLAS here), not a law:
+        ``tests/test_kernel_svm.py`` checks it on the designs, and the oracle refits its
+        chosen candidate the ordinary way and redoes the grid the generic way should the two
+        disagree."""
+        if not self._own_kernel() or self.__dict__.get("_kernel_memo") is not None:
+            return None
+        P = self.embedding()
+        Pm, P = weighted_factors(P, P, self.mu_)     # as kernel() multiplies them
+        diag = np.empty(P.shape[0])
+        for i in range(0, P.shape[0], _DIAG_BLOCK):
+            b = slice(i, i + _DIAG_BLOCK)
+            diag[b] = np.diag(Pm[b] @ P[b].T)
+        return Pm @ P[labeled].T, diag
 
     @property
     def kernel_(self):
@@ -398,7 +443,7 @@ class LabelAwareKernel(EmbeddingKernel, RBFEigenbasis, SemiSupervisedClassifier)
         scales = (self.b_scale,) if self.b_scales is None else tuple(
             float(s) for s in np.ravel(self.b_scales))
         if not scales or not all(s > 0 for s in scales):
-            raise ValueError(f"b_scales must be positive numbers, got {self.b_scales!r}")
+            raise ParameterError(f"b_scales must be positive numbers, got {self.b_scales!r}")
         msd = mean_squared_distance(X, self.metric)
         return [s / msd if msd > 0 else s for s in scales], msd
 

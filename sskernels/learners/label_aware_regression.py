@@ -45,7 +45,6 @@ from __future__ import annotations
 from numbers import Real
 
 import numpy as np
-from sklearn.svm import SVR
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_array, check_is_fitted
 
@@ -53,43 +52,20 @@ from sskernels.graph import fingerprint
 from sskernels.kernels.alignment import centered_alignment
 from sskernels.kernels.rbf import mean_squared_distance, squared_distances
 from sskernels.learners.base import SemiSupervisedRegressor
-from sskernels.learners.label_aware import (B_SCALES, EmbeddingKernel, LabelAwareKernel,
+from sskernels.learners.grids import SVR_C_GRID, WIDE_B_SCALES
+from sskernels.learners.label_aware import (EmbeddingKernel, LabelAwareKernel,
                                             RBFEigenbasis, _count, label_aware_vectors)
 from sskernels.solvers.cone import alignf
 from sskernels.solvers.report import SolveInfo
+from sskernels.solvers.svr import SVR_MAX_ITER, fit_svrs  # noqa: F401 - SVR_MAX_ITER re-exported
 
 __all__ = ["LabelAwareRegressionKernel", "LabelAwareSVR", "regression_label_aware_vectors",
            "regression_alignment_terms", "WIDE_B_SCALES", "C_GRID"]
 
-#: width factors for the regression task: Sec. 4.1's grid, then 20, 50, 100 (module docstring)
-WIDE_B_SCALES = tuple(B_SCALES) + (20.0, 50.0, 100.0)
 #: the SVR's C grid (Sec. 4.2)
-C_GRID = (0.1, 1.0, 10.0, 100.0, 1000.0, 10000.0)
+C_GRID = SVR_C_GRID
 #: the SVR's epsilon (Sec. 4.2: targets scaled to [0, 1])
 EPSILON = 0.05
-#: libsvm's iteration cap for the SVRs (scikit-learn's default: none).  A learned kernel of
-#: low rank at a large C can take millions of iterations (6 s for one fit at C = 10^4 on the
-#: WiFi data); the cap stops it at ~0.01 s, and a final fit that reaches it is a note
-SVR_MAX_ITER = 20_000
-
-
-def fit_svrs(K_or_X, Y_L, report=None, **svr_params):
-    """One ``sklearn.svm.SVR(max_iter=SVR_MAX_ITER, **svr_params)`` per target column of
-    ``Y_L``; a fit stopped by the cap is noted in ``report`` (when given)."""
-    import warnings
-
-    from sklearn.exceptions import ConvergenceWarning
-
-    out = []
-    for j in range(Y_L.shape[1]):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            m = SVR(max_iter=SVR_MAX_ITER, **svr_params).fit(K_or_X, Y_L[:, j])
-        if report is not None and np.max(m.n_iter_) >= SVR_MAX_ITER:
-            report.note("degenerate", f"libsvm stopped at max_iter = {SVR_MAX_ITER} (target {j}, "
-                        f"C = {svr_params.get('C')}): the SVR is not fully converged")
-        out.append(m)
-    return out
 
 
 def regression_label_aware_vectors(D2, Y_L, b):

@@ -59,7 +59,7 @@ from sskernels.kernels.deformed import (
 )
 from sskernels.kernels.rbf import WIDTH_RULES, rbf, resolve_width, squared_distances
 from sskernels.learners.base import GraphSemiSupervisedClassifier, as_scores, ovr_targets
-from sskernels.learners.supervised import WIDTH_FACTORS
+from sskernels.learners.grids import WIDTH_FACTORS
 from sskernels.solvers.manifold import laprls_coefficients, lapsvm_binary, lapsvm_system
 from sskernels.solvers.report import SolveInfo
 from sskernels.solvers.libsvm import binary_svm_decision

@@ -45,6 +45,7 @@ import numpy as np
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_array, check_is_fitted
 
+from sskernels.errors import ParameterError
 from sskernels.kernels.mkl import (  # noqa: F401  (re-exported: the old home of these names)
     GAUSSIAN_WIDTHS,
     POLY_DEGREES,
@@ -145,12 +146,12 @@ class SimpleMKL(SemiSupervisedClassifier):
         widths = tuple(float(s) for s in np.ravel(self.gaussian_widths))
         degrees = tuple(np.ravel(self.poly_degrees).tolist())
         if not widths and not degrees:
-            raise ValueError("SimpleMKL needs at least one base kernel "
+            raise ParameterError("SimpleMKL needs at least one base kernel "
                              "(gaussian_widths and poly_degrees are both empty)")
         if any(not s > 0 for s in widths):
-            raise ValueError(f"gaussian_widths must be > 0, got {widths}")
+            raise ParameterError(f"gaussian_widths must be > 0, got {widths}")
         if any(isinstance(q, bool) or int(q) != q or q < 1 for q in degrees):
-            raise ValueError(f"poly_degrees must be integers >= 1, got {degrees}")
+            raise ParameterError(f"poly_degrees must be integers >= 1, got {degrees}")
         return widths, tuple(int(q) for q in degrees)
 
     def _fit_core(self, Ks_raw, y_enc, C):

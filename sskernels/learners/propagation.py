@@ -76,7 +76,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from sskernels.learners.base import GraphClassifier, SemiSupervisedRegressor
-from sskernels.learners.label_aware_regression import WIDE_B_SCALES
+from sskernels.learners.grids import ALPHAS, WIDE_B_SCALES
 from sskernels.solvers.cg import (amg_preconditioner, cg_solve, have_pyamg,
                                   jacobi_preconditioner)
 from sskernels.solvers.report import SolveInfo
@@ -265,10 +265,6 @@ class HarmonicFunction(GraphClassifier):
         Wx = self.graph_.induced(X)
         dx = Wx.sum(axis=1, keepdims=True)
         return (Wx @ self.scores_) / np.where(dx > 0, dx, 1.0)
-
-
-#: the grid of consistency's alpha when it is selected (Zhou et al. 2004 use 0.99)
-ALPHAS = (0.1, 0.5, 0.9, 0.99)
 
 
 class Consistency(GraphClassifier):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
+from sskernels.errors import ParameterError
 from sskernels.errors import UnknownNameError
 
 
@@ -243,7 +244,7 @@ def make_method(name, **params):
         value = params.pop(key)
         if WRAPPER_KEYS[key] == "protocol":
             if value not in _PROTOCOL_NAMES:
-                raise ValueError(f"cv_protocol must be one of {sorted(_PROTOCOL_NAMES)}, "
+                raise ParameterError(f"cv_protocol must be one of {sorted(_PROTOCOL_NAMES)}, "
                                  f"got {value!r}")
             value = _PROTOCOL_NAMES[value]
         wrapper[WRAPPER_KEYS[key]] = value

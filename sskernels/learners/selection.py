@@ -43,6 +43,7 @@ from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d
 
+from sskernels.errors import ParameterError
 from sskernels.learners.base import UNLABELED, check_partial_labels
 from sskernels.solvers.report import FitReport
 
@@ -71,7 +72,7 @@ def candidates(param_grid):
     values = [list(param_grid[k]) for k in keys]
     for k, v in zip(keys, values):
         if not v:
-            raise ValueError(f"the grid of {k!r} is empty")
+            raise ParameterError(f"the grid of {k!r} is empty")
     return [dict(zip(keys, combo)) for combo in itertools.product(*values)]
 
 
@@ -83,7 +84,7 @@ def score_candidates(cands, predict_fold, y_enc, n_folds=5, random_state=0,
     for the labeled points at ``test_pos``.  Ties: the first candidate wins.
     """
     if protocol not in PROTOCOLS:
-        raise ValueError(f"protocol must be one of {PROTOCOLS}, got {protocol!r}")
+        raise ParameterError(f"protocol must be one of {PROTOCOLS}, got {protocol!r}")
     folds = labeled_folds(y_enc, n_folds, random_state)
     all_pos = np.arange(len(y_enc))
     pairs = []                                   # (train, test) of each fold, once
@@ -382,7 +383,7 @@ class SelectOnLabeledRegressor(MetaEstimatorMixin, RegressorMixin, BaseEstimator
         Y = y_arr.reshape(len(y_arr), -1)
         labeled = labeled_rows(Y)
         if labeled.size < 2:
-            raise ValueError("semi-supervised regression needs at least 2 labeled points")
+            raise ParameterError("semi-supervised regression needs at least 2 labeled points")
         Y_L = Y[labeled]
         if len(cands) > 1:
             fast = getattr(self.estimator, "_fold_predictor", None)

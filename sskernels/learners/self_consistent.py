@@ -73,21 +73,22 @@ from scipy.linalg import LinAlgError, cho_factor, cho_solve
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from sskernels.errors import ParameterError
 from sskernels.graph import fingerprint
 from sskernels.kernels.rbf import rbf, squared_distances
 from sskernels.learners.base import SemiSupervisedClassifier, ovr_targets
-from sskernels.memo import LRU
+from sskernels.memo import LRU, freeze
 from sskernels.solvers.boxqp import solve_l1_box_qp
 
 
 def _inverse(K):
     """``K^{-1}`` by Cholesky; ValueError (one line) when K is not positive definite."""
     if not np.all(np.isfinite(K)):
-        raise ValueError("kernel matrix has NaN or infinite entries")
+        raise ParameterError("kernel matrix has NaN or infinite entries")
     try:
         P = cho_solve(cho_factor(K, lower=True), np.eye(K.shape[0]))
     except LinAlgError:
-        raise ValueError("kernel matrix K = K_0 + noise*I is not positive definite "
+        raise ParameterError("kernel matrix K = K_0 + noise*I is not positive definite "
                          "(K_0 must be a valid, symmetric PSD Gram matrix)") from None
     return 0.5 * (P + P.T)
 
@@ -167,6 +168,15 @@ class GPFactors:
         P /= self.dP[None, :]
         self.Q = P
 
+    @property
+    def nbytes(self):
+        """The bytes of ``K``, ``Q`` and ``dP`` (the memo's bound, :data:`_FACTORS`)."""
+        return self.K.nbytes + self.Q.nbytes + self.dP.nbytes
+
+    def freeze(self):
+        """Make the factors read-only (they are memoized and shared)."""
+        freeze((self.K, self.Q, self.dP))
+
     def apply_inverse(self, F):
         """``K^{-1} F``."""
         return self.dP[:, None] * (self.Q @ (self.dP[:, None] * F))
@@ -178,8 +188,8 @@ class GPFactors:
 
 #: label-independent factors by (content of X or K_0, sigma2, noise), a few: each holds
 #: 2 N^2 floats (64 MB at N = 2000); the runner's tasks go method by method, so the widths
-#: of one data set (Sec. 6: four values of r) fit
-_FACTORS = LRU(4)
+#: of one data set (Sec. 6: four values of r) fit; at most 1 GiB, read-only
+_FACTORS = LRU(4, max_bytes=2**30)
 
 
 def gp_factors(K0_or_X, sigma2, noise, gram=False):
@@ -264,7 +274,7 @@ class SelfConsistentLabeling(SemiSupervisedClassifier):
 
             unknown = set(spec) - {"learner", "params"}
             if "learner" not in spec or unknown:
-                raise ValueError("kernel: expected 'rbf', 'precomputed' or a mapping "
+                raise ParameterError("kernel: expected 'rbf', 'precomputed' or a mapping "
                                  "{learner: NAME, params: {...}}")
             params.pop("kernel")        # the spec's graph goes to the kernel learner
             params["kernel_learner"] = kernel_learner_from_spec(
@@ -292,14 +302,14 @@ class SelfConsistentLabeling(SemiSupervisedClassifier):
             K0 = np.asarray(learner.kernel_, dtype=float)
             scale = float(np.mean(np.diag(K0)))
             if not (np.isfinite(scale) and scale > 0):
-                raise ValueError(f"the learned kernel has a mean diagonal of {scale:g}: "
+                raise ParameterError(f"the learned kernel has a mean diagonal of {scale:g}: "
                                  "not a valid kernel for K = K_0 + noise*I")
             self.kernel_scale_ = scale
             K0 = _symmetric(K0 / scale, "the learned kernel")
             return GPFactors(K0 + self.noise * np.eye(n))
         if self.kernel == "precomputed":
             if X.shape != (n, n):
-                raise ValueError(f"kernel='precomputed' needs a square Gram matrix, got {X.shape}")
+                raise ParameterError(f"kernel='precomputed' needs a square Gram matrix, got {X.shape}")
             return gp_factors(_symmetric(X, "kernel='precomputed': the Gram matrix"), None,
                               self.noise, gram=True)
         self.X_fit_ = X
@@ -364,7 +374,7 @@ class SelfConsistentLabeling(SemiSupervisedClassifier):
         else:
             Kx = self._kernel0(X, self.X_fit_)
         if Kx.shape[1] != self.expansion_.shape[0]:
-            raise ValueError(f"expected kernel values to {self.expansion_.shape[0]} training "
+            raise ParameterError(f"expected kernel values to {self.expansion_.shape[0]} training "
                              f"points, got {Kx.shape[1]}")
         F = Kx @ self.expansion_
         return F[:, 0] if F.shape[1] == 1 else F
@@ -373,7 +383,7 @@ class SelfConsistentLabeling(SemiSupervisedClassifier):
 def _symmetric(K, what):
     """``K`` symmetrized, after checking it is symmetric to rounding (ValueError otherwise)."""
     if not np.all(np.isfinite(K)):
-        raise ValueError(f"{what} has NaN or infinite entries")
+        raise ParameterError(f"{what} has NaN or infinite entries")
     if not np.allclose(K, K.T, rtol=1e-10, atol=1e-12 * max(1.0, np.abs(K).max())):
-        raise ValueError(f"{what} is not symmetric")
+        raise ParameterError(f"{what} is not symmetric")
     return 0.5 * (K + K.T)

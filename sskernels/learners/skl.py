@@ -73,6 +73,7 @@ from sklearn.base import clone
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_array
 
+from sskernels.errors import ParameterError
 from sskernels.learners.base import GraphClassifier, indicator
 from sskernels.solvers.psd import solve_psd
 
@@ -92,7 +93,7 @@ def label_targets(C_L, targets="auto"):
     """
     c = C_L.shape[1]
     if targets not in TARGETS:
-        raise ValueError(f"targets must be one of {TARGETS}, got {targets!r}")
+        raise ParameterError(f"targets must be one of {TARGETS}, got {targets!r}")
     if targets == "indicator" or c == 1 or (targets == "auto" and c > 2):
         return np.asarray(C_L, dtype=float)
     if c == 2:
@@ -227,7 +228,7 @@ class _SpectralKernelLearningBase(GraphClassifier):
         gamma, U = spectrum.values, spectrum.vectors
         if m is not None:
             if m > gamma.size:
-                raise ValueError(f"n_components={m} exceeds the {gamma.size} eigenpairs available")
+                raise ParameterError(f"n_components={m} exceeds the {gamma.size} eigenpairs available")
             gamma, U = gamma[:m], U[:, :m]
         return gamma, U
 

@@ -27,7 +27,7 @@ from sklearn.utils import check_array
 from sklearn.utils._param_validation import Interval
 
 from sskernels.learners.base import GraphClassifier, indicator
-from sskernels.learners.propagation import ALPHAS
+from sskernels.learners.grids import ALPHAS
 from sskernels.memo import LRU, content_key
 from sskernels.solvers import solve_lp
 from sskernels.solvers.report import SolveInfo
@@ -166,7 +166,7 @@ def decay_matrix(m, eta, skip=0):
 #: memo of TSK's linear programs by content (:func:`tsk_linear_program`): TSK and the SVM on
 #: the TSK kernel (Liu et al. Table 3's "TSK" and "TSK+SVM" rows) solve the same LPs -- the
 #: same folds of the same beta grid, then the same final LP -- on every split
-_LPS = LRU(4096)
+_LPS = LRU(4096, max_bytes=256 * 2**20)
 
 
 def tsk_linear_program(lam, V_L, y_enc, eta=2.0, beta=1.0, skip_constant=False):
@@ -184,7 +184,7 @@ def tsk_linear_program(lam, V_L, y_enc, eta=2.0, beta=1.0, skip_constant=False):
     The objective does not price ``mu_1`` when ``lambda_1 = 0``; the LP then
     has a face of optima and HiGHS returns one of its vertices.
 
-    Memoized by content (an LRU of 4,096 LPs): the solution is a function of the arguments
+    Memoized by content (an LRU of 4,096 LPs, 256 MiB; read-only): the solution is a function of the arguments
     (HiGHS is deterministic on one model), so a learner that solves an LP another one
     already solved in this process gets that solution (copies) without solving it again.
     """

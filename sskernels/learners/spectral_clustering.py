@@ -71,6 +71,7 @@ from sklearn.cluster import KMeans
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from sskernels.errors import ParameterError
 from sskernels.graph import KNNGraph
 from sskernels.kernels.rbf import WIDTH_RULES, rbf, resolve_width, squared_distances
 
@@ -89,7 +90,7 @@ def regularized_eigenfunctions(K, L, gamma_A, gamma_I, n_functions, eig_rtol=1e-
     s, U = s[keep], U[:, keep]
     r = s.size
     if n_functions > r - 1:
-        raise ValueError(f"only {r} numerically nonzero kernel eigenvalues; cannot compute "
+        raise ParameterError(f"only {r} numerically nonzero kernel eigenvalues; cannot compute "
                          f"{n_functions} eigenfunctions orthogonal to the constant")
     u = U.T @ np.ones(n)
     # orthonormal basis Z of the complement of u = U^T 1 in R^r
@@ -127,7 +128,7 @@ class _RegularizedEigenBase(BaseEstimator):
     def _fit_eigen(self, X, n_functions):
         self._validate_params()
         if self.gamma_A == 0 and self.gamma_I == 0:
-            raise ValueError("gamma_A and gamma_I cannot both be 0")
+            raise ParameterError("gamma_A and gamma_I cannot both be 0")
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, ensure_min_samples=2)
         self.kernel_width_ = resolve_width(X, self.kernel_width)
         K = rbf(squared_distances(X), self.kernel_width_)

@@ -22,13 +22,11 @@ from sklearn.utils.validation import check_array, check_is_fitted
 from sskernels.kernels.rbf import (WIDTH_RULES, mean_squared_distance, rbf, resolve_width,
                                   squared_distances)
 from sskernels.learners.base import SemiSupervisedClassifier, SemiSupervisedRegressor
-from sskernels.learners.label_aware_regression import C_GRID as SVR_C_GRID
-from sskernels.learners.label_aware_regression import WIDE_B_SCALES, fit_svrs
+from sskernels.learners.grids import SVR_C_GRID, WIDE_B_SCALES, WIDTH_FACTORS
 from sskernels.solvers.libsvm import fit_precomputed
 from sskernels.solvers.report import SolveInfo
+from sskernels.solvers.svr import fit_svrs
 
-#: kernel widths as multiples of the width rule's value (the median pairwise distance)
-WIDTH_FACTORS = (0.25, 0.5, 1.0, 2.0, 4.0)
 #: C grid of the supervised SVM baseline
 C_GRID = (1e-2, 1e-1, 1.0, 10.0, 100.0, 1000.0)
 #: metrics of the 1-NN baseline

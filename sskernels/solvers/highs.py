@@ -17,9 +17,11 @@ import highspy
 import numpy as np
 import scipy.sparse as sp
 
+from sskernels.errors import SolveFailure
 
-class SolverError(RuntimeError):
-    """The solver did not reach an optimum."""
+
+class SolverError(SolveFailure):
+    """The solver did not reach an optimum (a :class:`~sskernels.errors.SolveFailure`)."""
 
 
 def _inf(a):

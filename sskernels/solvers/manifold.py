@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from sskernels.errors import ParameterError
 from sskernels.kernels.deformed import intrinsic_product
 from sskernels.solvers.svm import svm_dual_qp, svm_intercept
 
@@ -24,9 +25,9 @@ __all__ = ["laprls_coefficients", "lapsvm_system", "lapsvm_binary"]
 
 def _check_gammas(gamma_A, gamma_I):
     if not gamma_A > 0:
-        raise ValueError(f"gamma_A must be > 0, got {gamma_A}")
+        raise ParameterError(f"gamma_A must be > 0, got {gamma_A}")
     if gamma_I < 0:
-        raise ValueError(f"gamma_I must be >= 0, got {gamma_I}")
+        raise ParameterError(f"gamma_I must be >= 0, got {gamma_I}")
 
 
 def laprls_coefficients(K, M, labeled, Y_L, gamma_A, gamma_I):

@@ -78,7 +78,8 @@ import highspy
 import numpy as np
 import scipy.sparse as sp
 
-from sskernels.memo import LRU, content_key
+from sskernels.errors import ParameterError
+from sskernels.memo import LRU, content_key, freeze, sizeof
 from sskernels.solvers.highs import SolverError, _model, _solver
 from sskernels.solvers.mkl import svm_solution
 from sskernels.solvers.report import SolveInfo
@@ -109,11 +110,11 @@ def tail_count(theta, n):
     (rounded to the nearest count)."""
     if isinstance(theta, (int, np.integer)) and not isinstance(theta, bool):
         if theta < 0:
-            raise ValueError(f"theta must be >= 0, got {theta}")
+            raise ParameterError(f"theta must be >= 0, got {theta}")
         return int(min(theta, n))
     theta = float(theta)
     if not 0.0 <= theta <= 1.0:
-        raise ValueError(f"theta as a fraction of n must be in [0, 1], got {theta}")
+        raise ParameterError(f"theta as a fraction of n must be in [0, 1], got {theta}")
     return int(min(round(theta * n), n))
 
 
@@ -306,8 +307,10 @@ def _binary_path(Psi, y, Cs):
     return out
 
 
-#: memo of :func:`_binary_path` results (a fit's candidates of one selection grid share one)
-_PATHS = LRU(64)
+#: memo of :func:`_binary_path` results and :class:`_AlternationPath` objects (a fit's
+#: candidates of one selection grid share one): solver results, read-only, at most 64 and
+#: 256 MiB
+_PATHS = LRU(64, max_bytes=256 * 2**20)
 
 
 def _path_result(Phi, s, y, C_eff, path_eff):
@@ -380,10 +383,23 @@ class _AlternationPath:
         self.Cs = sorted(set(float(c) for c in Cs))
         self.solved = {}
 
+    @property
+    def nbytes(self):
+        """The bytes of ``Psi`` and of the solutions found so far (:func:`sizeof`)."""
+        return sizeof(self.Psi) + sizeof(self.solved)
+
+    def freeze(self):
+        """Make ``Psi`` (made for this path by :func:`lrc_mkl`) and every solution read-only."""
+        freeze((self.Psi, self.solved))
+        self._frozen = True
+
     def _solve(self, C):
         hit = self.solved.get(C)
         if hit is None:
-            hit = self.solved[C] = _alternation(self.Psi, self.Y, C, self.tol, self.max_iter)
+            hit = _alternation(self.Psi, self.Y, C, self.tol, self.max_iter)
+            if self.__dict__.get("_frozen"):
+                freeze(hit)
+            self.solved[C] = hit
         return hit
 
     def result(self, C):
@@ -426,7 +442,7 @@ def lrc_mkl(Phi, scales, Y, C, tol=None, max_iter=2000, C_path=None):
     if Phi.ndim != 2 or s.shape != (Phi.shape[1],) or Y.shape[1] != Phi.shape[0]:
         raise ValueError(f"shapes do not agree: Phi {Phi.shape}, scales {s.shape}, Y {Y.shape}")
     if not (np.all(np.isfinite(s)) and np.all(s > 0)):
-        raise ValueError("the tail-sum scales must be positive and finite")
+        raise ParameterError("the tail-sum scales must be positive and finite")
     if not (np.isfinite(C) and C > 0):
         raise ValueError(f"C must be positive, got {C!r}")
     M = s.size

@@ -1,0 +1,132 @@
+"""Record archives: a spec's records in one compressed file, committed beside its output folder.
+
+The per-split records under ``<output>/records/`` are many small files, not committed. An
+archive ``<output>.records.jsonl.gz`` holds all of them, one JSON record per line, sorted,
+gzip without a time stamp (the same records give the same bytes).  When a run looks for a
+record it does not have, it looks in the spec's archive too and takes a record whose key
+matches (the same method, data, split protocol and code: :mod:`sskernels.experiment.records`)
+— so a fresh clone recomputes only what a change of code made stale, instead of every table.
+
+``sskernels archive SPEC...`` (``make archive``) writes the archives of specs that have
+records.
+
+Examples
+--------
+>>> import json, tempfile
+>>> from pathlib import Path
+>>> from sskernels.experiment.archive import ArchivedRecords, archive_path, write_archive
+>>> out = Path(tempfile.mkdtemp()) / "run"
+>>> rec = out / "records" / "TSK" / "10_labeled" / "split_000.json"
+>>> rec.parent.mkdir(parents=True)
+>>> _ = rec.write_text(json.dumps({"key": "k1", "method": "TSK", "setting": "10 labeled",
+...                                "split": 0, "metrics": {"accuracy": 90.0}}))
+>>> write_archive(out)
+1
+>>> ArchivedRecords(out).get("k1", "10 labeled", 0)["metrics"]
+{'accuracy': 90.0}
+>>> archive_path(out).name
+'run.records.jsonl.gz'
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+from pathlib import Path
+
+__all__ = ["ArchivedRecords", "archive_path", "write_archive"]
+
+
+def archive_path(output):
+    """``<output>.records.jsonl.gz``: the archive of the spec whose output folder is ``output``."""
+    output = Path(output)
+    return output.with_name(output.name + ".records.jsonl.gz")
+
+
+def write_archive(output):
+    """Pack every record under ``<output>/records`` into :func:`archive_path` (atomically);
+    returns the number of records (0: nothing written)."""
+    from sskernels.experiment.records import atomic_write_bytes
+
+    lines = []
+    for name in FILES:                   # the run's other files, when the records come back
+        try:
+            content = json.loads((Path(output) / name).read_text())
+        except (OSError, ValueError):
+            continue
+        lines.append(json.dumps({"file": name, "content": content}, sort_keys=True,
+                                separators=(",", ":")))
+    n_files = len(lines)
+    for path in sorted(Path(output).glob("records/*/*/split_*.json")):
+        try:
+            rec = json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue
+        if isinstance(rec, dict) and "key" in rec:
+            lines.append(json.dumps(rec, sort_keys=True, separators=(",", ":")))
+    n_records = len(lines) - n_files
+    if not n_records:
+        return 0
+    buf = io.BytesIO()
+    with gzip.GzipFile(fileobj=buf, mode="wb", mtime=0, filename="") as gz:
+        gz.write(("\n".join(lines) + "\n").encode())
+    atomic_write_bytes(archive_path(output), buf.getvalue())
+    return n_records
+
+
+#: files of an output folder an archive keeps beside the records: the warm-up's seconds and
+#: graph searches (a summary shows them) and the data fingerprint the records were made on
+#: (``sskernels table`` checks keys with it; a run writes the current one)
+FILES = ("graph_seconds.json", "data_fingerprint.json")
+
+
+class ArchivedRecords:
+    """The records of a spec's archive, indexed by ``(key, setting, split)`` (read lazily,
+    once; an archive that cannot be read is no archive)."""
+
+    def __init__(self, output):
+        self.path = archive_path(output)
+        self._index = None
+
+    def _build(self):
+        self._index, self.files = {}, {}
+        try:
+            with gzip.open(self.path, "rt") as fh:
+                for line in fh:
+                    rec = json.loads(line)
+                    if not isinstance(rec, dict):
+                        continue
+                    if {"key", "setting", "split"} <= rec.keys():
+                        self._index[(rec["key"], rec["setting"], rec["split"])] = rec
+                    elif rec.get("file") in FILES:
+                        self.files[rec["file"]] = rec.get("content")
+        except (OSError, ValueError, EOFError):
+            self._index, self.files = {}, {}
+
+    def get(self, key, setting, split):
+        """The archived record with this key, setting and split, or None."""
+        self._load()
+        return self._index.get((key, setting, split))
+
+    def settings(self, key):
+        """The settings (e.g. ``"official 100 labeled"``) of the archived records with ``key``."""
+        self._load()
+        return sorted({s for k, s, _ in self._index if k == key})
+
+    def _load(self):
+        if self._index is None:
+            if self.path.is_file():
+                self._build()
+            else:
+                self._index, self.files = {}, {}
+
+    def restore_files(self, output):
+        """Write the archived run files (:data:`FILES`) the output folder lacks."""
+        from sskernels.experiment.records import atomic_write_text
+
+        self._load()
+        for name, content in self.files.items():
+            path = Path(output) / name
+            if not path.exists():
+                atomic_write_text(path, json.dumps(content))

@@ -1,0 +1,231 @@
+"""The task body: one method on one split, fitted and scored (a worker runs this, nothing else).
+
+This module holds exactly the code a record's numbers come from beside the method's own:
+the estimator built from the spec (:func:`method_params`, the registry), the fit (or the
+oracle's grid), the metrics (accuracy, error, centered alignment; rmse and mse for
+regression) and the parameters read back from the fitted estimator.  A record's code key
+is the hash of this module, the split rules (:mod:`sskernels.experiment.splits`) and the
+modules of the method's estimators, with everything they import
+(:func:`method_code_modules`); scheduling, storing and summarizing records are elsewhere and
+do not enter it.
+
+Examples
+--------
+>>> from sskernels.experiment.tasks import method_code_modules
+>>> from sskernels.learners.registry import make_method
+>>> mods = method_code_modules(make_method("harmonic"))
+>>> "sskernels.learners.propagation" in mods, "sskernels.learners.spectral" in mods
+(True, False)
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from sskernels.learners.registry import get_method, make_method
+
+#: the modules every record's computation runs, beside its method's estimators
+TASK_MODULES = ("sskernels.experiment.tasks", "sskernels.experiment.splits")
+
+#: fitted attributes recorded as the parameters a method selected on the labeled points
+SELECTED = ("beta_", "C_", "gamma_A_", "gamma_I_", "kernel_width_", "width_", "mu_")
+
+
+def method_params(spec, method):
+    """Constructor parameters: the spec's graph for graph-based methods, then the method's own."""
+    params = {}
+    if get_method(method.name).uses_graph:
+        g = spec.graph
+        params.update(n_neighbors=g.k, weights=g.weights, sigma=g.sigma, metric=g.metric,
+                      method=g.method)
+    params.update(method.params)
+    return params
+
+
+def build(spec, method):
+    """The unfitted estimator of ``method`` of ``spec``."""
+    return make_method(method.name, **method_params(spec, method))
+
+
+def method_code_modules(est, oracle=False):
+    """The modules a task running estimator ``est`` executes, as closure roots for
+    :func:`sskernels.provenance.code_modules`: this module, the split rules, the oracle's
+    protocol when ``oracle``, and the modules of ``est`` and the estimators inside it."""
+    from sskernels.provenance import estimator_modules
+
+    roots = set(TASK_MODULES) | estimator_modules(est)
+    if oracle:
+        roots.add("sskernels.experiment.oracle")
+    return sorted(roots)
+
+
+def run_task(task, prep):
+    """One record's computed part: method ``mi`` on split ``si`` of setting ``gi`` of ``prep``
+    (a :class:`~sskernels.experiment.runner.Prepared`).  Exceptions propagate: the caller
+    decides whether one is the user's (a bad parameter) or ours."""
+    mi, gi, si = task
+    if prep.task == "regression":
+        return run_regression_task(task, prep)
+    spec = prep.spec
+    method = spec.methods[mi]
+    setting, splits = prep.settings[gi]
+    labeled = splits[si]
+    y_partial = np.full(prep.y.size, -1)
+    y_partial[labeled] = prep.y[labeled]
+    unl = y_partial == -1
+    oracle = None
+    est = build(spec, method)
+    t0 = time.perf_counter()
+    if getattr(method, "select", None) == "oracle":   # best TEST accuracy: never a default
+        from sskernels.experiment.oracle import oracle_fit
+
+        est, oracle = oracle_fit(est, prep.X, y_partial, prep.y)
+    else:
+        est.fit(prep.X, y_partial)
+    pred = np.asarray(est.transduction_)
+    metrics = {"accuracy": 100.0 * float(np.mean(pred[unl] == prep.y[unl]))}
+    if prep.X_test is not None and get_method(method.name).inductive:
+        pred_test = np.asarray(est.predict(prep.X_test))
+        metrics["inductive accuracy"] = 100.0 * float(np.mean(pred_test == prep.y_test))
+    seconds = time.perf_counter() - t0
+    metrics.update(extra_metrics(getattr(spec, "metrics", None) or (), est, metrics, unl,
+                                 prep.y, prep.classes.size))
+    extra = {} if oracle is None else {"selection": "oracle", "oracle": oracle}
+    return {**extra, **_identity(prep, mi, gi, si),
+            "n_unlabeled": int(unl.sum()), "metrics": metrics, "seconds": seconds,
+            "selected": selected_params(est, oracle), "report": _report(est)}
+
+
+def run_regression_task(task, prep):
+    """One regression record's computed part: NaN marks the unlabeled targets; rmse and mse
+    on the test rows (the pool's rows not labeled in this split)."""
+    mi, gi, si = task
+    spec, method = prep.spec, prep.spec.methods[mi]
+    labeled = prep.settings[gi][1][si]
+    y_partial = np.full(prep.y.shape, np.nan)
+    y_partial[labeled] = prep.y[labeled]
+    test = np.setdiff1d(prep.pool, labeled)
+    est = build(spec, method)
+    t0 = time.perf_counter()
+    est.fit(prep.X, y_partial)
+    F = np.asarray(est.transduction_)
+    seconds = time.perf_counter() - t0
+    metrics = regression_metrics(F, prep.y, test)
+    return {**_identity(prep, mi, gi, si),
+            "n_unlabeled": int(prep.y.shape[0] - labeled.size), "n_test": int(test.size),
+            "metrics": metrics, "seconds": seconds, "selected": selected_params(est),
+            "report": _report(est)}
+
+
+def _identity(prep, mi, gi, si):
+    spec, method = prep.spec, prep.spec.methods[mi]
+    setting, splits = prep.settings[gi]
+    return {"spec": spec.name, "table": spec.table or "",
+            "dataset": spec.paper.dataset or spec.dataset.display, "setting": setting,
+            "method": method.label, "method_name": method.name, "paper": method.paper,
+            "split": si, "n_labeled": int(splits[si].size)}
+
+
+def _report(est):
+    report = getattr(est, "fit_report_", None)
+    return report.as_dict() if report is not None else {"solvers": [], "notes": []}
+
+
+def regression_metrics(F, Y, test):
+    """``rmse`` and ``mse`` of predicted targets F (n, k) at the test rows: ``mse`` is the mean
+    of the squared errors over the test points and the targets (x and y for WiFi), ``rmse``
+    its square root (so ``mse = rmse^2`` exactly, per split)."""
+    err = np.asarray(F, dtype=float).reshape(Y.shape)[test] - Y[test]
+    mse = float(np.mean(err ** 2))
+    return {"rmse": float(np.sqrt(mse)), "mse": mse}
+
+
+def extra_metrics(names, est, metrics, unl, y, n_classes):
+    """The spec's extra metrics (``spec.metrics``) of a fitted estimator.
+
+    ``error``: ``100 - accuracy`` (and ``inductive error`` beside ``inductive accuracy``).
+    ``alignment``: :func:`unlabeled_alignment` of the estimator's learned kernel
+    (``kernel_``), left out for an estimator without one.  Computed after the timing: an
+    evaluation, not part of the method's cost.
+    """
+    out = {}
+    if "error" in names:
+        for acc, err in (("accuracy", "error"), ("inductive accuracy", "inductive error")):
+            if acc in metrics:
+                out[err] = 100.0 - metrics[acc]
+    if "alignment" in names:
+        factors = kernel_factors(est)
+        if factors is not None:     # an embedding kernel: no u x u matrix (same value)
+            from sskernels.kernels.alignment import factored_centered_alignment
+
+            P, mu = factors
+            idx = np.flatnonzero(np.asarray(unl))
+            c = int(np.max(y)) + 1 if n_classes is None else int(n_classes)
+            out["alignment"] = factored_centered_alignment(P[idx], mu, np.asarray(y)[idx], c)
+            return out
+        try:
+            K = est.kernel_
+        except AttributeError:  # not a kernel learner (a wrapper's property raises it too)
+            K = None
+        if K is not None:
+            out["alignment"] = unlabeled_alignment(K, unl, y, n_classes)
+    return out
+
+
+def kernel_factors(est):
+    """``(P, mu)`` with ``est.kernel_ = s P diag(mu) P^T`` for a scale ``s > 0``, from the
+    estimator's own ``kernel_factors()`` (an embedding kernel, a kernel SVM over one, or a
+    selection wrapper around either), else None.  The centered alignment is scale-free, so
+    :func:`extra_metrics` computes it from the factors
+    (:func:`~sskernels.kernels.alignment.factored_centered_alignment`) without the n x n
+    kernel."""
+    if hasattr(est, "best_params_"):                # a selection wrapper: its chosen estimator
+        est = getattr(est, "best_estimator_", None)
+    hook = getattr(est, "kernel_factors", None)
+    return hook() if callable(hook) else None
+
+
+def unlabeled_alignment(K, unlabeled, y, n_classes=None):
+    """Centered alignment (Cortes, Mohri & Rostamizadeh 2010) of a learned kernel's
+    UNLABELED block ``K[U, U]`` with the ideal kernel of the true labels of those points.
+
+    The ideal kernel is :func:`sskernels.kernels.alignment.ideal_kernel`'s ``"simplex"``
+    target: ``yy^T`` with ``y`` in ``{-1, +1}`` for two classes, as in Wang et al. (2015),
+    Sec. 2; ``T_ij = -1/(c-1)`` for a pair of different classes when ``c > 2`` (a choice: the
+    paper does not say which multi-class target its Table 1 uses).  A value in [-1, 1]
+    (in [0, 1] for a PSD kernel).
+    """
+    from sskernels.kernels.alignment import centered_alignment, ideal_kernel
+
+    idx = np.flatnonzero(np.asarray(unlabeled))
+    K = np.asarray(K, dtype=float)
+    K_UU = K[np.ix_(idx, idx)]
+    c = int(np.max(y)) + 1 if n_classes is None else int(n_classes)
+    return centered_alignment(K_UU, ideal_kernel(np.asarray(y)[idx], c))
+
+
+def selected_params(est, oracle=None):
+    """The parameters a fitted estimator selected on the labeled points.
+
+    With ``oracle`` (:func:`sskernels.experiment.oracle.oracle_fit`'s info) the candidate the
+    oracle chose on the test labels is added (its own names, e.g. ``kernel_learner__b_scale``).
+
+    A model-selection wrapper (``best_params_``) gives its chosen parameters, plus
+    the :data:`SELECTED` attributes of its ``best_estimator_``; any other estimator
+    gives its own :data:`SELECTED` attributes.
+    """
+    def own(e):
+        out = {k: getattr(e, k) for k in SELECTED if hasattr(e, k)}
+        learner = getattr(e, "learner_", None)  # a kernel machine's kernel learner
+        if learner is not None:
+            out.update({f"kernel_learner__{k}": v for k, v in selected_params(learner).items()})
+        return out
+
+    if oracle is not None:
+        return {**selected_params(est), **oracle["params"][oracle["best_index"]]}
+    if getattr(est, "best_params_", None) is not None:
+        inner = getattr(est, "best_estimator_", None)
+        return {**(own(inner) if inner is not None else {}), **dict(est.best_params_)}
+    return own(est)

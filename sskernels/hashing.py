@@ -1,0 +1,116 @@
+"""The one content hash: every cache key, fingerprint and record key is made here.
+
+blake2b (:mod:`hashlib`) of an unambiguous encoding of the parts: each part is written with a
+type tag and its length, so that no two different sequences of parts give the same bytes.
+Checksums of downloaded files (sha256, :mod:`sskernels.data.cache`) are a different job and
+stay there; so does the keyed blake2b ranking of :func:`sskernels.learners.label_aware.
+landmark_indices` (a pseudo-random order that decides numbers, not a key).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = ["digest", "json_digest"]
+
+
+def _chunk(h, tag, data):
+    h.update(tag)
+    h.update(len(data).to_bytes(8, "little"))
+    h.update(data)
+
+
+def _update(h, part):
+    if isinstance(part, bytes):
+        _chunk(h, b"b", part)
+    elif isinstance(part, str):
+        _chunk(h, b"s", part.encode())
+    elif sp.issparse(part):
+        X = part.tocsr()
+        _chunk(h, b"S", repr((X.shape, str(X.dtype))).encode())
+        for a in (X.data, X.indices, X.indptr):
+            _update(h, np.asarray(a))
+    elif isinstance(part, np.ndarray):
+        a = np.ascontiguousarray(part)
+        _chunk(h, b"a", repr((a.shape, a.dtype.str)).encode())
+        _chunk(h, b"d", a.tobytes())
+    elif isinstance(part, (tuple, list)):
+        _chunk(h, b"t", str(len(part)).encode())
+        for p in part:
+            _update(h, p)
+    elif part is None or isinstance(part, (bool, int, float, complex, np.generic)):
+        _chunk(h, b"x", f"{type(part).__name__}:{part!r}".encode())
+    else:
+        raise TypeError(f"cannot hash a {type(part).__name__} (bytes, str, arrays, sparse "
+                        "matrices, scalars, None and tuples or lists of them)")
+
+
+def digest(*parts, size=16):
+    """A hex blake2b digest of ``parts``: the key of anything that is a function of them.
+
+    Parameters
+    ----------
+    *parts : bytes, str, numpy.ndarray, scipy.sparse matrix, scalar, None, tuple or list
+        An array counts by its contents, shape and dtype; a sparse matrix by its CSR arrays
+        (data, indices, indptr: its sparsity pattern), shape and dtype; a scalar by its type
+        and ``repr``; a tuple or list by its length and items (recursively).
+    size : int, default=16
+        Bytes of the digest (the hex string has twice as many characters).
+
+    Returns
+    -------
+    str
+        The hex digest.
+
+    Raises
+    ------
+    TypeError
+        For a part of another type.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sskernels.hashing import digest
+    >>> a = np.arange(6.0)
+    >>> digest(a, "rbf") == digest(a.copy(), "rbf")
+    True
+    >>> digest(a) == digest(a.reshape(2, 3)), digest(a) == digest(a.astype(np.float32))
+    (False, False)
+    >>> len(digest(a)), len(digest(a, size=8))
+    (32, 16)
+    """
+    h = hashlib.blake2b(digest_size=int(size))
+    for part in parts:
+        _update(h, part)
+    return h.hexdigest()
+
+
+def json_digest(obj, length=16):
+    """The first ``length`` hex characters of the blake2b digest of ``obj``'s canonical JSON
+    (``json.dumps(obj, sort_keys=True, default=str)``): the key of a spec part or a record.
+
+    Parameters
+    ----------
+    obj : JSON-serializable object
+        Anything else inside is written as its ``str``.
+    length : int, default=16
+        Hex characters kept (at most 128).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from sskernels.hashing import json_digest
+    >>> json_digest({"a": 1, "b": [2, 3]}) == json_digest({"b": [2, 3], "a": 1})
+    True
+    >>> json_digest({"a": 1}) == json_digest({"a": 2}), len(json_digest({"a": 1}))
+    (False, 16)
+    """
+    text = json.dumps(obj, sort_keys=True, default=str).encode()
+    return hashlib.blake2b(text).hexdigest()[:int(length)]

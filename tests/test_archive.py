@@ -1,0 +1,76 @@
+"""Record archives: a fresh clone (no records, only the committed archive) recomputes exactly the
+records that a change of code made stale, and ``sskernels table`` renders from the archive."""
+
+import shutil
+
+from sskernels import provenance as prov
+from sskernels.experiment import runner
+from sskernels.experiment.archive import archive_path, write_archive
+from sskernels.experiment.runner import load_records, run_spec
+from sskernels.spec import load_spec
+
+SPEC = """\
+name: wine_archive
+dataset: sklearn-wine
+graph: {{k: 6}}
+splits: {{n_splits: 3, n_labeled: 10, seed: 0}}
+methods: [harmonic, {{name: tsk, label: TSK, params: {{n_components: 8, beta: 10}}}}]
+output: {output}
+"""
+
+
+def setup(tmp_path, monkeypatch):
+    path = tmp_path / "spec.yaml"
+    out = tmp_path / "out"
+    path.write_text(SPEC.format(output=out))
+    ran = []
+    real = runner._run_task
+    monkeypatch.setattr(runner, "_run_task",
+                        lambda t, prep=None: ran.append(t) or real(t, prep))
+    return path, out, ran
+
+
+def fresh_clone(out):
+    """What a clone has: the archive beside the output folder, nothing inside it."""
+    shutil.rmtree(out)
+
+
+def test_a_fresh_clone_takes_every_current_record_from_the_archive(tmp_path, monkeypatch):
+    path, out, ran = setup(tmp_path, monkeypatch)
+    first = run_spec(load_spec(path), progress=False)
+    assert len(ran) == 6
+    assert write_archive(out) == 6
+    data = archive_path(out).read_bytes()
+    assert write_archive(out) == 6 and archive_path(out).read_bytes() == data   # reproducible
+    fresh_clone(out)
+    again = run_spec(load_spec(path), progress=False)
+    assert len(ran) == 6                                     # nothing computed
+    assert again["value"].tolist() == first["value"].tolist()
+    assert len(list(out.glob("records/*/*/split_*.json"))) == 6
+    assert (out / "graph_seconds.json").is_file()
+
+
+def test_a_change_of_one_learner_recomputes_only_its_records_from_the_archive(tmp_path,
+                                                                              monkeypatch):
+    path, out, ran = setup(tmp_path, monkeypatch)
+    first = run_spec(load_spec(path), progress=False)
+    write_archive(out)
+    fresh_clone(out)
+    real = prov.module_digest
+    monkeypatch.setattr(prov, "module_digest", lambda name, root=None: (
+        "edited" if name == "sskernels.learners.spectral" else "") + real(name, root))
+    again = run_spec(load_spec(path), progress=False)
+    spec = load_spec(path)
+    assert sorted(ran[6:]) == [(1, 0, s) for s in range(3)]    # TSK's three splits only
+    assert again["value"].tolist() == first["value"].tolist()
+    assert {m.label for m in spec.methods} == {"harmonic", "TSK"}
+
+
+def test_table_renders_from_the_archive_alone(tmp_path, monkeypatch):
+    path, out, ran = setup(tmp_path, monkeypatch)
+    first = run_spec(load_spec(path), progress=False)
+    write_archive(out)
+    fresh_clone(out)
+    df = load_records(load_spec(path))
+    assert sorted(df["value"].tolist()) == sorted(first["value"].tolist())
+    assert len(ran) == 6
