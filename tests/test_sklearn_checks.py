@@ -1,10 +1,10 @@
 """scikit-learn's own estimator checks over every estimator of the package (issue 8).
 
 ``parametrize_with_checks`` runs scikit-learn's API and legacy checks on each
-estimator that is on the new estimator layer (:mod:`sskernels.learners.base`,
-the wrapper :class:`~sskernels.learners.selection.SelectOnLabeled`).  An
-estimator still being migrated is listed too, and skipped with a reason
-naming it: its checks run as soon as it is on the new base.
+estimator of the package: all are on the estimator layer of
+:mod:`sskernels.learners.base` or are its wrappers
+(:class:`~sskernels.learners.selection.SelectOnLabeled` and its regressor), which
+:func:`test_every_estimator_is_on_the_estimator_layer` checks.
 
 The instances are the package's defaults, with a 3-NN graph where a learner
 takes a graph (the checks fit 10 to 300 points; a check on fewer points than a
@@ -36,22 +36,17 @@ Skipped BY NAME, for a reason that is a property of transductive learning:
   ``_choose_check_classifiers_labels``).  Its other problems (string and object
   labels, binary and multi-class) run in :func:`test_string_and_object_labels`.
 
-A check failing for a known defect of the base class or the wrapper
-(:data:`KNOWN_DEFECTS`, each with the line of the traceback that identifies it)
-is marked xfail with the defect; any other failure fails.  Remove an entry when
-its fix lands (the check then simply passes).
+Any other failing check fails the test.
 """
 
 from __future__ import annotations
 
 import functools
-import importlib
 import inspect
-import traceback
 
 import numpy as np
 import pytest
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.datasets import make_blobs
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils import shuffle
@@ -59,13 +54,9 @@ from sklearn.utils.estimator_checks import check_classifiers_predictions, parame
 
 import sskernels.learners
 from sskernels.graph import KNNGraph
-from sskernels.learners import base
-from sskernels.learners.base import SemiSupervisedClassifier
+from sskernels.learners.base import SemiSupervisedClassifier, SemiSupervisedRegressor
 
-#: the old estimators' transition shim (gone when the migration is complete)
-GraphParams = getattr(base, "GraphParams", ())
-
-GRAPH = "graph"   # marker: a 3-NN graph when the (migrated) constructor takes ``graph``
+GRAPH = "graph"   # marker: a 3-NN graph when the constructor takes ``graph``
 
 
 def constructor_kwargs(cls, spec):
@@ -137,48 +128,20 @@ NOT_ESTIMATORS = {"SemiSupervisedClassifier", "GraphSemiSupervisedClassifier", "
                   # unsupervised: check_estimator runs in tests/test_spectral_clustering.py
                   "RegularizedSpectralClustering", "RegularizedLaplacianEigenmaps"}
 
-#: constructor parameters of the old API (rule 1 of the migration): graph keys, fold counts
+#: constructor parameters of the old API (graph keys, fold counts, ``*_grid``): graphs are
+#: ``graph=`` builders, model selection is the wrappers' (``SelectOnLabeled``) job
 OLD_GRAPH_PARAMS = {"n_neighbors", "weights", "sigma"}
 OLD_FOLD_PARAMS = {"cv_folds", "n_folds", "C_folds", "beta_folds"}
+#: the model-selection wrappers: their ``param_grid`` and ``n_folds`` are their API
+WRAPPERS = {"SelectOnLabeled", "SelectOnLabeledRegressor"}
 
 
-def pending_reason(cls):
-    """Why ``cls`` is not yet on the new estimator layer, or None when it is."""
-    name = cls.__name__
-    if cls.__name__ in ("SelectOnLabeled", "SelectOnLabeledRegressor"):
-        return None
-    params = {p: v for p, v in inspect.signature(cls.__init__).parameters.items() if p != "self"}
-    why = []
-    if issubclass(cls, ClassifierMixin) and not issubclass(cls, SemiSupervisedClassifier):
-        why.append("not a SemiSupervisedClassifier")
-    if issubclass(cls, GraphParams):
-        why.append("uses the GraphParams shim")
-    old = sorted((OLD_GRAPH_PARAMS | OLD_FOLD_PARAMS) & set(params))
-    old += sorted(p for p in params if p.endswith("_grid"))
-    if old:
-        why.append("old constructor parameters: " + ", ".join(old))
-    if not why:
-        return None
-    return f"{name} is not yet migrated to the new estimator layer ({'; '.join(why)})"
+def estimator_class(name):
+    return getattr(sskernels.learners, name)
 
 
-def _collect():
-    ready, pending = [], []
-    for name, kwargs in ESTIMATORS:
-        try:
-            cls = getattr(importlib.import_module("sskernels.learners"), name)
-        except (ImportError, AttributeError) as exc:   # a module mid-migration
-            pending.append((name, f"{name} cannot be imported yet: {exc}"))
-            continue
-        reason = pending_reason(cls)
-        if reason is not None:
-            pending.append((name, reason))
-            continue
-        ready.append(cls(**constructor_kwargs(cls, kwargs)))
-    return ready, pending
-
-
-READY, PENDING = _collect()
+READY = [estimator_class(name)(**constructor_kwargs(estimator_class(name), kwargs))
+         for name, kwargs in ESTIMATORS]
 
 
 def is_semi_supervised(est):
@@ -220,26 +183,11 @@ SKIPPED_CHECKS = {
         "check run in test_string_and_object_labels"),
 }
 
-#: check name -> [(line of the traceback that identifies the defect, defect and fix)]
-KNOWN_DEFECTS: dict = {}
-
 
 def check_name(check):
     while isinstance(check, functools.partial):
         check = check.func
     return check.__name__
-
-
-def run_with_known_defects(name, run):
-    """Run a check; a failure matching a known defect becomes an xfail naming it."""
-    try:
-        run()
-    except Exception:
-        tb = traceback.format_exc()
-        for marker, defect in KNOWN_DEFECTS.get(name, []):
-            if marker in tb:
-                pytest.xfail(f"known defect: {defect}")
-        raise
 
 
 @parametrize_with_checks(READY)
@@ -248,15 +196,7 @@ def test_sklearn_check(estimator, check):
     applies, reason = SKIPPED_CHECKS.get(name, (lambda est: False, ""))
     if applies(estimator):
         pytest.skip(f"{type(estimator).__name__}: {name}: {reason}")
-    run_with_known_defects(name, lambda: check(estimator))
-
-
-@pytest.mark.parametrize("name,reason", PENDING or [("none", "")],
-                         ids=[n for n, _ in PENDING] or ["none"])
-def test_pending_estimator(name, reason):
-    """One visible skip per estimator whose checks wait for its migration."""
-    if reason:
-        pytest.skip(reason)
+    check(estimator)
 
 
 def blob_problems():
@@ -279,10 +219,7 @@ def test_string_and_object_labels(estimator):
         names = ["one", "two", "three"][:np.unique(y).size]
         ints = [-2, 7, 40][:np.unique(y).size]
         for labels in (np.take(names, y), np.take(names, y).astype("O"), np.take(ints, y)):
-            run_with_known_defects(
-                "check_classifiers_predictions",
-                lambda: check_classifiers_predictions(X, labels, type(estimator).__name__,
-                                                      estimator))
+            check_classifiers_predictions(X, labels, type(estimator).__name__, estimator)
 
 
 def test_every_estimator_of_the_package_is_listed():
@@ -293,8 +230,23 @@ def test_every_estimator_of_the_package_is_listed():
     assert exported - NOT_ESTIMATORS <= listed, exported - NOT_ESTIMATORS - listed
 
 
-def test_migrated_estimators_are_checked():
-    """Guard for the skip rule: the estimators already on the new layer are not skipped."""
-    checked = {type(e).__name__ for e in READY}
-    assert {"HarmonicFunction", "Consistency", "RegularizedSpectralKernel",
-            "TransductiveSpectralKernel", "SelectOnLabeled"} <= checked, PENDING
+@pytest.mark.parametrize("name", sorted({name for name, _ in ESTIMATORS}))
+def test_every_estimator_is_on_the_estimator_layer(name):
+    """The checks above assume the estimator layer: a classifier is a
+    ``SemiSupervisedClassifier`` (``y == -1`` unlabeled), a regressor a
+    ``SemiSupervisedRegressor`` (``y`` NaN unlabeled), and no constructor takes the old
+    API's graph keys, fold counts or ``*_grid`` parameters (graphs are ``graph=`` builders,
+    model selection is the wrappers' job); the two model-selection wrappers excepted."""
+    cls = estimator_class(name)
+    if name in WRAPPERS:
+        assert {"estimator", "param_grid"} <= set(inspect.signature(cls.__init__).parameters)
+        return
+    params = set(inspect.signature(cls.__init__).parameters) - {"self"}
+    assert issubclass(cls, ClassifierMixin) != issubclass(cls, RegressorMixin), cls
+    if issubclass(cls, ClassifierMixin):
+        assert issubclass(cls, SemiSupervisedClassifier), cls.__mro__
+    else:
+        assert issubclass(cls, SemiSupervisedRegressor), cls.__mro__
+    old = sorted((OLD_GRAPH_PARAMS | OLD_FOLD_PARAMS) & params)
+    old += sorted(p for p in params if p.endswith("_grid"))
+    assert not old, f"{name} takes the old API's constructor parameters {old}"

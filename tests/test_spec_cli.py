@@ -494,20 +494,47 @@ def test_methods_list_names_every_registered_method(tmp_path):
     assert inductive["tsk"] == "yes"
 
 
+#: ``sskernels datasets list`` with data set ``sys.argv[1]``'s files registered with the sha256
+#: ``sys.argv[2]`` (a copy the test wrote): the real CLI, one registry entry changed
+LIST_WITH_SHA = r'''
+import dataclasses, sys
+from sskernels.data.registry import REGISTRY
+name, sha = sys.argv[1:3]
+e = REGISTRY[name]
+REGISTRY[name] = dataclasses.replace(
+    e, files=tuple(dataclasses.replace(f, sha256=sha) for f in e.files))
+from sskernels.cli import main
+sys.argv = ["sskernels", "datasets", "list"]
+main()
+'''
+
+
 def test_datasets_list_reports_sizes_and_cache_state(tmp_path):
+    """A cached copy counts only when its sha256 is the registered one.  With the mirror the
+    real heart.dat is cached; without it (a newcomer's clone) a stand-in file is, under the
+    CLI with heart's sha256 registered as the stand-in's.  Ionosphere's cached copy is corrupt
+    (wrong bytes) and must be listed as not cached."""
+    import hashlib
+
     from sskernels.data.registry import REGISTRY
 
     cache = tmp_path / "cache" / "uci"
     cache.mkdir(parents=True)
+    (cache / "ionosphere.data").write_text("not the registered bytes\n")
+    env = cli_env(tmp_path, mirror=False)
     src = MIRROR / "uci" / "heart.dat" if MIRROR is not None else None
     if src is not None and src.is_file():
         shutil.copy(src, cache / "heart.dat")
+        res = sskernels(["datasets", "list"], env, tmp_path)
     else:
-        (cache / "heart.dat").write_text("placeholder\n")
-    res = sskernels(["datasets", "list"], cli_env(tmp_path, mirror=False), tmp_path)
+        (cache / "heart.dat").write_bytes(b"a stand-in for heart.dat\n")
+        sha = hashlib.sha256((cache / "heart.dat").read_bytes()).hexdigest()
+        assert sha != REGISTRY["heart"].files[0].sha256
+        res = subprocess.run([sys.executable, "-c", LIST_WITH_SHA, "heart", sha], env=env,
+                             cwd=tmp_path, capture_output=True, text=True, timeout=180)
     assert res.returncode == 0, res.stderr
     rows = {r[0]: r for r in _table_rows(res.stdout) if r[0]}
     assert set(rows) == set(REGISTRY)
     assert rows["heart"][1:5] == ["270", "13", "2", "yes"]
-    assert rows["ionosphere"][4] == "no"          # neither mirrored nor cached
+    assert rows["ionosphere"][4] == "no"          # a corrupt cached copy is not cached
     assert rows["sklearn-wine"][1:5] == ["178", "13", "3", "yes"]
