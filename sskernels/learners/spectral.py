@@ -184,9 +184,10 @@ def tsk_linear_program(lam, V_L, y_enc, eta=2.0, beta=1.0, skip_constant=False):
     The objective does not price ``mu_1`` when ``lambda_1 = 0``; the LP then
     has a face of optima and HiGHS returns one of its vertices.
 
-    Memoized by content (an LRU of 4,096 LPs, 256 MiB; read-only): the solution is a function of the arguments
-    (HiGHS is deterministic on one model), so a learner that solves an LP another one
-    already solved in this process gets that solution (copies) without solving it again.
+    Memoized by content (an LRU of 4,096 LPs and 256 MiB, its arrays read-only): the
+    solution is a function of the arguments (HiGHS is deterministic on one model), so a
+    learner that solves an LP another one already solved in this process gets that solution
+    (copies) without solving it again.
     """
     key = content_key(lam, V_L, y_enc, eta, beta, bool(skip_constant))
     hit = _LPS.lookup(key)
