@@ -203,8 +203,8 @@ def _tsk_lp(lam, V_L, y_enc, eta, beta, skip_constant):
     c = np.concatenate([lam, np.full(l, float(beta))])
     skip = int(np.sum(lam < ZERO_TOL)) if skip_constant else 0
     A = tsk_lp_matrix(T, eta, skip)
-    r = A.shape[0] - l
-    lower = np.concatenate([np.ones(l), np.zeros(r)])
+    n_decay = A.shape[0] - l                   # the rows of the decay constraints, eq. (8)
+    lower = np.concatenate([np.ones(l), np.zeros(n_decay)])
     x, obj = solve_lp(c, A, row_lower=lower, row_upper=np.inf, col_lower=0.0, col_upper=np.inf)
     mu = np.maximum(x[:m], 0.0)
     return mu, np.maximum(x[m:], 0.0), obj
