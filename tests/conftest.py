@@ -151,3 +151,17 @@ def moons_small():
     yp = np.full(y.size, -1)
     yp[labeled] = y[labeled]
     return X, y, yp, labeled, Xnew
+
+
+@pytest.fixture
+def sigint_not_ignored():
+    """SIGINT handled (not ignored) in this process while a test sends a child Ctrl-C: a suite
+    started as a background job of a non-interactive shell inherits SIGINT ignored, which every
+    child would inherit too (the run would then finish instead of stopping at the Ctrl-C)."""
+    import signal
+
+    old = signal.getsignal(signal.SIGINT)
+    if old == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, old)

@@ -203,7 +203,7 @@ output: OUT
 """
 
 
-def test_ctrl_c_on_the_local_cluster_is_one_line_and_exit_130(tmp_path):
+def test_ctrl_c_on_the_local_cluster_is_one_line_and_exit_130(tmp_path, sigint_not_ignored):
     """The workers of the CLI's own cluster ignore SIGINT (a terminal sends it to the whole
     process group): only the driver's one line is printed, and the records are kept."""
     spec, out = tmp_path / "slow.yaml", tmp_path / "out"

@@ -18,7 +18,7 @@ output: OUT
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
-def test_ctrl_c_says_what_is_kept_and_exits_130(tmp_path, jobs):
+def test_ctrl_c_says_what_is_kept_and_exits_130(tmp_path, jobs, sigint_not_ignored):
     spec = tmp_path / "slow.yaml"
     out = tmp_path / "out"
     spec.write_text(SPEC.replace("OUT", str(out)))
