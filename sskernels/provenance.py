@@ -34,6 +34,7 @@ import ast
 import functools
 import platform
 import subprocess
+import threading
 from importlib import metadata
 from pathlib import Path
 
@@ -63,9 +64,15 @@ def _is_package(name, root):
     return path is not None and path.name == "__init__.py"
 
 
+#: ast.parse is not thread-safe in CPython 3.11 ("AST constructor recursion depth mismatch" when
+#: two threads parse at once: a Dask worker's tasks check the code key in parallel threads)
+_PARSE_LOCK = threading.Lock()
+
+
 @functools.lru_cache(maxsize=4096)
 def _parse(path, mtime_ns, size):
-    return ast.parse(Path(path).read_bytes(), filename=str(path))
+    with _PARSE_LOCK:
+        return ast.parse(Path(path).read_bytes(), filename=str(path))
 
 
 def _tree(name, root):

@@ -19,7 +19,7 @@ output: {output}
 """
 
 
-def setup(tmp_path, monkeypatch):
+def spec_counting_tasks(tmp_path, monkeypatch):
     path = tmp_path / "spec.yaml"
     out = tmp_path / "out"
     path.write_text(SPEC.format(output=out))
@@ -36,7 +36,7 @@ def fresh_clone(out):
 
 
 def test_a_fresh_clone_takes_every_current_record_from_the_archive(tmp_path, monkeypatch):
-    path, out, ran = setup(tmp_path, monkeypatch)
+    path, out, ran = spec_counting_tasks(tmp_path, monkeypatch)
     first = run_spec(load_spec(path), progress=False)
     assert len(ran) == 6
     assert write_archive(out) == 6
@@ -52,7 +52,7 @@ def test_a_fresh_clone_takes_every_current_record_from_the_archive(tmp_path, mon
 
 def test_a_change_of_one_learner_recomputes_only_its_records_from_the_archive(tmp_path,
                                                                               monkeypatch):
-    path, out, ran = setup(tmp_path, monkeypatch)
+    path, out, ran = spec_counting_tasks(tmp_path, monkeypatch)
     first = run_spec(load_spec(path), progress=False)
     write_archive(out)
     fresh_clone(out)
@@ -67,7 +67,7 @@ def test_a_change_of_one_learner_recomputes_only_its_records_from_the_archive(tm
 
 
 def test_table_renders_from_the_archive_alone(tmp_path, monkeypatch):
-    path, out, ran = setup(tmp_path, monkeypatch)
+    path, out, ran = spec_counting_tasks(tmp_path, monkeypatch)
     first = run_spec(load_spec(path), progress=False)
     write_archive(out)
     fresh_clone(out)
