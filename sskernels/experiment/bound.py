@@ -1,6 +1,6 @@
 """Reachability bounds: how far a method's parameter grid can go when the test labels choose.
 
-A diagnosis, never a result row (issue #12, item 2).  A paper's number that our run misses
+A diagnosis, never a result row.  A paper's number that our run misses
 may be out of reach of the method as we implement it on our data, graph and splits — no
 choice of its parameters gives it — or it may be a parameter choice we did not make.  The
 bound tells the two apart: every candidate of the method's grid is fitted on each split with

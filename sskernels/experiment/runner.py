@@ -14,6 +14,11 @@ A record is reused only when its key matches: the key hashes the spec parts of
 the method, the content of the prepared data and the code and library versions
 (:func:`sskernels.experiment.records.record_key`), so neither an edited data
 file nor a change of the code ever brings old numbers back.
+
+One module, ~840 lines, held together by one job, scheduling a run: preparing the data, keying
+and looking up the records, the local worker pool and the overlapped warm-ups of several specs
+share the Prepared state and its lifecycle; the task body (experiment/tasks.py), the store
+(records.py, archive.py) and the Dask back end already live apart.
 """
 
 from __future__ import annotations

@@ -286,7 +286,7 @@ def graph_searches(X, keys=None):
     order -- one spec's, not those another spec built on the same data with other
     parameters; None: every graph of ``X`` in the cache (any parameters), in cache order.
     The runner writes them beside the run's records so that a table says how its graphs
-    were searched -- and, for the approximate search, how good they are (issue #13: the
+    were searched -- and, for the approximate search, how good they are (the scale work: the
     recall is reported)."""
     fp = fingerprint(X)
     items = (_CACHE.items() if keys is None else

@@ -5,7 +5,7 @@ Sindhwani, Belkin & Niyogi, "The geometric basis of semi-supervised learning"
 
 * :func:`intrinsic_matrix` — ``M = L^p``, the intrinsic regularizer of
   eq. (11.5) (iterated Laplacians, Remark 1), memoized per graph (it is label-independent:
-  one product per graph, Laplacian and degree, not one per fit — issue #14, item 1);
+  one product per graph, Laplacian and degree, not one per fit);
 * :func:`deformed_kernel` — the warped kernel ``K~`` of eq. (11.15);
 * :func:`deformation_basis` — ``(G, lam)`` with ``K (I + r M K)^{-1} = G diag(1 /
   (1 + r lam)) G^T`` for every ``r >= 0``: one eigendecomposition gives the
