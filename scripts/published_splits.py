@@ -70,7 +70,8 @@ def main(argv=None):
         specs, metrics = PUBLISHED[stem]
         frames = []
         for rel in specs:
-            spec = load_spec(root / rel)
+            rel, _, reading = rel.partition("@")      # "SPEC@READING": a documented reading
+            spec = load_spec(root / rel, reading=reading or None)
             frames.append(split_rows(records_of(spec, root), spec))
         path = write_splits(pd.concat(frames, ignore_index=True), str(args.to / stem), metrics)
         print(f"wrote {path} ({sum(map(len, frames))} rows before the metric filter)")

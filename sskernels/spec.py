@@ -75,12 +75,21 @@ refused (it ranks by accuracy)::
     metrics: [rmse, mse]
     methods: [svr, harmonic-regression, label-aware-svr]
 
+Readings.  Where a paper's sentence can be read more than one way, the spec follows one
+reading (its primary protocol) and may declare the others, each an overlay on the primary
+spec quoting the sentence it interprets (``readings:``, :func:`_readings`); ``sskernels run
+SPEC --reading NAME`` (or ``all``) runs them, their records beside the primary ones and their
+rows marked with the reading's name, so that a match under a reading is never counted as a
+match of the primary protocol.  A whole spec may itself be one reading of another
+(``reading: {name: raw-features, quote: "..."}``).  A method marked ``protocol: paper`` is the
+row that follows the paper's stated protocol for its paper cell where the spec has several.
+
 Every problem is a :class:`~sskernels.errors.SpecError` naming the file, the
 field and what was expected.
 
-One module, ~690 lines: the experiment spec's schema, defaults and one-line errors are one
-contract with the user, validated in one pass before any data loads; the method keys beside it
-are the spec's side of a record's key.
+One module, ~840 lines: the experiment spec's schema (its readings included), defaults and
+one-line errors are one contract with the user, validated in one pass before any data loads;
+the method keys beside it are the spec's side of a record's key.
 """
 
 from __future__ import annotations
@@ -111,15 +120,23 @@ def maximum_reason(field_):
 
 
 TOP_FIELDS = ("name", "table", "dataset", "preprocess", "graph", "splits", "methods", "paper",
-              "output", "metrics", "target_scale")
+              "output", "metrics", "target_scale", "readings", "reading")
 #: metrics a spec may ask for beside accuracy (``metrics:``), in the order they are recorded
 EXTRA_METRICS = ("error", "alignment")
 #: the metrics of a regression data set, both always recorded (``metrics:`` may list them)
 REGRESSION_METRICS = ("rmse", "mse")
 #: ``target_scale:`` of a regression spec: none, or minmax (each target to [0, 1])
 TARGET_SCALES = ("none", "minmax")
-#: ``select:`` of a method: ``labeled`` (the default, SelectOnLabeled) or ``oracle``
-SELECTIONS = ("labeled", "oracle")
+#: ``select:`` of a method: ``labeled`` (the default, SelectOnLabeled), ``oracle`` (per split,
+#: the best candidate on the test labels) or ``oracle-mean`` (one candidate for every split:
+#: the best on average over the splits, a table-level oracle)
+SELECTIONS = ("labeled", "oracle", "oracle-mean")
+#: ``protocol:`` of a method: ``paper`` marks the row that follows the paper's stated protocol
+#: for its paper cell (the fidelity report counts it; other rows of the cell are ours)
+PROTOCOLS_OF_ROWS = ("paper",)
+#: the fields of one reading (``readings:``) and the top-level fields its ``set:`` may replace
+READING_FIELDS = ("name", "quote", "set", "methods", "only")
+READING_SET = ("preprocess", "graph", "splits", "dataset", "metrics")
 
 
 @dataclass
@@ -169,6 +186,12 @@ class MethodSpec:
     params: dict = field(default_factory=dict)
     #: None (selection on the labeled points, the default) or "oracle" (best test accuracy)
     select: str | None = None
+    #: with select "oracle": None (the best candidate per split) or "mean" (``select:
+    #: oracle-mean``, the candidate best on average over the splits, chosen when summarizing:
+    #: the records are the per-split oracle's, every candidate's accuracy in each)
+    pick: str | None = None
+    #: "paper": this row follows the paper's stated protocol for its paper cell; None: ours
+    protocol: str | None = None
 
 
 @dataclass
@@ -197,6 +220,10 @@ class Spec:
     task: str = "classification"
     #: regression only: None (targets as stored) or "minmax" (each target column to [0, 1])
     target_scale: str | None = None
+    #: the spec's alternative readings (``readings:``), by name: ``{name: quote}``
+    readings: dict = field(default_factory=dict)
+    #: the reading this spec was loaded under (``load_spec(..., reading=NAME)``), or None
+    reading: str | None = None
 
     def data_key(self, graph=True):
         """A hash of everything a split's record depends on except the method
@@ -290,7 +317,7 @@ class _V:
             return {}
         if not isinstance(value, dict):
             self.fail(field_, "a mapping", value)
-        for key in value:
+        for key in value if allowed is not None else ():
             if key not in allowed:
                 self.fail(f"{field_}.{key}" if field_ else str(key),
                           f"one of the fields {', '.join(allowed)} (unknown field)")
@@ -354,8 +381,11 @@ class _UniqueKeyLoader(yaml.SafeLoader):
         return super().construct_mapping(node, deep=deep)
 
 
-def load_spec(path, check_names=True):
-    """Read and validate a spec file; raises :class:`SpecError` with one line."""
+def load_spec(path, check_names=True, reading=None):
+    """Read and validate a spec file; raises :class:`SpecError` with one line.
+
+    ``reading``: the name of one of the spec's ``readings:``; the spec returned is the
+    primary one with that reading's overlay applied (:func:`apply_reading`)."""
     path = Path(path)
     if not path.is_file():
         raise SpecError(path, "(file)", "an existing YAML file", str(path))
@@ -368,18 +398,36 @@ def load_spec(path, check_names=True):
         raise SpecError(path, "(file)", f"valid YAML; parse error{where}: {problem}") from None
     except UnicodeDecodeError:
         raise SpecError(path, "(file)", "a UTF-8 text file") from None
-    return parse_spec(raw, path, check_names=check_names)
+    return parse_spec(raw, path, check_names=check_names, reading=reading)
 
 
-def parse_spec(raw, path="<spec>", check_names=True):
+def parse_spec(raw, path="<spec>", check_names=True, reading=None):
     v = _V(path)
     if not isinstance(raw, dict):
         raise SpecError(path, "(top level)", "a mapping of fields", type(raw).__name__)
     v.mapping(raw, "", TOP_FIELDS)
+    readings = _readings(v, raw.get("readings"), raw.get("methods"))
+    own = raw.get("reading")            # a whole spec that is one documented reading
+    if own is not None:
+        v.mapping(own, "reading", ("name", "quote"))
+        own_name = v.string(own.get("name"), "reading.name")
+        if not re.fullmatch(r"[A-Za-z0-9_\-]{1,60}", own_name):
+            v.fail("reading.name", "a name of letters, digits, '_', '-'", own_name)
+        v.string(own.get("quote"), "reading.quote")
+        if readings:
+            v.fail("readings", "no readings: in a spec that is itself a reading (reading:)")
+    if reading is not None:
+        if reading not in readings:
+            v.fail("readings", f"a reading named {reading!r} (the spec has "
+                   f"{', '.join(readings) or 'none'})", reading)
+        raw = apply_reading(raw, readings[reading])
     name = v.string(raw.get("name", Path(str(path)).stem), "name")
     if not NAME_RE.fullmatch(name):
         v.fail("name", "a name of letters, digits, '.', '_', '-' (no path separators, at most "
                "100 characters, not starting with '.')", name)
+    base_name = name
+    if reading is not None:
+        name = f"{name}.{reading}"
 
     ds = raw.get("dataset")
     if ds is None:
@@ -466,13 +514,24 @@ def parse_spec(raw, path="<spec>", check_names=True):
             m = {"name": m}
         if not isinstance(m, dict):
             v.fail(where, "a method name or a mapping with 'name'", m)
-        v.mapping(m, where, ("name", "label", "paper", "params", "select"))
+        v.mapping(m, where, ("name", "label", "paper", "params", "select", "protocol"))
         mname = v.string(m.get("name"), f"{where}.name")
         params = m.get("params") or {}
         if not isinstance(params, dict):
             v.fail(f"{where}.params", "a mapping of parameter names to values", params)
         select = v.choice(m.get("select", "labeled"), f"{where}.select", SELECTIONS)
         select = None if select == "labeled" else select
+        pick = None
+        if select == "oracle-mean":          # the per-split oracle's records, picked at the end
+            select, pick = "oracle", "mean"
+            extra = [x for x in (raw.get("metrics") or []) if x not in ("accuracy", "error")]
+            if extra:
+                v.fail(f"{where}.select", "select: oracle (per split) with metrics other than "
+                       "accuracy and error: oracle-mean knows each candidate's accuracy only",
+                       "oracle-mean")
+        protocol = m.get("protocol")
+        if protocol is not None:
+            v.choice(protocol, f"{where}.protocol", PROTOCOLS_OF_ROWS)
         if check_names:
             _check_method_task(v, where, mname, task, dataset.display)
             est = _check_method(v, where, mname, params, graph)
@@ -490,7 +549,11 @@ def parse_spec(raw, path="<spec>", check_names=True):
             v.fail(f"{where}.label", "a label not used by another method of this spec", label)
         labels.add(label)
         methods.append(MethodSpec(mname, label, v.string(m.get("paper", label), f"{where}.paper"),
-                                  params, select))
+                                  params, select, pick, protocol))
+    if reading is not None:
+        only = readings[reading].get("only")
+        if only:
+            methods = [m for m in methods if m.label in only]
 
     p = v.mapping(raw.get("paper"), "paper", ("table", "dataset", "time_table"))
     paper = PaperSpec(table=v.string(p.get("table"), "paper.table", optional=True),
@@ -502,12 +565,14 @@ def parse_spec(raw, path="<spec>", check_names=True):
         value = getattr(paper, fld)
         if value is not None and value not in paper_table_names():
             v.fail(f"paper.{fld}", f"one of {', '.join(paper_table_names())}", value)
-    output = v.string(raw.get("output", f"results/runs/{name}"), "output")
+    output = v.string(raw.get("output", f"results/runs/{base_name}"), "output")
     if "\x00" in output:
         v.fail("output", "a folder path", output)
     out_path = Path(output).expanduser()
     if not out_path.is_absolute():  # one rule for every relative path: the spec's folder
         out_path = Path(path).parent / out_path
+    if reading is not None:             # its own records, beside the primary spec's
+        out_path = out_path.with_name(f"{out_path.name}.{reading}")
     output = str(out_path)
     table = v.string(raw.get("table"), "table", optional=True)
     metrics = _metrics(v, raw.get("metrics"), regression, dataset.display)
@@ -518,7 +583,83 @@ def parse_spec(raw, path="<spec>", check_names=True):
                    f"({dataset.display} has labels, not targets)", target_scale)
         v.choice(target_scale, "target_scale", TARGET_SCALES)
     return Spec(str(path), name, dataset, preprocess, graph, splits, methods, paper, output, table,
-                metrics, task, target_scale)
+                metrics, task, target_scale,
+                readings={k: r["quote"] for k, r in readings.items()},
+                reading=reading if own is None else own["name"])
+
+
+def _readings(v, raw, methods):
+    """The spec's ``readings:``, validated: ``{name: reading mapping}`` in file order.
+
+    A reading is an alternative interpretation of a sentence of the paper that the primary
+    spec reads one way::
+
+        readings:
+          - name: standardized                  # letters, digits, '_', '-'
+            quote: "The input features are normalized to range [0, 1]."   # the sentence
+            set: {preprocess: standardize}      # top-level fields replaced (graph and
+                                                # splits: merged key by key)
+            methods: {TSK: {params: {eta: 1}}}  # per method label: params merged
+            only: [TSK, TSK+SVM]                # optional: the methods run under it
+    """
+    if raw is None:
+        return {}
+    if not isinstance(raw, list):
+        v.fail("readings", "a list of readings (mappings with name, quote, set, methods, only)",
+               raw)
+    labels = {(m.get("label") or m.get("name")) if isinstance(m, dict) else m
+              for m in (methods if isinstance(methods, list) else [])}
+    out = {}
+    for i, r in enumerate(raw):
+        where = f"readings[{i}]"
+        v.mapping(r, where, READING_FIELDS)
+        name = v.string(r.get("name"), f"{where}.name")
+        if not re.fullmatch(r"[A-Za-z0-9_\-]{1,60}", name) or name in out:
+            v.fail(f"{where}.name", "a name of letters, digits, '_', '-' not used by another "
+                   "reading of this spec", name)
+        v.string(r.get("quote"), f"{where}.quote")
+        sets = v.mapping(r.get("set"), f"{where}.set", READING_SET)
+        per = v.mapping(r.get("methods"), f"{where}.methods", None)
+        for label, change in per.items():
+            if label not in labels:
+                v.fail(f"{where}.methods",
+                       f"a method label of the spec ({', '.join(sorted(map(str, labels)))})",
+                       label)
+            v.mapping(change, f"{where}.methods.{label}", ("params",))
+            v.mapping(change.get("params"), f"{where}.methods.{label}.params", None)
+        only = r.get("only")
+        if only is not None and (not isinstance(only, list) or not only
+                                 or not set(only) <= labels):
+            v.fail(f"{where}.only", "a non-empty list of the spec's method labels", only)
+        if not sets and not per:
+            v.fail(where, "a 'set' or 'methods' overlay (a reading that changes nothing)")
+        out[name] = r
+    return out
+
+
+def apply_reading(raw, reading):
+    """The raw spec mapping with one reading's overlay applied (a new mapping; ``raw`` is
+    not modified): ``set``'s fields replace the spec's (``graph`` and ``splits`` are merged
+    key by key), ``methods``' params are merged into the labelled methods' params."""
+    import copy
+
+    out = copy.deepcopy({k: x for k, x in raw.items() if k != "readings"})
+    for key, value in (reading.get("set") or {}).items():
+        if key in ("graph", "splits") and isinstance(out.get(key), dict) \
+                and isinstance(value, dict):
+            out[key] = {**out[key], **value}
+        else:
+            out[key] = copy.deepcopy(value)
+    per = reading.get("methods") or {}
+    methods = []
+    for m in out.get("methods") or []:
+        m = {"name": m} if isinstance(m, str) else m
+        change = per.get(m.get("label") or m.get("name"))
+        if change:
+            m = {**m, "params": {**(m.get("params") or {}), **(change.get("params") or {})}}
+        methods.append(m)
+    out["methods"] = methods
+    return out
 
 
 def _check_method_task(v, where, name, task, dataset):

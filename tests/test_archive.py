@@ -74,3 +74,26 @@ def test_table_renders_from_the_archive_alone(tmp_path, monkeypatch):
     df = load_records(load_spec(path))
     assert sorted(df["value"].tolist()) == sorted(first["value"].tolist())
     assert len(ran) == 6
+
+
+def test_a_folder_the_table_restored_on_a_fresh_clone_can_be_run_into(tmp_path, monkeypatch):
+    """``sskernels table`` before ``sskernels run`` on a fresh clone whose archive is stale
+    (the code changed): the folder the run files were restored into is marked as sskernels'
+    own, so the run does not refuse it as a user's folder."""
+    import pytest
+
+    from sskernels.errors import UserError
+    from sskernels.experiment.records import claim_output
+
+    path, out, ran = spec_counting_tasks(tmp_path, monkeypatch)
+    run_spec(load_spec(path), progress=False)
+    write_archive(out)
+    fresh_clone(out)
+    real = prov.module_digest
+    monkeypatch.setattr(prov, "module_digest", lambda name, root=None: "edited" + real(name, root))
+    with pytest.raises(UserError, match="no records"):
+        load_records(load_spec(path))              # the table: restores the run files only
+    assert (out / "data_fingerprint.json").is_file() and not (out / "records").exists()
+    claim_output(load_spec(path))                  # refused the folder before the marker
+    run_spec(load_spec(path), progress=False)
+    assert len(ran) == 12                          # every record recomputed

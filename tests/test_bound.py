@@ -141,14 +141,25 @@ def test_verdict_beyond_reach_needs_a_gap_of_two_standard_errors():
             "oracle": [{"params": [{"beta": 1.0}, {"beta": 2.0}],
                         "accuracy": [v, v - 1]} for v in values]})
 
-    spec = SimpleNamespace(table="t", name="t")
+    spec = SimpleNamespace(table="t", name="t", path="configs/liu2009/wine.yaml",
+                           preprocess="minmax", reading=None,
+                           graph=SimpleNamespace(k=6, weights="hein-maier", metric="euclidean"),
+                           splits=SimpleNamespace(protocol="random", seed=0))
     bspec = SimpleNamespace(paper=SimpleNamespace(
         table="liu2009_table3_uci_transductive_accuracy"))
-    # paper TSK wine 72.28: bound 70, se 0.29 -> gap 2.28 > 0.58: beyond reach
+    # paper TSK wine 72.28 ± 1.24 (a std over its 20 splits: se 0.277): bound 70, se 0.29
+    # -> gap 2.28 > 2 x sqrt(0.29^2 + 0.277^2) = 0.80: beyond our reading
     row = bound_rows(frame([69.5, 70.0, 70.5]), spec, bspec, {}).iloc[0]
-    assert row["verdict"] == "beyond reach" and row["best_fixed_params"] == "beta=1"
+    assert row["verdict"] == "beyond our reading" and row["best_fixed_params"] == "beta=1"
     assert row["best_fixed"] == pytest.approx(70.0)
-    # se 1.15 -> gap 2.28 < 2.31: within reach
+    assert row["paper_se"] == pytest.approx(1.24 / np.sqrt(20), abs=0.005)
+    assert "preprocess" in row["reading"]
+    # se 1.12: the bound's se alone (gap 2.28 > 2.24) would say beyond; with the paper's own
+    # sampling error, 2 x sqrt(1.12^2 + 0.277^2) = 2.31 > 2.28: within reach
+    row = bound_rows(frame([68.06, 70.0, 71.94]), spec, bspec, {}).iloc[0]
+    assert row["bound_se"] == pytest.approx(1.12, abs=0.005)
+    assert row["verdict"] == "within reach"
+    # se 1.15 -> gap 2.28 < 2.37: within reach
     row = bound_rows(frame([68.0, 70.0, 72.0]), spec, bspec, {}).iloc[0]
     assert row["verdict"] == "within reach"
     # one split: no standard error, so no verdict (it used to read "within reach")

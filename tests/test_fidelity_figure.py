@@ -1,9 +1,13 @@
-"""scripts/fidelity_figure.py: paper against ours per cell, on a small results tree."""
+"""scripts/fidelity_figure.py: each distinct paper cell once, on small synthetic results trees."""
 
 import importlib.util
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
+import pytest
+
+from sskernels.experiment.tables import beyond_reading, paper_se, within_spread
 
 ROOT = Path(__file__).resolve().parents[1]
 spec = importlib.util.spec_from_file_location("fidelity_figure",
@@ -11,8 +15,19 @@ spec = importlib.util.spec_from_file_location("fidelity_figure",
 fidelity = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(fidelity)
 
-COLS = ["table", "dataset", "setting", "method", "metric", "mean", "std", "n_splits",
-        "paper_mean", "paper_std", "delta", "seconds", "notes"]
+COLS = ["table", "dataset", "setting", "method", "metric", "mean", "std", "se", "n_splits",
+        "paper_mean", "paper_std", "paper_spread", "delta", "matched", "seconds", "notes",
+        "selected", "paper_cell", "paper_n", "protocol", "reading"]
+
+
+def row(dataset, method, mean, paper, pstd, cell, metric="accuracy", table="p", std=1.0,
+        spread="std", n=10, protocol="", reading=""):
+    return {"table": table, "dataset": dataset, "setting": "s", "method": method,
+            "metric": metric, "mean": mean, "std": std, "se": std / np.sqrt(n), "n_splits": n,
+            "paper_mean": paper, "paper_std": pstd, "paper_spread": spread,
+            "delta": mean - paper if paper == paper else np.nan, "matched": "",
+            "seconds": np.nan, "notes": "", "selected": "", "paper_cell": cell,
+            "paper_n": n, "protocol": protocol, "reading": reading}
 
 
 def write(path, rows):
@@ -20,55 +35,111 @@ def write(path, rows):
     pd.DataFrame(rows, columns=COLS).to_csv(path, index=False)
 
 
-def test_counts_matched_cells_and_only_oracle_rows_where_a_table_has_them(tmp_path):
-    # a: plain rows; 1 of 2 within the paper's std, a seconds row and a cell without a paper value
-    write(tmp_path / "p1" / "t.csv", [
-        ["p1", "d1", "s", "m", "accuracy", 80.0, 1.0, 10, 81.0, 1.5, -1.0, 0.1, ""],
-        ["p1", "d2", "s", "m", "accuracy", 70.0, 1.0, 10, 75.0, 1.0, -5.0, 0.1, ""],
-        ["p1", "d1", "s", "m", "seconds", 0.1, 0.0, 10, 9.0, None, None, 0.1, ""],
-        ["p1", "d3", "s", "m", "accuracy", 60.0, 1.0, 10, None, None, None, 0.1, ""]])
-    # b: an oracle row (matched) beside our row (not matched): only the oracle row counts
-    write(tmp_path / "p2" / "u.csv", [
-        ["p2", "d1", "s", "k", "error", 10.0, 1.0, 30, 5.0, 1.0, 5.0, 0.1, ""],
-        ["p2", "d1", "s", "k (oracle: best test accuracy)", "error", 5.5, 1.0, 30, 5.0, 1.0,
-         0.5, 0.1, ""]])
-    # per-split and time files are skipped even in the schema
-    write(tmp_path / "p2" / "u_time.csv", [
-        ["p2", "d1", "s", "k", "seconds", 1.0, 0.0, 30, 2.0, 0.1, -1.0, 1.0, ""]])
+def test_a_cell_printed_in_two_tables_counts_once_and_its_repeat_is_listed(tmp_path):
+    # paper table T2's cell X on d1 appears again in T1 (same paper_cell id); 3 distinct cells
+    write(tmp_path / "p" / "table2.csv", [
+        row("d1", "X (oracle)", 80.0, 80.5, 1.0, "T2|d1|X||accuracy"),     # matched
+        row("d2", "X (oracle)", 70.0, 75.0, 1.0, "T2|d2|X||accuracy"),     # open
+        row("d1", "X", 60.0, 80.5, 1.0, "T2|d1|X||accuracy")])             # ours: not counted
+    write(tmp_path / "p" / "table1.csv", [
+        row("d1", "label-aware (oracle)", 80.0, 80.5, 1.0, "T2|d1|X||accuracy"),  # a repeat
+        row("d3", "Y", 50.0, 50.2, 1.0, "T1|d3|Y||accuracy")])
+    write(tmp_path / "p" / "table1_time.csv", [
+        row("d1", "Y", 1.0, 2.0, 0.1, "T1|d1|Y||seconds", metric="seconds")])
     assert fidelity.main([str(tmp_path)]) == 0
     md = (tmp_path / "fidelity.md").read_text()
-    assert "| p1/t | accuracy | std | 2 | 1 | 0 | 1 | -3 |" in md
-    assert "| p2/u | error | std | 1 | 1 | 0 | 0 | +0.5 |" in md
-    assert "u_time" not in md
-    assert "In all: 2 of 3 cells matched, 0 beyond reach by a bound, 1 open." in md
+    assert ("**In all: 3 distinct paper cells (1 repeats besides); of the 3 with a ±, 2 "
+            "matched, 0 beyond our reading, 1 open; 0 without a ±.") in md
+    assert "| T2|d1|X||accuracy | p/table1: label-aware (oracle) | p/table2: X (oracle) | yes |" \
+        in md or "| T2|d1|X||accuracy | p/table2: X (oracle) | p/table1: label-aware (oracle) | yes |" \
+        in md
+    assert "table1_time" not in md
     assert (tmp_path / "fidelity.png").stat().st_size > 10_000
 
 
-def test_no_table_with_paper_values_is_one_line_and_exit_2(tmp_path, capsys):
+def test_the_row_marked_protocol_paper_counts_over_an_oracle_row_and_ours(tmp_path):
     write(tmp_path / "p" / "t.csv", [
-        ["p", "d", "s", "m", "accuracy", 1.0, 0.0, 1, None, None, None, 0.1, ""]])
+        row("d1", "SVM", 90.0, 80.0, 1.0, "T|d1|SVM||accuracy"),
+        row("d1", "SVM (oracle: per split)", 81.0, 80.0, 1.5, "T|d1|SVM||accuracy"),
+        row("d1", "SVM (oracle: C best on average)", 75.0, 80.0, 1.0, "T|d1|SVM||accuracy",
+            protocol="paper")])
+    rows = fidelity.load_rows(tmp_path)
+    c, repeats = fidelity.cells(rows)
+    assert len(c) == 1 and len(repeats) == 0          # same table: ours, not a repeat
+    assert c.iloc[0]["method"] == "SVM (oracle: C best on average)"
+    assert not c.iloc[0]["matched"]
+
+
+def test_matched_under_a_reading_is_counted_apart_with_the_readings_tried(tmp_path):
+    write(tmp_path / "p" / "t.csv", [
+        row("d1", "TSK", 60.0, 68.0, 2.0, "T|d1|TSK||accuracy"),
+        row("d2", "TSK", 60.0, 60.5, 2.0, "T|d2|TSK||accuracy")])
+    write(tmp_path / "p" / "readings.csv", [
+        row("d1", "TSK", 67.0, 68.0, 2.0, "T|d1|TSK||accuracy", reading="standardized"),
+        row("d1", "TSK", 61.0, 68.0, 2.0, "T|d1|TSK||accuracy", reading="binary-weights"),
+        row("d2", "TSK", 40.0, 60.5, 2.0, "T|d2|TSK||accuracy", reading="binary-weights")])
+    c, _ = fidelity.cells(fidelity.load_rows(tmp_path))
+    c = c.set_index("dataset")
+    assert not c.loc["d1", "matched"] and c.loc["d1", "reading_match"] == "standardized"
+    assert c.loc["d1", "readings_tried"] == 2
+    # a matched cell stays matched; a reading that misses it does not move it
+    assert c.loc["d2", "matched"] and c.loc["d2", "reading_match"] == ""
+    assert fidelity.main([str(tmp_path)]) == 0
+    md = (tmp_path / "fidelity.md").read_text()
+    assert ("of the 2 with a ±, 1 matched, 0 beyond our reading, 1 open; 0 without a ±. Under "
+            "a documented alternative reading, 1 more matched (2 cells tried, 3 reading runs)"
+            ) in md
+
+
+def test_combined_standard_error_verdict_uses_the_papers_own_sampling_error(tmp_path):
+    # paper 72.28 ± 1.24, a std over 20 splits (se 0.277); bound 70.0
+    p_se = paper_se(1.24, "std", 20)
+    assert p_se == pytest.approx(1.24 / np.sqrt(20))
+    assert paper_se(1.24, "se", 20) == 1.24           # a printed se is used as it is
+    # the bound's se 1.12 alone: 2.28 > 2 x 1.12 would say beyond; combined: 2.31 > 2.28
+    assert not beyond_reading(72.28, 70.0, 1.12, p_se)
+    assert beyond_reading(72.28, 70.0, 0.29, p_se)
+    assert beyond_reading(72.28, 70.0, np.nan, p_se) is None
+    # and through the script: a bound file on the counted row
+    write(tmp_path / "p" / "t.csv", [
+        row("d1", "TSK", 60.0, 72.28, 1.24, "T|d1|TSK||accuracy", n=20),
+        row("d2", "TSK", 60.0, 72.28, 1.24, "T|d2|TSK||accuracy", n=20)])
+    pd.DataFrame({"table": "p", "dataset": ["d1", "d2"], "setting": "s", "method": "TSK",
+                  "grid": "beta (7)", "bound": [70.0, 70.0], "bound_se": [1.12, 0.29],
+                  "reading": "t.yaml: preprocess minmax"}).to_csv(
+        tmp_path / "p" / "t_bound.csv", index=False)
+    c, _ = fidelity.cells(fidelity.load_rows(tmp_path), fidelity.load_bounds(tmp_path))
+    c = c.set_index("dataset")
+    assert not c.loc["d1", "beyond"] and c.loc["d2", "beyond"]
+    assert "preprocess minmax" in c.loc["d2", "bound_reading"]
+    assert "beta (7)" in c.loc["d2", "bound_reading"]
+
+
+def test_one_rounding_rule_and_no_spread_counted_apart(tmp_path):
+    # ours 81.504 rounds to 81.50: |81.50 - 80.5| = 1.00 <= 1.0 (a float-boundary case)
+    assert within_spread(81.504, 80.5, 1.0)
+    assert not within_spread(81.506, 80.5, 1.0)        # 81.51
+    assert not within_spread(80.5, 80.5, np.nan)       # no ±: never "matched"
+    write(tmp_path / "p" / "t.csv", [
+        row("d1", "m", 0.05, 0.002, np.nan, "W|d1|m||rmse", metric="rmse"),
+        row("d2", "m", 80.0, 80.0, 1.0, "T|d2|m||accuracy")])
+    assert fidelity.main([str(tmp_path)]) == 0
+    md = (tmp_path / "fidelity.md").read_text()
+    assert "of the 1 with a ±, 1 matched, 0 beyond our reading, 0 open; 1 without a ±" in md
+
+
+def test_a_summary_without_the_cell_columns_is_one_line_and_exit_2(tmp_path, capsys):
+    (tmp_path / "p").mkdir()
+    pd.DataFrame({"table": ["p"], "dataset": ["d"], "setting": ["s"], "method": ["m"],
+                  "metric": ["accuracy"], "mean": [1.0], "std": [0.0], "paper_mean": [2.0],
+                  "paper_std": [1.0]}).to_csv(tmp_path / "p" / "t.csv", index=False)
+    assert fidelity.main([str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "paper_cell" in err[0] and "regenerate" in err[0]
+
+
+def test_no_table_with_paper_values_is_one_line_and_exit_2(tmp_path, capsys):
+    write(tmp_path / "p" / "t.csv", [row("d", "m", 1.0, np.nan, np.nan, "")])
     assert fidelity.main([str(tmp_path)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "no summary CSV with paper values" in err[0]
-
-
-def test_matched_as_the_summary_says_and_beyond_reach_from_a_bound_file(tmp_path):
-    """A summary's own ``matched`` (a paper spread read as a standard error: |delta| 1.0 >
-    se 0.5, not matched though within our std) wins over the std rule; a bound file's "beyond
-    reach" verdict moves an unmatched cell from open to beyond reach (a matched cell stays
-    matched)."""
-    cols = COLS[:10] + ["paper_spread", "delta", "matched", "seconds", "notes"]
-    rows = [["p1", "d1", "s", "m", "accuracy", 80.0, 1.0, 10, 81.0, 0.5, "se", -1.0, False,
-             0.1, ""],
-            ["p1", "d2", "s", "m", "accuracy", 70.0, 1.0, 10, 75.0, 1.0, "std", -5.0, False,
-             0.1, ""],
-            ["p1", "d3", "s", "m", "accuracy", 70.0, 1.0, 10, 70.5, 1.0, "std", -0.5, True,
-             0.1, ""]]
-    (tmp_path / "p1").mkdir()
-    pd.DataFrame(rows, columns=cols).to_csv(tmp_path / "p1" / "t.csv", index=False)
-    pd.DataFrame({"table": "p1", "dataset": ["d2", "d3"], "setting": "s", "method": "m",
-                  "bound": [71.0, 72.0], "verdict": ["beyond reach", "beyond reach"]}).to_csv(
-        tmp_path / "p1" / "t_bound.csv", index=False)
-    assert fidelity.main([str(tmp_path)]) == 0
-    md = (tmp_path / "fidelity.md").read_text()
-    assert "| p1/t | accuracy | se/std | 3 | 1 | 1 | 1 | -1 |" in md

@@ -385,3 +385,27 @@ def test_unobserved_base_vectors_get_no_weight():
     # which also leaves the tie rule without a certificate (a reported fallback)
     assert loose.mu_[~est.observed_].max() > 100 * est.mu_.max()
     assert any("no certificate" in n for n in loose.fit_report_.as_dict()["notes"])
+
+
+def test_the_eigenvector_count_p_is_a_grid_the_oracle_scans_as_separate_fits(moons):
+    """Sec. 4.3.2: "p is chosen among 0.01n, ..., 0.2n".  A list of ``n_components`` is a
+    selection grid; the oracle's choice over (p, C) equals the best of the fits with each p
+    fixed, and without a list the fixed default (0.1 n) is what is fitted, as before."""
+    from sskernels.experiment.oracle import flatten, oracle_fit
+    from sskernels.learners.registry import make_method
+
+    X, y, y_partial = moons
+    kp = {"basis": "normalized-laplacian", "n_landmarks": 0.2}
+    grid_est = make_method("kernel-svm", kernel="label-aware", C_grid=[1.0, 100.0],
+                           kernel_params={**kp, "n_components": [0.05, 0.2]})
+    _, grid = flatten(grid_est)
+    assert grid["kernel_learner__n_components"] == [0.05, 0.2]
+    _, info = oracle_fit(grid_est, X, y_partial, y)
+    single = []
+    for p in (0.05, 0.2):
+        est = make_method("kernel-svm", kernel="label-aware", C_grid=[1.0, 100.0],
+                          kernel_params={**kp, "n_components": p})
+        single.append(max(oracle_fit(est, X, y_partial, y)[1]["accuracy"]))
+    assert max(info["accuracy"]) == pytest.approx(max(single))
+    fixed = make_method("kernel-svm", kernel="label-aware", kernel_params=kp)
+    assert flatten(fixed)[0].kernel_learner.n_components == 0.1

@@ -253,12 +253,14 @@ def test_solver_rejects_bad_input():
 
 
 def test_selection_grid_only_with_local_rademacher():
-    assert set(default_grid(LabelAwareKernel)) == {"b_scale"}
+    # n_components: Sec. 4.3.2's p, a grid only when a spec lists it (one default value: fixed)
+    assert set(default_grid(LabelAwareKernel)) == {"b_scale", "n_components"}
+    assert default_grid(LabelAwareKernel)["n_components"] == [0.1]
     grid = default_grid(LabelAwareKernel, {"weighting": "local-rademacher"})
     assert grid["theta"] == [0.1, 0.5, 0.8, 0.9, 1.0]
     assert grid["mkl_C"] == [0.1, 1.0, 10.0, 100.0, 1000.0, 10000.0]
     assert set(default_grid(LabelAwareKernel(weighting="local-rademacher"))) == {
-        "b_scale", "theta", "mkl_C"}
+        "b_scale", "n_components", "theta", "mkl_C"}
     m = make_method("label-aware", weighting="local-rademacher", theta=0.5, b_scale=1.0)
     assert m.param_grid == {"mkl_C": [0.1, 1.0, 10.0, 100.0, 1000.0, 10000.0]}
 

@@ -28,7 +28,7 @@ REPO = Path(__file__).resolve().parents[1]
 # SSKERNELS_DATA_MIRROR if set, else ../shared/datasets; None when neither exists
 MIRROR = data_mirror_path()
 SCHEMA = ("table,dataset,setting,method,metric,mean,std,se,n_splits,paper_mean,paper_std,paper_spread,delta,matched,"
-          "seconds,notes,selected").split(",")
+          "seconds,notes,selected,paper_cell,paper_n,protocol,reading").split(",")
 HEART_URL = "https://archive.ics.uci.edu/ml/machine-learning-databases/statlog/heart/heart.dat"
 # Liu et al. (2009), Table 3, wine column (the paper's own numbers)
 PAPER_WINE = {"harmonic": (67.78, 3.20), "TSK": (72.28, 1.24)}
@@ -340,6 +340,10 @@ def test_run_writes_summary_in_the_schema_with_paper_columns(wine_run):
         assert float(r["paper_mean"]) == pm and float(r["paper_std"]) == ps
         assert float(r["delta"]) == pytest.approx(np.mean(vals) - pm, abs=0.0051)
         assert float(r["seconds"]) > 0
+        # the paper cell's identity and the paper's number of splits (Liu et al.: 20)
+        assert r["paper_cell"] == (f"liu2009_table3_uci_transductive_accuracy|wine|"
+                                   f"{r['method']}||accuracy")
+        assert float(r["paper_n"]) == 20 and r["protocol"] == "" and r["reading"] == ""
 
 
 def _harmonic_accuracy(X, y, labeled, k=6):

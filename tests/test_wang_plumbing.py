@@ -222,7 +222,15 @@ def test_wang_specs_load_and_summarize_alignment_beside_the_paper(tmp_path):
     assert spec.metrics == ["error", "alignment"] and spec.splits.n_splits == 30
     assert spec.splits.per_class == [[50, 50]]
     oracle = [m for m in spec.methods if m.select == "oracle"]
-    assert len(oracle) == 2 and all("oracle" in m.label for m in oracle)
+    assert len(oracle) == 4 and all("oracle" in m.label for m in oracle)
+    # Sec. 4.3.2's rows (p Laplacian eigenvectors, p over the stated grid) are the paper's
+    paper = [m for m in spec.methods if m.protocol == "paper"]
+    assert [m.paper for m in paper] == ["alignf_baseline", "alignf_label_aware"]
+    for m in paper:
+        kp = m.params["kernel_params"]
+        assert kp["basis"] == "normalized-laplacian"
+        assert kp["n_components"] == [0.01, 0.05, 0.1, 0.15, 0.2]
+        assert kp["n_landmarks"] >= max(kp["n_components"])
     rec = pd.DataFrame([{"table": "wang2015-t2", "dataset": "BCI", "setting": "50/50 labeled",
                          "method": "alignf label-aware", "paper": "alignf_label_aware",
                          "split": s, "seconds": 1.0, "n_labeled": 100, "metric": "alignment",

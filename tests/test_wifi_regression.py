@@ -278,3 +278,133 @@ def test_bad_specs_exit_2_with_one_line_through_the_cli(data_mirror, tmp_path):
         assert res.returncode == 2, (name, res.stderr)
         assert len(lines) == 1 and str(path) in lines[0] and f"field '{field_}'" in lines[0], \
             (name, res.stderr)
+
+
+# ------------------------------------------------- the paper's scale (scripts/wang2015_wifi.py)
+
+def _wifi_script():
+    import runpy
+    from types import SimpleNamespace
+
+    return SimpleNamespace(**runpy.run_path(str(REPO / "scripts" / "wang2015_wifi.py")))
+
+
+SPAN = np.array([144.0, 36.0])      # the WiFi floor's extents in metres (x, y)
+
+
+def test_error_quantities_are_their_definitions():
+    w = _wifi_script()
+    rng = np.random.default_rng(0)
+    Em = rng.normal(size=(50, 2)) * [6.0, 2.0]                  # errors in metres
+    q = w.error_quantities(Em, SPAN)
+    assert set(q) == set(w.QUANTITIES)
+    A, J = Em / SPAN, Em / 144.0
+    mse = np.mean(A ** 2)
+    expect = {"mse": mse, "rmse": np.sqrt(mse), "mse x": np.mean(A[:, 0] ** 2),
+              "mse y": np.mean(A[:, 1] ** 2), "rmse x": np.sqrt(np.mean(A[:, 0] ** 2)),
+              "rmse y": np.sqrt(np.mean(A[:, 1] ** 2)), "sq euclid": 2 * mse,
+              "rms euclid": np.sqrt(2 * mse), "mse joint": np.mean(J ** 2),
+              "rmse joint": np.sqrt(np.mean(J ** 2)), "rmse m": np.sqrt(np.mean(Em ** 2)),
+              "rms euclid m": np.sqrt(2 * np.mean(Em ** 2)),
+              "mean euclid m": np.mean(np.hypot(Em[:, 0], Em[:, 1])),
+              "norm/n": np.sqrt(np.sum(A ** 2)) / 50}
+    for k, v in expect.items():
+        assert q[k] == pytest.approx(v, rel=1e-12), k
+    assert q["rmse joint"] == pytest.approx(q["rmse m"] / 144.0, rel=1e-12)
+    # every point 1.5 m off in x (one grid step): 1.5 m, 1.5 / 144 on [0, 1]
+    one = w.error_quantities(np.tile([1.5, 0.0], (10, 1)), SPAN)
+    assert one["mean euclid m"] == pytest.approx(1.5) and one["rmse y"] == 0.0
+    assert one["rmse x"] == pytest.approx(1.5 / 144) == one["rmse joint"] * np.sqrt(2)
+
+
+def _units(w, value):
+    """Synthetic per-split values: ``value(fit, quantity, method)`` on two splits."""
+    rows = [{"fit": f, "quantity": q, "method": m, "split": s, "value": value(f, q, m)}
+            for f in w.FITS for q in w.QUANTITIES for m in PAPER_WIFI for s in (0, 1)]
+    import pandas as pd
+
+    return pd.DataFrame(rows)
+
+
+PAPER_WIFI = {"SVR": 2.5e-3, "Gaussian fields": 1.61e-3, "label-aware SVR": 1.19e-3}
+
+
+def test_the_verdict_follows_the_sizes():
+    w = _wifi_script()
+    # only the mse rows within sqrt(10) of the paper (x 3 for one method is still within)
+    mse_only = _units(w, lambda f, q, m: PAPER_WIFI[m] * (3.0 if m == "SVR" else 1.5)
+                      if q == "mse" else 1.0)
+    s = w.units_summary(mse_only, PAPER_WIFI)
+    hit = s[s["at_paper_size"]]
+    assert set(hit["quantity"]) == {"mse"} and set(hit["fit"]) == {"axis", "joint"}
+    sentence, caption = w.verdict(s)
+    assert "mean *squared* errors" in sentence and "cannot be known exactly" in sentence
+    assert "slip" not in sentence and "not of an rmse" in caption
+    # one method 4x the paper: that row is not at the paper's size
+    far = _units(w, lambda f, q, m: PAPER_WIFI[m] * (4.0 if m == "SVR" else 1.0)
+                 if q == "mse" else 1.0)
+    assert not w.units_summary(far, PAPER_WIFI)["at_paper_size"].any()
+    sentence, caption = w.verdict(w.units_summary(far, PAPER_WIFI))
+    assert "none of the" in sentence and "unknown" in caption
+    # a root mean squared reading at the paper's size is named as such
+    root = _units(w, lambda f, q, m: PAPER_WIFI[m] if q in ("mse", "rmse x") else 1.0)
+    sentence, _ = w.verdict(w.units_summary(root, PAPER_WIFI))
+    assert "a root mean squared reading matches" in sentence and "rmse of x (" in sentence
+
+
+def test_the_units_section_replaces_an_earlier_one(tmp_path):
+    w = _wifi_script()
+    md = tmp_path / "wifi.md"
+    md.write_text("# table\n\n| a |\n")
+    w.write_units_section(md, w.UNITS_HEADING + "\n\nfirst\n")
+    w.write_units_section(md, w.UNITS_HEADING + "\n\nsecond\n")
+    text = md.read_text()
+    assert text.startswith("# table\n\n| a |\n\n") and text.count(w.UNITS_HEADING) == 1
+    assert "second" in text and "first" not in text
+    w.write_units_section(tmp_path / "absent.md", "x")          # no table: nothing written
+    assert not (tmp_path / "absent.md").exists()
+
+
+@pytest.mark.datasets("wifi")
+def test_the_units_read_the_runs_fits(data_mirror, tmp_path):
+    """Split 0's SVR, fitted as the script fits it, has the committed table's mse, and the
+    check of the script fails on a different value."""
+    from dataclasses import replace
+
+    from sskernels.experiment.runner import prepare
+
+    w = _wifi_script()
+    spec = w.load_spec(w.SPEC)
+    spec = replace(spec, methods=[m for m in spec.methods if m.label == "SVR"])
+    prep = prepare(spec, n_splits=1)
+    fits = w.fit_splits(spec, prep, SPAN)
+    assert set(fits) == {("axis", 0), ("joint", 0)}
+    table = w.OUT / "wifi_splits.csv"
+    if not table.is_file():
+        pytest.skip(f"{table} not there")
+    w.check_against_splits(fits, table)
+    test, Y, est_of, metres = fits[("axis", 0)]
+    assert test.size == 405 and np.array_equal(metres, SPAN)
+    q = w.error_quantities((est_of["SVR"] - Y) * metres, SPAN)
+    bad = tmp_path / "splits.csv"
+    bad.write_text("table,dataset,setting,method,metric,split,value\n"
+                   f"t,WiFi,100 labeled,SVR,mse,0,{q['mse'] * 1.01!r}\n")
+    with pytest.raises(SystemExit, match="differs from the table"):
+        w.check_against_splits(fits, bad)
+    # the joint refit's targets are the metres / 144: its errors back in metres
+    test_j, Y_j, est_j, metres_j = fits[("joint", 0)]
+    np.testing.assert_array_equal(test_j, test)
+    np.testing.assert_allclose(Y_j * metres_j, Y * metres)
+
+
+def test_the_units_section_has_a_row_per_reading_and_the_verdict():
+    w = _wifi_script()
+    units = _units(w, lambda f, q, m: PAPER_WIFI[m] * 2 if q in ("mse", "mse joint") else 1.0)
+    s = w.units_summary(units, PAPER_WIFI)
+    text = w.units_section(s, PAPER_WIFI, 405, SPAN, 1.5)
+    rows = [ln for ln in text.splitlines() if ln.startswith("| run |") or
+            ln.startswith("| refit |")]
+    assert len(rows) == len(w.QUANTITIES) + len(w.JOINT_SHOWN)
+    assert sum(r.endswith("| yes |") for r in rows) == 3    # mse, mse joint; refit: mse joint
+    assert text.startswith(w.UNITS_HEADING) and w.verdict(s)[0] in text
+    assert "paper: 0.64 / 0.48" in text                             # the paper's gains

@@ -122,11 +122,17 @@ class ArchivedRecords:
                 self._index, self.files = {}, {}
 
     def restore_files(self, output):
-        """Write the archived run files (:data:`FILES`) the output folder lacks."""
-        from sskernels.experiment.records import atomic_write_text
+        """Write the archived run files (:data:`FILES`) the output folder lacks.  A folder
+        this creates (or finds empty) is marked as sskernels' (the marker
+        :func:`~sskernels.experiment.records.claim_output` looks for), so that a later run
+        may write to it: on a fresh clone ``sskernels table`` restores before any run."""
+        from sskernels.experiment.records import OUTPUT_MARKER, atomic_write_text
 
         self._load()
-        for name, content in self.files.items():
-            path = Path(output) / name
-            if not path.exists():
-                atomic_write_text(path, json.dumps(content))
+        out = Path(output)
+        missing = [name for name in self.files if not (out / name).exists()]
+        if missing and (not out.exists() or (out.is_dir() and not any(out.iterdir()))):
+            atomic_write_text(out / OUTPUT_MARKER,
+                              "written by sskernels: records and summaries of runs\n")
+        for name in missing:
+            atomic_write_text(out / name, json.dumps(self.files[name]))

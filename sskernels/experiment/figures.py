@@ -5,13 +5,53 @@ The figure shows ``100 - accuracy`` or the accuracy (mean over splits, with the 
 bars) for every method that has the panel's metric.  It is drawn from the
 same records as the tables; matplotlib is needed (``pip install
 sskernels[plot]``).
+
+A point (method, labeled-set size) at which at least :data:`ONE_CLASS_SHARE` of the
+splits predict one class for every unlabeled point (the fit's report notes a
+"constant prediction", :func:`one_class_points`) is marked with a black cross: its
+accuracy is the share of that class among the unlabeled points, not learning.
 """
 
 from __future__ import annotations
 
 import io
 
+import pandas as pd
+
 from sskernels.errors import UserError
+
+#: a point is "one-class" when at least this share of its splits predict one class
+ONE_CLASS_SHARE = 0.5
+#: the fit report's note for a fit that gives every unlabeled point one class (or target)
+ONE_CLASS_NOTE = "constant prediction"
+
+
+def predicts_one_class(report):
+    """Whether one record's fit report (``report`` column: ``{"notes": [...]}`` or None)
+    notes that every unlabeled point got the same class."""
+    notes = report.get("notes", ()) if isinstance(report, dict) else ()
+    return any(ONE_CLASS_NOTE in str(n) for n in notes)
+
+
+def one_class_points(records, by=("method", "n_labeled")):
+    """Per point (``by``): ``one_class`` (splits predicting one class), ``n`` (splits),
+    ``share`` and ``flag`` (``share >= ONE_CLASS_SHARE``), from the records' fit reports.
+
+    ``records`` is the long format of ``load_records`` (one row per split and metric;
+    each split is counted once per point).  Records without a ``report`` column count as
+    not one-class.
+    """
+    by = list(by)
+    keep = by + ["split"]
+    df = records.drop_duplicates(keep) if "split" in records else records
+    one = (df["report"].map(predicts_one_class) if "report" in df
+           else pd.Series(False, index=df.index))
+    out = (one.groupby([df[k] for k in by], sort=False).agg(["sum", "size"])
+           .rename(columns={"sum": "one_class", "size": "n"}).reset_index())
+    out["one_class"] = out["one_class"].astype(int)
+    out["share"] = out["one_class"] / out["n"]
+    out["flag"] = out["share"] >= ONE_CLASS_SHARE
+    return out
 
 
 def _pyplot():
@@ -43,11 +83,20 @@ def error_curves(records, metrics=None, title=None, accuracy=False):
         for j, metric in enumerate(metrics):
             ax = axes[i][j]
             sub = records[(records[key] == panel) & (records["metric"] == metric)]
+            marked = False
             for method, g in sub.groupby("method", sort=False):
                 stats = g.groupby("n_labeled")["value"].agg(["mean", "std"]).sort_index()
                 y = stats["mean"] if accuracy else 100.0 - stats["mean"]
                 ax.errorbar(stats.index, y, yerr=stats["std"].fillna(0.0),
                             marker="o", ms=3, capsize=2, label=method)
+                one = one_class_points(g, by=("n_labeled",)).set_index("n_labeled")
+                flagged = one.index[one["flag"]]
+                if len(flagged):      # a scatter, not a line: the curves stay get_lines()
+                    ax.scatter(flagged, y.loc[flagged], marker="x", s=40, c="black",
+                               linewidths=1.2, zorder=5,
+                               label=None if marked else
+                               f"one class predicted (>= {ONE_CLASS_SHARE:.0%} of splits)")
+                    marked = True
             ticks = sub.drop_duplicates("n_labeled").sort_values("n_labeled")
             names = [str(s).removesuffix(" labeled") for s in ticks["setting"]]
             if any(n != str(k) for n, k in zip(names, ticks["n_labeled"])):

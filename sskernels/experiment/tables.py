@@ -10,7 +10,8 @@ predict time per split, paper columns empty where the paper has no value,
 ``delta = mean - paper_mean`` (a paper table may give the complement of a metric, e.g.
 error for our accuracy: see :func:`_paper_value`); ``paper_spread`` how the paper's printed
 ± reads (``std`` or ``se``, from the paper table's ``spread`` column: :func:`paper_spread`),
-``matched`` whether ``|delta| <= paper_std`` — the paper's spread as printed, so where it is
+``matched`` whether ``|delta| <= paper_std`` (:func:`within_spread`: ours rounded to the
+paper's printed decimals first) — the paper's spread as printed, so where it is
 a standard error the cell must be within the paper's standard error (and the Markdown shows
 the paper's value with "se"); empty for times and cells without a paper value; ``selected``
 the grid values chosen per split (:func:`selected_text`, e.g. ``"alpha 0.9 x7, 0.5 x3"``:
@@ -18,12 +19,21 @@ selection on the labeled points, or on the test labels in an oracle row); ``note
 note of the cell's records (``record["report"]["notes"]``, see
 :mod:`sskernels.solvers.report`) with the number of splits it fired in, e.g.
 ``"fallback: svm-dual highs->libsvm (time limit) x3/20"`` (several joined by
-``"; "``), empty when there is none.
+``"; "``), empty when there is none; ``paper_cell`` the identity of the paper's cell
+(:func:`paper_cell`: one id for a cell the paper prints in two tables) and ``paper_n`` the
+number of splits behind the paper's value; ``protocol`` ``paper`` on the row that follows the
+paper's stated protocol for its cell (the spec's ``protocol: paper``; empty: ours);
+``reading`` the name of the documented alternative reading the row ran under (empty: the
+primary spec).
 
 Beside a combined table ``STEM.csv`` the per-split values are published as
 ``STEM_splits.csv`` (:data:`SPLITS_SCHEMA`: one row per record and accuracy-type
 metric, full precision): a rerun of a few splits is compared with them
 (:mod:`sskernels.experiment.regression`), which a mean over all splits does not allow.
+
+One module, ~530 lines: the summary schema, the paper-table lookups (value, spread, cell
+identity) and the verdict rules (matched, beyond our reading) are one contract that every
+table, the bounds and the fidelity report share; split, they would drift apart.
 """
 
 from __future__ import annotations
@@ -39,13 +49,22 @@ from sskernels.experiment.records import atomic_write_text
 
 SCHEMA = ["table", "dataset", "setting", "method", "metric", "mean", "std", "se", "n_splits",
           "paper_mean", "paper_std", "paper_spread", "delta", "matched", "seconds", "notes",
-          "selected"]
+          "selected", "paper_cell", "paper_n", "protocol", "reading"]
 #: readings of a paper's printed spread (a paper table's ``spread`` column)
 SPREADS = ("std", "se")
 #: the per-split file beside a combined table (``STEM_splits.csv``)
 SPLITS_SCHEMA = ["table", "dataset", "setting", "method", "metric", "split", "value"]
 #: metrics that are not accuracies (left out of the per-split files)
 TIME_METRICS = ("seconds",)
+
+
+def table_name(spec):
+    """The ``table`` column of a spec's rows: ``spec.table or spec.name``, with ``@READING``
+    under a documented reading, so that a reading's rows never share a key with the primary
+    spec's (or another reading's) in a combined table."""
+    name = spec.table or spec.name
+    reading = getattr(spec, "reading", None)
+    return f"{name}@{reading}" if reading else name
 
 
 def paper_table_names():
@@ -66,6 +85,7 @@ def summarize(records, spec):
     if records.empty:
         return pd.DataFrame(columns=SCHEMA)
     rows = []
+    protocols = {m.label: getattr(m, "protocol", None) for m in spec.methods}
     for (_, method, metric), g in records.groupby(["setting", "method", "metric"], sort=False):
         first = g.iloc[0]
         pm = ps = np.nan
@@ -77,7 +97,12 @@ def summarize(records, spec):
         if not np.isnan(pm):
             row["paper_spread"] = paper_spread(spec.paper.table, first["dataset"], first["paper"],
                                                first.get("n_labeled"), metric)
-            row["matched"] = bool(abs(row["delta"]) <= (0.0 if np.isnan(ps) else ps))
+            row["matched"] = within_spread(row["mean"], pm, 0.0 if np.isnan(ps) else ps)
+            row["paper_cell"], row["paper_n"] = paper_cell(
+                spec.paper.table, first["dataset"], first["paper"], first.get("n_labeled"),
+                metric)
+        row["protocol"] = protocols.get(method) or ""
+        row["reading"] = getattr(spec, "reading", None) or ""
         row["seconds"] = round(float(g["seconds"].mean()), 4)
         row["notes"] = _notes(g)
         row["selected"] = selected_text(g)
@@ -85,6 +110,48 @@ def summarize(records, spec):
     if spec.paper.time_table:
         rows += _time_rows(records, spec)
     return pd.DataFrame(rows, columns=SCHEMA)
+
+
+#: the decimals a paper prints (every paper table here: 2) and to which ours is rounded before
+#: it is compared with the paper's value (:func:`within_spread`: one rounding rule everywhere)
+PAPER_DECIMALS = 2
+#: a verdict "beyond our reading": the bound below the paper by more than this many combined
+#: standard errors (:func:`beyond_reading`)
+BEYOND_SE = 2.0
+
+
+def within_spread(ours, paper_mean, paper_std):
+    """Matched: ``|ours - paper| <= the paper's printed ±``, ours rounded to the paper's
+    printed decimals (:data:`PAPER_DECIMALS`) first, so that a value the paper would print
+    the same counts the same everywhere (a float tolerance of 1e-9 for the boundary).  False
+    where the paper prints no ± (NaN)."""
+    if pd.isna(paper_mean) or pd.isna(paper_std) or pd.isna(ours):
+        return False
+    return bool(abs(round(float(ours), PAPER_DECIMALS) - float(paper_mean))
+                <= float(paper_std) + 1e-9)
+
+
+def paper_se(paper_std, spread, paper_n):
+    """The paper's standard error of its mean: its ± where it reads as one (``spread``
+    ``se``), else ``± / sqrt(n)`` over its ``paper_n`` splits (the ± itself, conservatively,
+    where n is unknown)."""
+    if pd.isna(paper_std):
+        return np.nan
+    if spread == "se" or pd.isna(paper_n) or not paper_n:
+        return float(paper_std)
+    return float(paper_std) / np.sqrt(float(paper_n))
+
+
+def beyond_reading(paper_mean, bound, bound_se, p_se):
+    """``True`` where a reachability bound (the best a grid can do with the test labels
+    choosing) stays below the paper's value by more than :data:`BEYOND_SE` combined standard
+    errors, ``sqrt(bound_se^2 + paper_se^2)``: no parameter of that grid reaches it under our
+    reading (data, graph, preprocessing, splits and the method's reading held fixed), even
+    allowing for the paper's own sampling error.  ``None`` without a standard error."""
+    if pd.isna(paper_mean) or pd.isna(bound) or pd.isna(bound_se):
+        return None
+    combined = np.sqrt(float(bound_se) ** 2 + (0.0 if pd.isna(p_se) else float(p_se)) ** 2)
+    return bool(float(paper_mean) - float(bound) > BEYOND_SE * combined)
 
 
 #: decimals of a summary's mean and std, per metric (2 otherwise)
@@ -98,15 +165,37 @@ COMPLEMENT = {"accuracy": "error", "error": "accuracy",
 _NOT_ACCURACY = ("alignment",)
 
 
-def _paper_value(table, dataset, method, n_labeled, metric=None):
-    """The paper's ``(mean, std)`` of a cell, ``(nan, nan)`` where it has none.
+def paper_cell(table, dataset, method, n_labeled, metric=None):
+    """``(cell, n)``: the identity of a paper cell, ``"TABLE|DATASET|METHOD|N_LABELED|METRIC"``
+    (the paper's own metric: ``error`` where it prints errors and we record accuracies), and
+    the number of splits the paper averaged over (its table's ``n_splits`` column; NaN where
+    it has none).  A cell the paper prints again in another table (the paper table's
+    ``same_cell`` column names the first one, ``TABLE|METHOD``) gets the first one's
+    identity, after checking that the printed values agree (a ValueError otherwise: a
+    declared repeat that is not one)."""
+    hit, _ = _paper_hit(table, dataset, method, n_labeled, metric)
+    if hit is None:
+        return "", np.nan
+    row = hit.iloc[0]
+    n = float(row["n_splits"]) if "n_splits" in row.index and pd.notna(row["n_splits"]) \
+        else np.nan
+    own = str(row["metric"]) if "metric" in row.index else "accuracy"
+    lab = "" if n_labeled is None or "n_labeled" not in row.index else str(int(n_labeled))
+    same = row.get("same_cell") if "same_cell" in row.index else None
+    if isinstance(same, str) and same.strip():
+        first_table, first_method = same.split("|")
+        first, _ = _paper_hit(first_table, dataset, first_method, n_labeled, own)
+        if first is None or (float(first["mean"].iloc[0]), float(first["std"].iloc[0])) != \
+                (float(row["mean"]), float(row["std"])):
+            raise ValueError(f"paper table {table}: {method} on {dataset} ({own}) is declared "
+                             f"the same cell as {same}, whose printed value differs")
+        table, method = first_table, first_method
+    return f"{table}|{dataset}|{method}|{lab}|{own}", n
 
-    A table with a ``metric`` column (e.g. Wang et al.'s: ``error`` and ``alignment``) is
-    matched on the metric; where it has only the complement (``error`` for our
-    ``accuracy``, or the reverse) the value is ``100 - mean`` with the std unchanged.  A
-    table without that column holds one accuracy-type metric, used for every metric as
-    before (``metric`` None), except ``error`` (its complement) and ``alignment`` (none).
-    """
+
+def _paper_hit(table, dataset, method, n_labeled, metric=None):
+    """The paper table's rows of a cell (or None) and whether they hold our metric's
+    complement (:func:`_paper_value`'s matching rule)."""
     pt = paper_table(table)
     hit = pt[(pt["method"] == method) & (pt["dataset"] == dataset)]
     if "n_labeled" in pt.columns and n_labeled is not None:
@@ -118,10 +207,23 @@ def _paper_value(table, dataset, method, n_labeled, metric=None):
             same, flip = hit[hit["metric"] == COMPLEMENT[metric]], True
         hit = same
     elif metric in _NOT_ACCURACY:
-        return np.nan, np.nan
+        return None, False
     elif metric in ("error", "inductive error"):
         flip = True
-    if not len(hit):
+    return (hit if len(hit) else None), flip
+
+
+def _paper_value(table, dataset, method, n_labeled, metric=None):
+    """The paper's ``(mean, std)`` of a cell, ``(nan, nan)`` where it has none.
+
+    A table with a ``metric`` column (e.g. Wang et al.'s: ``error`` and ``alignment``) is
+    matched on the metric; where it has only the complement (``error`` for our
+    ``accuracy``, or the reverse) the value is ``100 - mean`` with the std unchanged.  A
+    table without that column holds one accuracy-type metric, used for every metric as
+    before (``metric`` None), except ``error`` (its complement) and ``alignment`` (none).
+    """
+    hit, flip = _paper_hit(table, dataset, method, n_labeled, metric)
+    if hit is None:
         return np.nan, np.nan
     mean, std = float(hit["mean"].iloc[0]), float(hit["std"].iloc[0])
     return (100.0 - mean if flip else mean), std
@@ -183,14 +285,15 @@ def _row(spec, first, method, metric, vals, pm, ps, decimals=2):
     mean = float(vals.mean())
     std = float(vals.std(ddof=1)) if vals.size > 1 else 0.0
     return {
-        "table": spec.table or spec.name, "dataset": first["dataset"],
+        "table": table_name(spec), "dataset": first["dataset"],
         "setting": first["setting"], "method": method, "metric": metric,
         "mean": round(mean, decimals),
         "std": round(std, decimals), "se": round(std / np.sqrt(vals.size), decimals),
         "n_splits": int(vals.size), "paper_mean": pm, "paper_std": ps, "paper_spread": "",
         "delta": round(mean - pm, decimals) if not np.isnan(pm) else np.nan, "matched": "",
         "seconds": round(mean, 4) if metric == "seconds" else np.nan,
-        "notes": "", "selected": "",
+        "notes": "", "selected": "", "paper_cell": "", "paper_n": np.nan, "protocol": "",
+        "reading": getattr(spec, "reading", None) or "",
     }
 
 
@@ -378,9 +481,11 @@ def select_metrics(df, metrics):
 
 def write_table(df, stem, title=None):
     """Write ``stem.csv`` (schema) and ``stem.md`` atomically."""
-    for col in ("notes", "selected"):
+    for col in ("notes", "selected", "paper_cell", "protocol", "reading"):
         if col not in df.columns:
             df = df.assign(**{col: ""})
+    if "paper_n" not in df.columns:
+        df = df.assign(paper_n=np.nan)
     df = df[SCHEMA]
     atomic_write_text(f"{stem}.csv", df.to_csv(index=False, float_format="%.4g"))
     atomic_write_text(f"{stem}.md", to_markdown(df, title) + "\n")
@@ -390,14 +495,14 @@ def split_rows(records, spec=None):
     """The per-split values of a spec's records in :data:`SPLITS_SCHEMA`, record order kept.
 
     One row per record and metric, times (:data:`TIME_METRICS`) left out; ``table``
-    is ``spec.table or spec.name`` as in the summary rows (the records' own field
+    is :func:`table_name` as in the summary rows (the records' own field
     when no spec is given).
     """
     if records is None or len(records) == 0:
         return pd.DataFrame(columns=SPLITS_SCHEMA)
     df = records[~records["metric"].isin(TIME_METRICS)]
     if spec is not None:
-        df = df.assign(table=spec.table or spec.name)
+        df = df.assign(table=table_name(spec))
     df = df[SPLITS_SCHEMA].reset_index(drop=True)
     return df.astype({"split": int, "value": float})
 

@@ -37,7 +37,9 @@ Choices the paper leaves open, made here (repeated where implemented):
   that does not depend on the order of the rows, so the fit is permutation invariant;
   ``eigen_solver="exact"`` uses the exact eigendecomposition instead;
 * ``n_components`` and ``n_landmarks`` default to 10 % of n (Sec. 4.1: "the top 10%
-  eigenvectors of the kernel matrix"; p in {0.01, ..., 0.2} n);
+  eigenvectors of the kernel matrix"; p in {0.01, ..., 0.2} n); a list of ``n_components``
+  is a selection grid (Sec. 4.3.2: "p is chosen among 0.01n, 0.05n, 0.1n, 0.15n, 0.2n"),
+  its spectra computed once per data set and width like the width's;
 * the denominator of ``D_n^{-1} K_nl`` can underflow far from every labeled point:
   the row weights are computed as a softmax (equal to the definition wherever it is
   defined; its limit, the nearest labeled points, elsewhere);
@@ -420,9 +422,12 @@ class LabelAwareKernel(EmbeddingKernel, RBFEigenbasis, SemiSupervisedClassifier)
     #: theta and mkl_C are selected only with ``weighting="local-rademacher"``
     _selection = {"b_scale": (B_SCALES, "nearest-1", ("b_scales",)),
                   "theta": (THETAS, "smallest", (), {"weighting": "local-rademacher"}),
-                  "mkl_C": (MKL_CS, "smallest", (), {"weighting": "local-rademacher"})}
+                  "mkl_C": (MKL_CS, "smallest", (), {"weighting": "local-rademacher"}),
+                  # selectable when a spec lists it (Sec. 4.3.2's p grid); unset: the default
+                  # 0.1 alone, i.e. fixed, as before
+                  "n_components": ((0.1,), "smallest")}
     #: parameters that change the label-independent work (see ``SelectOnLabeled.precompute``)
-    _precompute_params = ("b_scale", "b_scales")
+    _precompute_params = ("b_scale", "b_scales", "n_components")
 
     def __init__(self, b_scale=1.0, b_scales=None, n_components=0.1, n_landmarks=0.1,
                  eigen_solver="nystrom", basis="kernel", label_aware=True, weighting="alignf",
