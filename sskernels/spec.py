@@ -85,7 +85,9 @@ match of the primary protocol.  A whole spec may itself be one reading of anothe
 row that follows the paper's stated protocol for its paper cell where the spec has several.
 
 Every problem is a :class:`~sskernels.errors.SpecError` naming the file, the
-field and what was expected.
+field and what was expected.  The file's YAML is bounded before anything is built from it
+(:data:`MAX_YAML_NODES` nodes with aliases expanded, :data:`MAX_YAML_DEPTH` levels): an alias
+bomb or a pathologically nested file is one such line, not a hang.
 
 One module, ~840 lines: the experiment spec's schema (its readings included), defaults and
 one-line errors are one contract with the user, validated in one pass before any data loads;
@@ -381,6 +383,51 @@ class _UniqueKeyLoader(yaml.SafeLoader):
         return super().construct_mapping(node, deep=deep)
 
 
+#: bounds on a spec file's YAML before it is built: the nodes it expands to (aliases counted
+#: at every use: a "billion laughs" file of a few lines expands to 10^9) and its nesting depth
+MAX_YAML_NODES = 100_000
+MAX_YAML_DEPTH = 50
+
+
+def _check_yaml_size(text, path):
+    """Refuse, with one line, a YAML text that expands to more than :data:`MAX_YAML_NODES`
+    nodes or nests deeper than :data:`MAX_YAML_DEPTH` — measured on the composed node graph,
+    before any Python object is built."""
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        return                          # the loader's own parse error says it (one line)
+    except RecursionError:
+        raise SpecError(path, "(file)", f"YAML nested at most {MAX_YAML_DEPTH} levels deep",
+                        "deeper") from None
+    if root is None:
+        return
+    sizes = {}
+
+    def size(node, depth):
+        """Nodes ``node`` expands to (memoized per node: an alias is the same node object)."""
+        if depth > MAX_YAML_DEPTH:
+            raise SpecError(path, "(file)", f"YAML nested at most {MAX_YAML_DEPTH} levels deep",
+                            f"more than {MAX_YAML_DEPTH}")
+        if id(node) in sizes:
+            return sizes[id(node)]
+        sizes[id(node)] = 1             # a cycle (a recursive alias) counts once
+        if isinstance(node, yaml.MappingNode):
+            n = 1 + sum(size(k, depth + 1) + size(v, depth + 1) for k, v in node.value)
+        elif isinstance(node, yaml.SequenceNode):
+            n = 1 + sum(size(v, depth + 1) for v in node.value)
+        else:
+            n = 1
+        sizes[id(node)] = n
+        return n
+
+    expanded = size(root, 0)
+    if expanded > MAX_YAML_NODES:
+        raise SpecError(path, "(file)", f"a spec of at most {MAX_YAML_NODES:,} YAML nodes once "
+                        "its aliases are expanded (an alias repeated at every level expands "
+                        "exponentially)", f"{expanded:,} nodes")
+
+
 def load_spec(path, check_names=True, reading=None):
     """Read and validate a spec file; raises :class:`SpecError` with one line.
 
@@ -390,7 +437,9 @@ def load_spec(path, check_names=True, reading=None):
     if not path.is_file():
         raise SpecError(path, "(file)", "an existing YAML file", str(path))
     try:
-        raw = yaml.load(path.read_text(), Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader
+        text = path.read_text()
+        _check_yaml_size(text, path)
+        raw = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
