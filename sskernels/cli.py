@@ -1,6 +1,6 @@
 """Command line: ``sskernels run | table | datasets | methods | bench``.
 
-One module, ~560 lines: it is the Typer app, one short function per command (run, bound, table,
+One module, ~600 lines: it is the Typer app, one short function per command (run, bound, table,
 figure, archive, datasets, methods, bench) and the one error handler of main(); every command
 only parses options and calls the experiment layer, so splitting it would scatter the CLI's
 --help text without separating any logic.

@@ -89,7 +89,7 @@ field and what was expected.  The file's YAML is bounded before anything is buil
 (:data:`MAX_YAML_NODES` nodes with aliases expanded, :data:`MAX_YAML_DEPTH` levels): an alias
 bomb or a pathologically nested file is one such line, not a hang.
 
-One module, ~840 lines: the experiment spec's schema (its readings included), defaults and
+One module, ~890 lines: the experiment spec's schema (its readings included), defaults and
 one-line errors are one contract with the user, validated in one pass before any data loads;
 the method keys beside it are the spec's side of a record's key.
 """
