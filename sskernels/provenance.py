@@ -179,15 +179,21 @@ def imports(name, root=None):
     return _imports_cached(name, str(root), (st.st_mtime_ns, st.st_size))
 
 
+#: modules that describe code and compute no number (this one: it finds and hashes the
+#: closures): an import of them adds nothing to a closure, so editing them keeps every key
+NOT_CODE = frozenset({f"{PACKAGE}.provenance"})
+
+
 def closure(modules, root=None):
-    """``modules`` and every package module they import, transitively: a sorted tuple."""
+    """``modules`` and every package module they import, transitively: a sorted tuple.
+    Imports of :data:`NOT_CODE` modules are not followed."""
     todo, seen = list(modules), set()
     while todo:
         m = todo.pop()
         if m in seen:
             continue
         seen.add(m)
-        todo.extend(imports(m, root) - seen)
+        todo.extend(imports(m, root) - seen - NOT_CODE)
     return tuple(sorted(seen))
 
 

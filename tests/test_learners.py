@@ -693,7 +693,8 @@ def test_select_on_labeled_tie_rule_and_cv_results():
         assert est.best_params_ == {"quality": winner}
         assert est.best_index_ == grid.index(winner) and est.best_score_ == 1.0
         assert est.best_estimator_.quality == winner
-        assert set(est.cv_results_) == {"params", "mean_test_score", "rank_test_score"}
+        assert set(est.cv_results_) == {"params", "mean_test_score", "rank_test_score",
+                                       "constant_predictor"}
         assert est.cv_results_["params"] == [{"quality": q} for q in grid]
         np.testing.assert_array_equal(est.cv_results_["mean_test_score"],
                                       [0.0 if q == "wrong" else 1.0 for q in grid])

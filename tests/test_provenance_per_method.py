@@ -91,6 +91,14 @@ def test_a_numerical_change_in_a_solver_recomputes_exactly_its_importers(package
     assert runs_cone and runs_cone <= changed
 
 
+def test_an_edit_of_provenance_itself_recomputes_nothing(package_copy):
+    """provenance.py finds and hashes closures and computes no number: a code change in it
+    (here the size of its parse cache) keeps every method's key, though every task imports it."""
+    assert "sskernels.provenance" in prov.imports("sskernels.experiment.tasks", package_copy)
+    assert not any("sskernels.provenance" in mods for mods in closures(package_copy).values())
+    assert changed_by(package_copy / "provenance.py", "maxsize=4096", "maxsize=4097") == set()
+
+
 @pytest.mark.parametrize("module, edit_, expected", [
     # a leaf family: the propagation methods alone
     ("learners/propagation.py", ("ALPHAS, WIDE_B_SCALES", "ALPHAS, WIDE_B_SCALES  # x\n_E = 1"),

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils._param_validation import HasMethods, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
@@ -87,6 +88,31 @@ def ovr_targets(y_enc, n_classes):
     T = -np.ones((y_enc.size, n_classes))
     T[np.arange(y_enc.size), y_enc] = 1.0
     return T
+
+
+def graph_components(graph):
+    """The connected-component label of every point of ``graph`` (its affinity ``W``)."""
+    return connected_components(graph.W, directed=False)[1]
+
+
+def unreached(components, labeled):
+    """Boolean mask of the points whose graph component holds none of the points ``labeled``.
+
+    ``components`` are component labels (:func:`graph_components`), ``labeled`` positions
+    into them.  Such points have no path to a label: a graph learner's scores there are 0
+    or arbitrary, so every graph learner gives them :func:`unreached_scores`.
+    """
+    components = np.asarray(components)
+    return ~np.isin(components, components[np.asarray(labeled, dtype=int)])
+
+
+def unreached_scores(C_L):
+    """The one rule for unreached points: the labeled points' class frequencies as scores.
+
+    Their label is then the most frequent class among the labeled points (ties: the first
+    class of ``classes_``), whatever the learner.
+    """
+    return np.asarray(C_L, dtype=float).mean(axis=0)
 
 
 def as_scores(F):
@@ -218,12 +244,50 @@ class GraphSemiSupervisedClassifier(SemiSupervisedClassifier):
     def _precompute_graph(self, graph):
         """Hook: label-independent work on the graph (e.g. a spectrum); default none."""
 
+    def _find_unreached(self, graph, labeled):
+        """Set ``unreached_``: the unlabeled points in components of ``graph`` without a
+        labeled point (recorded in ``fit_report_`` as degenerate)."""
+        self.unreached_ = np.flatnonzero(unreached(graph_components(graph), labeled))
+        if self.unreached_.size:
+            self.fit_report_.note("degenerate", f"{self.unreached_.size} points in graph "
+                                  "components without a labeled point: labeled class "
+                                  "frequencies")
+
+    def _label_unreached(self, F, y_enc):
+        """Training scores ``F`` (n, c) with the rows of ``unreached_`` replaced by the
+        labeled class frequencies (:func:`unreached_scores`): the one rule of every graph
+        learner, the transductive ones (whose scores are 0 there) and the inductive ones
+        alike (whose ambient function is not tied to a label there).  Rows whose scores
+        are equal for every class (a zero kernel reaches no point) follow the same rule,
+        recorded too (:func:`settle_scores`)."""
+        F, tied = settle_scores(F, indicator(y_enc, self.classes_.size), self.unreached_)
+        if tied:
+            self.fit_report_.note("degenerate", f"{tied} points with equal scores for every "
+                                  "class: labeled class frequencies")
+        return F
+
     def _induced(self, X):
         """Validated new points: features, or (s, n) affinities with a precomputed graph."""
         check_is_fitted(self, "classes_")
         if self._precomputed:
             return X
         return self._check_X(X)
+
+
+def settle_scores(F, C_L, unreached_rows=()):
+    """``(F, n_tied)``: scores ``F`` (n, c) whose rows ``unreached_rows`` and whose rows
+    equal for every class (``n_tied`` of the others: no class is preferred, and argmax
+    would say the first) are the labeled class frequencies of ``C_L``
+    (:func:`unreached_scores`).  ``F`` is copied when a row changes."""
+    F = np.asarray(F)
+    rows = np.zeros(F.shape[0], dtype=bool)
+    rows[np.asarray(unreached_rows, dtype=int)] = True
+    tied = (F.max(axis=1) == F.min(axis=1)) & ~rows
+    if not (rows.any() or tied.any()):
+        return F, 0
+    F = np.array(F, dtype=float)
+    F[rows | tied] = unreached_scores(C_L)
+    return F, int(tied.sum())
 
 
 #: the graph of the last precomputed affinity matrix (one: a precomputed graph is the user's,
@@ -245,6 +309,14 @@ class GraphClassifier(GraphSemiSupervisedClassifier):
 
     ``_scores`` returns the ``(n, c)`` score matrix of the training points;
     ``_induce(X)`` the scores of new points (out-of-sample rule).
+
+    Unreached points (unlabeled points in graph components without a labeled point, which
+    no graph learner can tie to a label) follow the one rule of every graph learner
+    (:meth:`GraphSemiSupervisedClassifier._label_unreached`): their scores are the labeled
+    points' class frequencies (:func:`unreached_scores`), so their label is the most
+    frequent labeled class; their positions are ``unreached_`` and the fit records a
+    ``degenerate`` note in ``fit_report_`` (and so in the run's summary).  ``_scores`` may
+    read ``self.unreached_`` (set before it runs).
     """
 
     def fit(self, X, y):
@@ -252,8 +324,9 @@ class GraphClassifier(GraphSemiSupervisedClassifier):
         self.X_fit_ = X
         graph = self._build_graph(X)
         self.graph_ = graph
-        F = self._scores(graph, labeled, indicator(y_enc, self.classes_.size))
-        self.scores_ = F
+        C_L = indicator(y_enc, self.classes_.size)
+        self._find_unreached(graph, labeled)
+        self.scores_ = F = self._label_unreached(self._scores(graph, labeled, C_L), y_enc)
         self.transduction_ = self.classes_[np.argmax(F, axis=1)]
         self._note_constant_prediction(self.transduction_)
         return self

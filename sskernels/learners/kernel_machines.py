@@ -45,7 +45,8 @@ from sklearn.utils.validation import check_array, check_is_fitted
 from sskernels.errors import ParameterError
 from sskernels.graph import Graph, fingerprint
 from sskernels.hashing import digest
-from sskernels.learners.base import UNLABELED, SemiSupervisedClassifier
+from sskernels.learners.base import (UNLABELED, SemiSupervisedClassifier, indicator,
+                                     unreached_scores)
 from sskernels.memo import LRU
 from sskernels.solvers.libsvm import fit_precomputed
 from sskernels.solvers.report import FitReport, SolveInfo
@@ -284,6 +285,12 @@ class KernelSVM(SemiSupervisedClassifier):
         self.fit_report_.add(SolveInfo("libsvm",
                                        fallback=_cap_note(self.C_) if capped else None))
         self.transduction_ = self.classes_[self.svc_.predict(K_L)]
+        # a graph kernel learner's unreached points (kernel rows 0: the SVM's bias alone
+        # would label them) follow the rule of every graph learner (its note is merged above)
+        self.unreached_ = getattr(learner, "unreached_", np.empty(0, dtype=int))
+        if self.unreached_.size:
+            prior = unreached_scores(indicator(y_enc, self.classes_.size))
+            self.transduction_[self.unreached_] = self.classes_[np.argmax(prior)]
         self._note_constant_prediction(self.transduction_)
         return self
 

@@ -128,8 +128,10 @@ class _LinearManifold(GraphSemiSupervisedClassifier):
             X = sp.csr_matrix(X)
         self.gamma_A_, self.gamma_I_ = float(self.gamma_A), float(self.gamma_I)
         M = None                                   # gamma_I = 0: the graph term vanishes
+        self.unreached_, self._y_enc = np.empty(0, dtype=int), y_enc
         if self.gamma_I > 0:
             self.graph_ = self._build_graph(X)
+            self._find_unreached(self.graph_, labeled)
             M = intrinsic_matrix(self.graph_, self.laplacian, self.laplacian_degree)
         return X, M, labeled, ovr_targets(y_enc, self.classes_.size)
 
@@ -138,7 +140,8 @@ class _LinearManifold(GraphSemiSupervisedClassifier):
             self.coef_, self.intercept_ = W[:, 0], float(b[0])
         else:
             self.coef_, self.intercept_ = W, b
-        F = as_scores(np.asarray(X @ self.coef_) + self.intercept_)
+        F = self._label_unreached(as_scores(np.asarray(X @ self.coef_) + self.intercept_),
+                                  self._y_enc)
         self.transduction_ = self.classes_[np.argmax(F, axis=1)]
         self._note_constant_prediction(self.transduction_)
         return self

@@ -154,12 +154,13 @@ class _ManifoldRegularizer(GraphSemiSupervisedClassifier):
         X, labeled, y_enc = self._fit_start(X, y)
         self.X_fit_ = X
         self.graph_ = self._build_graph(X)
+        self._find_unreached(self.graph_, labeled)
         M = intrinsic_matrix(self.graph_, self.laplacian, self.laplacian_degree)
         self.kernel_width_ = self._width(X, self.kernel_width, self.kernel_width_scale)
         self.gamma_A_, self.gamma_I_ = float(self.gamma_A), float(self.gamma_I)
         K = self._gram(X, X, self.kernel_width_)
         self._fit_coefficients(K, M, labeled, y_enc, self.classes_.size)
-        F = as_scores(K @ self.alpha_ + self.intercept_)
+        F = self._label_unreached(as_scores(K @ self.alpha_ + self.intercept_), y_enc)
         self.transduction_ = self.classes_[np.argmax(F, axis=1)]
         self._note_constant_prediction(self.transduction_)
         return self

@@ -67,7 +67,6 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.csgraph import connected_components
 from scipy.sparse.linalg import splu
 
 from numbers import Real
@@ -204,7 +203,7 @@ class HarmonicFunction(GraphClassifier):
     Unlabeled points in a connected component without any labeled point have
     no harmonic solution (``L_UU`` is singular); they receive the class
     frequencies of the labeled points (a choice: the paper assumes a connected
-    graph).  ``class_mass_normalization`` applies Zhu et al.'s CMN (Sec. 3),
+    graph; the rule of every graph learner, :class:`~sskernels.learners.base.GraphClassifier`).  ``class_mass_normalization`` applies Zhu et al.'s CMN (Sec. 3),
     off by default as in Liu et al.'s comparison.
 
     ``predict`` on new points uses the harmonic property itself: the weighted
@@ -241,9 +240,9 @@ class HarmonicFunction(GraphClassifier):
         self.solver_ = "cg" if _use_cg(self.solver, n) else "direct"
         _direct_info(self)
         if unl.size:
-            _, comp = connected_components(graph.W, directed=False)
-            reachable = np.isin(comp[unl], comp[labeled])
-            solve, orphan = unl[reachable], unl[~reachable]
+            # unreached points (no harmonic solution: L_UU is singular there) are left out
+            # of the solve; the base gives them the labeled class frequencies
+            solve = np.setdiff1d(unl, self.unreached_)
             if solve.size:
                 L = graph.laplacian
                 L_UU = L[solve][:, solve].tocsc()
@@ -252,10 +251,6 @@ class HarmonicFunction(GraphClassifier):
                     F[solve] = _cg(self, L_UU, rhs, "eq. (5)")
                 else:
                     F[solve] = splu(L_UU).solve(np.asarray(rhs))
-            F[orphan] = prior
-            if orphan.size:
-                self.fit_report_.note("degenerate", f"{orphan.size} points in graph components "
-                                      "without a labeled point: labeled class frequencies")
             if self.class_mass_normalization:
                 mass = F[unl].sum(axis=0)
                 F[unl] = F[unl] * (prior / np.where(mass > 0, mass, 1.0))
@@ -289,7 +284,8 @@ class Consistency(GraphClassifier):
     a zero column.
 
     Points in graph components without a labeled point get the labeled class frequencies,
-    as the harmonic function's (recorded as degenerate in ``fit_report_``).
+    the rule of every graph learner (:class:`~sskernels.learners.base.GraphClassifier`;
+    recorded as degenerate in ``fit_report_``).
 
     ``solver`` (a choice, not the paper's; module docstring): ``"auto"`` (default: sparse
     LU up to :data:`DIRECT_MAX_N` = 2,000 points, CG above), ``"direct"`` (sparse LU of
@@ -322,8 +318,8 @@ class Consistency(GraphClassifier):
             C[labeled] = C_L / np.where(counts > 0, counts, 1.0)
         self.solver_ = "cg" if _use_cg(self.solver, n) else "direct"
         _direct_info(self)
-        _, comp = connected_components(graph.W, directed=False)
-        reached = np.isin(comp, comp[labeled])
+        reached = np.ones(n, dtype=bool)
+        reached[self.unreached_] = False
         if self.solver_ == "cg":
             S = graph.S
             A = (sp.identity(n, format="csr") - self.alpha * S).tocsr()
@@ -332,13 +328,7 @@ class Consistency(GraphClassifier):
         else:
             A = (sp.identity(n, format="csc") - self.alpha * graph.S).tocsc()
             F = (1.0 - self.alpha) * splu(A).solve(C)
-        # points of components without a labeled point have F = 0 (argmax would say class 0):
-        # they get the labeled class frequencies, as in the harmonic function
-        orphan = np.flatnonzero(~reached)
-        if orphan.size:
-            F[orphan] = C_L.mean(axis=0)
-            self.fit_report_.note("degenerate", f"{orphan.size} points in graph components "
-                                  "without a labeled point: labeled class frequencies")
+        # unreached points have F = 0 here: the base gives them the labeled class frequencies
         return F
 
     def _induce(self, X):

@@ -22,6 +22,17 @@ states its preference by its order: the method's default grids (the
 values most-preferred first and its parameters most-important first, and
 :func:`ordered_grid` puts a user's grid in the same preference order.
 
+**Constant predictors are passed over.**  A candidate whose validation predictions are
+one class in every fold (:func:`best_candidate`), or whose refit with all labels gives
+every unlabeled point one class (:meth:`SelectOnLabeled._refit`; both seen without the
+unlabeled points' labels), has learned nothing from the labels: it is selected only when
+no other candidate is left.  A ``fallback`` note says when it happened and
+``passed_over_`` lists the candidates passed over.  Our rule: the papers' selection
+protocols are silent on it.
+
+One module, ~530 lines, because the classifier and regressor wrappers share the fold
+rules, the candidates' order and the tie rule, which must stay one.
+
 **Speed.**  An estimator may offer ``_fold_predictor(X, labeled, y_enc, keys)``
 returning ``predict(params, train, test)`` (or None when it cannot handle the
 grid's parameter names ``keys``) — encoded predictions of the
@@ -77,11 +88,13 @@ def candidates(param_grid):
 
 
 def score_candidates(cands, predict_fold, y_enc, n_folds=5, random_state=0,
-                     protocol="kfold"):
+                     protocol="kfold", constant=None):
     """Pooled validation accuracy of each candidate; returns ``(best_index, scores)``.
 
     ``predict_fold(candidate, train_pos, test_pos)`` gives encoded predictions
-    for the labeled points at ``test_pos``.  Ties: the first candidate wins.
+    for the labeled points at ``test_pos``.  The best is :func:`best_candidate`'s: the
+    highest score among the candidates that are not constant predictors (see there),
+    ties to the first.  ``constant``, a list, receives each candidate's flag.
     """
     if protocol not in PROTOCOLS:
         raise ParameterError(f"protocol must be one of {PROTOCOLS}, got {protocol!r}")
@@ -91,15 +104,42 @@ def score_candidates(cands, predict_fold, y_enc, n_folds=5, random_state=0,
     for fold in folds:
         rest = np.setdiff1d(all_pos, fold)
         pairs.append((fold, rest) if protocol == "one-fold-labeled" else (rest, fold))
-    scores = []
+    # the folds whose validation points hold two classes or more: where a learning
+    # candidate can tell classes apart
+    mixed = [np.unique(y_enc[test]).size > 1 for _, test in pairs]
+    scores, flags = [], []
     for cand in cands:
         correct = total = 0
-        for train, test in pairs:
-            correct += int(np.sum(np.asarray(predict_fold(cand, train, test)) == y_enc[test]))
+        collapsed = []
+        for (train, test), mix in zip(pairs, mixed):
+            pred = np.asarray(predict_fold(cand, train, test))
+            correct += int(np.sum(pred == y_enc[test]))
             total += test.size
+            if mix:
+                collapsed.append(np.unique(pred).size == 1)
         scores.append(correct / total)
+        flags.append(bool(collapsed) and all(collapsed))
     scores = np.asarray(scores)
-    return int(np.flatnonzero(scores == scores.max())[0]), scores
+    if constant is not None:
+        constant[:] = flags
+    return best_candidate(scores, flags), scores
+
+
+def best_candidate(scores, constant, skip=()):
+    """The selected candidate: the best score, ties to the first, among the candidates that
+    are neither constant predictors nor in ``skip``; among all when every one is.
+
+    A candidate is a *constant predictor* when, in every fold whose validation points hold
+    two classes or more, it gives all of them one class (a zero kernel, a collapsed
+    solution): it learned nothing from the labels, whatever accuracy the class proportions
+    give it (on yeast, 10 classes, the largest class alone is right for 31 % of the points
+    and can outscore every learning candidate).  Our rule, the papers' protocols being silent on it: such a candidate is
+    chosen only when no other is left.
+    """
+    scores = np.asarray(scores, dtype=float)
+    order = sorted(range(scores.size), key=lambda i: (-scores[i], i))
+    usable = [i for i in order if not constant[i] and i not in skip]
+    return int(usable[0] if usable else order[0])
 
 
 def ordered_grid(estimator, grid):
@@ -228,6 +268,7 @@ class SelectOnLabeled(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         check_consistent_length(X, y_arr)
         classes, labeled, y_enc = check_partial_labels(y_arr)
         cv_report = FitReport()
+        constant = [False] * len(cands)
         if len(cands) > 1:
             fast = getattr(self.estimator, "_fold_predictor", None)
             predict = fast(X, labeled, y_enc, tuple(grid)) if fast is not None else None
@@ -236,10 +277,12 @@ class SelectOnLabeled(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                                                  classes, report=cv_report)
             best, scores = score_candidates(cands, predict, y_enc, n_folds=self.n_folds,
                                             random_state=self.random_state,
-                                            protocol=self.protocol)
+                                            protocol=self.protocol, constant=constant)
             cv_report.merge(getattr(predict, "report", None), prefix="cv: ")
         else:
             best, scores = 0, np.array([np.nan])
+        best, self.best_estimator_ = self._refit(X, y_arr, labeled, cands, scores,
+                                                 constant, best)
         self.best_index_ = best
         self.best_params_ = dict(cands[best])
         self.best_score_ = float(scores[best])
@@ -250,11 +293,12 @@ class SelectOnLabeled(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         else:
             ranks[:] = 1
         self.cv_results_ = {"params": cands, "mean_test_score": scores,
-                            "rank_test_score": ranks}
-        self.best_estimator_ = clone(self.estimator).set_params(**self.best_params_).fit(X, y_arr)
+                            "rank_test_score": ranks,
+                            "constant_predictor": np.asarray(constant, dtype=bool)}
         self.classes_ = self.best_estimator_.classes_
         self.fit_report_ = FitReport()
         self.fit_report_.merge(getattr(self.best_estimator_, "fit_report_", None))
+        self._note_skipped(cands, scores, constant, best, labeled)
         # fold fits' fallbacks count (a solver that fell back while selecting); their
         # degenerate fits are part of scoring a candidate, not of the answer
         self.fit_report_.notes.extend(n for n in cv_report.fallbacks
@@ -264,6 +308,43 @@ class SelectOnLabeled(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         if hasattr(self.best_estimator_, "n_features_in_"):
             self.n_features_in_ = self.best_estimator_.n_features_in_
         return self
+
+    def _refit(self, X, y, labeled, cands, scores, constant, best):
+        """Refit the selected candidate with all labels; ``(index, estimator)``.
+
+        A refit whose transduction gives every unlabeled point one class (seen without
+        their labels) is a constant predictor too: the next candidate by
+        :func:`best_candidate` is refitted instead, until one is not; when every one is,
+        the first choice stays.
+        """
+        fitted, skipped = {}, []
+        while True:
+            est = fitted.get(best)
+            if est is None:
+                est = fitted[best] = clone(self.estimator).set_params(**cands[best]).fit(X, y)
+            if len(cands) == 1 or not _collapsed(est, labeled):
+                return best, est
+            skipped.append(best)
+            nxt = best_candidate(scores, constant, skip=skipped)
+            if nxt in skipped or constant[nxt]:
+                return skipped[0], fitted[skipped[0]]
+            best = nxt
+
+    def _note_skipped(self, cands, scores, constant, best, labeled):
+        """Record the constant predictors the selection passed over (``passed_over_``, best
+        score first), or that it could not."""
+        self.passed_over_ = []
+        if len(cands) < 2:
+            return
+        order = sorted(range(len(cands)), key=lambda i: (-scores[i], i))
+        self.passed_over_ = [dict(cands[i]) for i in order[:order.index(best)]]
+        if self.passed_over_:
+            # one text for every fit, so that a summary counts the fits it fired in
+            self.fit_report_.note("fallback", "selection: constant predictors with a better "
+                                  "score passed over (passed_over_)")
+        if constant[best] or _collapsed(self.best_estimator_, labeled):
+            self.fit_report_.note("degenerate", "selection: no candidate escapes a constant "
+                                  "prediction")
 
     def _note_edges(self, grid):
         """A selected value at the edge of a numeric grid is worth knowing (not a fallback)."""
@@ -285,6 +366,12 @@ class SelectOnLabeled(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     def kernel_(self):
         check_is_fitted(self, "best_estimator_")
         return self.best_estimator_.kernel_
+
+    @property
+    def unreached_(self):
+        """The best estimator's unreached points (none for a learner without a graph)."""
+        check_is_fitted(self, "best_estimator_")
+        return getattr(self.best_estimator_, "unreached_", np.empty(0, dtype=int))
 
     def kernel(self, A=None, B=None):
         check_is_fitted(self, "best_estimator_")
@@ -323,6 +410,13 @@ class SelectOnLabeled(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         except AttributeError:
             pass
         return tags
+
+
+def _collapsed(est, labeled):
+    """Whether a fitted classifier gives every unlabeled point (two or more) one class."""
+    trans = np.asarray(getattr(est, "transduction_", ()))
+    unl = np.setdiff1d(np.arange(trans.size), labeled)
+    return unl.size > 1 and np.unique(trans[unl]).size == 1
 
 
 # ------------------------------------------------------------------------------- regression

@@ -74,7 +74,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_array
 
 from sskernels.errors import ParameterError
-from sskernels.learners.base import GraphClassifier, indicator
+from sskernels.learners.base import (GraphClassifier, graph_components, indicator, settle_scores,
+                                     unreached)
 from sskernels.solvers.psd import solve_psd
 
 TARGETS = ("auto", "indicator", "signed")
@@ -334,6 +335,7 @@ class SpectralKernelLearning(_SpectralKernelLearningBase):
         U_l = U[labeled]
         n_classes = int(y_enc.max()) + 1
         Y_l = label_targets(indicator(y_enc, n_classes), self.targets)
+        comp_L = graph_components(graph)[labeled]
 
         def predict(params, train, test):
             est = clone(self).set_params(**params)
@@ -346,8 +348,11 @@ class SpectralKernelLearning(_SpectralKernelLearningBase):
             K_tr = (U_tr * lam) @ U_tr.T
             K_tr[np.diag_indices_from(K_tr)] += 1.0 / c
             alpha = solve_psd(K_tr, Y_l[train])[0]
-            F = (U_l[test] * lam) @ (U_tr.T @ alpha)
-            return np.argmax(scores_from_targets(F, n_classes), axis=1)
+            F = scores_from_targets((U_l[test] * lam) @ (U_tr.T @ alpha), n_classes)
+            # fit's rule for unreached points and tied scores
+            F = settle_scores(F, indicator(y_enc[train], n_classes),
+                              np.flatnonzero(unreached(comp_L, train)[test]))[0]
+            return np.argmax(F, axis=1)
 
         return predict
 

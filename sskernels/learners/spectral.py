@@ -26,7 +26,8 @@ from numbers import Integral, Real
 from sklearn.utils import check_array
 from sklearn.utils._param_validation import Interval
 
-from sskernels.learners.base import GraphClassifier, indicator
+from sskernels.learners.base import (GraphClassifier, graph_components, indicator, settle_scores,
+                                     unreached)
 from sskernels.learners.grids import ALPHAS
 from sskernels.memo import LRU, content_key
 from sskernels.solvers import solve_lp
@@ -275,12 +276,16 @@ class TransductiveSpectralKernel(SpectralKernelClassifier):
                                                             exclude_one=True)
         V_L = V[labeled]
         c = int(y_enc.max()) + 1
+        comp_L = graph_components(graph)[labeled]
 
         def predict(params, train, test):
             mu, _, _ = tsk_linear_program(lam, V_L[train], y_enc[train],
                                           params.get("eta", self.eta),
                                           params.get("beta", self.beta), self.skip_constant)
-            F = (V_L[test] * mu) @ (V_L[train].T @ indicator(y_enc[train], c))
+            C_tr = indicator(y_enc[train], c)
+            F = (V_L[test] * mu) @ (V_L[train].T @ C_tr)
+            # fit's rule for unreached points and tied scores
+            F = settle_scores(F, C_tr, np.flatnonzero(unreached(comp_L, train)[test]))[0]
             return np.argmax(F, axis=1)
 
         return predict
