@@ -23,11 +23,12 @@ ifneq ($(wildcard $(MIRROR)),)
 export SSKERNELS_DATA_MIRROR ?= $(MIRROR)
 endif
 
-.PHONY: archive readings table-secstr bench-scale table-skl-truncation figure-fidelity bound-liu2009-t3 bound-mao2010-t2 figures-kscl table-wang2015-t1 table-wang2015-t2 table-wang2015-t2-lr table-wang2015-t3 table-wang2015-t3-lr tables-wang2015 figure-wang2015-alignment figure-wang2015-wifi figure-sindhwani figures-sindhwani table-sindhwani-linear setup run test test-oldest test-nodata bench tables table-liu2009-t3 figure-liu2009-f1 table-mao2010-t2 table-mao2010-t3 sweep-liu2009-beta regression clean help
+.PHONY: archive readings table-secstr bench-scale table-skl-truncation figure-fidelity bound-liu2009-t3 bound-mao2010-t2 figures-kscl table-wang2015-t1 table-wang2015-t2 table-wang2015-t2-lr table-wang2015-t3 table-wang2015-t3-lr tables-wang2015 figure-wang2015-alignment figure-wang2015-wifi figure-sindhwani figures-sindhwani table-sindhwani-linear setup run test fuzz test-oldest test-nodata bench tables table-liu2009-t3 figure-liu2009-f1 table-mao2010-t2 table-mao2010-t3 sweep-liu2009-beta regression clean help
 
 help:
 	@echo "make run      - the default experiment (bundled wine data, no network)"
 	@echo "make test     - the test suite (unit, equation checks, CLI, regression)"
+	@echo "make fuzz     - the long fuzz run: $(FUZZ_EXAMPLES) generated specs and data files, 200 CLI runs (tests/test_fuzz_property.py)"
 	@echo "make test-oldest - the test suite on the oldest supported versions (constraints/oldest.txt, venv $(OLDEST_VENV))"
 	@echo "make test-nodata - the test suite in a fresh clone without data (a newcomer's: data tests skip)"
 	@echo "make regression - re-run the first splits of every committed table, compare with results/**/*_splits.csv"
@@ -65,6 +66,15 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest
+
+# The property-based fuzz test (tests/test_fuzz_property.py) in its long mode: FUZZ_EXAMPLES
+# generated specs, YAML texts and data files (make test runs 1,200 fixed ones), new random
+# cases on every run, and 200 specs run through the CLI; each must succeed or end with one
+# line, no traceback, no hang.  The closing summary counts the examples each generator ran.
+FUZZ_EXAMPLES ?= 12000
+fuzz: $(STAMP)
+	SSKERNELS_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(PY) -m pytest tests/test_fuzz_property.py \
+	    --hypothesis-show-statistics
 
 # the oldest versions pyproject.toml admits (its floors, pinned in constraints/oldest.txt)
 $(OLDEST_STAMP): pyproject.toml constraints/oldest.txt

@@ -572,8 +572,7 @@ def main():
     except UserError as exc:
         if _DEBUG[0]:
             traceback.print_exc()
-        msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        print(f"error: {msg}", file=sys.stderr)
+        print(f"error: {_one_line(str(exc) or type(exc).__name__)}", file=sys.stderr)
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         print("interrupted; rerun the same command to resume", file=sys.stderr)
@@ -587,8 +586,22 @@ def main():
             traceback.print_exc()
         first = str(exc).splitlines()[0] if str(exc) else ""
         print(f"error: internal error (a defect of sskernels; please report it with the "
-              f"traceback above): {first or type(exc).__name__}", file=sys.stderr)
+              f"traceback above): {_one_line(first or type(exc).__name__)}", file=sys.stderr)
         sys.exit(1)
+
+
+#: the longest error line the CLI prints (a message quoting a 100 KB value stays readable)
+MAX_ERROR_LINE = 2000
+
+
+def _one_line(text):
+    """An error message as the one line the CLI prints: every line break
+    (:meth:`str.splitlines` breaks at ``\\x1c``-``\\x1e``, ``\\x85``, ``\\u2028``,
+    ``\\u2029`` too) and other non-printable character escaped, at most
+    :data:`MAX_ERROR_LINE` characters."""
+    from sskernels.spec import one_line
+
+    return one_line(text, limit=MAX_ERROR_LINE)
 
 
 if __name__ == "__main__":

@@ -84,18 +84,41 @@ match of the primary protocol.  A whole spec may itself be one reading of anothe
 (``reading: {name: raw-features, quote: "..."}``).  A method marked ``protocol: paper`` is the
 row that follows the paper's stated protocol for its paper cell where the spec has several.
 
-Every problem is a :class:`~sskernels.errors.SpecError` naming the file, the
-field and what was expected.  The file's YAML is bounded before anything is built from it
-(:data:`MAX_YAML_NODES` nodes with aliases expanded, :data:`MAX_YAML_DEPTH` levels): an alias
-bomb or a pathologically nested file is one such line, not a hang.
+Ranges.  Every number is checked before any work: nan and inf are refused everywhere
+(a method's parameters, however nested, included); ``graph.k`` (and a method's own
+``n_neighbors``) is 1 to :data:`MAX_NEIGHBORS`, ``graph.sigma`` (and a method's ``sigma``,
+``kernel_width`` and ``kernel_width_scale``: RBF widths too) :data:`SIGMA_MIN` to
+:data:`SIGMA_MAX`, a method's ``laplacian_degree`` 1 to :data:`MAX_LAPLACIAN_DEGREE`,
+``splits.n_splits`` 1 to :data:`MAX_SPLITS`,
+``splits.n_labeled`` and the ``per_class`` counts 1 to :data:`MAX_LABELED`, ``splits.seed``
+0 to 2^32 - 1 and ``splits.holdout`` in [0, 1) (0 with protocol ``official``, and with a
+precomputed input, ``graph: precomputed`` or ``kernel: precomputed``: held-out rows of an
+(n, n) matrix leave a matrix that is not square).  A method's parameters are checked against
+its estimator's constraints, every value of a grid it selects over included, and against the
+shape the parameter takes where those constraints are loose (a parameter whose default is a
+number takes no mapping, and a list only as a grid or where it takes a sequence, of numbers:
+:func:`_value_problems`).  What only the
+data can tell (the held-out fraction against the classes, ``n_labeled`` and ``k`` against the
+points the learners see) is checked once the data set loads, before any graph is built
+(:func:`sskernels.experiment.runner.prepare`).
 
-One module, ~890 lines: the experiment spec's schema (its readings included), defaults and
+Every problem is a :class:`~sskernels.errors.SpecError` naming the file, the
+field and what was expected, in one line (:func:`one_line`: every line break and control
+character a value or a name holds is escaped).  The file's YAML is read by
+:mod:`sskernels.spec_yaml`: bounded before anything is built from it (:data:`MAX_YAML_NODES`
+nodes with aliases expanded, :data:`MAX_YAML_DEPTH` levels), with no types a spec does not
+take (sets, dates, binary), and whatever fails while reading it (a tag PyYAML cannot build, a
+date that does not exist) is one such line with its line and column, not a traceback.
+
+One module, ~1170 lines: the experiment spec's schema (its readings included), defaults and
 one-line errors are one contract with the user, validated in one pass before any data loads;
-the method keys beside it are the spec's side of a record's key.
+the method keys beside it are the spec's side of a record's key.  (Reading the YAML is apart,
+in :mod:`sskernels.spec_yaml`: it knows nothing of the schema.)
 """
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -105,6 +128,9 @@ import yaml
 from sskernels.data.transforms import PREPROCESSINGS as PREPROCESS
 from sskernels.errors import SpecError, UnknownNameError
 from sskernels.hashing import json_digest
+# the YAML reader (its bounds re-exported: they are the spec's)
+from sskernels.spec_yaml import MAX_YAML_DEPTH, MAX_YAML_NODES  # noqa: F401
+from sskernels.spec_yaml import SpecYAMLError, read_yaml
 
 PROTOCOLS = ("random", "official", "class-first", "per-class")
 COVERS = ("classes", "groups")
@@ -114,9 +140,33 @@ NAME_RE = re.compile(r"[A-Za-z0-9_\-][A-Za-z0-9_.\-]{0,99}")
 #: bounds on what a spec can ask for (a run of 10^9 splits would never end, silently)
 MAX_SPLITS = 10_000
 MAX_NEIGHBORS = 10_000
+#: a bound on a split's labeled points (and on each per-class count); the data set's own
+#: size bounds it again once it is loaded (:func:`sskernels.experiment.runner.prepare`)
+MAX_LABELED = 10_000_000
+#: the accepted range of a heat-weight width ``sigma`` (``graph.sigma``, or a method's
+#: ``params.sigma``).  The weights are ``exp(-d^2 / (2 sigma^2))``: within these bounds
+#: ``sigma^2`` stays a normal float (1e300 overflowed it) and the exponent is finite for any
+#: distance below 1e146, while a width outside them is no longer a scale of any data set's
+#: distances (every weight 1, i.e. ``weights: binary``, or every weight 0, an empty graph).
+SIGMA_MIN, SIGMA_MAX = 1e-8, 1e8
+#: the magnitudes a real-valued method parameter (a trade-off, a decay, a tolerance) may take
+#: besides 0: every value of the configs lies within 1e-6 and 1e6
+PARAM_MAGNITUDE = (1e-12, 1e12)
+SIGMA_REASON = ("outside it the heat weights exp(-d^2 / (2 sigma^2)) overflow, or are all "
+                "1 or all 0")
+#: a method's RBF width ``kernel_width`` (a number) and the factor ``kernel_width_scale`` of a
+#: width rule's width, wherever they appear in ``params``: the range of ``sigma``, for the same
+#: reason (1e300 overflowed ``w^2`` in the fit)
+WIDTH_REASON = ("outside it the RBF kernel exp(-d^2 / (2 w^2)) overflows, or is all 1 or "
+                "all 0")
+#: the largest ``laplacian_degree`` (the power p of the regularizer L^p: p - 1 products of the
+#: n x n Laplacian; 10**12 never ended)
+MAX_LAPLACIAN_DEGREE = 100
 
 
 def maximum_reason(field_):
+    if field_.endswith("laplacian_degree"):
+        return "each degree is one more product of the n x n Laplacian"
     return {"splits.n_splits": "a bound on the run's length",
             "graph.k": "a bound on the graph's size"}.get(field_, "the largest accepted value")
 
@@ -307,12 +357,37 @@ def graph_matters(spec, method):
 
 # -- validation helpers -------------------------------------------------------
 
+def one_line(text, limit=None):
+    """``text`` as one printable line: every character that is not printable, and so every
+    one :meth:`str.splitlines` breaks at (``\\n``, ``\\r``, ``\\x0b``, ``\\x0c``,
+    ``\\x1c``-``\\x1e``, ``\\x85``, ``\\u2028``, ``\\u2029``), is written as its escape;
+    longer than ``limit`` characters (when given), it is cut and says how long it was."""
+    text = "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in str(text))
+    if limit is not None and len(text) > limit:
+        return f"{text[:limit]}... ({len(text)} characters)"
+    return text
+
+
+def _error(path, field_, expected, got=None):
+    """A :class:`SpecError` whose message is one line whatever the path, the field's name or
+    the values quoted in ``expected`` hold (``got`` is quoted by its ``repr``)."""
+    return SpecError(one_line(path), one_line(field_), one_line(expected), got)
+
+
+def _finite(value):
+    """Whether a number is finite (an integer beyond the float range is not: 10**400)."""
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
+
+
 class _V:
     def __init__(self, path):
         self.path = path
 
     def fail(self, field_, expected, got=None):
-        raise SpecError(self.path, field_, expected, got)
+        raise _error(self.path, field_, expected, got)
 
     def mapping(self, value, field_, allowed):
         if value is None:
@@ -334,13 +409,26 @@ class _V:
             self.fail(field_, f"an integer <= {maximum} ({maximum_reason(field_)})", value)
         return value
 
-    def number(self, value, field_, positive=False, optional=False):
+    def number(self, value, field_, positive=False, optional=False, minimum=None,
+               maximum=None, reason=None):
+        """A finite number (nan and inf are refused everywhere), within ``[minimum,
+        maximum]`` when given (``reason``: why, said in the error); ``optional``: None
+        passes."""
         if value is None and optional:
             return None
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            self.fail(field_, "a number" + (" or null" if optional else ""), value)
+            self.fail(field_, "a number" + (" or null" if optional else "")
+                      + _yaml_number_hint(value), value)
+        if not _finite(value):
+            self.fail(field_, "a finite number (within the range of a float)", value)
         if positive and not value > 0:
             self.fail(field_, "a positive number", value)
+        if (minimum is not None and value < minimum) or (maximum is not None
+                                                         and value > maximum):
+            lo = "" if minimum is None else f" >= {minimum:g}"
+            hi = "" if maximum is None else f" <= {maximum:g}"
+            self.fail(field_, f"a number{lo}{' and' if lo and hi else ''}{hi}"
+                      + (f" ({reason})" if reason else ""), value)
         return float(value)
 
     def choice(self, value, field_, choices):
@@ -356,104 +444,56 @@ class _V:
         return value
 
 
-class _DuplicateKey(yaml.YAMLError):
-    def __init__(self, key, mark):
-        super().__init__(f"duplicate key {key!r}")
-        self.problem, self.problem_mark = f"duplicate key {key!r} (each field once)", mark
-
-
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """PyYAML's safe loader that refuses a key given twice in one mapping (the last would
-    silently win)."""
-
-    def construct_mapping(self, node, deep=False):
-        seen = set()
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=deep)
-            try:
-                dup = key in seen
-            except TypeError:  # an unhashable key: PyYAML's own error follows
-                dup = False
-            if dup:
-                raise _DuplicateKey(key, key_node.start_mark)
-            try:
-                seen.add(key)
-            except TypeError:
-                pass
-        return super().construct_mapping(node, deep=deep)
-
-
-#: bounds on a spec file's YAML before it is built: the nodes it expands to (aliases counted
-#: at every use: a "billion laughs" file of a few lines expands to 10^9) and its nesting depth
-MAX_YAML_NODES = 100_000
-MAX_YAML_DEPTH = 50
-
-
-def _check_yaml_size(text, path):
-    """Refuse, with one line, a YAML text that expands to more than :data:`MAX_YAML_NODES`
-    nodes or nests deeper than :data:`MAX_YAML_DEPTH` — measured on the composed node graph,
-    before any Python object is built."""
-    try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError:
-        return                          # the loader's own parse error says it (one line)
-    except RecursionError:
-        raise SpecError(path, "(file)", f"YAML nested at most {MAX_YAML_DEPTH} levels deep",
-                        "deeper") from None
-    if root is None:
-        return
-    sizes = {}
-
-    def size(node, depth):
-        """Nodes ``node`` expands to (memoized per node: an alias is the same node object)."""
-        if depth > MAX_YAML_DEPTH:
-            raise SpecError(path, "(file)", f"YAML nested at most {MAX_YAML_DEPTH} levels deep",
-                            f"more than {MAX_YAML_DEPTH}")
-        if id(node) in sizes:
-            return sizes[id(node)]
-        sizes[id(node)] = 1             # a cycle (a recursive alias) counts once
-        if isinstance(node, yaml.MappingNode):
-            n = 1 + sum(size(k, depth + 1) + size(v, depth + 1) for k, v in node.value)
-        elif isinstance(node, yaml.SequenceNode):
-            n = 1 + sum(size(v, depth + 1) for v in node.value)
-        else:
-            n = 1
-        sizes[id(node)] = n
-        return n
-
-    expanded = size(root, 0)
-    if expanded > MAX_YAML_NODES:
-        raise SpecError(path, "(file)", f"a spec of at most {MAX_YAML_NODES:,} YAML nodes once "
-                        "its aliases are expanded (an alias repeated at every level expands "
-                        "exponentially)", f"{expanded:,} nodes")
+def _yaml_number_hint(value):
+    """A hint for a text that reads as a number (YAML 1.1 reads ``1e300`` as a string)."""
+    if isinstance(value, str):
+        try:
+            float(value)
+        except ValueError:
+            return ""
+        return " (YAML reads an exponent without a dot and sign as text: write 1.0e+300)"
+    return ""
 
 
 def load_spec(path, check_names=True, reading=None):
     """Read and validate a spec file; raises :class:`SpecError` with one line.
 
-    ``reading``: the name of one of the spec's ``readings:``; the spec returned is the
-    primary one with that reading's overlay applied (:func:`apply_reading`)."""
+    The YAML is read by :func:`sskernels.spec_yaml.read_yaml` (bounded, strict about its
+    types: any failure to read it is one such line, with its line and column).  ``reading``:
+    the name of one of the spec's ``readings:``; the spec returned is the primary one with
+    that reading's overlay applied (:func:`apply_reading`)."""
     path = Path(path)
     if not path.is_file():
-        raise SpecError(path, "(file)", "an existing YAML file", str(path))
+        raise _error(path, "(file)", "an existing YAML file", str(path))
     try:
-        text = path.read_text()
-        _check_yaml_size(text, path)
-        raw = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise SpecError(path, "(file)", f"valid YAML; parse error{where}: {problem}") from None
+        raw = read_yaml(path.read_text())
+    except SpecYAMLError as exc:
+        if exc.limit:
+            raise _error(path, "(file)", exc.problem, exc.got) from None
+        raise _error(path, "(file)", f"valid YAML; {_yaml_problem(exc)}") from None
+    except yaml.YAMLError as exc:     # PyYAML's own: a syntax error, or a tag it cannot build
+        what = "" if isinstance(exc, yaml.constructor.ConstructorError) else "parse error"
+        raise _error(path, "(file)", f"valid YAML; {_yaml_problem(exc, what)}") from None
     except UnicodeDecodeError:
-        raise SpecError(path, "(file)", "a UTF-8 text file") from None
+        raise _error(path, "(file)", "a UTF-8 text file") from None
+    except OSError as exc:
+        raise _error(path, "(file)", "a readable file", exc.strerror or str(exc)) from None
     return parse_spec(raw, path, check_names=check_names, reading=reading)
+
+
+def _yaml_problem(exc, what=""):
+    """``[WHAT ]at line L, column C: PROBLEM`` of a YAML error (PyYAML's, or the loader's)."""
+    mark = getattr(exc, "problem_mark", None)
+    where = f"at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+    problem = getattr(exc, "problem", None) or (str(exc).splitlines() or [""])[0]
+    head = " ".join(x for x in (what, where) if x)
+    return f"{head}: {problem}" if head else problem
 
 
 def parse_spec(raw, path="<spec>", check_names=True, reading=None):
     v = _V(path)
     if not isinstance(raw, dict):
-        raise SpecError(path, "(top level)", "a mapping of fields", type(raw).__name__)
+        raise _error(path, "(top level)", "a mapping of fields", type(raw).__name__)
     v.mapping(raw, "", TOP_FIELDS)
     readings = _readings(v, raw.get("readings"), raw.get("methods"))
     own = raw.get("reading")            # a whole spec that is one documented reading
@@ -488,10 +528,10 @@ def parse_spec(raw, path="<spec>", check_names=True, reading=None):
         if ("name" in ds) == ("file" in ds):
             v.fail("dataset", "exactly one of 'name' or 'file'")
         dataset = DatasetSpec(
-            name=v.string(ds.get("name"), "dataset.name", optional=True),
-            file=v.string(ds.get("file"), "dataset.file", optional=True),
-            format=ds.get("format") and v.choice(ds["format"], "dataset.format",
-                                                 ("csv", "svmlight", "libsvm")),
+            name=v.string(ds["name"], "dataset.name") if "name" in ds else None,
+            file=v.string(ds["file"], "dataset.file") if "file" in ds else None,
+            format=None if ds.get("format") is None else v.choice(
+                ds["format"], "dataset.format", ("csv", "svmlight", "libsvm")),
             label=v.string(ds.get("label"), "dataset.label", optional=True))
         if dataset.file is not None:
             f = Path(dataset.file)
@@ -520,7 +560,8 @@ def parse_spec(raw, path="<spec>", check_names=True, reading=None):
     graph = GraphSpec(
         k=v.integer(g.get("k", 6), "graph.k", minimum=1, maximum=MAX_NEIGHBORS),
         weights=v.choice(g.get("weights", "hein-maier"), "graph.weights", WEIGHTS),
-        sigma=v.number(g.get("sigma"), "graph.sigma", positive=True, optional=True),
+        sigma=v.number(g.get("sigma"), "graph.sigma", positive=True, optional=True,
+                       minimum=SIGMA_MIN, maximum=SIGMA_MAX, reason=SIGMA_REASON),
         metric=v.choice(g.get("metric", "euclidean"), "graph.metric", METRICS),
         method=v.choice(g.get("method", "auto"), "graph.method", SEARCHES))
 
@@ -531,11 +572,15 @@ def parse_spec(raw, path="<spec>", check_names=True, reading=None):
     if not 0.0 <= holdout < 1.0:
         v.fail("splits.holdout", "a fraction in [0, 1)", holdout)
     protocol = v.choice(s.get("protocol", "random"), "splits.protocol", PROTOCOLS)
+    if holdout and protocol == "official":
+        v.fail("splits.holdout", "0 with protocol official (the data set's own splits name "
+               "every point's role; none is left to hold out)", holdout)
     per_class, cover = _split_options(v, s, protocol)
     if per_class is not None:
         n_labeled = [sum(counts) for counts in per_class]
     else:
-        n_labeled = [v.integer(x, "splits.n_labeled", minimum=1) for x in n_lab]
+        n_labeled = [v.integer(x, "splits.n_labeled", minimum=1, maximum=MAX_LABELED)
+                     for x in n_lab]
     splits = SplitSpec(
         protocol=protocol,
         n_splits=v.integer(s.get("n_splits", 20), "splits.n_splits", minimum=1,
@@ -556,6 +601,7 @@ def parse_spec(raw, path="<spec>", check_names=True, reading=None):
     methods_raw = raw.get("methods")
     if not isinstance(methods_raw, list) or not methods_raw:
         v.fail("methods", "a non-empty list of methods", methods_raw)
+    metrics = _metrics(v, raw.get("metrics"), regression, dataset.display)
     methods, labels = [], set()
     for i, m in enumerate(methods_raw):
         where = f"methods[{i}]"
@@ -568,12 +614,15 @@ def parse_spec(raw, path="<spec>", check_names=True, reading=None):
         params = m.get("params") or {}
         if not isinstance(params, dict):
             v.fail(f"{where}.params", "a mapping of parameter names to values", params)
+        for key in params:
+            if not isinstance(key, str) or not key.strip():
+                v.fail(f"{where}.params", f"parameter names (text), not {key!r}")
         select = v.choice(m.get("select", "labeled"), f"{where}.select", SELECTIONS)
         select = None if select == "labeled" else select
         pick = None
         if select == "oracle-mean":          # the per-split oracle's records, picked at the end
             select, pick = "oracle", "mean"
-            extra = [x for x in (raw.get("metrics") or []) if x not in ("accuracy", "error")]
+            extra = [x for x in metrics if x not in ("accuracy", "error")]
             if extra:
                 v.fail(f"{where}.select", "select: oracle (per split) with metrics other than "
                        "accuracy and error: oracle-mean knows each candidate's accuracy only",
@@ -581,6 +630,15 @@ def parse_spec(raw, path="<spec>", check_names=True, reading=None):
         protocol = m.get("protocol")
         if protocol is not None:
             v.choice(protocol, f"{where}.protocol", PROTOCOLS_OF_ROWS)
+        _check_param_numbers(v, f"{where}.params", params)
+        _check_param_ranges(v, f"{where}.params", params)
+        if holdout:
+            pre = _precomputed_param(params)
+            if pre is not None:
+                v.fail("splits.holdout", f"0 with {where}.params.{pre}: precomputed, or no "
+                       f"precomputed input with splits.holdout: the two do not combine (the "
+                       f"data's rows and columns are the same points; held-out rows leave a "
+                       f"matrix that is not square)", holdout)
         if check_names:
             _check_method_task(v, where, mname, task, dataset.display)
             est = _check_method(v, where, mname, params, graph)
@@ -617,14 +675,16 @@ def parse_spec(raw, path="<spec>", check_names=True, reading=None):
     output = v.string(raw.get("output", f"results/runs/{base_name}"), "output")
     if "\x00" in output:
         v.fail("output", "a folder path", output)
-    out_path = Path(output).expanduser()
+    try:
+        out_path = Path(output).expanduser()
+    except RuntimeError:            # ~name of an unknown user
+        v.fail("output", "a folder path (~ followed by a user's name: no such user)", output)
     if not out_path.is_absolute():  # one rule for every relative path: the spec's folder
         out_path = Path(path).parent / out_path
     if reading is not None:             # its own records, beside the primary spec's
         out_path = out_path.with_name(f"{out_path.name}.{reading}")
     output = str(out_path)
     table = v.string(raw.get("table"), "table", optional=True)
-    metrics = _metrics(v, raw.get("metrics"), regression, dataset.display)
     target_scale = raw.get("target_scale")
     if target_scale is not None:
         if not regression:
@@ -656,11 +716,13 @@ def _readings(v, raw, methods):
     if not isinstance(raw, list):
         v.fail("readings", "a list of readings (mappings with name, quote, set, methods, only)",
                raw)
-    labels = {(m.get("label") or m.get("name")) if isinstance(m, dict) else m
-              for m in (methods if isinstance(methods, list) else [])}
+    labels = {label for label in map(_method_label, methods if isinstance(methods, list)
+                                     else []) if label is not None}
     out = {}
     for i, r in enumerate(raw):
         where = f"readings[{i}]"
+        if not isinstance(r, dict):
+            v.fail(where, "a reading: a mapping with name, quote, set, methods, only", r)
         v.mapping(r, where, READING_FIELDS)
         name = v.string(r.get("name"), f"{where}.name")
         if not re.fullmatch(r"[A-Za-z0-9_\-]{1,60}", name) or name in out:
@@ -672,13 +734,14 @@ def _readings(v, raw, methods):
         for label, change in per.items():
             if label not in labels:
                 v.fail(f"{where}.methods",
-                       f"a method label of the spec ({', '.join(sorted(map(str, labels)))})",
-                       label)
+                       f"a method label of the spec ({', '.join(sorted(labels))})", label)
+            if not isinstance(change, dict):
+                v.fail(f"{where}.methods.{label}", "a mapping with params", change)
             v.mapping(change, f"{where}.methods.{label}", ("params",))
             v.mapping(change.get("params"), f"{where}.methods.{label}.params", None)
         only = r.get("only")
         if only is not None and (not isinstance(only, list) or not only
-                                 or not set(only) <= labels):
+                                 or not all(isinstance(x, str) and x in labels for x in only)):
             v.fail(f"{where}.only", "a non-empty list of the spec's method labels", only)
         if not sets and not per:
             v.fail(where, "a 'set' or 'methods' overlay (a reading that changes nothing)")
@@ -686,10 +749,20 @@ def _readings(v, raw, methods):
     return out
 
 
+def _method_label(m):
+    """The label of a raw ``methods:`` entry (its name by default), or None when the entry,
+    or its label, is not text (the methods' own validation says what is wrong)."""
+    if isinstance(m, dict):
+        m = m.get("label") or m.get("name")
+    return m if isinstance(m, str) else None
+
+
 def apply_reading(raw, reading):
     """The raw spec mapping with one reading's overlay applied (a new mapping; ``raw`` is
     not modified): ``set``'s fields replace the spec's (``graph`` and ``splits`` are merged
-    key by key), ``methods``' params are merged into the labelled methods' params."""
+    key by key), ``methods``' params are merged into the labelled methods' params.  Only
+    well-formed parts are overlaid; any other is left as it is, for the validation of the
+    result to refuse (``methods: 5`` stays 5)."""
     import copy
 
     out = copy.deepcopy({k: x for k, x in raw.items() if k != "readings"})
@@ -700,12 +773,16 @@ def apply_reading(raw, reading):
         else:
             out[key] = copy.deepcopy(value)
     per = reading.get("methods") or {}
+    if not isinstance(out.get("methods"), list) or not isinstance(per, dict):
+        return out
     methods = []
-    for m in out.get("methods") or []:
-        m = {"name": m} if isinstance(m, str) else m
-        change = per.get(m.get("label") or m.get("name"))
-        if change:
-            m = {**m, "params": {**(m.get("params") or {}), **(change.get("params") or {})}}
+    for m in out["methods"]:
+        change = per.get(_method_label(m)) if _method_label(m) is not None else None
+        params = (m.get("params") if isinstance(m, dict) else None) or {}
+        if isinstance(change, dict) and isinstance(change.get("params"), dict) \
+                and isinstance(params, dict):
+            m = {"name": m} if isinstance(m, str) else m
+            m = {**m, "params": {**params, **copy.deepcopy(change["params"])}}
         methods.append(m)
     out["methods"] = methods
     return out
@@ -747,7 +824,11 @@ def _check_oracle(v, where, name, est):
     selected by default)."""
     from sskernels.experiment.oracle import flatten
 
-    if not flatten(est)[1]:
+    try:
+        grid = flatten(est)[1]
+    except Exception:           # noqa: BLE001 - a grid that cannot be read is no grid
+        grid = None
+    if not grid:
         v.fail(f"{where}.select", f"selection on the labeled points (default): {name} with these "
                "params selects nothing, so an oracle has no grid to choose from (set a "
                "parameter to auto or to a list)", "oracle")
@@ -789,7 +870,8 @@ def _per_class(v, raw):
         where = f"{fld}[{i}]"
         if not isinstance(counts, list) or len(counts) < 2:
             v.fail(where, "a list of labeled counts, one per class (at least 2)", counts)
-        counts = [v.integer(c, f"{where}[{j}]", minimum=1) for j, c in enumerate(counts)]
+        counts = [v.integer(c, f"{where}[{j}]", minimum=1, maximum=MAX_LABELED)
+                  for j, c in enumerate(counts)]
         total = sum(counts)
         if total in totals:
             v.fail(where, f"a total number of labeled points different from {fld}"
@@ -831,17 +913,94 @@ def _check_splits_against_data(v, splits, dataset):
             v.fail(fld, f"fewer labeled points than the {entry.n} points of {dataset.name}", n)
 
 
+def _param_leaves(value, path=""):
+    """``(path, value)`` of every leaf of a method's ``params`` (nested mappings and lists),
+    the path as a spec writes it: ``alpha``, ``alpha[1]``, ``kernel_params.b_scale``."""
+    if isinstance(value, dict):
+        for k, x in value.items():
+            yield from _param_leaves(x, f"{path}.{k}" if path else str(k))
+    elif isinstance(value, (list, tuple)):
+        for i, x in enumerate(value):
+            yield from _param_leaves(x, f"{path}[{i}]")
+    else:
+        yield path, value
+
+
+def _check_param_numbers(v, where, params):
+    """Every number of a method's parameters, however nested, is finite (an integer too:
+    10**400 is beyond the range of a float)."""
+    for path, value in _param_leaves(params):
+        if isinstance(value, (int, float)) and not isinstance(value, bool) \
+                and not _finite(value):
+            v.fail(f"{where}.{path}", "a finite number (within the range of a float)", value)
+
+
+def _check_param_ranges(v, where, params):
+    """The parameters that mean the same in every method, by name, wherever they appear in
+    ``params`` (nested, or as a grid), within ranges the estimators' own constraints leave
+    open: an RBF width ``kernel_width`` and its factor ``kernel_width_scale`` within
+    [:data:`SIGMA_MIN`, :data:`SIGMA_MAX`] (:data:`WIDTH_REASON`), ``laplacian_degree`` 1 to
+    :data:`MAX_LAPLACIAN_DEGREE`, every other real number 0 or of a magnitude within
+    :data:`PARAM_MAGNITUDE`."""
+    for path, value in _param_leaves(params):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            continue                # text (a width rule, auto) and the rest: the estimator's
+        key = re.sub(r"(\[\d+\])+$", "", path).rsplit(".", 1)[-1]
+        key = key[:-len("_grid")] if key.endswith("_grid") else key
+        if key in ("kernel_width", "kernel_width_scale"):
+            v.number(value, f"{where}.{path}", minimum=SIGMA_MIN, maximum=SIGMA_MAX,
+                     reason=WIDTH_REASON)
+        elif key == "laplacian_degree" and isinstance(value, int):
+            v.integer(value, f"{where}.{path}", minimum=1, maximum=MAX_LAPLACIAN_DEGREE)
+        elif isinstance(value, float) and value != 0 and not (
+                PARAM_MAGNITUDE[0] <= abs(value) <= PARAM_MAGNITUDE[1]):
+            v.fail(f"{where}.{path}", f"0 or a magnitude from {PARAM_MAGNITUDE[0]:g} to "
+                   f"{PARAM_MAGNITUDE[1]:g} (beyond it a solver over- or underflows: a "
+                   "trade-off of 1e-300 makes a matrix singular, a decay of 1e300 "
+                   "overflows)", value)
+
+
+def _precomputed_param(params, path=""):
+    """The path of a ``graph: precomputed`` or ``kernel: precomputed`` among a method's
+    parameters (nested mappings included), or None."""
+    for key, value in params.items():
+        here = f"{path}.{key}" if path else str(key)
+        if key in ("graph", "kernel") and value == "precomputed":
+            return here
+        if isinstance(value, dict):
+            found = _precomputed_param(value, here)
+            if found is not None:
+                return found
+    return None
+
+
+def _check_graph_params(v, where, params):
+    """A method's own graph keys (``n_neighbors``, ``sigma``, ``weights``, ``metric``,
+    ``method``, which replace the spec's ``graph``) under the rules of ``graph:``."""
+    from sskernels.graph import METRICS, WEIGHTS
+    from sskernels.graph.knn import METHODS as SEARCHES
+
+    if "n_neighbors" in params:
+        v.integer(params["n_neighbors"], f"{where}.n_neighbors", minimum=1,
+                  maximum=MAX_NEIGHBORS)
+    if "sigma" in params:
+        v.number(params["sigma"], f"{where}.sigma", positive=True, optional=True,
+                 minimum=SIGMA_MIN, maximum=SIGMA_MAX, reason=SIGMA_REASON)
+    for key, choices in (("weights", WEIGHTS), ("metric", METRICS), ("method", SEARCHES)):
+        if key in params:
+            v.choice(params[key], f"{where}.{key}", choices)
+
+
 def _check_method(v, where, name, params, graph=None):
     """The method exists and its parameters are valid, before any data is loaded.
 
     The estimator is built exactly as the runner builds it
     (:func:`sskernels.learners.registry.make_method`) and every parameter is
     checked against the estimator's declared constraints (scikit-learn's
-    ``_parameter_constraints``, nested estimators included); a problem is one
-    line naming the spec file, the method and the field.
+    ``_parameter_constraints``, nested estimators included), every value of a grid to
+    select from (a parameter given as a list, or ``auto``) included; a problem is one
+    line naming the spec file, the method and the field (``methods[i].params.alpha``).
     """
-    import re
-
     from sskernels.learners.registry import get_method, make_method
 
     try:
@@ -850,28 +1009,164 @@ def _check_method(v, where, name, params, graph=None):
         from sskernels.learners.registry import method_names
 
         v.fail(f"{where}.name", f"a registered method ({', '.join(method_names())})", name)
-    full = dict(params)
+    if getattr(info.factory, "cls", None) is not None:
+        _check_graph_params(v, f"{where}.params", params)
+    base = {}
     if info.uses_graph and graph is not None:
-        full = {"n_neighbors": graph.k, "weights": graph.weights, "sigma": graph.sigma,
-                "metric": graph.metric, "method": graph.method, **params}
-    try:
-        est = make_method(name, **full)
+        base = {"n_neighbors": graph.k, "weights": graph.weights, "sigma": graph.sigma,
+                "metric": graph.metric, "method": graph.method}
+
+    def built(p):
+        est = make_method(name, **{**base, **p})
         _validate_nested(est)
         return est
-    except (TypeError, ValueError) as exc:
-        msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        bad = (re.search(r"unexpected keyword argument '(\w+)'", msg)
-               or re.search(r"The '(\w+)' parameter", msg)
-               or re.search(r"^(\w+)(?:\.\w+)? (?:must|is not)", msg))
-        key = bad.group(1) if bad else None
-        if key is not None and key not in params:
-            key = next((k for k in params if k.startswith(key) or key.startswith(k)), key)
-        field_ = f"{where}.params.{key}" if key else f"{where}.params"
-        if "unexpected keyword" in msg:
-            known = sorted(info.factory.cls().get_params(deep=False)) if hasattr(
-                info.factory, "cls") else []
-            v.fail(field_, f"a parameter of {name}" + (f" ({', '.join(known)})" if known else ""))
-        v.fail(field_, f"a valid value for {name} ({msg[:300]})")
+
+    try:
+        est = built(params)
+    except Exception as exc:    # noqa: BLE001 - whatever building raises is about the spec
+        _fail_param(v, where, name, info, params, exc, built)
+    for key, value, problem in _value_problems(est):
+        path = _find_key(params, key)
+        if path is not None:    # a value the spec gave (not a default, not the graph's)
+            v.fail(f"{where}.params.{path}", f"{problem} ({name}'s {key})", value)
+    _check_grids(v, where, name, params, est)
+    return est
+
+
+def _value_problems(est):
+    """``(key, value, problem)`` of each parameter of ``est`` and the estimators inside it
+    whose value is of a shape the parameter never takes, where the estimator's constraints
+    may let it through: a parameter whose default is a number, or that takes a sequence
+    (``"array-like"``, or a tuple by default), is given a mapping, a list it cannot take, or
+    a list of other things than numbers (supervised-mr's ``gamma_I: {}`` passed its
+    ``"array-like"`` constraint and failed in the fit)."""
+    import inspect
+    from numbers import Real
+
+    def number(x):
+        return isinstance(x, Real) and not isinstance(x, bool)
+
+    todo, seen = [est], set()
+    while todo:
+        obj = todo.pop()
+        if id(obj) in seen or not hasattr(obj, "get_params") or isinstance(obj, type):
+            continue
+        seen.add(id(obj))
+        try:
+            values = obj.get_params(deep=False)
+            defaults = {k: p.default for k, p in
+                        inspect.signature(type(obj).__init__).parameters.items()}
+        except Exception:       # noqa: BLE001, S112 - not an estimator we can read
+            continue
+        constraints = getattr(type(obj), "_parameter_constraints", None) or {}
+        for key, value in values.items():
+            if hasattr(value, "get_params"):
+                todo.append(value)
+                continue
+            default, allowed = defaults.get(key), constraints.get(key) or ()
+            sequence = isinstance(default, (list, tuple)) or any(
+                isinstance(c, str) and c == "array-like" for c in allowed)
+            if not (number(default) or sequence):
+                continue
+            what = ("a number" if not sequence else "a list of numbers" if not number(default)
+                    else "a number or a list of numbers")
+            if isinstance(value, dict) or (isinstance(value, (list, tuple)) and not (
+                    sequence and all(number(x) for x in value))):
+                yield key, value, what
+
+
+def _find_key(params, key):
+    """The dotted path of parameter ``key`` (or ``key_grid``) in a method's ``params``,
+    nested mappings included (``kernel_params.b_scale``); None when the spec does not set
+    it."""
+    for k, value in params.items():
+        if k in (key, f"{key}_grid"):
+            return str(k)
+        if isinstance(value, dict):
+            inner = _find_key(value, key)
+            if inner is not None:
+                return f"{k}.{inner}"
+    return None
+
+
+def _fail_param(v, where, name, info, params, exc, built):
+    """One line for a parameter the estimator refused: the parameter named by the message,
+    else the first parameter refused on its own (``built`` with it alone)."""
+    msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    bad = (re.search(r"unexpected keyword argument '(\w+)'", msg)
+           or re.search(r"The '(\w+)' parameter", msg)
+           or re.search(r"^graph (\w+) must", msg)
+           or re.search(r"^(\w+)(?:\.\w+)? (?:must|is not)", msg))
+    key = bad.group(1) if bad else None
+    if key is not None and key not in params:
+        key = next((k for k in params if k.startswith(key) or key.startswith(k)), None)
+    if key is None and _builds(built, {}):    # else: not any parameter's problem
+        key = next((k for k in params if not _builds(built, {k: params[k]})), None)
+    if not isinstance(exc, (TypeError, ValueError, UnknownNameError)):
+        msg = f"{type(exc).__name__}: {msg}"
+    field_ = f"{where}.params.{key}" if key else f"{where}.params"
+    if "unexpected keyword" in msg:
+        known = sorted(info.factory.cls().get_params(deep=False)) if hasattr(
+            info.factory, "cls") else []
+        v.fail(field_, f"a parameter of {name}" + (f" ({', '.join(known)})" if known else ""))
+    v.fail(field_, f"a valid value for {name} ({msg[:300]})",
+           params[key] if key in params else None)
+
+
+def _builds(built, params):
+    """Whether ``built(params)`` raises nothing."""
+    try:
+        built(params)
+    except Exception:           # noqa: BLE001 - any failure is a no
+        return False
+    return True
+
+
+def _check_grids(v, where, name, params, est):
+    """Every candidate of the estimator's grids (a parameter given as a list, ``auto``, or
+    selected by default; nested grids included) passes the estimator's constraints: a grid
+    value out of range is refused now, naming the parameter, not at the first split."""
+    from sklearn.base import clone
+
+    from sskernels.experiment.oracle import flatten
+
+    try:
+        base, grid = flatten(est)
+    except Exception:           # noqa: BLE001 - no grid to check; the run says what is wrong
+        return
+    for key, values in grid.items():
+        leaf = key.rsplit("__", 1)[-1]
+        spec_path = next((p for p, _ in _param_leaves(params)
+                          if re.sub(r"\[\d+\]$", "", p).rsplit(".", 1)[-1]
+                          in (leaf, f"{leaf}_grid")), None)
+        spec_path = re.sub(r"\[\d+\]$", "", spec_path) if spec_path else None
+        for value in values:
+            try:
+                candidate = clone(base).set_params(**{key: value})
+            except Exception:   # noqa: BLE001 - not settable alone (the grid sets it jointly)
+                continue
+            try:
+                _validate_nested(candidate)
+                problem = next((p for k, _, p in _value_problems(candidate) if k == leaf), None)
+                if problem is not None:
+                    raise ValueError(f"{leaf} must be {problem}")
+            except Exception as exc:    # noqa: BLE001 - whatever the check raises: refused
+                msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+                field_ = f"{where}.params.{spec_path}" if spec_path else f"{where}.params"
+                v.fail(field_, f"a grid of values valid for {name} ({leaf} is selected over "
+                       f"it; {value!r} is not valid: {msg[:300]})", _get_path(params, spec_path))
+
+
+def _get_path(params, path):
+    """The value at a dotted ``path`` of ``params`` (None when absent)."""
+    if path is None:
+        return None
+    value = params
+    for part in path.split("."):
+        if not isinstance(value, dict) or part not in value:
+            return None
+        value = value[part]
+    return value
 
 
 def _validate_nested(est):

@@ -49,3 +49,42 @@ def test_the_cli_says_it_in_one_line_and_exits_2(tmp_path):
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 2
     assert len(out.stderr.strip().splitlines()) == 1 and "aliases" in out.stderr
+
+
+# ---------------------------------------------------------------------------- strict types
+# (found by tests/test_fuzz_property.py: PyYAML's constructors raised ValueError, KeyError,
+# IndexError, AttributeError or TypeError, and a self-containing alias built a list that
+# held itself; each is now one line with its line and column)
+
+@pytest.mark.parametrize("value, needle", [
+    ("!!set [a]", "!!set"), ("!!binary aGk=", "!!binary"), ("!!omap [{a: 1}]", "!!omap"),
+    ("!!pairs [{a: 1}]", "!!pairs"), ("2002-12-14", "date"), ("!!timestamp x", "!!timestamp"),
+    ("2001-02-30", "date"), ("!!int 0x", "!!int"), ("!!float ''", "!!float"),
+    ("!!bool maybe", "!!bool"), ("!!map a", "!!map"), ("&x [*x]", "contains itself"),
+    ('"\\U00110000"', "chr()"),
+], ids=["set", "binary", "omap", "pairs", "date", "timestamp-tag", "no-such-date", "int-tag",
+        "float-tag", "bool-tag", "map-tag-on-scalar", "recursive-alias", "escape-beyond-unicode"])
+def test_values_no_field_takes_are_refused_at_their_line(tmp_path, value, needle):
+    path = tmp_path / "t.yaml"
+    path.write_text(f"dataset: sklearn-wine\nmethods: [harmonic]\ntable: {value}\n")
+    with pytest.raises(SpecError) as err:
+        load_spec(path)
+    msg = str(err.value)
+    assert str(path) in msg and "field '(file)'" in msg and "line 3" in msg, msg
+    assert needle in msg and len(msg.splitlines()) == 1, msg
+
+
+def test_a_quoted_date_is_text(tmp_path):
+    path = tmp_path / "t.yaml"
+    path.write_text("name: '2002-12-14'\ndataset: sklearn-wine\nmethods: [harmonic]\n")
+    assert load_spec(path).name == "2002-12-14"
+
+
+def test_one_line_escapes_every_line_break():
+    from sskernels.spec import one_line
+
+    text = "a\nb\rc\x0bd\x0ce\x1cf\x1dg\x1eh\x85i\u2028j\u2029k\x00l\u202em ünï ✓"
+    line = one_line(text)
+    assert len(line.splitlines()) == 1 and line.isprintable(), line
+    assert line.startswith("a\\nb\\rc") and "\\u2028" in line and line.endswith("m ünï ✓")
+    assert one_line("x" * 50, limit=10) == "x" * 10 + "... (50 characters)"

@@ -145,6 +145,23 @@ MALFORMED = {
     "splits_per_class_class_too_small": (BASE + "splits: {protocol: per-class, "
                                          "per_class: [100, 5, 5]}\n",
                                          "field 'splits.per_class[0]'"),
+    # every number against its range and the data before any work (issue #31)
+    "graph_sigma_overflows": (BASE + "graph: {weights: heat, sigma: 1.0e+300}\n",
+                              "field 'graph.sigma'"),
+    "holdout_leaves_nothing": (BASE + "splits: {holdout: 0.999999}\n", "field 'splits.holdout'"),
+    "graph_k_above_n": (BASE + "graph: {k: 500}\n", "field 'graph.k'"),
+    "grid_value_out_of_range": ("dataset: sklearn-wine\nmethods: [{name: consistency, "
+                                "params: {alpha: [1, 2]}}]\n", "field 'methods[0].params.alpha'"),
+    # the fuzzer's findings (tests/test_fuzz_property.py): a value PyYAML cannot build, a line
+    # separator in a name, a shape the estimator's constraints let through
+    "yaml_tag_it_cannot_build": (BASE + "table: !!int abc\n", "line 3, column 8"),
+    "yaml_date_that_does_not_exist": (BASE + "table: 2001-02-30\n", "field '(file)'"),
+    "field_name_with_line_separator": (BASE + '"a\\u2028b": 1\n', "field 'a\\u2028b'"),
+    "param_a_mapping_for_a_number": ("dataset: sklearn-wine\nmethods: [{name: supervised-mr, "
+                                     "params: {gamma_I: {}}}]\n",
+                                     "field 'methods[0].params.gamma_I'"),
+    "param_integer_beyond_float": ("dataset: sklearn-wine\nmethods: [{name: tsk, params: "
+                                   "{eta: " + "9" * 400 + "}}]\n", "field 'methods[0].params.eta'"),
 }
 
 # errors raised while the splits run (inside the progress display)
@@ -542,3 +559,20 @@ def test_datasets_list_reports_sizes_and_cache_state(tmp_path):
     assert rows["heart"][1:5] == ["270", "13", "2", "yes"]
     assert rows["ionosphere"][4] == "no"          # a corrupt cached copy is not cached
     assert rows["sklearn-wine"][1:5] == ["178", "13", "3", "yes"]
+
+
+def test_the_error_line_escapes_every_line_break(monkeypatch, capsys):
+    """A user's error holding any character str.splitlines breaks at (\\x1c-\\x1e, \\x85,
+    \\u2028, \\u2029 as well as \\n, \\r) is still one line, escaped, not cut."""
+    from sskernels import cli
+    from sskernels.errors import UserError
+
+    def app():
+        raise UserError("spec.yaml: a\nb\x1ec\x85d\u2028e\u2029f")
+
+    monkeypatch.setattr(cli, "app", app)
+    with pytest.raises(SystemExit) as exit_:
+        cli.main()
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert_one_error_line(err, "spec.yaml: a\\nb\\x1ec\\x85d\\u2028e\\u2029f")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import scipy.sparse as sp
 
 from ..errors import DataError
 from .cache import fetch_file, local_copy
@@ -63,20 +64,39 @@ def load_file(path, format: str | None = None, label: str | None = None,
     (.csv; .svm, .svmlight, .libsvm, .txt, optionally followed by .gz or .bz2).
     """
     path = Path(path)
-    fmt = _file_format(path, format)
     check_preprocess(preprocess)
-    if not path.exists():
-        raise DataError(f"{path}: no such file")
-    if fmt == "csv":
-        parsed = parse_delimited(path, delimiter=",", header=True,
-                                 label=-1 if label is None else label)
-    elif label is not None:
-        raise DataError(f"{path}: label={label!r} applies to csv files only; "
-                        "svmlight files give the label first on each line")
-    else:
-        parsed = parse_svmlight(path)
-    name = path.name.split(".")[0] or path.stem
-    return _dataset(name, parsed, preprocess, str(path), f"user file ({fmt})")
+    try:
+        fmt = _file_format(path, format)
+        try:
+            exists = path.exists()
+        except OSError as e:            # e.g. a file name longer than the system accepts
+            raise DataError(f"{path}: cannot open ({e.strerror or e})") from None
+        if not exists:
+            raise DataError(f"{path}: no such file")
+        if fmt == "csv":
+            parsed = parse_delimited(path, delimiter=",", header=True,
+                                     label=-1 if label is None else label)
+        elif label is not None:
+            raise DataError(f"{path}: label={label!r} applies to csv files only; "
+                            "svmlight files give the label first on each line")
+        else:
+            parsed = parse_svmlight(path)
+        name = path.name.split(".")[0] or path.stem
+        return _dataset(name, parsed, preprocess, str(path), f"user file ({fmt})",
+                        where=str(path))
+    except DataError as e:              # one line, whatever the path or a cell holds
+        raise DataError(_one_line(str(e))) from None
+
+
+#: the longest message of a user file's DataError (a 100 KB cell stays a readable error)
+MAX_MESSAGE = 1000
+
+
+def _one_line(text: str, limit: int = MAX_MESSAGE) -> str:
+    """``text`` as one printable line of at most ``limit`` characters: control characters
+    (a newline or a NUL in a file name or a cell) are escaped as ``\\n``, ``\\x00``."""
+    out = "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in text)
+    return out if len(out) <= limit else f"{out[:limit]}... ({len(out)} characters)"
 
 
 def _file_format(path: Path, format: str | None) -> str:
@@ -146,13 +166,35 @@ def _check_finite(name: str, X) -> None:
                         f"(first: row {i + 1}, column {j + 1})")
 
 
+#: preprocessings that square the features (row norms, variances): beyond this magnitude the
+#: squares overflow float64 and the rows silently become zeros
+SQUARING = ("l2", "standardize", "standardize-l2")
+MAX_SQUARED_MAGNITUDE = 1e150
+
+
 def _dataset(name: str, parsed: Parsed, how: str, source: str, description: str,
-             task: str = "classification") -> Dataset:
-    _check_finite(name, parsed.X)
+             task: str = "classification", where: str | None = None) -> Dataset:
+    """The :class:`Dataset` of ``parsed``, preprocessed; errors name ``where`` (a user file's
+    path), else the data set's ``name``."""
+    where = name if where is None else where
+    _check_finite(where, parsed.X)
+    if how in SQUARING:
+        data = parsed.X.data if sp.issparse(parsed.X) else np.asarray(parsed.X)
+        top = float(np.max(np.abs(data))) if data.size else 0.0
+        if top > MAX_SQUARED_MAGNITUDE:
+            raise DataError(f"{where}: feature values up to {top:.3g} are too large for "
+                            f"preprocessing {how!r} (their squares overflow float64); rescale "
+                            "them, or use preprocess: minmax or none")
     try:
-        X = apply_preprocess(parsed.X, how)
+        with np.errstate(over="raise"):
+            X = apply_preprocess(parsed.X, how)
     except DataError as e:
-        raise DataError(f"{name}: {e}") from None
+        raise DataError(f"{where}: {e}") from None
+    except FloatingPointError:
+        raise DataError(f"{where}: preprocessing {how!r} overflows float64 on these feature "
+                        "values (a range wider than 1.8e308); rescale them, or use preprocess: "
+                        "none") from None
+    _check_finite(where, X)
     groups = None if parsed.groups is None else np.asarray(parsed.groups)
     if groups is not None and groups.shape != (X.shape[0],):
         raise DataError(f"{name}: {groups.shape} groups for {X.shape[0]} points")

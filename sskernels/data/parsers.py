@@ -20,6 +20,7 @@ from __future__ import annotations
 import bz2
 import csv
 import gzip
+import zlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, NamedTuple
@@ -48,20 +49,31 @@ class Parsed(NamedTuple):
 
 
 def labels_array(values) -> np.ndarray:
-    """Labels as given: int64 when all are integers, else float64 when all are numbers, else str."""
+    """Labels as given: int64 when all are integers, else float64 when all are numbers, else str.
+
+    No two labels may become one: float labels are int64 only when every one is an integer
+    within int64's range (1e300 and 2e300 would both cast to the same int64), and text labels
+    stay text when they are integers beyond int64 or numbers that are not finite as floats
+    ("1e400" and "2e400" are both inf)."""
     arr = np.asarray(values)
     if arr.dtype.kind in "biu":
         return arr.astype(np.int64)
     if arr.dtype.kind == "f":
-        integral = arr.size and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr))
+        integral = (arr.size and np.all(np.isfinite(arr)) and np.all(np.abs(arr) < 2.0**63)
+                    and np.all(arr == np.round(arr)))
         return arr.astype(np.int64) if integral else arr.astype(np.float64)
     strings = np.char.strip(arr.astype(str))
-    for kind in (np.int64, np.float64):
-        try:
-            return strings.astype(kind)
-        except ValueError:
-            pass
-    return strings
+    try:
+        return strings.astype(np.int64)
+    except OverflowError:          # integers beyond int64: kept exactly, as text
+        return strings
+    except ValueError:
+        pass
+    try:
+        numbers = strings.astype(np.float64)
+    except (ValueError, OverflowError):
+        return strings
+    return numbers if np.all(np.isfinite(numbers)) else strings
 
 
 # ---------------------------------------------------------------------------- delimited text
@@ -89,7 +101,8 @@ def _read_rows(path: Path, delimiter: str | None) -> list[tuple[int, list[str]]]
         raise DataError(f"{path}: is a directory, expected a data file") from None
     except UnicodeDecodeError as e:
         raise DataError(f"{path}: not a UTF-8 text file (bad byte at offset {e.start})") from None
-    except (csv.Error, OSError, EOFError) as e:
+    except (csv.Error, OSError, EOFError, zlib.error, ValueError) as e:
+        # zlib.error: a corrupt .gz stream (not an OSError); ValueError: e.g. a NUL in the path
         raise DataError(f"{path}: cannot read as text ({e})") from None
     return rows
 
@@ -179,26 +192,54 @@ def parse_delimited(path, *, delimiter: str | None = None, label: int | str = -1
     y = labels_array(labels)
     if np.unique(y).size < 2:
         col = repr(names[target]) if names is not None else str(target + 1)
-        raise DataError(f"{path}: the label column {col} holds a single class ({y[0]!r}); "
+        raise DataError(f"{path}: the label column {col} holds a single class ({y[0].item()!r}); "
                         "classification needs at least 2")
     return Parsed(X, y)
 
 
 # ---------------------------------------------------------------------------- svmlight
 
+#: the most feature columns an svmlight file may declare (its largest index): a stray index
+#: such as 4000000000 would make a matrix whose per-column statistics (minmax, the graph's
+#: norms) take gigabytes; 2**24 is far above any text or hashed-feature set used here
+MAX_SVMLIGHT_FEATURES = 2**24
+
+
 def parse_svmlight(path) -> Parsed:
-    """Parse an svmlight / LIBSVM file (``.gz``/``.bz2`` allowed); X stays sparse (CSR)."""
+    """Parse an svmlight / LIBSVM file (``.gz``/``.bz2`` allowed); X stays sparse (CSR).
+
+    A user's classification file: it must hold data rows, feature columns (at most
+    :data:`MAX_SVMLIGHT_FEATURES`), finite labels and at least two classes."""
     from sklearn.datasets import load_svmlight_file
 
     path = Path(path)
-    if not path.is_file():
+    try:
+        is_file = path.is_file()
+    except (OSError, ValueError) as e:
+        raise DataError(f"{path}: cannot open ({getattr(e, 'strerror', None) or e})") from None
+    if not is_file:
         raise DataError(f"{path}: no such file")
     try:
         X, y = load_svmlight_file(str(path), dtype=np.float64)
-    except (ValueError, TypeError, OSError, EOFError) as e:
+    except (ValueError, TypeError, OSError, EOFError, OverflowError, zlib.error) as e:
         reason = str(e).splitlines()[0] if str(e) else type(e).__name__
         raise DataError(f"{path}: not a valid svmlight/libsvm file ({reason})") from None
-    return Parsed(sp.csr_matrix(X), labels_array(y))
+    if X.shape[0] == 0:
+        raise DataError(f"{path}: no data rows")
+    if X.shape[1] == 0 or X.nnz == 0:
+        raise DataError(f"{path}: no feature values (every line holds a label only)")
+    if X.shape[1] > MAX_SVMLIGHT_FEATURES:
+        raise DataError(f"{path}: {X.shape[1]} feature columns (its largest index) are more "
+                        f"than the {MAX_SVMLIGHT_FEATURES} accepted (a stray index?)")
+    bad = np.flatnonzero(~np.isfinite(y))
+    if bad.size:
+        raise DataError(f"{path}: data row {bad[0] + 1}: expected a finite label, got "
+                        f"{float(y[bad[0]])} ({bad.size} such row(s))")
+    y = labels_array(y)
+    if np.unique(y).size < 2:
+        raise DataError(f"{path}: every label is {y[0].item()!r}: a single class; classification "
+                        "needs at least 2")
+    return Parsed(sp.csr_matrix(X), y)
 
 
 # ---------------------------------------------------------------------------- MATLAB

@@ -10,12 +10,16 @@ the label-dependent work.  ``--backend dask`` hands the same state and tasks to 
 cluster instead, and the warm-up too (:mod:`sskernels.experiment.dask_backend`, chosen by
 :func:`worker_pool`); either way this process alone writes the records.
 
+Before any of this, :func:`prepare` checks the spec against the loaded data, each error one
+line naming the spec's field (:func:`check_holdout`, :func:`check_sizes`): the held-out
+fraction, the labeled points and every k-NN graph's k against the points the learners see.
+
 A record is reused only when its key matches: the key hashes the spec parts of
 the method, the content of the prepared data and the code and library versions
 (:func:`sskernels.experiment.records.record_key`), so neither an edited data
 file nor a change of the code ever brings old numbers back.
 
-One module, ~880 lines, held together by one job, scheduling a run: preparing the data, keying
+One module, ~1000 lines, held together by one job, scheduling a run: preparing the data, keying
 and looking up the records, the local worker pool and the overlapped warm-ups of several specs
 share the Prepared state and its lifecycle; the task body (experiment/tasks.py), the store
 (records.py, archive.py) and the Dask back end already live apart.
@@ -33,7 +37,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from sskernels import provenance as _provenance
-from sskernels.errors import UserError
+from sskernels.errors import SpecError, UserError
 from sskernels.experiment.records import (data_fingerprint, plain, read_data_fingerprint,
                                           read_record, record_key, record_state,
                                           write_data_fingerprint, write_graph_seconds,
@@ -107,9 +111,11 @@ def prepare(spec, n_splits=None):
     if s.holdout > 0:
         if s.protocol == "official":
             raise UserError(f"{spec.path}: field 'splits.holdout': expected 0 with official splits")
+        check_holdout(spec, y.size, classes.size)
         seen, unseen = holdout_split(y, s.holdout, s.seed)
         X, X_test, y_test, y = ds.X[seen], ds.X[unseen], y[unseen], y[seen]
         groups = None if groups is None else groups[seen]
+    check_sizes(spec, y.size, ds.X.shape[0])
     settings = []
     labels = setting_labels(spec)
     try:
@@ -132,6 +138,96 @@ def prepare(spec, n_splits=None):
     extra = (X_test, y_test, official) + (() if groups is None else (groups,))
     fp = data_fingerprint(X, y, classes, extra=extra)
     return Prepared(spec, frozen(X), y, classes, settings, X_test, y_test, data_fingerprint=fp)
+
+
+def _held_out(n, fraction):
+    """The number of held-out points of ``n`` (scikit-learn's rounding: ``ceil(fraction n)``)."""
+    return int(np.ceil(fraction * n)) if fraction else 0
+
+
+def _points(spec, n, n_all):
+    """'the 142 training points of wine (178 points, 36 held out by splits.holdout = 0.2)'."""
+    name = spec.dataset.display
+    if n == n_all:
+        return f"the {n} points of {name}"
+    return (f"the {n} training points of {name} ({n_all} points, {n_all - n} held out by "
+            f"splits.holdout = {spec.splits.holdout:g})")
+
+
+def check_holdout(spec, n, n_classes):
+    """Refuse, naming ``splits.holdout``, a held-out fraction the data set cannot give.
+
+    The rule: the ``ceil(holdout n)`` held-out points are drawn stratified by class, so they
+    hold at least one point per class; the other points, the training part, hold at least
+    one point per class too, and every labeled point of the largest setting
+    (``splits.n_labeled``) plus one unlabeled point.  A setting that does not fit in the
+    ``n`` points even without a holdout is ``splits.n_labeled``'s error (:func:`check_sizes`).
+    """
+    s = spec.splits
+    n_test = _held_out(n, s.holdout)
+    n_train = n - n_test
+    largest = max(s.n_labeled) if s.protocol != "official" else 0
+    need = max(n_classes, largest + 1) if largest < n else n_classes
+    if n_test < n_classes or n_train < need:
+        raise SpecError(spec.path, "splits.holdout", f"a fraction that holds out at least "
+                        f"one point per class ({n_classes}) and leaves at least {need} training "
+                        f"points (the largest n_labeled, {largest}, and one unlabeled point; "
+                        f"one per class): this one holds out {n_test} and leaves {n_train} of "
+                        f"the {n} points of {spec.dataset.display}", s.holdout)
+
+
+def check_sizes(spec, n, n_all):
+    """The spec's sizes against the ``n`` points the learners see (``n_all`` before the
+    holdout), before any graph is built or any method fitted: each setting's labeled points
+    leave at least one unlabeled point (``splits.n_labeled`` or ``splits.per_class[i]``),
+    and every k-NN graph has fewer neighbours than points (:func:`check_neighbours`)."""
+    s = spec.splits
+    if s.protocol != "official":
+        for i, n_lab in enumerate(s.n_labeled):
+            if n_lab >= n:
+                field_ = f"splits.per_class[{i}]" if s.per_class else "splits.n_labeled"
+                raise SpecError(spec.path, field_, f"fewer labeled points than "
+                                f"{_points(spec, n, n_all)} (at least one must stay "
+                                f"unlabeled)", s.per_class[i] if s.per_class else n_lab)
+    check_neighbours(spec, n, n_all)
+
+
+def check_neighbours(spec, n, n_all=None):
+    """Every k-NN graph of the spec's methods has fewer neighbours than the ``n`` points it
+    is built on: ``graph.k``, or a method's own ``params.n_neighbors``, named when not."""
+    for i, method in enumerate(spec.methods):
+        try:
+            est = build(spec, method)
+        except (ValueError, TypeError) as exc:
+            raise UserError(f"{spec.path}: methods[{i}] ({method.label}): {exc}") from None
+        for k in _neighbour_counts(est):
+            if k >= n:
+                own = _param_path(method.params, "n_neighbors")
+                field_ = f"methods[{i}].params.{own}" if own else "graph.k"
+                raise SpecError(spec.path, field_, f"fewer neighbours than "
+                                f"{_points(spec, n, n if n_all is None else n_all)} (a k-NN "
+                                f"graph needs k < n)", k)
+
+
+def _neighbour_counts(est):
+    """The ``n_neighbors`` of every k-NN graph builder in ``est`` (nested ones included)."""
+    from sskernels.graph import KNNGraph
+
+    found = [est] + (list(est.get_params(deep=True).values())
+                     if hasattr(est, "get_params") else [])
+    return sorted({int(g.n_neighbors) for g in found if isinstance(g, KNNGraph)})
+
+
+def _param_path(params, key):
+    """The dotted path of ``key`` in a method's ``params`` (nested mappings), or None."""
+    for name, value in params.items():
+        if name == key:
+            return name
+        if isinstance(value, dict):
+            sub = _param_path(value, key)
+            if sub is not None:
+                return f"{name}.{sub}"
+    return None
 
 
 def frozen(X):
@@ -172,6 +268,7 @@ def prepare_regression(spec, ds, n_splits=None):
                             f"are the test points), got {n_lab}")
         settings.append((labels[i], regression_splits(pool, n_lab, n_splits or s.n_splits,
                                                       s.seed)))
+    check_neighbours(spec, ds.X.shape[0])
     fp = data_fingerprint(ds.X, np.zeros(0, dtype=np.int64), [], extra=(Y, [pool]))
     return Prepared(spec, ds.X, Y, np.array([]), settings, data_fingerprint=fp,
                     task="regression", pool=pool)
@@ -257,12 +354,40 @@ def _init_worker():
     from threadpoolctl import threadpool_limits
 
     # Ctrl-C is the parent's to handle (it says what is kept); a worker that also took it
-    # would print its own traceback ("SpawnPoolWorker ...") over the message
+    # would print its own traceback ("SpawnPoolWorker ...") over the message.  The worker
+    # started with SIGINT blocked (_sigint_blocked): ignoring it drops a Ctrl-C pending
+    # since, and only then is it unblocked
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     # one BLAS thread per worker: the workers already use the cores
     threadpool_limits(1)
+
+
+@contextmanager
+def _sigint_blocked():
+    """SIGINT blocked in this thread while it spawns the local workers, which inherit the
+    mask: a Ctrl-C (sent to the whole process group) while a worker still imports, before
+    :func:`_init_worker` ignores it, stays pending there instead of printing a
+    KeyboardInterrupt traceback.  Here it stays pending too, and is raised once unblocked
+    (the run's one line, exit 130).  Multiprocessing's resource tracker is started first:
+    starting it unblocks SIGINT (SIG_UNBLOCK, not the mask it found), which would let the
+    workers spawned after it start with SIGINT deliverable."""
+    import signal
+
+    if not hasattr(signal, "pthread_sigmask"):       # no signal masks (Windows)
+        yield
+        return
+    from multiprocessing import resource_tracker
+
+    resource_tracker.ensure_running()
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def _load_state(path):
@@ -325,7 +450,9 @@ class WorkerPool:
             import tempfile
 
             self._dir = tempfile.mkdtemp(prefix="sskernels-workers-")
-            self._pool = mp.get_context("spawn").Pool(self.jobs, initializer=_init_worker)
+            # the workers, and the pool's threads that replace them, inherit the mask
+            with _sigint_blocked():
+                self._pool = mp.get_context("spawn").Pool(self.jobs, initializer=_init_worker)
         return self._pool
 
     def state_file(self, state, artifacts):
