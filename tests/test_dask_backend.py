@@ -1,20 +1,21 @@
 """``sskernels run --backend dask``: the same records and summaries as ``--jobs 1``.
 
 A Liu et al. Table 3-like spec (wine, the harmonic function and TSK, 6 splits) is run once
-with ``--jobs 1``, then on Dask: on the local cluster the CLI starts itself (``--jobs 2``),
-and on a cluster this test starts (``--scheduler``), one of whose two workers is killed
-mid-run; then records are deleted and the run resumed.  Everything but the timings must be
-identical.  Skipped when Dask's ``distributed`` cannot be imported.
+with ``--jobs 1``, then on the local cluster the CLI starts itself (``--jobs 2``).  On a
+cluster this test starts (``--scheduler``) the spec of tests/hold_methods.py runs, whose
+second fit kills its own worker mid-run (no race: the kill is that fit's, once a record is
+written); then records are deleted and the run resumed.  Everything but the timings must be
+identical to ``--jobs 1``.  Also: Ctrl-C on the local cluster, and on the local pool
+(``--jobs 2`` without Dask) while a worker still starts; a spec refused by a task on a
+worker, or by the driver before any task.  Skipped when Dask's ``distributed`` cannot be
+imported.
 """
 
 import csv
 import json
 import os
-import signal
 import subprocess
 import sys
-import time
-from pathlib import Path
 
 import pytest
 
@@ -79,12 +80,38 @@ def test_local_dask_cluster_gives_the_records_and_summaries_of_one_job(reference
     assert summary(out) == summary(reference["out"])
 
 
+@pytest.fixture(scope="module")
+def held_reference(tmp_path_factory):
+    """The records and summaries of tests/hold_methods.py's spec (``hold-harmonic``, 6 splits
+    of wine) run with one job and no hold."""
+    from hold_methods import N_SPLITS, records as held_records, run as held_run, run_env
+    from hold_methods import write_spec as held_spec
+
+    tmp = tmp_path_factory.mktemp("held_reference")
+    spec, out = held_spec(tmp)
+    code, _, stderr = held_run(["run", spec, "--no-progress", "--no-reuse"],
+                               run_env(cli_env(tmp)), tmp)
+    assert code == 0, stderr
+    assert len(held_records(out)) == N_SPLITS
+    return out
+
+
 @pytest.fixture
-def cluster():
-    """A LocalCluster of two single-threaded worker processes, as ``dask worker`` would run."""
+def killing_cluster(tmp_path):
+    """A LocalCluster of two single-threaded worker processes, as ``dask worker`` would run,
+    whose second ``hold-harmonic`` fit kills its own worker (SIGKILL) once a record of the
+    spec at ``tmp_path`` is written (tests/hold_methods.py: ``SSKERNELS_TEST_KILL_WORKER_AT``;
+    the workers preload ``hold_methods``, which registers the method).  Yields
+    ``(address, client, calls)``, ``calls`` the folder of the fits' call files."""
     import dask
     from distributed import Client, LocalCluster
+    from hold_methods import run_env, write_spec as held_spec
 
+    _, out = held_spec(tmp_path)
+    calls = tmp_path / "calls"
+    calls.mkdir()
+    env = run_env({"PYTHONPATH": str(REPO)}, hold=calls, records=out / "records",
+                  kill_worker_at=2)
     # a result not yet gathered from a killed worker is recomputed elsewhere once the
     # scheduler and the driver give up connecting to it: 30 s by default, 3 s here.  The
     # spec's state is scattered to every worker (broadcast); the Active Memory Manager's
@@ -95,35 +122,40 @@ def cluster():
     with dask.config.set({"distributed.comm.timeouts.connect": "3s",
                           "distributed.scheduler.active-memory-manager.start": False}):
         cl = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                          dashboard_address=None, env={"PYTHONPATH": str(REPO)})
+                          dashboard_address=None, env=env, preload=["hold_methods"])
         client = Client(cl)
-        yield cl.scheduler_address, client
+        yield cl.scheduler_address, client, calls
         client.close()
         cl.close()
 
 
-def test_a_killed_worker_is_replaced_and_a_rerun_resumes(reference, cluster):
-    address, client = cluster
-    tmp, env = reference["tmp"], dict(reference["env"])
+def test_a_killed_worker_is_replaced_and_a_rerun_resumes(held_reference, killing_cluster,
+                                                         tmp_path):
+    """A worker killed mid-run (its task's fit kills it: not raced, see killing_cluster) is
+    replaced by its nanny, its task runs again, and the run completes with the records of an
+    uninterrupted run; then deleted records are recomputed, and only they."""
+    from hold_methods import (BOUND, N_SPLITS, records as held_records, run as held_run,
+                              run_env, write_spec as held_spec)
+
+    address, client, calls = killing_cluster
+    before_kill = set(client.run(os.getpid).values())
+    assert len(before_kill) == 2
+    env = run_env(cli_env(tmp_path))
     env["DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT"] = "3s"      # as the cluster's
-    spec, out = write_spec(tmp, "dask_remote")
+    spec, out = held_spec(tmp_path)
     args = ["run", spec, "--backend", "dask", "--scheduler", address, "--no-reuse",
             "--no-progress"]
-    proc = subprocess.Popen([sys.executable, "-m", "sskernels", *map(str, args)], env=env,
-                            cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 120
-    while time.time() < deadline and not list((out / "records").rglob("split_*.json")):
-        time.sleep(0.05)
-    pids = client.run(os.getpid)
-    victim = sorted(pids.values())[0]
-    at_kill = len(list((out / "records").rglob("split_*.json")))
-    os.kill(victim, signal.SIGKILL)          # mid-run: its task is rescheduled elsewhere
-    stdout, stderr = proc.communicate(timeout=180)
-    assert proc.returncode == 0, stderr
-    assert 1 <= at_kill < N_RECORDS
-    assert victim not in client.run(os.getpid).values()
-    assert records(out) == records(reference["out"])
-    assert summary(out) == summary(reference["out"])
+    code, _, stderr = held_run(args, env, tmp_path)
+    assert code == 0, stderr
+    assert (calls / "killed").is_file(), stderr       # the kill came from the second fit
+    victim, at_kill = map(int, (calls / "killed").read_text().split())
+    assert victim in before_kill
+    assert 1 <= at_kill < N_SPLITS                    # mid-run: its own split was not done
+    client.wait_for_workers(2, timeout=BOUND)          # the nanny replaced it
+    after_kill = set(client.run(os.getpid).values())
+    assert victim not in after_kill and len(after_kill) == 2
+    assert held_records(out) == held_records(held_reference)
+    assert summary(out) == summary(held_reference)
 
     # resume: only the deleted records are computed again, and the summary is the same
     files = sorted((out / "records").rglob("split_*.json"))
@@ -131,13 +163,15 @@ def test_a_killed_worker_is_replaced_and_a_rerun_resumes(reference, cluster):
     gone = [files[1], files[-1]]
     for p in gone:
         p.unlink()
-    res = run([spec, "--backend", "dask", "--scheduler", address], env, tmp)
-    assert res.returncode == 0, res.stderr
+    n_calls = len(list(calls.glob("call_*")))
+    code, _, stderr = held_run(args, env, tmp_path)
+    assert code == 0, stderr
+    assert len(list(calls.glob("call_*"))) == n_calls + len(gone)     # two fits, no more
     after = {p: p.stat().st_mtime_ns for p in sorted((out / "records").rglob("split_*.json"))}
     assert set(after) == set(before)
     assert sorted(p for p in after if after[p] != before[p]) == sorted(gone)
-    assert records(out) == records(reference["out"])
-    assert summary(out) == summary(reference["out"])
+    assert held_records(out) == held_records(held_reference)
+    assert summary(out) == summary(held_reference)
 
 
 def cli_error(monkeypatch, capsys, args):
@@ -180,54 +214,82 @@ def test_the_cli_and_the_local_runner_do_not_import_dask(tmp_path):
     assert res.stdout.strip() == "[]"
 
 
-@pytest.mark.parametrize("edit, needle", [
-    # the warm-up task (the graph) refuses the spec
-    ({"k: 6,": "k: 500,"}, "methods[0] (harmonic): a 500-NN graph needs more than 500"),
-    # a split's task refuses it
-    ({"n_components: 10": "n_components: 500"}, "asked for 500 eigenpairs"),
-])
-def test_a_task_refusing_the_spec_is_one_line_and_exit_2(tmp_path, edit, needle):
-    """A UserError raised on a worker reaches the driver as its one line: the worker does not
-    log it ("Compute Failed" and a traceback) above that line."""
+def bad_spec(tmp_path, edit):
+    """SPEC with ``edit`` (``{old: new}``, each old text present) as ``tmp_path/bad.yaml``."""
     text = SPEC.format(name="bad", output=tmp_path / "out")
     for old, new in edit.items():
         assert old in text
         text = text.replace(old, new)
     spec = tmp_path / "bad.yaml"
     spec.write_text(text)
+    return spec
+
+
+@pytest.mark.parametrize("edit, needle", [
+    # the warm-up task refuses the spec: the harmonic function on a precomputed affinity
+    # matrix, but wine's rows are features (the driver reads no method's input; the graph
+    # is the warm-up's, on the cluster)
+    ({"  - name: harmonic\n": "  - name: harmonic\n    params: {graph: precomputed}\n"},
+     "methods[0] (harmonic): graph='precomputed' needs a square (n, n) affinity matrix, "
+     "got (178, 13)"),
+    # a split's task refuses it
+    ({"n_components: 10": "n_components: 500"}, "asked for 500 eigenpairs"),
+])
+def test_a_task_refusing_the_spec_is_one_line_and_exit_2(tmp_path, edit, needle):
+    """A UserError raised on a worker reaches the driver as its one line: the worker does not
+    log it ("Compute Failed" and a traceback) above that line."""
+    spec = bad_spec(tmp_path, edit)
     res = run([spec, "--backend", "dask", "--jobs", "2"], cli_env(tmp_path), tmp_path)
     assert res.returncode == 2, res.stderr
     assert "Compute Failed" not in res.stderr and "UserError" not in res.stderr, res.stderr
     assert_one_error_line(res.stderr, "bad.yaml", needle)
 
 
-SLOW = """dataset: sklearn-wine
-preprocess: minmax
-splits: {n_splits: 200, n_labeled: 20}
-methods: [lapsvm]
-output: OUT
-"""
+@pytest.mark.parametrize("where", [["--jobs", "2"], ["--scheduler", "tcp://127.0.0.1:9"]])
+def test_a_graph_k_of_n_or_more_is_refused_on_the_driver_before_any_task(tmp_path, where):
+    """graph.k >= n never reaches a task: the driver refuses it once the data are loaded
+    (runner.check_neighbours), before it starts or reaches a cluster.  With a scheduler at a
+    closed port the refusal is still the spec's line, not "cannot connect"."""
+    spec = bad_spec(tmp_path, {"k: 6,": "k: 500,"})
+    env = cli_env(tmp_path)
+    env["DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT"] = "3s"     # a regression fails fast
+    res = run([spec, "--backend", "dask", *where], env, tmp_path)
+    assert res.returncode == 2, res.stderr
+    assert_one_error_line(res.stderr, "bad.yaml", "field 'graph.k': expected fewer neighbours "
+                          "than the 178 points of sklearn-wine", "got 500")
+    assert not list((tmp_path / "out").rglob("split_*.json"))     # nothing was run
 
 
 def test_ctrl_c_on_the_local_cluster_is_one_line_and_exit_130(tmp_path, sigint_not_ignored):
     """The workers of the CLI's own cluster ignore SIGINT (a terminal sends it to the whole
-    process group): only the driver's one line is printed, and the records are kept."""
-    spec, out = tmp_path / "slow.yaml", tmp_path / "out"
-    spec.write_text(SLOW.replace("OUT", str(out)))
-    proc = subprocess.Popen([sys.executable, "-m", "sskernels", "run", str(spec), "--backend",
-                             "dask", "--jobs", "2", "--no-progress"], env=cli_env(tmp_path),
-                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, start_new_session=True)
-    records = out / "records" / "lapsvm" / "20_labeled"
-    deadline = time.time() + 120
-    # a finished record, not the temporary file of one being written (atomic write)
-    while time.time() < deadline and not (records.is_dir() and any(records.glob("split_*.json"))):
-        time.sleep(0.1)
-    assert records.is_dir(), "no record written within 120 s"
-    os.killpg(proc.pid, signal.SIGINT)
-    _, stderr = proc.communicate(timeout=60)
+    process group): only the driver's one line is printed, and the records are kept.
+
+    The run is not raced: its method, ``hold-harmonic`` (tests/hold_methods.py, run through
+    tests/hold_run.py), sends the Ctrl-C to the run's process group from a worker, from its
+    second fit once the first record is written, and holds every later fit until the
+    interrupt has stopped the run.  The cluster's workers are up before any task runs."""
+    from hold_methods import (BOUND, N_SPLITS, launch, records as held_records, run as held_run,
+                              run_env, temporaries, write_spec as held_spec)
+
+    spec, out = held_spec(tmp_path)
+    calls = tmp_path / "calls"
+    calls.mkdir()
+    args = ["run", spec, "--backend", "dask", "--jobs", "2", "--no-progress"]
+    env = run_env(cli_env(tmp_path), hold=calls, records=out / "records")
+    with launch(args, env, tmp_path) as proc:
+        _, stderr = proc.communicate(timeout=BOUND)
+    assert (calls / "interrupted").is_file(), stderr     # the Ctrl-C came from the hold
     assert proc.returncode == 130, stderr
     lines = [ln for ln in stderr.splitlines() if ln.strip()]
     assert lines == ["interrupted; the finished splits are recorded: rerun the same command to "
                      "resume"], stderr
-    assert len(list(records.glob("split_*.json"))) >= 1
+    kept = held_records(out, seconds=True)
+    assert len(kept) == 1, sorted(kept)      # the first fit's: every later fit was held
+
+    # the same command again resumes: the kept record stays as it is, the others are made
+    code, _, stderr = held_run(args, run_env(cli_env(tmp_path)), tmp_path)
+    assert code == 0, stderr
+    after = held_records(out, seconds=True)
+    assert len(after) == N_SPLITS
+    assert {k: after[k] for k in kept} == kept
+    assert temporaries(out) == []

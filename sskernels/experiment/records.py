@@ -9,6 +9,13 @@ skips the rest; a stale record is never reused.
 
 ``<output>/data_fingerprint.json`` holds the data fingerprint of the last run,
 so that ``sskernels table`` can check the keys without loading the data.
+
+Every file is written through a temporary file beside it and a rename
+(:func:`atomic_write_bytes`), so a killed run never leaves half a record; what it can leave
+is that temporary file, ``.split_NNN.json.XXXXXXXX.tmp``.  The next run into the folder
+removes those (:func:`remove_stale_temporaries`, from :func:`claim_output`), but never one
+a live writer may still rename: a writer holds a shared lock (``flock``) on the folder of
+its temporary file while it exists, and a folder is cleaned only under an exclusive lock.
 """
 
 from __future__ import annotations
@@ -60,20 +67,115 @@ def atomic_write_text(path, text):
 
 
 def atomic_write_bytes(path, data):
-    """Write ``data`` (bytes) to ``path`` through a temporary file and an atomic rename."""
+    """Write ``data`` (bytes) to ``path`` through a temporary file and an atomic rename.
+
+    The temporary file, ``.<name>.XXXXXXXX.tmp`` beside ``path`` (:data:`TMP_NAME`), lives
+    only while the folder is locked shared (:class:`_FolderLock`): a process killed before
+    the rename leaves it, and :func:`remove_stale_temporaries` removes it later, never while
+    a writer may still rename it."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    with _FolderLock(path.parent, exclusive=False):
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        try:
+            os.fchmod(fd, 0o666 & ~_umask())
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+
+#: the name of :func:`atomic_write_bytes`'s temporary file for target ``NAME``:
+#: ``.NAME.XXXXXXXX.tmp``, the 8 characters ``tempfile.mkstemp``'s random part
+TMP_NAME = re.compile(r"\.(?P<target>.+)\.[a-z0-9_]{8}\.tmp")
+#: the names a record's target may have (:func:`record_path`)
+_RECORD_NAME = re.compile(r"split_\d{3,}\.json")
+
+
+class _FolderLock:
+    """An advisory lock (``flock``) on a folder, held while the ``with`` block runs.
+
+    Shared (``exclusive=False``): a writer whose temporary file is in the folder; it waits
+    while a cleaner holds the folder.  Exclusive: a cleaner (:func:`remove_stale_temporaries`),
+    which does not wait: the ``with`` gives False when a writer holds the folder, as it does
+    where folders cannot be locked (no ``fcntl``, or a file system refusing the lock), so
+    that nothing is removed there.  The kernel drops the lock of a killed process."""
+
+    def __init__(self, folder, exclusive=False):
+        self.folder, self.exclusive, self._fd = folder, exclusive, None
+
+    def __enter__(self):
+        try:
+            import fcntl
+        except ImportError:          # no flock (Windows): writers go on, nothing is cleaned
+            return False
+        try:
+            self._fd = os.open(self.folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        except OSError:
+            return False
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB if self.exclusive
+                        else fcntl.LOCK_SH)
+        except OSError:
+            return False
+        except BaseException:        # a Ctrl-C while waiting: __exit__ will not run
+            self.__exit__()
+            raise
+        return True
+
+    def __exit__(self, *exc):
+        if self._fd is not None:
+            os.close(self._fd)       # releases the lock
+            self._fd = None
+        return False
+
+
+def _names(folder):
     try:
-        os.fchmod(fd, 0o666 & ~_umask())
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        return os.listdir(folder)
+    except OSError:
+        return []
+
+
+def _stale(name, pattern, target=None):
+    """Whether ``name`` is a temporary file of :func:`atomic_write_bytes` (``pattern``) for
+    a target whose name matches ``target`` (any when None)."""
+    m = pattern.fullmatch(name)
+    return m is not None and (target is None or target.fullmatch(m["target"]) is not None)
+
+
+def remove_stale_temporaries(output):
+    """Remove the temporary files of writes that never finished (a run killed between
+    writing a file and renaming it: ``SIGKILL``, a power cut) from the output folder
+    ``output``: ``.split_NNN.json.XXXXXXXX.tmp`` in its record folders
+    (``records/<label>/<setting>/``) and ``.NAME.XXXXXXXX.tmp`` (:data:`TMP_NAME`) beside its
+    summaries.  Only names of that form, only in those folders, and only in a folder no
+    writer holds (:class:`_FolderLock`): a run writing into the same folder right now keeps
+    its temporary files (that folder is cleaned by a later run).  Returns the paths removed."""
+    output = Path(output)
+    folders = [(output, TMP_NAME, None)]
+    folders += [(p, TMP_NAME, _RECORD_NAME) for p in sorted(output.glob("records/*/*"))
+                if p.is_dir()]
+    removed = []
+    for folder, pattern, target in folders:
+        if not any(_stale(n, pattern, target) for n in _names(folder)):
+            continue
+        with _FolderLock(folder, exclusive=True) as held:
+            if not held:
+                continue
+            for name in [n for n in _names(folder) if _stale(n, pattern, target)]:
+                path = folder / name
+                try:
+                    if path.is_file() or path.is_symlink():
+                        path.unlink()
+                        removed.append(path)
+                except OSError:          # not ours to remove after all (permissions)
+                    pass
+    return removed
 
 
 def _umask():
@@ -246,6 +348,8 @@ def claim_output(spec):
     created or written, or a non-empty folder that sskernels did not create (its files could
     be overwritten: a user's own ``summary.csv``) is refused with one line naming the spec
     file and the field.  A folder of an earlier version (holding ``records/``) is adopted.
+    The temporary files a killed run left there are removed
+    (:func:`remove_stale_temporaries`).
     """
     from sskernels.errors import SpecError
 
@@ -272,4 +376,5 @@ def claim_output(spec):
             refuse("not writable")
     except OSError as exc:
         refuse(f"cannot create or write it: {exc.strerror or exc}")
+    remove_stale_temporaries(path)
     return path
