@@ -2,10 +2,11 @@
 step of the run, instead of a test that watches the run and races it.
 
 Run the CLI through :mod:`hold_run` (``python -m hold_run run SPEC.yaml ...`` with this
-folder on ``PYTHONPATH``, in a new session: ``start_new_session=True``); importing this
-module registers the method ``hold-harmonic``, in the run's process and in its worker
-processes (local ``--jobs`` and Dask's local cluster spawn them, and a spawned process
-imports the launcher ``hold_run`` first, as ``__mp_main__``).
+folder on ``PYTHONPATH``, in a new session: ``start_new_session=True``); the launcher
+registers the method ``hold-harmonic`` (:func:`register`) in the run's process and in its
+worker processes (local ``--jobs`` spawns them, and a spawned process imports the launcher
+first, as ``__mp_main__``; Dask's workers preload this module, :func:`dask_setup`), never in
+the test process.
 
 ``hold-harmonic`` is the harmonic function (:class:`HoldHarmonic`) whose ``fit`` counts its
 calls across every process of the run (one file per call in ``$SSKERNELS_TEST_HOLD_DIR``).
@@ -211,9 +212,18 @@ class _Factory:
         return HoldHarmonic(**params)
 
 
-METHODS["hold-harmonic"] = MethodInfo(
-    "hold-harmonic", _Factory(), "test only", "harmonic function, held at a known call",
-    True, "the harmonic function, held at a known fit (tests/hold_methods.py)")
+def register():
+    """Register ``hold-harmonic`` in this process's method table: the run's processes only
+    (tests/hold_run.py, a Dask worker's preload via :func:`dask_setup`), never the test
+    process itself, whose registry the other tests read whole."""
+    METHODS["hold-harmonic"] = MethodInfo(
+        "hold-harmonic", _Factory(), "test only", "harmonic function, held at a known call",
+        True, "the harmonic function, held at a known fit (tests/hold_methods.py)")
+
+
+def dask_setup(worker):
+    """Dask's preload hook (``preload=["hold_methods"]``): the worker can run the method."""
+    register()
 
 
 _RECORD = re.compile(r"split_\d+\.json")

@@ -9,6 +9,8 @@ its pool's initializer runs) by :func:`hold_methods.hold_worker_start`.
 
 import hold_methods
 
+hold_methods.register()
+
 if __name__ == "__main__":
     from sskernels.cli import main
 
