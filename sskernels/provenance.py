@@ -141,6 +141,9 @@ def _resolve(module, attr, root, seen=None):
         return module
     seen.add((module, attr))
     for node in _tree(module, root).body:           # a re-export at the top of __init__
+        lazy = _lazy_exports(node)
+        if attr in lazy and lazy[attr].split(".")[0] == PACKAGE:
+            return _resolve(lazy[attr], attr, root, seen)
         if isinstance(node, ast.ImportFrom):
             for alias in node.names:
                 if (alias.asname or alias.name) == attr:
@@ -148,6 +151,16 @@ def _resolve(module, attr, root, seen=None):
                     if source.split(".")[0] == PACKAGE:
                         return _resolve(source, alias.name, root, seen)
     return module
+
+
+def _lazy_exports(node):
+    """``{name: module}`` of a package's lazy re-exports: a top-level assignment
+    ``_EXPORTS = {"Name": "package.module", ...}`` (read by its ``__getattr__``)."""
+    if not (isinstance(node, ast.Assign) and isinstance(node.value, ast.Dict)
+            and any(isinstance(t, ast.Name) and t.id == "_EXPORTS" for t in node.targets)):
+        return {}
+    return {k.value: v.value for k, v in zip(node.value.keys, node.value.values)
+            if isinstance(k, ast.Constant) and isinstance(v, ast.Constant)}
 
 
 @functools.lru_cache(maxsize=4096)
@@ -224,6 +237,52 @@ def estimator_modules(est):
             except TypeError:
                 continue
             todo.extend(params.values())
+    return out
+
+
+#: top-level packages whose code is covered by a version in every key (:data:`LIBRARIES`),
+#: with the standard library's
+_VERSIONED = frozenset({"sklearn", "numpy", "scipy", "highspy", "builtins"})
+
+
+def foreign_modules(est):
+    """``{module: digest}`` of the modules of a user's estimator classes inside ``est``
+    (``est`` itself and the estimators among its parameters, as :func:`estimator_modules`
+    walks them) that are neither the package's nor a versioned library's: a user's method
+    is keyed by its own module's normalized source, so editing it makes its records stale.
+    A module without a readable source file raises ``ValueError`` (its records could not
+    be told apart from another version's)."""
+    import sys
+
+    out, todo, seen = {}, [est], set()
+    while todo:
+        obj = todo.pop()
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        if isinstance(obj, (list, tuple, dict)):
+            todo.extend(obj.values() if isinstance(obj, dict) else obj)
+            continue
+        cls = obj if isinstance(obj, type) else type(obj)
+        for klass in cls.__mro__:
+            mod = klass.__module__
+            top = mod.split(".")[0]
+            if top in (PACKAGE, *_VERSIONED) or top.startswith("_") or mod in out:
+                continue
+            if top in sys.stdlib_module_names:
+                continue
+            path = getattr(sys.modules.get(mod), "__file__", None)
+            if not path or not str(path).endswith(".py") or not Path(path).is_file():
+                raise ValueError(f"{mod}: no Python source file to key its records on "
+                                 f"(class {klass.__qualname__})")
+            st = Path(path).stat()
+            out[mod] = _digest_cached(str(path), st.st_mtime_ns, st.st_size)
+        get_params = getattr(obj, "get_params", None)
+        if callable(get_params) and not isinstance(obj, type):
+            try:
+                todo.extend(get_params(deep=False).values())
+            except TypeError:
+                continue
     return out
 
 

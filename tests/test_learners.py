@@ -316,6 +316,7 @@ def test_consistency_agrees_with_sklearn_label_spreading(alpha):
     np.testing.assert_array_equal(cons.transduction_, ls.transduction_)
     P = cons.scores_ / cons.scores_.sum(axis=1, keepdims=True)
     np.testing.assert_allclose(P, ls.label_distributions_, atol=1e-8)
+    np.testing.assert_allclose(cons.label_distributions_, ls.label_distributions_, atol=1e-8)
 
 
 def test_consistency_and_harmonic_induction_against_brute_force():
@@ -323,11 +324,18 @@ def test_consistency_and_harmonic_induction_against_brute_force():
     rng = np.random.default_rng(4)
     Xnew = X[rng.choice(178, 12)] + 0.05 * rng.standard_normal((12, 13))
     Wx, wx = brute_wx(Xnew, X, 6)
+    def rows(F):            # class masses normalized per row
+        return F / F.sum(axis=1, keepdims=True)
+
     cons = Consistency(alpha=0.99).fit(X, yp)
-    np.testing.assert_allclose(cons.decision_function(Xnew), 0.99 * wx @ cons.scores_, atol=1e-12)
+    ref = 0.99 * wx @ cons.scores_
+    np.testing.assert_allclose(cons.predict_proba(Xnew), rows(ref), atol=1e-12)
+    np.testing.assert_allclose(cons.decision_function(Xnew), rows(ref), atol=1e-12)
+    np.testing.assert_array_equal(cons.predict(Xnew), cons.classes_[ref.argmax(axis=1)])
     har = HarmonicFunction().fit(X, yp)
     ref = (Wx @ har.scores_) / Wx.sum(axis=1, keepdims=True)
-    np.testing.assert_allclose(har.decision_function(Xnew), ref, atol=1e-12)
+    np.testing.assert_allclose(har.predict_proba(Xnew), rows(ref), atol=1e-12)
+    np.testing.assert_allclose(har.decision_function(Xnew), rows(ref), atol=1e-12)
     np.testing.assert_array_equal(har.predict(Xnew), har.classes_[ref.argmax(axis=1)])
 
 

@@ -398,8 +398,10 @@ def test_estimator_conventions_and_validation(monkeypatch):
         SpectralKernelLearningKTA(**GRAPH, epsilon=-1).fit(X, yp)
     assert built == []                       # every parameter is checked before the graph
     monkeypatch.undo()
-    with pytest.raises(NotImplementedError):
-        SpectralKernelLearningKTA(**GRAPH).fit(X, yp).predict(X[:3])
+    fitted = SpectralKernelLearningKTA(**GRAPH).fit(X, yp)
+    assert not hasattr(fitted, "predict")      # transductive only (available_if)
+    with pytest.raises(AttributeError, match="has no attribute 'predict'"):
+        fitted.predict(X[:3])
 
 
 @pytest.mark.parametrize("make", [lambda: SpectralKernelLearningKTA(**GRAPH),

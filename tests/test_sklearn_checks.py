@@ -27,8 +27,8 @@ Skipped BY NAME, for a reason that is a property of transductive learning:
 * for a transductive-only method (the registry's ``inductive=False``: SKL,
   SKL_KTA -- Mao & Tsang give no out-of-sample rule), the checks in
   :data:`PREDICT_CHECKS`: each calls ``predict`` / ``decision_function`` /
-  ``score`` on points given as features, which such a learner refuses
-  (``NotImplementedError: ... is transductive only``);
+  ``score`` on points given as features, methods such a learner does not have
+  (hidden by scikit-learn's ``available_if``: ``hasattr(est, "predict")`` is False);
 * ``check_classifiers_classes``: its last problem labels the classes ``[-1, 1]``,
   and ``y == -1`` marks an unlabeled point (the package's and
   ``sklearn.semi_supervised``'s convention; scikit-learn exempts its own
@@ -171,7 +171,8 @@ PREDICT_CHECKS = {
     "check_methods_subset_invariance", "check_dict_unchanged", "check_fit_idempotent",
 }
 TRANSDUCTIVE_REASON = ("predicts on points given as features; this method is transductive only "
-                       "(no out-of-sample rule in its paper: predict raises NotImplementedError)")
+                       "(no out-of-sample rule in its paper: it has no predict, decision_function "
+                       "or score, scikit-learn's available_if)")
 
 #: check name -> (applies to this estimator?, reason): skipped because transductive
 SKIPPED_CHECKS = {

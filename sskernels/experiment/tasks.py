@@ -45,8 +45,49 @@ def method_params(spec, method):
 
 
 def build(spec, method):
-    """The unfitted estimator of ``method`` of ``spec``."""
-    return make_method(method.name, **method_params(spec, method))
+    """The unfitted estimator of ``method`` of ``spec``; a method with a ``grid`` (a user's
+    estimator) is wrapped in the selection on the labeled points
+    (:class:`~sskernels.learners.selection.SelectOnLabeled`)."""
+    est = make_method(method.name, **method_params(spec, method))
+    grid = getattr(method, "grid", None)
+    if grid:
+        from sskernels.learners.selection import SelectOnLabeled
+
+        est = SelectOnLabeled(est, dict(grid))
+    return est
+
+
+def labels_of(est, X, n, name, what="transduction"):
+    """The labels a fitted estimator gives: ``transduction_`` (the training points'), else
+    ``predict(X)``; a user's estimator that gives neither, or not ``n`` labels, breaks the
+    contract: a :class:`~sskernels.errors.ParameterError` naming it."""
+    from sskernels.errors import ParameterError
+
+    pred = getattr(est, "transduction_", None) if what == "transduction" else None
+    if pred is None:
+        if not callable(getattr(est, "predict", None)):
+            raise ParameterError(f"method {name!r}: {type(est).__name__} has no transduction_ "
+                                 "after fit and no predict")
+        pred = est.predict(X)
+    pred = np.asarray(pred)
+    if pred.ndim != 1 or pred.shape[0] != n:
+        raise ParameterError(f"method {name!r}: {type(est).__name__} gives labels of shape "
+                             f"{pred.shape} for {n} points (expected ({n},))")
+    return pred
+
+
+def _fit(est, X, y, info):
+    """``est.fit(X, y)``; a user's estimator's exception is the user's (a
+    :class:`~sskernels.errors.ParameterError` naming it), a registered one's propagates."""
+    if not info.user:
+        return est.fit(X, y)
+    from sskernels.errors import ParameterError
+
+    try:
+        return est.fit(X, y)
+    except Exception as exc:
+        raise ParameterError(f"method {info.name!r}: fit raised {type(exc).__name__}: "
+                             f"{exc}") from None
 
 
 def method_code_modules(est, oracle=False):
@@ -77,17 +118,18 @@ def run_task(task, prep):
     unl = y_partial == -1
     oracle = None
     est = build(spec, method)
+    info = get_method(method.name)
     t0 = time.perf_counter()
     if getattr(method, "select", None) == "oracle":   # best TEST accuracy: never a default
         from sskernels.experiment.oracle import oracle_fit
 
         est, oracle = oracle_fit(est, prep.X, y_partial, prep.y)
     else:
-        est.fit(prep.X, y_partial)
-    pred = np.asarray(est.transduction_)
+        _fit(est, prep.X, y_partial, info)
+    pred = labels_of(est, prep.X, prep.y.size, method.name)
     metrics = {"accuracy": 100.0 * float(np.mean(pred[unl] == prep.y[unl]))}
-    if prep.X_test is not None and get_method(method.name).inductive:
-        pred_test = np.asarray(est.predict(prep.X_test))
+    if prep.X_test is not None and info.inductive:
+        pred_test = labels_of(est, prep.X_test, prep.y_test.size, method.name, "predict")
         metrics["inductive accuracy"] = 100.0 * float(np.mean(pred_test == prep.y_test))
     seconds = time.perf_counter() - t0
     metrics.update(extra_metrics(getattr(spec, "metrics", None) or (), est, metrics, unl,

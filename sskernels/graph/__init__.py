@@ -352,13 +352,18 @@ class KNNGraph(BaseEstimator):
     ``build(X)`` returns the memoized :class:`Graph` (:func:`get_graph`): the
     label-independent part of every fit, shared by every split and method.
 
-    n_neighbors : k of the k-NN graph.
-    weights : "hein-maier" (Liu et al. eq. (2)), "heat" or "binary".
-    sigma : width of "heat" weights; None = root mean squared edge length.
-    metric : "euclidean" or "cosine".
-    method : neighbour search, "auto" (exact up to ``EXACT_MAX_N`` = 20000 dense or
-        100,000 sparse points, approximate hnswlib above; ``knn.auto_method``), "exact" or
-        "approximate".
+    Parameters
+    ----------
+    n_neighbors : int, default=6
+        k of the k-NN graph.
+    weights : {"hein-maier", "heat", "binary"}, default="hein-maier"
+        "hein-maier" is Liu et al. eq. (2).
+    sigma : float or None, default=None
+        Width of "heat" weights; None = root mean squared edge length.
+    metric : {"euclidean", "cosine"}, default="euclidean"
+    method : {"auto", "exact", "approximate"}, default="auto"
+        Neighbour search: "auto" is exact up to ``EXACT_MAX_N`` = 20000 dense or
+        100,000 sparse points, approximate (hnswlib) above (``knn.auto_method``).
     """
 
     def __init__(self, n_neighbors=6, weights="hein-maier", sigma=None, metric="euclidean",

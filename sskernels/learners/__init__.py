@@ -1,43 +1,61 @@
-"""Learners, one module per method family, and the registry the CLI and specs use."""
+"""Learners, one module per method family, and the registry the CLI and specs use.
 
-from sskernels.learners.base import (
-    UNLABELED,
-    GraphClassifier,
-    GraphSemiSupervisedClassifier,
-    SemiSupervisedClassifier,
-    SemiSupervisedRegressor,
-    check_partial_labels,
-)
-from sskernels.learners.deformed import DeformedKernel, SupervisedManifoldRLS
-from sskernels.learners.kernel_machines import KernelSVM
-from sskernels.learners.kernel_designs import ClusterKernel, DiffusionKernel, MaxAlignmentKernel
-from sskernels.learners.label_aware import LabelAwareKernel
-from sskernels.learners.label_aware_regression import LabelAwareSVR
-from sskernels.learners.linear_manifold import LinearLapRLS, LinearLapSVM
-from sskernels.learners.mkl import SimpleMKL
-from sskernels.learners.manifold import LapRLS, LapSVM
-from sskernels.learners.selection import SelectOnLabeled, SelectOnLabeledRegressor
-from sskernels.learners.self_consistent import SelfConsistentLabeling
-from sskernels.learners.supervised import OneNN, SVMBaseline, SVRBaseline
-from sskernels.kernels.deformed import deformed_kernel
-from sskernels.learners.propagation import Consistency, HarmonicFunction, HarmonicRegressor
-from sskernels.learners.registry import METHODS, MethodInfo, make_method, method_names
-from sskernels.learners.skl import SpectralKernelLearning, SpectralKernelLearningKTA
-from sskernels.learners.spectral_clustering import (
-    RegularizedLaplacianEigenmaps,
-    RegularizedSpectralClustering,
-)
-from sskernels.learners.spectral_transforms import (
-    FastDecaySpectralKernel,
-    OrderConstrainedSpectralKernel,
-)
-from sskernels.learners.spectral import (
-    RegularizedSpectralKernel,
-    SpectralKernelClassifier,
-    TransductiveSpectralKernel,
-    tsk_constraint_matrix,
-    tsk_linear_program,
-)
+The names below are imported on first use (``from sskernels.learners import LapRLS``
+imports :mod:`sskernels.learners.manifold` only), so that the command line and the
+registry start without importing every learner.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+#: public name -> the module that defines it (the provenance closures read this too)
+_EXPORTS = {
+    "UNLABELED": "sskernels.learners.base",
+    "GraphClassifier": "sskernels.learners.base",
+    "GraphSemiSupervisedClassifier": "sskernels.learners.base",
+    "SemiSupervisedClassifier": "sskernels.learners.base",
+    "SemiSupervisedRegressor": "sskernels.learners.base",
+    "check_partial_labels": "sskernels.learners.base",
+    "DeformedKernel": "sskernels.learners.deformed",
+    "SupervisedManifoldRLS": "sskernels.learners.deformed",
+    "KernelSVM": "sskernels.learners.kernel_machines",
+    "ClusterKernel": "sskernels.learners.kernel_designs",
+    "DiffusionKernel": "sskernels.learners.kernel_designs",
+    "MaxAlignmentKernel": "sskernels.learners.kernel_designs",
+    "LabelAwareKernel": "sskernels.learners.label_aware",
+    "LabelAwareSVR": "sskernels.learners.label_aware_regression",
+    "LinearLapRLS": "sskernels.learners.linear_manifold",
+    "LinearLapSVM": "sskernels.learners.linear_manifold",
+    "SimpleMKL": "sskernels.learners.mkl",
+    "LapRLS": "sskernels.learners.manifold",
+    "LapSVM": "sskernels.learners.manifold",
+    "SelectOnLabeled": "sskernels.learners.selection",
+    "SelectOnLabeledRegressor": "sskernels.learners.selection",
+    "SelfConsistentLabeling": "sskernels.learners.self_consistent",
+    "OneNN": "sskernels.learners.supervised",
+    "SVMBaseline": "sskernels.learners.supervised",
+    "SVRBaseline": "sskernels.learners.supervised",
+    "deformed_kernel": "sskernels.kernels.deformed",
+    "Consistency": "sskernels.learners.propagation",
+    "HarmonicFunction": "sskernels.learners.propagation",
+    "HarmonicRegressor": "sskernels.learners.propagation",
+    "METHODS": "sskernels.learners.registry",
+    "MethodInfo": "sskernels.learners.registry",
+    "make_method": "sskernels.learners.registry",
+    "method_names": "sskernels.learners.registry",
+    "SpectralKernelLearning": "sskernels.learners.skl",
+    "SpectralKernelLearningKTA": "sskernels.learners.skl",
+    "RegularizedLaplacianEigenmaps": "sskernels.learners.spectral_clustering",
+    "RegularizedSpectralClustering": "sskernels.learners.spectral_clustering",
+    "FastDecaySpectralKernel": "sskernels.learners.spectral_transforms",
+    "OrderConstrainedSpectralKernel": "sskernels.learners.spectral_transforms",
+    "RegularizedSpectralKernel": "sskernels.learners.spectral",
+    "SpectralKernelClassifier": "sskernels.learners.spectral",
+    "TransductiveSpectralKernel": "sskernels.learners.spectral",
+    "tsk_constraint_matrix": "sskernels.learners.spectral",
+    "tsk_linear_program": "sskernels.learners.spectral",
+}
 
 __all__ = [
     "UNLABELED", "GraphClassifier", "check_partial_labels", "HarmonicFunction", "Consistency",
@@ -52,3 +70,16 @@ __all__ = [
     "MaxAlignmentKernel", "SemiSupervisedRegressor", "SelectOnLabeledRegressor", "SVRBaseline",
     "HarmonicRegressor", "LabelAwareSVR",
 ]
+
+
+def __getattr__(name):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_EXPORTS))

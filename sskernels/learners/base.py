@@ -33,6 +33,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import HasMethods, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (check_array, check_consistent_length, check_is_fitted,
@@ -185,13 +186,47 @@ class SemiSupervisedClassifier(ClassifierMixin, BaseEstimator):
         tags.input_tags.sparse = bool(self.accept_sparse)
         return tags
 
+    def _inductive(self):
+        """Whether the learner has an out-of-sample rule (``predict`` on new points); a
+        transductive-only learner labels its training points only (``transduction_``)."""
+        return True
+
+    @available_if(lambda self: self._inductive())
     def predict(self, X):
         """Labels of new points: the class of the largest decision value."""
         check_is_fitted(self, "classes_")
         return self.classes_[np.argmax(as_scores(self.decision_function(X)), axis=1)]
 
+    @available_if(lambda self: self._inductive())
+    def score(self, X, y, sample_weight=None):
+        """Accuracy of :meth:`predict` on new points ``X`` (scikit-learn's ``score``)."""
+        return super().score(X, y, sample_weight=sample_weight)
 
-class GraphSemiSupervisedClassifier(SemiSupervisedClassifier):
+
+class DefaultGraphMixin:
+    """The ``graph`` parameter's default: ``None`` means ``KNNGraph(**_default_graph)``.
+
+    ``graph__*`` parameters (``set_params``, a grid search) work with the default too:
+    they first make the default graph explicit, so that
+    ``GridSearchCV(Consistency(), {"graph__n_neighbors": [5, 10]})`` tunes it.
+    """
+
+    _default_graph: dict = {"n_neighbors": 6, "weights": "hein-maier"}
+
+    def graph_builder(self):
+        """The :class:`~sskernels.graph.KNNGraph` this estimator builds its graph with."""
+        return KNNGraph(**self._default_graph) if self.graph is None else self.graph
+
+    def set_params(self, **params):
+        """Set parameters (scikit-learn's ``set_params``); ``graph__*`` parameters with
+        ``graph=None`` first set ``graph=KNNGraph(**_default_graph)``."""
+        if (getattr(self, "graph", "") is None and "graph" not in params
+                and any(k.startswith("graph__") for k in params)):
+            self.graph = KNNGraph(**self._default_graph)
+        return super().set_params(**params)
+
+
+class GraphSemiSupervisedClassifier(DefaultGraphMixin, SemiSupervisedClassifier):
     """Base of the graph-based classifiers: the ``graph`` parameter and :meth:`precompute`.
 
     ``graph`` : a :class:`~sskernels.graph.KNNGraph` (k, weights, sigma, metric),
@@ -205,16 +240,12 @@ class GraphSemiSupervisedClassifier(SemiSupervisedClassifier):
     _parameter_constraints: dict = {
         "graph": [None, StrOptions({"precomputed"}), HasMethods(["build"])],
     }
-    _default_graph: dict = {"n_neighbors": 6, "weights": "hein-maier"}
     _needs_features = False
 
     @property
     def _precomputed(self):
         return isinstance(self.graph, str) and self.graph == "precomputed"
 
-    def graph_builder(self):
-        """The :class:`~sskernels.graph.KNNGraph` this estimator builds its graph with."""
-        return KNNGraph(**self._default_graph) if self.graph is None else self.graph
 
     def _fit_start(self, X, y, min_classes=2):
         if self._precomputed and self._needs_features:
@@ -326,17 +357,60 @@ class GraphClassifier(GraphSemiSupervisedClassifier):
         self.graph_ = graph
         C_L = indicator(y_enc, self.classes_.size)
         self._find_unreached(graph, labeled)
+        self.label_frequencies_ = unreached_scores(C_L)
         self.scores_ = F = self._label_unreached(self._scores(graph, labeled, C_L), y_enc)
         self.transduction_ = self.classes_[np.argmax(F, axis=1)]
         self._note_constant_prediction(self.transduction_)
         return self
 
+    #: True when the scores are nonnegative class masses (propagated label mass), whose
+    #: row-normalization is a distribution over the classes: ``predict_proba`` and
+    #: ``label_distributions_`` are offered then, as by scikit-learn's ``LabelSpreading``
+    _class_masses = False
+
+    def _inductive(self):
+        return type(self)._induce is not GraphClassifier._induce
+
+    @available_if(lambda self: self._inductive())
     def decision_function(self, X):
         """Scores of new points: (s, c), or (s,) ``F_1 - F_0`` for two classes
-        (scikit-learn's convention: positive means ``classes_[1]``)."""
+        (scikit-learn's convention: positive means ``classes_[1]``).  Where the scores are
+        class masses they are normalized per row first (:meth:`predict_proba`), so the
+        two rank the points alike."""
         check_is_fitted(self, "scores_")
         F = self._induce(self._induced(X))
+        if self._class_masses:
+            F = self._distributions(F)
         return F[:, 1] - F[:, 0] if F.shape[1] == 2 else F
+
+    def _distributions(self, F):
+        """Rows of class masses ``F`` normalized to sum 1; a row without mass (a new
+        point no graph point reaches) gets the labeled class frequencies."""
+        F = np.clip(np.asarray(F, dtype=float), 0.0, None)
+        mass = F.sum(axis=1, keepdims=True)
+        P = F / np.where(mass > 0, mass, 1.0)
+        P[mass[:, 0] <= 0] = self.label_frequencies_
+        return P
+
+    @property
+    def label_distributions_(self):
+        """(n, c) distribution over ``classes_`` of every training point (the scores
+        normalized per row), for learners whose scores are class masses."""
+        if not self._class_masses:
+            raise AttributeError(f"{type(self).__name__}'s scores are not class masses: "
+                                 "no label_distributions_ (use decision_function)")
+        check_is_fitted(self, "scores_")
+        return self._distributions(self.scores_)
+
+    def _has_proba(self):
+        return self._class_masses and self._inductive()
+
+    @available_if(lambda self: self._has_proba())
+    def predict_proba(self, X):
+        """(s, c) class probabilities of new points: their induced class masses,
+        normalized per row (``label_distributions_`` for the training points)."""
+        check_is_fitted(self, "scores_")
+        return self._distributions(self._induce(self._induced(X)))
 
     def _induce(self, X):  # pragma: no cover - overridden
         raise NotImplementedError(f"{type(self).__name__} is transductive only")

@@ -220,11 +220,18 @@ class HarmonicFunction(GraphClassifier):
     ``solve_info_`` (the :class:`~sskernels.solvers.report.SolveInfo`; with CG its
     ``stats`` hold ``iterations`` and ``relative_residual`` per class column), ``n_iter_``
     (CG iterations per column; None for the direct solve).
+
+    The scores are the probabilities that a random walk from a point first reaches a
+    labeled point of each class (Zhu et al. 2003, Sec. 2): ``label_distributions_``
+    (training points) and ``predict_proba`` (new points, by the induction formula) give
+    them normalized per row.
     """
 
     _parameter_constraints = {**GraphClassifier._parameter_constraints,
                               "class_mass_normalization": ["boolean"],
                               "solver": [StrOptions(set(SOLVERS))]}
+
+    _class_masses = True
 
     def __init__(self, graph=None, class_mass_normalization=False, solver="auto"):
         self.graph = graph
@@ -295,6 +302,10 @@ class Consistency(GraphClassifier):
     -- ``I - alpha S = D^{-1/2} (D - alpha W) D^{-1/2}`` is already degree-scaled;
     ``rtol`` :data:`CG_RTOL`, cap :data:`CG_MAXITER`).  Fitted ``solver_``,
     ``solve_info_``, ``n_iter_`` as :class:`HarmonicFunction`'s.
+
+    The scores are nonnegative label mass, so ``label_distributions_`` (training points)
+    and ``predict_proba`` (new points) give them normalized per row, as scikit-learn's
+    ``LabelSpreading`` does for the same iteration.
     """
 
     _parameter_constraints = {**GraphClassifier._parameter_constraints,
@@ -302,6 +313,7 @@ class Consistency(GraphClassifier):
                               "class_normalization": ["boolean"],
                               "solver": [StrOptions(set(SOLVERS))]}
     _selection = {"alpha": (ALPHAS, "largest")}
+    _class_masses = True
 
     def __init__(self, graph=None, alpha=0.99, class_normalization=False, solver="auto"):
         self.graph = graph

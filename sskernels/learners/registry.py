@@ -1,4 +1,11 @@
-"""The methods a spec can name: factory, paper, equation, inductive or not."""
+"""The methods a spec can name: factory, paper, equation, inductive or not.
+
+Beside the registered methods (:data:`METHODS`), a spec or the command line may name a
+user's estimator (:func:`user_method`): any scikit-learn-compatible classifier that takes
+``-1`` for unlabeled points, given by its import path ``"package.module:Class"`` or by a
+name registered in the entry-point group ``sskernels.methods`` (:data:`ENTRY_POINT_GROUP`)
+of an installed distribution.
+"""
 
 from __future__ import annotations
 
@@ -22,6 +29,8 @@ class MethodInfo:
     #: "classification" (labels, accuracy) or "regression" (float targets, NaN = unlabeled;
     #: metrics rmse and mse; only on a regression data set, and the reverse)
     task: str = "classification"
+    #: a user's estimator (an import path or an entry point), not a registered method
+    user: bool = False
 
 
 def _sk(cls_name):
@@ -43,8 +52,9 @@ class _lazy:
     @property
     def cls(self):
         import importlib
+        from functools import reduce
 
-        return getattr(importlib.import_module(self.module), self.cls_name)
+        return reduce(getattr, self.cls_name.split("."), importlib.import_module(self.module))
 
     def __call__(self, **params):
         return self.cls(**params)
@@ -176,12 +186,65 @@ def method_names(task=None):
 ALIASES = {alias: m.name for m in METHODS.values() for alias in m.aliases}
 
 
+#: the entry-point group of installed distributions' methods: ``name = "module:Class"``
+ENTRY_POINT_GROUP = "sskernels.methods"
+
+
 def get_method(name):
+    """The :class:`MethodInfo` of a registered method, an alias, a user's import path
+    ``"module:Class"`` or an entry point's name (:func:`user_method`).
+
+    An unknown name raises :class:`~sskernels.errors.UnknownNameError` with the closest
+    known names ("did you mean ...?") and the list of methods.
+    """
+    info = METHODS.get(ALIASES.get(name, name))
+    if info is not None:
+        return info
+    if isinstance(name, str) and (":" in name or name in entry_point_methods()):
+        return user_method(name)
+    import difflib
+
+    known = sorted(set(METHODS) | set(ALIASES) | set(entry_point_methods()))
+    close = difflib.get_close_matches(str(name), known, n=3, cutoff=0.6)
+    hint = f"did you mean {' or '.join(repr(c) for c in close)}? " if close else ""
+    raise UnknownNameError(f"unknown method {name!r}; {hint}known methods: "
+                           f"{', '.join(method_names())} (or a user's estimator as "
+                           f"'package.module:Class')")
+
+
+def entry_point_methods():
+    """``{name: "module:Class"}`` of the installed distributions' entry points of group
+    :data:`ENTRY_POINT_GROUP` (registered names win over them)."""
+    from importlib.metadata import entry_points
+
+    return {ep.name: ep.value for ep in entry_points(group=ENTRY_POINT_GROUP)
+            if ep.name not in METHODS}
+
+
+def user_method(name):
+    """The :class:`MethodInfo` of a user's estimator: ``name`` is an import path
+    ``"package.module:Class"`` or an entry point's name (:func:`entry_point_methods`).
+
+    The class is imported now: one that cannot be imported, or that has no ``fit``, raises
+    :class:`~sskernels.errors.ParameterError` naming it.  Its parameters are passed as
+    given (no graph, no default selection); it is inductive when it has ``predict``.
+    """
+    path = name if ":" in name else entry_point_methods()[name]
+    module, _, attr = path.partition(":")
+    if not module or not attr:
+        raise ParameterError(f"method {name!r}: expected an import path 'package.module:Class'")
+    factory = _lazy(module, attr)
     try:
-        return METHODS[ALIASES.get(name, name)]
-    except KeyError:
-        raise UnknownNameError(
-            f"unknown method {name!r}; known methods: {', '.join(method_names())}") from None
+        cls = factory.cls
+    except Exception as exc:  # the user's module: any import failure is theirs
+        raise ParameterError(f"method {name!r}: cannot import {path} "
+                             f"({type(exc).__name__}: {exc})") from None
+    if not callable(getattr(cls, "fit", None)):
+        raise ParameterError(f"method {name!r}: {path} has no fit method (expected a "
+                             "scikit-learn classifier taking -1 for unlabeled points)")
+    return MethodInfo(name, factory, "user estimator", path,
+                      callable(getattr(cls, "predict", None)), f"user estimator {path}",
+                      uses_graph=False, user=True)
 
 
 #: graph parameters of a spec (``graph:`` section), turned into ``graph=KNNGraph(...)``

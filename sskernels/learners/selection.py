@@ -51,6 +51,7 @@ from numbers import Integral
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, RegressorMixin, clone
 from sklearn.model_selection import KFold, StratifiedKFold
+from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d
 
@@ -220,6 +221,12 @@ def generic_fold_predictor(estimator, X, y, labeled, y_enc, classes, report=None
     return predict
 
 
+def _delegates(wrapper, name):
+    """Whether the wrapped estimator offers method ``name`` (the fitted best estimator
+    once fitted, else the unfitted one)."""
+    return hasattr(getattr(wrapper, "best_estimator_", wrapper.estimator), name)
+
+
 class SelectOnLabeled(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     """Select an estimator's parameters by cross-validation on the labeled points only.
 
@@ -377,13 +384,27 @@ class SelectOnLabeled(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "best_estimator_")
         return self.best_estimator_.kernel(A, B)
 
+    @available_if(lambda self: _delegates(self, "predict"))
     def predict(self, X):
         check_is_fitted(self, "best_estimator_")
         return self.best_estimator_.predict(X)
 
+    @available_if(lambda self: _delegates(self, "decision_function"))
     def decision_function(self, X):
         check_is_fitted(self, "best_estimator_")
         return self.best_estimator_.decision_function(X)
+
+    @available_if(lambda self: _delegates(self, "predict_proba"))
+    def predict_proba(self, X):
+        """The best estimator's class probabilities (where it defines them)."""
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_.predict_proba(X)
+
+    @property
+    def label_distributions_(self):
+        """The best estimator's ``label_distributions_`` (where it defines them)."""
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_.label_distributions_
 
     def precompute(self, X):
         """The estimator's label-independent work, for every grid value that changes it.

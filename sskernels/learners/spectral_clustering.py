@@ -66,13 +66,14 @@ from numbers import Integral, Real
 
 import numpy as np
 import scipy.linalg as sla
-from sklearn.base import BaseEstimator, ClusterMixin, TransformerMixin
+from sklearn.base import (BaseEstimator, ClassNamePrefixFeaturesOutMixin, ClusterMixin,
+                          TransformerMixin)
 from sklearn.cluster import KMeans
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from sskernels.errors import ParameterError
-from sskernels.graph import KNNGraph
+from sskernels.learners.base import DefaultGraphMixin
 from sskernels.kernels.rbf import WIDTH_RULES, rbf, resolve_width, squared_distances
 
 
@@ -103,8 +104,12 @@ def regularized_eigenfunctions(K, L, gamma_A, gamma_I, n_functions, eig_rtol=1e-
     return alpha, lam
 
 
-class _RegularizedEigenBase(BaseEstimator):
-    """Shared parts: parameters, input validation, the eigenproblem eq. (11.13)."""
+class _RegularizedEigenBase(ClassNamePrefixFeaturesOutMixin, DefaultGraphMixin, BaseEstimator):
+    """Shared parts: parameters, input validation, the eigenproblem eq. (11.13).
+
+    The transformers' output columns are named ``<classname>0``, ``<classname>1``, ...
+    (``get_feature_names_out``), and ``set_output(transform="pandas")`` works.
+    """
 
     _parameter_constraints: dict = {
         "gamma_A": [Interval(Real, 0, None, closed="left")],
@@ -115,10 +120,6 @@ class _RegularizedEigenBase(BaseEstimator):
     }
     #: the graph of eq. (11.12): unweighted edges (``sum_{i~j}``), k = 6
     _default_graph = {"n_neighbors": 6, "weights": "binary"}
-
-    def graph_builder(self):
-        """The :class:`~sskernels.graph.KNNGraph` of ``L = D - W``."""
-        return KNNGraph(**self._default_graph) if self.graph is None else self.graph
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -138,6 +139,7 @@ class _RegularizedEigenBase(BaseEstimator):
         self.X_fit_ = X
         self.alpha_ = alpha
         self.eigenvalues_ = lam
+        self._n_features_out = alpha.shape[1]
         return K @ alpha
 
     def _eigenfunctions(self, X):
