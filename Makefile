@@ -23,11 +23,12 @@ ifneq ($(wildcard $(MIRROR)),)
 export SSKERNELS_DATA_MIRROR ?= $(MIRROR)
 endif
 
-.PHONY: archive readings table-secstr bench-scale table-skl-truncation figure-fidelity bound-liu2009-t3 bound-mao2010-t2 figures-kscl table-wang2015-t1 table-wang2015-t2 table-wang2015-t2-lr table-wang2015-t3 table-wang2015-t3-lr tables-wang2015 figure-wang2015-alignment figure-wang2015-wifi figure-sindhwani figures-sindhwani table-sindhwani-linear setup run test fuzz test-oldest test-nodata bench tables table-liu2009-t3 figure-liu2009-f1 table-mao2010-t2 table-mao2010-t3 sweep-liu2009-beta regression clean help
+.PHONY: archive readings table-secstr bench-scale table-skl-truncation figure-fidelity bound-liu2009-t3 bound-mao2010-t2 figures-kscl table-wang2015-t1 table-wang2015-t2 table-wang2015-t2-lr table-wang2015-t3 table-wang2015-t3-lr tables-wang2015 figure-wang2015-alignment figure-wang2015-wifi figure-sindhwani figures-sindhwani table-sindhwani-linear setup run test fuzz test-oldest test-nodata bench tables table-liu2009-t3 figure-liu2009-f1 table-mao2010-t2 table-mao2010-t3 sweep-liu2009-beta regression clean help docs
 
 help:
 	@echo "make run      - the default experiment (bundled wine data, no network)"
 	@echo "make test     - the test suite (unit, equation checks, CLI, regression)"
+	@echo "make docs     - build the documentation site with Sphinx, warnings as errors (docs/_build/html)"
 	@echo "make fuzz     - the long fuzz run: $(FUZZ_EXAMPLES) generated specs and data files, 200 CLI runs (tests/test_fuzz_property.py)"
 	@echo "make test-oldest - the test suite on the oldest supported versions (constraints/oldest.txt, venv $(OLDEST_VENV))"
 	@echo "make test-nodata - the test suite in a fresh clone without data (a newcomer's: data tests skip)"
@@ -66,6 +67,18 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest
+
+# The documentation site (Sphinx, warnings as errors; the gallery's examples run at every
+# build): docs/requirements.txt installed into .venv once (its own stamp), output in
+# docs/_build/html
+DOCS_STAMP := $(VENV)/.docs-installed
+
+$(DOCS_STAMP): $(STAMP) docs/requirements.txt
+	$(PY) -m pip install --quiet -r docs/requirements.txt
+	@touch $(DOCS_STAMP)
+
+docs: $(STAMP) $(DOCS_STAMP)
+	$(PY) -m sphinx -W --keep-going -b html docs docs/_build/html
 
 # The property-based fuzz test (tests/test_fuzz_property.py) in its long mode: FUZZ_EXAMPLES
 # generated specs, YAML texts and data files (make test runs 1,200 fixed ones), new random
