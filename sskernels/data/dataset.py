@@ -12,15 +12,45 @@ import scipy.sparse as sp
 class Dataset:
     """A loaded data set: features, original labels, provenance and optional official splits.
 
-    ``X`` is float64 of shape (n, d), dense or CSR (sparse sources stay sparse); ``y`` holds the
-    labels exactly as the source gives them (ints or strings, never re-encoded).  ``splits``
-    lists the official labelled-index sets (0-based) when the source ships them; ``views`` maps a
-    view name to its half-open column range ``(start, stop)`` in ``X`` for multi-view sets.
-    ``groups`` (n,) labels a subclass of every point (the digit of ``odd-even``), which split
-    protocols can ask to cover (``cover: groups``); it is never part of ``X``.  None when the
-    data set has no subclasses.  ``task`` is ``"classification"`` or ``"regression"``; a
-    regression set's ``y`` holds finite float64 targets (n, k) instead of labels (the WiFi
-    locations), and its ``splits`` the labeled rows of its source's partition.
+    Made by :func:`load_dataset` and :func:`load_file`; every parameter is an attribute of
+    the same name.
+
+    Parameters
+    ----------
+    name : str
+        The data set's name.
+    X : ndarray or scipy.sparse.csr_matrix of shape (n, d)
+        The features, float64, dense or CSR (sparse sources stay sparse).
+    y : ndarray of shape (n,) or (n, k)
+        The labels exactly as the source gives them (ints or strings, never re-encoded);
+        a regression set's ``y`` holds finite float64 targets (n, k) instead of labels
+        (the WiFi locations).
+    source : str
+        Where the data come from (e.g. ``"sklearn.datasets.load_wine"``, or a user
+        file's path).
+    description : str, default=""
+        One line on the data set.
+    splits : list of ndarray or None, default=None
+        The official labelled-index sets (0-based) when the source ships them; a
+        regression set's: the labeled rows of its source's partition.
+    views : dict of str to (int, int) or None, default=None
+        For multi-view sets, a view name's half-open column range ``(start, stop)`` in
+        ``X``.
+    groups : ndarray of shape (n,) or None, default=None
+        A subclass of every point (the digit of ``odd-even``), which split protocols can
+        ask to cover (``cover: groups``); it is never part of ``X``.  None when the data
+        set has no subclasses.
+    task : {"classification", "regression"}, default="classification"
+        The task of the data set.
+
+    Examples
+    --------
+    >>> from sskernels.data import load_dataset
+    >>> ds = load_dataset("sklearn-wine")
+    >>> ds
+    Dataset('sklearn-wine', X=178x13 dense, 3 classes, source='sklearn.datasets.load_wine')
+    >>> ds.X.shape, ds.task, ds.splits is None
+    ((178, 13), 'classification', True)
     """
 
     name: str

@@ -35,7 +35,23 @@ def fetch(name: str) -> list[Path]:
 
 
 def list_datasets() -> list[DatasetInfo]:
-    """The catalogue: one :class:`DatasetInfo` per registered data set (nothing is loaded)."""
+    """The catalogue: one :class:`DatasetInfo` per registered data set (nothing is loaded).
+
+    Returns
+    -------
+    catalogue : list of DatasetInfo
+        One entry per registered data set, in registry order: ``name``, ``n``, ``d``,
+        ``n_classes`` (0 for a regression set), ``source``, ``cached``, ``description``
+        and ``task``.  ``cached`` is True when every raw file is present locally (in the
+        mirror or the cache) or when the set is bundled with scikit-learn.
+
+    Examples
+    --------
+    >>> from sskernels.data import list_datasets
+    >>> wine = {info.name: info for info in list_datasets()}["sklearn-wine"]
+    >>> wine.n, wine.d, wine.n_classes, wine.cached
+    (178, 13, 3, True)
+    """
     return [DatasetInfo(e.name, e.n, e.d, e.n_classes, e.source,
                         all(local_copy(rf, verify=True) is not None for rf in e.files),
                         e.description, e.task)
@@ -45,8 +61,42 @@ def list_datasets() -> list[DatasetInfo]:
 def load_dataset(name: str, preprocess: str | None = None) -> Dataset:
     """Load a registered data set, fetching its files if needed.
 
-    ``preprocess=None`` applies the entry's default preprocessing; otherwise one of
-    ``"none"``, ``"minmax"``, ``"standardize"``, ``"l2"``.
+    Files come from ``$SSKERNELS_DATA_MIRROR`` (a folder laid out like
+    ``shared/datasets``) if they are there, else from the cache (``$SSKERNELS_DATA_DIR``
+    or the per-user pooch cache), else from their canonical URL; every file is checked
+    against its registered sha256, and the parsed data against the registered shape and
+    numbers of classes and groups.
+
+    Parameters
+    ----------
+    name : str
+        A registered data set (:func:`list_datasets`).
+    preprocess : str, default=None
+        None applies the entry's default preprocessing; otherwise one of
+        ``"none"``, ``"minmax"``, ``"standardize"``, ``"l2"``, ``"standardize-l2"``
+        or ``"rss-floor"`` (:data:`~sskernels.data.PREPROCESSINGS`,
+        :func:`~sskernels.data.preprocess`).
+
+    Returns
+    -------
+    dataset : Dataset
+        The loaded, preprocessed data set.
+
+    Raises
+    ------
+    UnknownNameError
+        For an unknown data set or preprocessing
+        (:class:`~sskernels.errors.UnknownNameError`).
+    DataError
+        For a file that cannot be fetched, verified or parsed, or data that do not match
+        the registry (:class:`~sskernels.errors.DataError`).
+
+    Examples
+    --------
+    >>> from sskernels.data import load_dataset
+    >>> ds = load_dataset("sklearn-wine", preprocess="minmax")    # bundled: no download
+    >>> ds.X.shape, float(ds.X.min()), float(ds.X.max())
+    ((178, 13), 0.0, 1.0)
     """
     entry = get_entry(name)
     how = check_preprocess(entry.preprocess if preprocess is None else preprocess)
@@ -59,9 +109,37 @@ def load_file(path, format: str | None = None, label: str | None = None,
               preprocess: str = "none") -> Dataset:
     """Load a user's own data file.
 
-    ``format`` is ``"csv"`` (header row; ``label`` names the label column, default the last)
-    or ``"svmlight"``/``"libsvm"`` (X kept sparse); when None it is inferred from the suffix
-    (.csv; .svm, .svmlight, .libsvm, .txt, optionally followed by .gz or .bz2).
+    Parameters
+    ----------
+    path : str or path-like
+        The file.
+    format : {"csv", "svmlight", "libsvm"}, default=None
+        ``"csv"`` (header row; ``label`` names the label column) or
+        ``"svmlight"``/``"libsvm"`` (X kept sparse; the label first on each line); when
+        None it is inferred from the suffix (.csv; .svm, .svmlight, .libsvm, .txt,
+        optionally followed by .gz or .bz2).
+    label : str, default=None
+        The name of a csv file's label column; None: the last column.  Only for csv
+        files.
+    preprocess : str, default="none"
+        One of ``"none"``, ``"minmax"``, ``"standardize"``, ``"l2"``, ``"standardize-l2"``
+        or ``"rss-floor"`` (:data:`~sskernels.data.PREPROCESSINGS`,
+        :func:`~sskernels.data.preprocess`).
+
+    Returns
+    -------
+    dataset : Dataset
+        The data set, named after the file (its name up to the first dot), with the
+        file's path as ``source``.
+
+    Raises
+    ------
+    DataError
+        One line naming the file (:class:`~sskernels.errors.DataError`), e.g. no such file, a
+        format that is unknown or cannot be told from the suffix, ``label`` given for a
+        svmlight file, a file that does not parse, NaN or infinite features.
+    UnknownNameError
+        For an unknown preprocessing (:class:`~sskernels.errors.UnknownNameError`).
     """
     path = Path(path)
     check_preprocess(preprocess)

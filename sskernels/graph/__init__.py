@@ -5,6 +5,10 @@ A :class:`Graph` holds the k-NN weight matrix of a data set, its degrees and
 which points are labeled, so :func:`get_graph` memoizes graphs by the data's
 fingerprint and the graph parameters: every split and every method of a run
 share one graph and one eigendecomposition.
+
+One module, ~590 lines, half of them docstrings: the graph classes, the builder the
+learners take, the memo they all go through and its record of the neighbour searches
+stay together, so that a graph is made and memoized in one place.
 """
 
 from __future__ import annotations
@@ -41,9 +45,57 @@ __all__ = [
 class Graph:
     """The k-NN graph of ``X`` with lazily computed, memoized Laplacian spectra.
 
-    ``method`` chooses the neighbour search ("auto", "exact", "approximate"; see
-    :mod:`sskernels.graph.knn`); ``knn_info`` records the search actually done
-    (method, recall, tie rule, seconds).
+    The learners get their graphs memoized (:func:`get_graph`, :meth:`KNNGraph.build`)
+    rather than from this constructor.
+
+    Parameters
+    ----------
+    X : array-like or sparse matrix of shape (n_samples, n_features)
+        The points.
+    k : int, default=6
+        The number of neighbours.
+    weights : {"hein-maier", "heat", "binary"}, default="hein-maier"
+        The edge weights; "hein-maier" is Liu et al. eq. (2).
+    sigma : float or None, default=None
+        Width of "heat" weights; None = root mean squared edge length.
+    metric : {"euclidean", "cosine"}, default="euclidean"
+        The distance between points.
+    method : {"auto", "exact", "approximate"}, default="auto"
+        The neighbour search (see :mod:`sskernels.graph.knn`).
+
+    Attributes
+    ----------
+    X : array-like or sparse matrix of shape (n_samples, n_features)
+        The points, the caller's (not copied).
+    W : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
+        The symmetric k-NN weight matrix, with a zero diagonal.
+    h : ndarray of shape (n_samples,)
+        The k-th neighbour distance of every point (needed for the out-of-sample
+        weights of eq. (2)).
+    sigma : float or None
+        The Gaussian width actually used (None for the other weightings).
+    degrees : ndarray of shape (n_samples,)
+        The degrees ``D_ii``.
+    d_inv_sqrt : ndarray of shape (n_samples,)
+        ``D^{-1/2}`` as a vector; isolated nodes get 0.
+    knn_info : dict
+        The search actually done (method, recall, tie rule, seconds).
+
+    See Also
+    --------
+    KNNGraph : The graph builder the learners take as ``graph=``.
+    get_graph : The memoized graph of ``X``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sskernels.graph import Graph
+    >>> X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [5.0, 5.0], [5.0, 6.0], [6.0, 5.0]])
+    >>> g = Graph(X, k=2)
+    >>> g.n, g.knn_info["method"]
+    (6, 'exact')
+    >>> int((g.spectrum().values < 1e-9).sum())      # two components: two zero eigenvalues
+    2
     """
 
     def __init__(self, X, k=6, weights="hein-maier", sigma=None, metric="euclidean",
@@ -71,6 +123,7 @@ class Graph:
 
     @property
     def n(self):
+        """The number of points n."""
         return self.W.shape[0]
 
     @property
@@ -85,13 +138,26 @@ class Graph:
 
     @property
     def normalized_laplacian(self):
+        """Normalized Laplacian ``L_sym = I - D^{-1/2} W D^{-1/2}`` (sparse)."""
         return normalized_laplacian(self.W)
 
     def spectrum(self, m=None):
         """Eigenpairs of ``L_sym`` holding at least the m smallest with ``lambda != 1``.
 
-        ``m=None`` asks for the full spectrum.  The largest computation so far is
-        kept, so asking again for fewer pairs costs nothing.
+        The largest computation so far is kept, so asking again for fewer pairs costs
+        nothing.
+
+        Parameters
+        ----------
+        m : int or None, default=None
+            The number of smallest eigenpairs with ``lambda != 1`` needed; None asks for
+            the full spectrum.
+
+        Returns
+        -------
+        spectrum : Spectrum
+            The eigenpairs in ascending order (:class:`~sskernels.graph.Spectrum`:
+            ``values``, ``vectors``, ``complete``); it may hold more pairs than asked.
         """
         sp_ = self._spectrum
         if sp_ is not None and (sp_.complete or (m is not None and _available(sp_) >= m)):
@@ -111,12 +177,45 @@ class Graph:
         return None if sp_ is None else (int(sp_.values.size), bool(sp_.complete))
 
     def induced(self, Xnew, exclude=None):
-        """Weights between new points and this graph's points (eq. (2) rule), dense (s, n)."""
+        """Weights between new points and this graph's points (eq. (2) rule), dense (s, n).
+
+        The rule of :func:`~sskernels.graph.knn_graph`, with ``h(x)`` the distance from
+        ``x`` to its k-th nearest neighbour among the graph's points.
+
+        Parameters
+        ----------
+        Xnew : array-like of shape (s, n_features)
+            The new points.
+        exclude : array-like of shape (s,), default=None
+            Per new point, the index of a graph point to leave out (or -1): used to
+            induce a training point with its self-edge removed.
+
+        Returns
+        -------
+        Wx : ndarray of shape (s, n)
+            The weights ``W(x, x_i)``.
+        """
         return induced_weights(Xnew, self.X, self.h, k=self.k, weights=self.weights,
                                sigma=self.sigma, metric=self.metric, exclude=exclude)
 
     def induced_normalized(self, Xnew, exclude=None):
-        """``w_x`` of Liu et al. eq. (18): ``W_{x,i} / sqrt(D_xx D_ii)``, dense (s, n)."""
+        """``w_x`` of Liu et al. eq. (18): ``W_{x,i} / sqrt(D_xx D_ii)``, dense (s, n).
+
+        ``D_xx`` is the sum of the new point's weights (:meth:`induced`); a new point
+        without an edge gets a zero row.
+
+        Parameters
+        ----------
+        Xnew : array-like of shape (s, n_features)
+            The new points (for a :class:`PrecomputedGraph`: their (s, n) affinities).
+        exclude : array-like of shape (s,), default=None
+            As for :meth:`induced`.
+
+        Returns
+        -------
+        w_x : ndarray of shape (s, n)
+            The normalized weights.
+        """
         Wx = self.induced(Xnew, exclude=exclude)
         dx = Wx.sum(axis=1)
         with np.errstate(divide="ignore"):
@@ -127,11 +226,25 @@ class Graph:
 class PrecomputedGraph(Graph):
     """A graph given by its affinity matrix ``W`` (``graph="precomputed"``).
 
-    ``W`` is a symmetric, non-negative (n, n) matrix, sparse or dense, with a
-    zero diagonal.  There are no features: new points are given by their
-    affinities to the graph's points, an (s, n) matrix, wherever another graph
-    would take their features (``induced``), as scikit-learn's
-    ``kernel="precomputed"`` does.
+    There are no features: new points are given by their affinities to the graph's
+    points, an (s, n) matrix, wherever another graph would take their features
+    (:meth:`induced`), as scikit-learn's ``kernel="precomputed"`` does.
+
+    Parameters
+    ----------
+    W : array-like or sparse matrix of shape (n, n)
+        A symmetric, non-negative matrix with a zero diagonal (kept as CSR).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sskernels.graph import PrecomputedGraph
+    >>> W = np.array([[0.0, 1.0, 0.5], [1.0, 0.0, 0.0], [0.5, 0.0, 0.0]])
+    >>> g = PrecomputedGraph(W)
+    >>> g.n, g.degrees
+    (3, array([1.5, 1. , 0.5]))
+    >>> g.induced(np.array([[1.0, 0.0, 2.0]]))       # a new point's affinities
+    array([[1., 0., 2.]])
     """
 
     def __init__(self, W):
@@ -143,6 +256,26 @@ class PrecomputedGraph(Graph):
         self._spectrum = None
 
     def induced(self, Xnew, exclude=None):
+        """The affinities of new points to the graph's points, checked, dense (s, n).
+
+        Parameters
+        ----------
+        Xnew : array-like or sparse matrix of shape (s, n)
+            The new points' affinities to the n graph points.
+        exclude : array-like of shape (s,), default=None
+            Per new point, the index of a graph point to leave out (its affinity set to
+            0, in a copy).
+
+        Returns
+        -------
+        Wx : ndarray of shape (s, n)
+            The affinities.
+
+        Raises
+        ------
+        ValueError
+            When ``Xnew`` is not (s, n), or has a negative or non-finite entry.
+        """
         Wx = Xnew.toarray() if sp.issparse(Xnew) else np.asarray(Xnew, dtype=float)
         if Wx.ndim != 2 or Wx.shape[1] != self.n:
             raise ParameterError(f"with graph='precomputed', new points are given by their affinities "
@@ -235,8 +368,41 @@ _CACHE = LRU(_CACHE_SIZE, max_bytes=_CACHE_BYTES)
 
 
 def get_graph(X, k=6, weights="hein-maier", sigma=None, metric="euclidean", method="auto"):
-    """The :class:`Graph` of ``X``, memoized by content and parameters (:data:`_CACHE`: 8
-    graphs, 2 GiB)."""
+    """The :class:`Graph` of ``X``, memoized by content and parameters.
+
+    The memo (:data:`_CACHE`) holds 8 graphs and 2 GiB; a graph is label-independent, so
+    every split and every method of a run share one graph and one eigendecomposition.
+
+    Parameters
+    ----------
+    X : array-like or sparse matrix of shape (n_samples, n_features)
+        The points (memoized by their content: :func:`fingerprint`).
+    k : int, default=6
+        The number of neighbours.
+    weights : {"hein-maier", "heat", "binary"}, default="hein-maier"
+        The edge weights; "hein-maier" is Liu et al. eq. (2).
+    sigma : float or None, default=None
+        Width of "heat" weights; None = root mean squared edge length.
+    metric : {"euclidean", "cosine"}, default="euclidean"
+        The distance between points.
+    method : {"auto", "exact", "approximate"}, default="auto"
+        The neighbour search (see :mod:`sskernels.graph.knn`).
+
+    Returns
+    -------
+    graph : Graph
+        The graph, the same object for the same content and parameters.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sskernels.graph import get_graph
+    >>> X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [5.0, 5.0], [5.0, 6.0], [6.0, 5.0]])
+    >>> get_graph(X, k=2) is get_graph(X.copy(), k=2)     # the same content
+    True
+    >>> get_graph(X, k=2) is get_graph(X, k=3)
+    False
+    """
     key = (fingerprint(X), int(k), weights, None if sigma is None else float(sigma), metric,
            method)
     for used in getattr(_USED, "lists", ()):
@@ -361,6 +527,7 @@ class KNNGraph(BaseEstimator):
     sigma : float or None, default=None
         Width of "heat" weights; None = root mean squared edge length.
     metric : {"euclidean", "cosine"}, default="euclidean"
+        The distance between points.
     method : {"auto", "exact", "approximate"}, default="auto"
         Neighbour search: "auto" is exact up to ``EXACT_MAX_N`` = 20000 dense or
         100,000 sparse points, approximate (hnswlib) above (``knn.auto_method``).
@@ -375,7 +542,18 @@ class KNNGraph(BaseEstimator):
         self.method = method
 
     def validate(self):
-        """Raise ``ValueError`` naming the first invalid parameter."""
+        """Check the parameters.
+
+        Returns
+        -------
+        self : KNNGraph
+            This builder, when every parameter is valid.
+
+        Raises
+        ------
+        ValueError
+            Naming the first invalid parameter.
+        """
         k = self.n_neighbors
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
             raise ParameterError(f"graph n_neighbors must be an integer >= 1, got {k!r}")
@@ -391,7 +569,24 @@ class KNNGraph(BaseEstimator):
         return self
 
     def build(self, X):
-        """The :class:`Graph` of ``X`` (memoized by content and parameters)."""
+        """The :class:`Graph` of ``X`` (memoized by content and parameters).
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            The points.
+
+        Returns
+        -------
+        graph : Graph
+            The memoized graph (:func:`get_graph`).
+
+        Raises
+        ------
+        ValueError
+            For an invalid parameter (:meth:`validate`), or when ``X`` has no more points
+            than ``n_neighbors``.
+        """
         self.validate()
         if X.shape[0] <= self.n_neighbors:
             raise ParameterError(f"a {self.n_neighbors}-NN graph needs more than {self.n_neighbors} "

@@ -48,8 +48,39 @@ def _target_weights(n_classes, target):
 def ideal_kernel(y_enc, n_classes=None, target="simplex"):
     """The ``l x l`` ideal kernel ``T`` of encoded labels (explicit; for small l and tests).
 
-    ``target="simplex"``: ``T_ij = 1`` if ``y_i = y_j`` else ``-1/(c-1)`` (for ``c = 2``
-    Zhu et al.'s ``yy^T``); ``"pm1"``: ``-1`` for every differently labeled pair.
+    Parameters
+    ----------
+    y_enc : array-like of int of shape (l,)
+        The labeled points' classes, encoded as ``0..c-1``.
+    n_classes : int, default=None
+        The number of classes c; None: ``max(y_enc) + 1``.
+    target : {"simplex", "pm1"}, default="simplex"
+        ``"simplex"``: ``T_ij = 1`` if ``y_i = y_j`` else ``-1/(c-1)`` (for ``c = 2``
+        Zhu et al.'s ``yy^T``); ``"pm1"``: ``-1`` for every differently labeled pair.
+        With a single class ``T = 11^T``.
+
+    Returns
+    -------
+    T : ndarray of shape (l, l)
+        The ideal kernel.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``target``.
+
+    Examples
+    --------
+    >>> from sskernels.kernels.alignment import ideal_kernel
+    >>> ideal_kernel([0, 0, 1, 2])
+    array([[ 1. ,  1. , -0.5, -0.5],
+           [ 1. ,  1. , -0.5, -0.5],
+           [-0.5, -0.5,  1. , -0.5],
+           [-0.5, -0.5, -0.5,  1. ]])
+    >>> ideal_kernel([0, 0, 1], target="pm1")
+    array([[ 1.,  1., -1.],
+           [ 1.,  1., -1.],
+           [-1., -1.,  1.]])
     """
     y_enc = np.asarray(y_enc)
     c = int(y_enc.max()) + 1 if n_classes is None else int(n_classes)
@@ -94,6 +125,37 @@ def kernel_alignment(K1, K2):
     """Cristianini et al.'s empirical alignment ``<K1, K2>_F / (||K1||_F ||K2||_F)``.
 
     A zero matrix has no direction: its alignment is taken as 0.
+
+    Parameters
+    ----------
+    K1 : array-like of shape (l, l)
+        A kernel matrix.
+    K2 : array-like of shape (l, l)
+        Another kernel matrix on the same points.
+
+    Returns
+    -------
+    alignment : float
+        The alignment, in ``[-1, 1]``.
+
+    See Also
+    --------
+    centered_alignment : The alignment of the centered matrices.
+
+    References
+    ----------
+    N. Cristianini, J. Shawe-Taylor, A. Elisseeff and J. Kandola. On kernel-target
+    alignment. In NIPS, 2002.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sskernels.kernels.alignment import ideal_kernel, kernel_alignment
+    >>> T = ideal_kernel([0, 0, 1, 1])
+    >>> round(kernel_alignment(T, T), 6), round(kernel_alignment(T, np.eye(4)), 6)
+    (1.0, 0.5)
+    >>> kernel_alignment(T, np.zeros((4, 4)))
+    0.0
     """
     K1, K2 = np.asarray(K1), np.asarray(K2)
     den = np.linalg.norm(K1) * np.linalg.norm(K2)
@@ -101,8 +163,42 @@ def kernel_alignment(K1, K2):
 
 
 def centered_alignment(K, T):
-    """Cortes et al.'s centered alignment ``<K_c, T_c>_F / (||K_c||_F ||T_c||_F)``
-    (Wang et al. Sec. 2), ``K_c = H K H``, ``H = I - 11^T / l``; 0 for a zero matrix."""
+    """Cortes et al.'s centered alignment ``<K_c, T_c>_F / (||K_c||_F ||T_c||_F)``.
+
+    ``K_c = H K H``, ``H = I - 11^T / l``: the criterion of alignf (Wang et al. Sec. 2).
+    0 when either centered matrix is 0.
+
+    Parameters
+    ----------
+    K : array-like of shape (l, l)
+        A kernel matrix.
+    T : array-like of shape (l, l)
+        The target, e.g. the ideal kernel (:func:`ideal_kernel`).
+
+    Returns
+    -------
+    alignment : float
+        The centered alignment, in ``[-1, 1]``.
+
+    References
+    ----------
+    C. Cortes, M. Mohri and A. Rostamizadeh. Two-stage learning kernel algorithms. In
+    Proc. ICML, 2010.
+
+    Q. Wang, K. Zhang, Z. Chen, D. Wang, G. Jiang and I. Marsic. Enhancing
+    semi-supervised learning through label-aware base kernels. Neurocomputing, 2015:
+    Sec. 2.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sskernels.kernels.alignment import centered_alignment, ideal_kernel
+    >>> T = ideal_kernel([0, 0, 1, 1])
+    >>> round(centered_alignment(T, T), 6)
+    1.0
+    >>> centered_alignment(np.ones((4, 4)), T)        # a constant kernel centers to 0
+    0.0
+    """
     def center(A):
         A = np.asarray(A, dtype=float)
         return A - A.mean(axis=0) - A.mean(axis=1)[:, None] + A.mean()

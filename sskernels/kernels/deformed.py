@@ -42,12 +42,49 @@ _INTRINSIC = weakref.WeakKeyDictionary()
 def intrinsic_matrix(graph, laplacian="unnormalized", degree=1):
     """``M = L^p``: the graph regularizer of eq. (11.5) (iterated Laplacians, Remark 1).
 
-    ``laplacian="unnormalized"`` is the paper's ``L = D - W`` (Step 3);
-    ``"normalized"`` is ``I - D^{-1/2} W D^{-1/2}`` (a choice some papers make,
-    e.g. Mao & Tsang's LapRLS/LapSVM baselines).  Returned sparse (CSR), memoized per graph
-    object (the same product as before, computed once) and read-only: its arrays are not
-    writeable, so a caller that changed it in place would fail loudly instead of changing
-    every later fit.
+    Memoized per graph object (the same product as before, computed once) and read-only:
+    its arrays are not writeable, so a caller that changed it in place would fail loudly
+    instead of changing every later fit.
+
+    Parameters
+    ----------
+    graph : Graph
+        The graph (:class:`~sskernels.graph.Graph`).
+    laplacian : {"unnormalized", "normalized"}, default="unnormalized"
+        ``"unnormalized"`` is the paper's ``L = D - W`` (Step 3); ``"normalized"`` is
+        ``I - D^{-1/2} W D^{-1/2}`` (a choice some papers make, e.g. Mao & Tsang's
+        LapRLS/LapSVM baselines).
+    degree : int, default=1
+        The power p (>= 1).
+
+    Returns
+    -------
+    M : scipy.sparse.csr_matrix of shape (n, n)
+        ``L^p``, sparse (CSR) and read-only.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``laplacian``, or a ``degree`` that is not an integer >= 1.
+
+    References
+    ----------
+    V. Sindhwani, M. Belkin and P. Niyogi. The geometric basis of semi-supervised
+    learning. Chapter 11 of *Semi-Supervised Learning* (O. Chapelle, B. Schölkopf and
+    A. Zien, eds.), MIT Press, 2006: eq. (11.5), Remark 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sskernels.graph import Graph
+    >>> from sskernels.kernels.deformed import intrinsic_matrix
+    >>> X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [5.0, 5.0], [5.0, 6.0], [6.0, 5.0]])
+    >>> g = Graph(X, k=2)
+    >>> M = intrinsic_matrix(g, degree=2)
+    >>> M.shape, intrinsic_matrix(g, degree=2) is M           # memoized per graph
+    ((6, 6), True)
+    >>> bool(np.allclose(M.toarray(), (g.laplacian @ g.laplacian).toarray()))
+    True
     """
     if laplacian not in LAPLACIANS:
         raise ParameterError(f"laplacian must be one of {LAPLACIANS}, got {laplacian!r}")
@@ -125,14 +162,39 @@ def deformed_kernel(K, L, gamma_A, gamma_I, K_a=None, K_b=None, K_ab=None, norma
 
     Parameters
     ----------
-    K : (n, n) Gram matrix of the ``n = l + u`` training points.
-    L : (n, n) intrinsic regularizer (the Laplacian, or ``L^p``), dense or sparse.
-    K_a : (s, n) base kernel between a point set A and the training points
-        (rows ``k_x^T``); ``None`` = the training points.
-    K_b : (t, n) likewise for B; ``None`` = the same as A.
-    K_ab : (s, t) base kernel between A and B; needed when ``K_a`` is given.
+    K : ndarray of shape (n, n)
+        Gram matrix of the ``n = l + u`` training points.
+    L : ndarray or sparse matrix of shape (n, n)
+        Intrinsic regularizer (the Laplacian, or ``L^p``), dense or sparse.
+    gamma_A : float
+        Ambient regularization (> 0).
+    gamma_I : float
+        Intrinsic regularization (>= 0).
+    K_a : ndarray of shape (s, n), default=None
+        Base kernel between a point set A and the training points (rows ``k_x^T``);
+        ``None`` = the training points.
+    K_b : ndarray of shape (t, n), default=None
+        Likewise for B; ``None`` = the same as A.
+    K_ab : ndarray of shape (s, t), default=None
+        Base kernel between A and B; needed when ``K_a`` is given.
+    normalize : bool, default=True
+        True: ``M'`` with the ``1/(u+l)^2`` of eq. (11.5); False: without.
 
-    Returns the (s, t) matrix ``K~(A, B)``.
+    Returns
+    -------
+    K_tilde : ndarray of shape (s, t)
+        The matrix ``K~(A, B)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sskernels.kernels.deformed import deformed_kernel
+    >>> K = np.array([[1.0, 0.5], [0.5, 1.0]])
+    >>> L = np.array([[1.0, -1.0], [-1.0, 1.0]])
+    >>> bool(np.allclose(deformed_kernel(K, L, gamma_A=1.0, gamma_I=0.0), K))   # no graph term
+    True
+    >>> deformed_kernel(K, L, gamma_A=1.0, gamma_I=1.0).shape
+    (2, 2)
     """
     K = np.asarray(K, dtype=float)
     n = K.shape[0]

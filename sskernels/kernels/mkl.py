@@ -36,8 +36,46 @@ def base_kernels(A, B=None, gaussian_widths=GAUSSIAN_WIDTHS, poly_degrees=POLY_D
 
     Gaussian ``exp(-||x - z||^2 / (2 sigma^2))`` for each ``sigma`` in
     ``gaussian_widths``, then polynomial ``(<x, z> + 1)^q`` for each ``q`` in
-    ``poly_degrees``.  ``which`` (booleans or indices over the ``M`` kernels)
-    restricts the output to those kernels.
+    ``poly_degrees`` (the names: :func:`kernel_names`).
+
+    Parameters
+    ----------
+    A : ndarray or sparse matrix of shape (nA, n_features)
+        The first point set.
+    B : ndarray or sparse matrix of shape (nB, n_features), default=None
+        The second point set; None: ``A``.
+    gaussian_widths : sequence of float, default=GAUSSIAN_WIDTHS
+        The widths ``sigma`` of the Gaussian kernels.
+    poly_degrees : sequence of int, default=POLY_DEGREES
+        The degrees ``q`` of the polynomial kernels.
+    which : array-like of bool or int, default=None
+        Booleans or indices over the ``M`` kernels: restricts the output to those
+        kernels; None: all.
+
+    Returns
+    -------
+    K : ndarray of shape (M, nA, nB)
+        The base kernels (M of them, or those of ``which``), not normalized.
+
+    References
+    ----------
+    Q. Mao and I. W. Tsang. Parameter-free spectral kernel learning. In UAI, 2010:
+    Sec. 5.3.
+
+    A. Rakotomamonjy, F. R. Bach, S. Canu and Y. Grandvalet. SimpleMKL. Journal of
+    Machine Learning Research, 9:2491-2521, 2008.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sskernels.kernels.mkl import base_kernels
+    >>> X = np.array([[0.0, 0.0], [3.0, 4.0], [6.0, 8.0]])
+    >>> base_kernels(X).shape                 # 10 Gaussian and 3 polynomial kernels
+    (13, 3, 3)
+    >>> base_kernels(X, which=[10])[0]        # the first polynomial: <x, z> + 1
+    array([[  1.,   1.,   1.],
+           [  1.,  26.,  51.],
+           [  1.,  51., 101.]])
     """
     B = A if B is None else B
     M = len(gaussian_widths) + len(poly_degrees)

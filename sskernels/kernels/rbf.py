@@ -56,7 +56,39 @@ def rbf(D2, width):
 
 
 def rbf_kernel(A, B, width, metric="euclidean"):
-    """``K(a, b) = exp(-||a - b||^2 / (2 width^2))`` between the rows of A and B."""
+    """``K(a, b) = exp(-||a - b||^2 / (2 width^2))`` between the rows of A and B.
+
+    Parameters
+    ----------
+    A : ndarray or sparse matrix of shape (n_a, n_features)
+        The first point set.
+    B : ndarray or sparse matrix of shape (n_b, n_features)
+        The second point set.
+    width : float
+        The width ``sigma`` (> 0).
+    metric : {"euclidean", "cosine"}, default="euclidean"
+        "cosine" takes the distances between the rows scaled to unit norm.
+
+    Returns
+    -------
+    K : ndarray of shape (n_a, n_b)
+        The Gram matrix.
+
+    Raises
+    ------
+    ValueError
+        For a width that is not > 0, or an unknown metric.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sskernels.kernels.rbf import rbf_kernel
+    >>> X = np.array([[0.0, 0.0], [3.0, 4.0], [6.0, 8.0]])
+    >>> rbf_kernel(X, X, width=5.0).round(4)        # distances 5 and 10
+    array([[1.    , 0.6065, 0.1353],
+           [0.6065, 1.    , 0.6065],
+           [0.1353, 0.6065, 1.    ]])
+    """
     return rbf(squared_distances(A, B, metric), width)
 
 
@@ -93,7 +125,28 @@ def median_distance(X, metric="euclidean", key=None):
 
     Every pair for ``n <= MEDIAN_MAX_N``, else the pairs of a fixed random
     subsample of that many rows (seed 0).  Falls back to the mean, then 1, when
-    the median is 0.  ``key`` passes a precomputed fingerprint of X.
+    the median is 0.  Memoized by ``(fingerprint(X), metric)``.
+
+    Parameters
+    ----------
+    X : ndarray or sparse matrix of shape (n_samples, n_features)
+        The points.
+    metric : {"euclidean", "cosine"}, default="euclidean"
+        "cosine" takes the distances between the rows scaled to unit norm.
+    key : str, default=None
+        A precomputed fingerprint of X (:func:`~sskernels.graph.fingerprint`).
+
+    Returns
+    -------
+    distance : float
+        The median distance (> 0).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sskernels.kernels.rbf import median_distance
+    >>> median_distance(np.array([[0.0, 0.0], [3.0, 4.0], [6.0, 8.0]]))   # of 5, 5 and 10
+    5.0
     """
     fp = fingerprint(X) if key is None else key
     ck = (fp, metric)
@@ -113,7 +166,39 @@ def median_distance(X, metric="euclidean", key=None):
 
 
 def resolve_width(X, width, scale=1.0, metric="euclidean"):
-    """The width in use: a number as given, or a rule's value (``WIDTH_RULES``) times ``scale``."""
+    """The width in use: a number as given, or a rule's value (``WIDTH_RULES``) times ``scale``.
+
+    Parameters
+    ----------
+    X : ndarray or sparse matrix of shape (n_samples, n_features)
+        The points the rules are computed on.
+    width : float or {"median", "mean-norm"}
+        A width (> 0), or a rule: ``"median"`` the median pairwise distance of the rows
+        (:func:`median_distance`), ``"mean-norm"`` the mean Euclidean norm of the rows
+        (Mao & Tsang, Sec. 5.2).
+    scale : float, default=1.0
+        The factor applied to the width (``kernel_width_scale``).
+    metric : {"euclidean", "cosine"}, default="euclidean"
+        The metric of the ``"median"`` rule.
+
+    Returns
+    -------
+    width : float
+        ``scale`` times the width or the rule's value.
+
+    Raises
+    ------
+    ValueError
+        For an unknown rule, or a numeric width that is not > 0.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sskernels.kernels.rbf import resolve_width
+    >>> X = np.array([[0.0, 0.0], [3.0, 4.0], [6.0, 8.0]])
+    >>> resolve_width(X, "median", scale=0.5), resolve_width(X, 2.0, scale=0.5)
+    (2.5, 1.0)
+    """
     if isinstance(width, str):
         if width == "median":
             base = median_distance(X, metric)

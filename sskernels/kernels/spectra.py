@@ -104,10 +104,53 @@ def rbf_cache_info():
 def rbf_spectrum(X, width, m=None, metric="euclidean", key=None):
     """Top-m eigenpairs ``K0 = sum_i s_i u_i u_i^T`` of the RBF matrix over all rows of X.
 
-    Label-independent, so memoized (:data:`_RBF_CACHE`) by ``(fingerprint(X), metric, width)``;
-    ``key`` passes a precomputed fingerprint.  ``m=None`` gives every pair with
-    ``s_i > RBF_RTOL s_1``.  Dense ``eigh`` of all pairs for ``n <= 2500``, else only the
-    top m (``subset_by_index``).  Eigenvalues are returned in decreasing order.
+    Label-independent, so memoized (:data:`_RBF_CACHE`) by ``(fingerprint(X), metric,
+    width)``: a later call for at most as many pairs returns the same object.  Dense
+    ``eigh`` of all pairs for ``n <= 2500``, else only the top m (``subset_by_index``).
+
+    Parameters
+    ----------
+    X : ndarray or sparse matrix of shape (n_samples, n_features)
+        The points, labeled and unlabeled.
+    width : float
+        The RBF width (:func:`~sskernels.kernels.rbf.rbf_kernel`).
+    m : int or None, default=None
+        The number of top eigenpairs (``1 <= m <= n``); None gives every pair with
+        ``s_i > RBF_RTOL s_1``.
+    metric : {"euclidean", "cosine"}, default="euclidean"
+        The metric of the kernel.
+    key : str, default=None
+        A precomputed fingerprint of X (:func:`~sskernels.graph.fingerprint`).
+
+    Returns
+    -------
+    spectrum : RBFSpectrum
+        ``values`` (k,) in decreasing order, ``vectors`` (n, k) and ``complete`` (every
+        pair with ``s_i > RBF_RTOL s_1`` held).
+
+    Raises
+    ------
+    ValueError
+        When ``m`` is not in ``[1, n]``.
+
+    References
+    ----------
+    S. Hoi, M. Lyu and E. Chang. Learning the unified kernel machines for
+    classification. In Proc. KDD, 2006.
+
+    W. Liu, B. Qian, J. Cui and J. Liu. Spectral kernel learning for semi-supervised
+    classification. In IJCAI, 2009: eq. (8).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sskernels.kernels.spectra import rbf_spectrum
+    >>> X = np.array([[0.0, 0.0], [3.0, 4.0], [6.0, 8.0]])
+    >>> spectrum = rbf_spectrum(X, width=5.0)
+    >>> spectrum.values.round(4), spectrum.vectors.shape, spectrum.complete
+    (array([1.9281, 0.8647, 0.2072]), (3, 3), True)
+    >>> rbf_spectrum(X, width=5.0, m=2) is spectrum          # memoized
+    True
     """
     n = X.shape[0]
     if m is not None and not 1 <= m <= n:
@@ -176,15 +219,57 @@ class NystromSpectrum:
 def nystrom_spectrum(X, width, landmarks, n_components, metric="euclidean", normalized=False):
     """The top ``n_components`` eigenvectors of ``K0`` (or of ``S``) by the Nystrom method.
 
-    ``landmarks``: positions of the landmark rows (the caller's rule; Williams & Seeger
-    draw them uniformly, Wang et al. 2015, Alg. 1 step 3 give none).  With ``W = U
-    diag(lambda) U^T`` the landmark block, the i-th approximate eigenvector is
-    ``v_i = sqrt(m/n) / lambda_i C U_i`` (C: the rows of every point against the
+    With ``W = U diag(lambda) U^T`` the landmark block, the i-th approximate eigenvector
+    is ``v_i = sqrt(m/n) / lambda_i C U_i`` (C: the rows of every point against the
     landmarks; eigenvalue ``(n/m) lambda_i``), and :meth:`NystromSpectrum.extend` applies
-    the same formula at any point (Wang et al. eq. (4)).  ``normalized``: ``S``'s rows, the
-    degrees estimated from the landmarks (:meth:`NystromSpectrum.rows`).  With every row a
-    landmark it is the exact eigendecomposition (exact degrees).  Only the top pairs of
-    ``W`` are computed.  Returns the :class:`NystromSpectrum` and the (n, k) ``V``.
+    the same formula at any point (Wang et al. eq. (4)).  With every row a landmark it is
+    the exact eigendecomposition (exact degrees).  Only the top pairs of ``W`` are
+    computed.
+
+    Parameters
+    ----------
+    X : ndarray or sparse matrix of shape (n_samples, n_features)
+        The points.
+    width : float
+        The RBF width of ``K0``.
+    landmarks : array-like of int of shape (m,)
+        Positions of the landmark rows (the caller's rule; Williams & Seeger draw them
+        uniformly, Wang et al. 2015, Alg. 1 step 3 give none).
+    n_components : int
+        The number of top eigenvectors (at most m; pairs with ``lambda_i <= RBF_RTOL
+        lambda_1`` are dropped).
+    metric : {"euclidean", "cosine"}, default="euclidean"
+        The metric of the kernel.
+    normalized : bool, default=False
+        True: the eigenvectors of ``S = D^{-1/2} K0 D^{-1/2}``, ``S``'s rows with the
+        degrees estimated from the landmarks (:meth:`NystromSpectrum.rows`).
+
+    Returns
+    -------
+    spectrum : NystromSpectrum
+        The landmarks, eigenvalues and basis, to extend the eigenvectors to any point.
+    V : ndarray of shape (n_samples, k)
+        The k approximate eigenvectors at the rows of X.
+
+    References
+    ----------
+    C. K. I. Williams and M. Seeger. Using the Nystrom method to speed up kernel
+    machines. In NIPS 13, 2001.
+
+    Q. Wang, K. Zhang, Z. Chen, D. Wang, G. Jiang and I. Marsic. Enhancing
+    semi-supervised learning through label-aware base kernels. Neurocomputing, 2015:
+    Algorithm 1, eq. (4).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sskernels.kernels.spectra import nystrom_spectrum
+    >>> X = np.array([[0.0, 0.0], [3.0, 4.0], [6.0, 8.0]])
+    >>> spectrum, V = nystrom_spectrum(X, 5.0, landmarks=[0, 1, 2], n_components=2)
+    >>> spectrum.values.round(4), V.shape               # every row a landmark: exact
+    (array([1.9281, 0.8647]), (3, 2))
+    >>> bool(np.allclose(spectrum.extend(X), V))
+    True
     """
     n = X.shape[0]
     idx = np.asarray(landmarks)

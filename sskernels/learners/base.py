@@ -25,6 +25,10 @@ affinity matrix and new points are given by their (s, n) affinities.  The
 label-independent work is the public step :meth:`precompute`: it builds (and
 memoizes) the graph and whatever spectrum the learner needs, and returns the
 :class:`~sskernels.graph.Graph`.
+
+One module, ~660 lines, half of them docstrings: the base classes and the rules every
+learner shares (validation, partial labels, the unreached-point rule, the fit report) stay
+together so that each exists once.
 """
 
 from __future__ import annotations
@@ -59,9 +63,34 @@ def labeled_mask(y):
 def check_partial_labels(y, min_classes=2):
     """Split partial labels into ``(classes, labeled_idx, y_enc)``.
 
-    ``y_enc`` are the labeled points' classes encoded as ``0..c-1``.  Raises
-    ``ValueError`` when no point is labeled, or when fewer than ``min_classes``
-    classes are labeled.
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        Partial labels, ``-1`` (``UNLABELED``) for the unlabeled points.
+    min_classes : int, default=2
+        The number of classes that must at least be labeled.
+
+    Returns
+    -------
+    classes : ndarray of shape (n_classes,)
+        The classes of the labeled points, sorted.
+    labeled_idx : ndarray of shape (n_labeled,)
+        Positions of the labeled points in ``y``.
+    y_enc : ndarray of shape (n_labeled,)
+        The labeled points' classes encoded as ``0..c-1`` (positions in ``classes``).
+
+    Raises
+    ------
+    ValueError
+        When no point is labeled, or when fewer than ``min_classes`` classes are
+        labeled (:class:`~sskernels.errors.ParameterError`, a ``ValueError``).
+
+    Examples
+    --------
+    >>> from sskernels.learners import check_partial_labels
+    >>> classes, labeled_idx, y_enc = check_partial_labels([3, -1, 5, 3, -1])
+    >>> classes, labeled_idx, y_enc
+    (array([3, 5]), array([0, 2, 3]), array([0, 1, 0]))
     """
     y = np.asarray(y)
     labeled = np.flatnonzero(labeled_mask(y))
@@ -126,8 +155,20 @@ class SemiSupervisedClassifier(ClassifierMixin, BaseEstimator):
     """Base of every semi-supervised classifier: validation, labels, the fit report.
 
     Subclasses call :meth:`_fit_start` first in ``fit`` and :meth:`_check_X`
-    first in ``predict`` / ``decision_function``.  ``accept_sparse`` (class
-    attribute) says whether the learner takes sparse ``X``.
+    first in ``predict`` / ``decision_function``.
+
+    Attributes
+    ----------
+    accept_sparse : tuple of str or bool
+        Class attribute: whether the learner takes sparse ``X`` (the sparse formats it
+        accepts, by default ``("csr", "csc")``).
+    classes_ : ndarray of shape (n_classes,)
+        The labels seen among the labeled points (set by ``fit``).
+    labeled_ : ndarray of shape (n_labeled,)
+        Positions of the labeled training points (set by ``fit``).
+    fit_report_ : FitReport
+        The solvers used by the fit, their fallbacks and degenerate cases
+        (:class:`~sskernels.solvers.report.FitReport`, set by ``fit``).
     """
 
     _parameter_constraints: dict = {}
@@ -193,13 +234,41 @@ class SemiSupervisedClassifier(ClassifierMixin, BaseEstimator):
 
     @available_if(lambda self: self._inductive())
     def predict(self, X):
-        """Labels of new points: the class of the largest decision value."""
+        """Labels of new points: the class of the largest decision value.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features)
+            New points, in the form of the ``X`` given to ``fit`` (with a precomputed
+            graph: their affinities to the training points, shape
+            (n_queries, n_samples)).
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_queries,)
+            Predicted labels, values of ``classes_``.
+        """
         check_is_fitted(self, "classes_")
         return self.classes_[np.argmax(as_scores(self.decision_function(X)), axis=1)]
 
     @available_if(lambda self: self._inductive())
     def score(self, X, y, sample_weight=None):
-        """Accuracy of :meth:`predict` on new points ``X`` (scikit-learn's ``score``)."""
+        """Accuracy of :meth:`predict` on new points ``X`` (scikit-learn's ``score``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features)
+            New points, in the form of the ``X`` given to ``fit``.
+        y : array-like of shape (n_queries,)
+            Their true labels.
+        sample_weight : array-like of shape (n_queries,), default=None
+            Weights of the points.
+
+        Returns
+        -------
+        score : float
+            Mean accuracy of ``predict(X)`` against ``y``.
+        """
         return super().score(X, y, sample_weight=sample_weight)
 
 
@@ -218,8 +287,21 @@ class DefaultGraphMixin:
         return KNNGraph(**self._default_graph) if self.graph is None else self.graph
 
     def set_params(self, **params):
-        """Set parameters (scikit-learn's ``set_params``); ``graph__*`` parameters with
-        ``graph=None`` first set ``graph=KNNGraph(**_default_graph)``."""
+        """Set the parameters of this estimator (scikit-learn's ``set_params``).
+
+        ``graph__*`` parameters with ``graph=None`` first set
+        ``graph=KNNGraph(**_default_graph)``, so that they tune the default graph.
+
+        Parameters
+        ----------
+        **params : dict
+            Estimator parameters, ``graph__*`` ones included.
+
+        Returns
+        -------
+        self : object
+            The estimator.
+        """
         if (getattr(self, "graph", "") is None and "graph" not in params
                 and any(k.startswith("graph__") for k in params)):
             self.graph = KNNGraph(**self._default_graph)
@@ -229,10 +311,13 @@ class DefaultGraphMixin:
 class GraphSemiSupervisedClassifier(DefaultGraphMixin, SemiSupervisedClassifier):
     """Base of the graph-based classifiers: the ``graph`` parameter and :meth:`precompute`.
 
-    ``graph`` : a :class:`~sskernels.graph.KNNGraph` (k, weights, sigma, metric),
-    ``None`` for the class's default graph (``_default_graph``), or
-    ``"precomputed"``: ``X`` is then the (n, n) affinity matrix of the training
-    points and, in ``predict``, the (s, n) affinities of new points to them.
+    The subclasses' ``graph`` parameter is one of:
+
+    * a :class:`~sskernels.graph.KNNGraph` (k, weights, sigma, metric);
+    * ``None``: the class's default graph (``_default_graph``);
+    * ``"precomputed"``: ``X`` is then the (n, n) affinity matrix of the training
+      points and, in ``predict``, the (s, n) affinities of new points to them.
+
     Learners that need the features themselves (an RBF kernel on ``X``) set
     ``_needs_features = True`` and refuse ``"precomputed"``.
     """
@@ -261,7 +346,17 @@ class GraphSemiSupervisedClassifier(DefaultGraphMixin, SemiSupervisedClassifier)
 
         This is the label-independent part of ``fit``: the runner calls it once
         per data set before the splits; ``fit`` then finds it in the cache.
-        Returns the :class:`~sskernels.graph.Graph`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training points (with ``graph="precomputed"``: their (n_samples,
+            n_samples) affinity matrix).
+
+        Returns
+        -------
+        graph : Graph
+            The :class:`~sskernels.graph.Graph` of ``X``.
         """
         graph = self._build_graph(X)
         self._precompute_graph(graph)
@@ -348,9 +443,40 @@ class GraphClassifier(GraphSemiSupervisedClassifier):
     frequent labeled class; their positions are ``unreached_`` and the fit records a
     ``degenerate`` note in ``fit_report_`` (and so in the run's summary).  ``_scores`` may
     read ``self.unreached_`` (set before it runs).
+
+    Attributes
+    ----------
+    scores_ : ndarray of shape (n_samples, n_classes)
+        The scores of the training points, unreached points included.
+    transduction_ : ndarray of shape (n_samples,)
+        The label of every training point (the class of its largest score).
+    unreached_ : ndarray of shape (n_unreached,)
+        Positions of the unreached points.
+    graph_ : Graph
+        The :class:`~sskernels.graph.Graph` of the training points.
+    fit_report_ : FitReport
+        The solvers used by the fit, their fallbacks and degenerate cases.
     """
 
     def fit(self, X, y):
+        """Build the graph and score every training point.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training points, labeled and unlabeled (sparse input where the learner
+            accepts it).  With ``graph="precomputed"``: the (n_samples, n_samples)
+            affinity matrix of the training points.
+        y : array-like of shape (n_samples,)
+            Labels of the training points, ``-1`` (``UNLABELED``) for the unlabeled
+            ones; at least two classes must be labeled.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator: ``scores_``, ``transduction_``, ``unreached_`` and
+            ``fit_report_`` are set.
+        """
         X, labeled, y_enc = self._fit_start(X, y)
         self.X_fit_ = X
         graph = self._build_graph(X)
@@ -376,7 +502,21 @@ class GraphClassifier(GraphSemiSupervisedClassifier):
         """Scores of new points: (s, c), or (s,) ``F_1 - F_0`` for two classes
         (scikit-learn's convention: positive means ``classes_[1]``).  Where the scores are
         class masses they are normalized per row first (:meth:`predict_proba`), so the
-        two rank the points alike."""
+        two rank the points alike.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features)
+            New points, in the form of the ``X`` given to ``fit`` (with
+            ``graph="precomputed"``: their affinities to the training points, shape
+            (n_queries, n_samples)).
+
+        Returns
+        -------
+        scores : ndarray of shape (n_queries,) or (n_queries, n_classes)
+            One score per class, or for two classes the score of ``classes_[1]``
+            minus that of ``classes_[0]``.
+        """
         check_is_fitted(self, "scores_")
         F = self._induce(self._induced(X))
         if self._class_masses:
@@ -408,7 +548,24 @@ class GraphClassifier(GraphSemiSupervisedClassifier):
     @available_if(lambda self: self._has_proba())
     def predict_proba(self, X):
         """(s, c) class probabilities of new points: their induced class masses,
-        normalized per row (``label_distributions_`` for the training points)."""
+        normalized per row (``label_distributions_`` for the training points).
+
+        Offered by the learners whose scores are class masses
+        (:class:`~sskernels.learners.HarmonicFunction`,
+        :class:`~sskernels.learners.Consistency`).  A new point that no graph point
+        reaches gets the labeled class frequencies.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features)
+            New points, in the form of the ``X`` given to ``fit`` (with
+            ``graph="precomputed"``: their affinities to the training points).
+
+        Returns
+        -------
+        proba : ndarray of shape (n_queries, n_classes)
+            Class probabilities in the order of ``classes_``; rows sum to 1.
+        """
         check_is_fitted(self, "scores_")
         return self._distributions(self._induce(self._induced(X)))
 
@@ -434,10 +591,20 @@ class SemiSupervisedRegressor(RegressorMixin, BaseEstimator):
 
     The convention for partial targets: ``y`` is (n,) or (n, k) float, and a NaN target (a
     row of NaN for k > 1) marks an UNLABELED point — ``-1``, the classifiers' marker, is a
-    valid target value.  ``transduction_`` holds the predicted targets of every training
-    point (the shape of ``y``); ``predict(X_new)`` induces targets for new points.
-    Infinite targets are refused with scikit-learn's message; at least two labeled points
-    are required.  ``fit_report_`` as for the classifiers.
+    valid target value.  ``predict(X_new)`` induces targets for new points.  Infinite
+    targets are refused with scikit-learn's message; at least two labeled points are
+    required.
+
+    Attributes
+    ----------
+    transduction_ : ndarray of shape (n_samples,) or (n_samples, n_targets)
+        The predicted targets of every training point (the shape of ``y``).
+    labeled_ : ndarray of shape (n_labeled,)
+        Positions of the labeled training points (every target finite).
+    n_targets_ : int
+        The number of targets k.
+    fit_report_ : FitReport
+        As for the classifiers (:class:`~sskernels.solvers.report.FitReport`).
     """
 
     _parameter_constraints: dict = {}

@@ -14,6 +14,9 @@ and the package's k-NN graph (:class:`sskernels.graph.KNNGraph`).
   are LapRLS / LapSVM (eq. (11.16)).
 * :class:`SupervisedManifoldRLS` — squared loss in eq. (11.14), one intrinsic
   term per class.
+
+One module, ~440 lines, three fifths of them docstrings: the deformed kernel object and
+supervised manifold RLS, the two uses of Sec. 11.3.3-11.4 of the same kernel pieces.
 """
 
 from __future__ import annotations
@@ -58,15 +61,6 @@ class DeformedKernel:
     :func:`~sskernels.kernels.deformed.deformed_kernel` (which this class calls)
     we take that as a misprint.
 
-    Parameters: ``X`` the training points; ``gamma_A`` (> 0); ``gamma_I`` (>= 0);
-    ``kernel_width`` sigma, a number or a rule of
-    :func:`~sskernels.kernels.rbf.resolve_width` (``"median"``, the default: the
-    median pairwise distance of ``X``; ``"mean-norm"``), times
-    ``kernel_width_scale``; ``laplacian``, ``laplacian_degree``; ``graph`` the
-    :class:`~sskernels.graph.KNNGraph` builder (None: k = 6 with the weights of
-    Liu et al. eq. (2)); ``normalize``.  Invalid values raise ``ValueError``
-    before any computation.
-
     ``dk(A, B)`` returns the ``(len(A), len(B))`` matrix ``K~(A, B)`` for any two
     point sets (training or unseen); ``dk(A)`` means ``dk(A, A)`` (then
     symmetrized against round-off).  Usable as ``sklearn.svm.SVC(kernel=dk)`` or
@@ -76,7 +70,90 @@ class DeformedKernel:
     :class:`~sskernels.learners.manifold.LapSVM` and
     ``KernelRidge(alpha=gamma_A l)`` with it is
     :class:`~sskernels.learners.manifold.LapRLS` (same ``gamma_A, gamma_I``,
-    width and graph).
+    width and graph).  Invalid parameter values raise ``ValueError`` before any
+    computation.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        The training points (labeled and unlabeled) the kernel is deformed on.
+    gamma_A : float
+        Ambient regularization (> 0).
+    gamma_I : float
+        Intrinsic regularization (>= 0).
+    kernel_width : {"median", "mean-norm"} or float, default="median"
+        sigma, a number or a rule of :func:`~sskernels.kernels.rbf.resolve_width`
+        (``"median"``: the median pairwise distance of ``X``; ``"mean-norm"``), times
+        ``kernel_width_scale``.
+    kernel_width_scale : float, default=1.0
+        Factor on ``kernel_width``.
+    laplacian : {"unnormalized", "normalized"}, default="unnormalized"
+        ``L = D - W`` (the paper's) or ``I - D^{-1/2} W D^{-1/2}``.
+    laplacian_degree : int, default=1
+        p of ``M = L^p``.
+    graph : object or None, default=None
+        The :class:`~sskernels.graph.KNNGraph` builder (None: k = 6 with the weights of
+        Liu et al. eq. (2)).
+    normalize : bool, default=True
+        True divides ``M'`` by ``n^2`` (the scale of eq. (11.5)); False drops it.
+
+    Attributes
+    ----------
+    X : ndarray or sparse matrix of shape (n_samples, n_features)
+        The training points.
+    gamma_A : float
+        The ambient regularization.
+    gamma_I : float
+        The intrinsic regularization.
+    kernel_width : float
+        The RBF width sigma in use (the rule resolved, times the scale).
+    laplacian : str
+        The Laplacian.
+    laplacian_degree : int
+        Its power p.
+    normalize : bool
+        Whether ``M'`` has the ``1/n^2``.
+    graph : Graph
+        The :class:`~sskernels.graph.Graph` built on ``X``.
+    M : sparse matrix of shape (n_samples, n_samples)
+        The intrinsic regularizer ``L^p``.
+    K : ndarray of shape (n_samples, n_samples)
+        The RBF base kernel on ``X``.
+
+    See Also
+    --------
+    LapRLS : RLS with the deformed kernel on the labeled points.
+    LapSVM : An SVM with the deformed kernel on the labeled points.
+    sskernels.kernels.deformed.deformed_kernel : The matrix computation.
+
+    References
+    ----------
+    V. Sindhwani, M. Belkin and P. Niyogi. The geometric basis of semi-supervised
+    learning. Chapter 11 of *Semi-Supervised Learning* (O. Chapelle, B. Schölkopf and
+    A. Zien, eds.), MIT Press, 2006: eq. (11.15)-(11.16).
+
+    V. Sindhwani, P. Niyogi and M. Belkin. Beyond the point cloud: from transductive to
+    semi-supervised learning. In Proc. ICML, 2005.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.datasets import load_wine
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from sklearn.svm import SVC
+    >>> from sskernels.learners import DeformedKernel
+    >>> X, y = load_wine(return_X_y=True)
+    >>> X = StandardScaler().fit_transform(X)
+    >>> dk = DeformedKernel(X, gamma_A=1e-2, gamma_I=1.0)
+    >>> dk(X[:5], X[:3]).shape
+    (5, 3)
+    >>> K = dk(X[:5])
+    >>> bool(np.allclose(K, K.T))
+    True
+    >>> labeled = np.arange(0, 178, 10)           # an SVM on 18 labeled points: LapSVM
+    >>> svm = SVC(kernel=dk, C=1 / (2 * 1e-2 * labeled.size)).fit(X[labeled], y[labeled])
+    >>> svm.predict(X[[5, 105, 175]])
+    array([0, 1, 2])
     """
 
     _parameter_constraints = {
@@ -134,7 +211,7 @@ class DeformedKernel:
 class SupervisedManifoldRLS(GraphSemiSupervisedClassifier):
     """Supervised manifold regularization with class-dependent intrinsic terms, eq. (11.14).
 
-    Squared loss (RLS) in
+    Squared loss (RLS) in the objective::
 
         (1/l) sum_i (y_i - f(x_i))^2 + gamma_A ||f||_K^2
             + sum_c gamma_I^c / l^2  f_c^T L_c f_c                      (normalize=True)
@@ -142,13 +219,11 @@ class SupervisedManifoldRLS(GraphSemiSupervisedClassifier):
     where, as the paper says (Sec. 11.3.3), ``f_c`` are the values of ``f`` on the
     labeled examples of class ``c`` and ``L_c`` is the graph Laplacian "on" those
     examples: here ``L_c`` is the (unnormalized ``D - W`` or normalized, to the
-    power ``laplacian_degree``) Laplacian of the k-NN graph ``graph`` (a
-    :class:`~sskernels.graph.KNNGraph`; None: k = 6 with the weights of Liu et
-    al. eq. (2)) built on class ``c``'s labeled points alone, with
-    ``k = min(n_neighbors, l_c - 1)`` (a choice); a class with one labeled point
-    has no term (noted in ``fit_report_`` as degenerate).  The paper has two
-    classes (``L_+``, ``L_-``); we allow ``c`` classes, one term each, and the
-    paper's recipe "replace ``gamma_I L`` by ``blockdiag(gamma_I^+ L_+,
+    power ``laplacian_degree``) Laplacian of the k-NN graph ``graph`` built on class
+    ``c``'s labeled points alone, with ``k = min(n_neighbors, l_c - 1)`` (a choice); a
+    class with one labeled point has no term (noted in ``fit_report_`` as degenerate).
+    The paper has two classes (``L_+``, ``L_-``); we allow ``c`` classes, one term each,
+    and the paper's recipe "replace ``gamma_I L`` by ``blockdiag(gamma_I^+ L_+,
     gamma_I^- L_-)`` in Laplacian RLS" gives, with ``u = 0`` and LapRLS's scale
     ``gamma_I / (u+l)^2``, the ``1/l^2`` above (``normalize=False``: no ``1/l^2``,
     eq. (11.14) as printed).
@@ -160,21 +235,95 @@ class SupervisedManifoldRLS(GraphSemiSupervisedClassifier):
     labeled and ``gamma_I = 1``; LU solve).  Multi-class: one-vs-rest targets
     +-1, label of the largest value.
 
-    Parameters: ``gamma_A`` (> 0; default 1e-2, a choice); ``gamma_I`` (>= 0; default
-    1, a choice) one value for all classes or a sequence, one per class in the
-    order of ``classes_``; ``kernel_width`` (a number or a rule of
-    :func:`~sskernels.kernels.rbf.resolve_width` — ``"median"``, the default,
-    is the median pairwise distance of the *labeled* points) times
-    ``kernel_width_scale``; ``graph``; ``laplacian``, ``laplacian_degree``,
-    ``normalize``.  No parameter is selected by default (``_selection`` empty).
-
     ``fit(X, y)``: rows with ``y == -1`` take no part in the fit (this learner
     is supervised); ``transduction_`` holds the predicted labels of all rows.
-    Nothing is label-independent: :meth:`precompute` does nothing.
+    Nothing is label-independent: :meth:`precompute` does nothing.  No parameter is
+    selected by default (``_selection`` empty).
 
-    Fitted: ``classes_``, ``labeled_``, ``X_fit_`` (the labeled rows), ``alpha_``,
-    ``intercept_`` (0), ``gamma_A_``, ``gamma_I_`` (per class), ``kernel_width_``,
-    ``M_``, ``transduction_``, ``fit_report_``.
+    Parameters
+    ----------
+    graph : object or None, default=None
+        The k-NN graph builder of the class graphs, a :class:`~sskernels.graph.KNNGraph`
+        (``None``: k = 6 with the weights of Liu et al. eq. (2)).
+    gamma_A : float, default=1e-2
+        Ambient regularization (> 0; 1e-2 is a choice).
+    gamma_I : float or array-like of shape (n_classes,), default=1.0
+        Intrinsic regularization (>= 0; 1 is a choice): one value for all classes or a
+        sequence, one per class in the order of ``classes_``.
+    kernel_width : {"median", "mean-norm"} or float, default="median"
+        sigma of the RBF kernel, a number or a rule of
+        :func:`~sskernels.kernels.rbf.resolve_width` (``"median"`` is the median pairwise
+        distance of the *labeled* points), times ``kernel_width_scale``.
+    kernel_width_scale : float, default=1.0
+        Factor on ``kernel_width``.
+    laplacian : {"unnormalized", "normalized"}, default="unnormalized"
+        ``L_c = D - W`` or ``I - D^{-1/2} W D^{-1/2}`` of each class graph.
+    laplacian_degree : int, default=1
+        The power of ``L_c``.
+    normalize : bool, default=True
+        True divides the intrinsic terms by ``l^2`` (LapRLS's scale); False gives
+        eq. (11.14) as printed.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The classes seen among the labeled points.
+    labeled_ : ndarray of shape (n_labeled,)
+        Positions of the labeled points in the training data.
+    X_fit_ : ndarray or sparse matrix of shape (n_labeled, n_features)
+        The labeled rows (the expansion points of ``f``).
+    alpha_ : ndarray of shape (n_labeled,) or (n_labeled, n_classes)
+        The expansion coefficients: (n_labeled,) for two classes, one one-vs-rest column
+        per class otherwise.
+    intercept_ : float
+        0 (no bias).
+    gamma_A_ : float
+        The ``gamma_A`` used.
+    gamma_I_ : ndarray of shape (n_classes,)
+        The ``gamma_I`` of each class.
+    kernel_width_ : float
+        The RBF width used.
+    M_ : ndarray of shape (n_labeled, n_labeled)
+        ``sum_c gamma_I^c P_c^T L_c P_c`` (times ``l^2`` with ``normalize=False``).
+    transduction_ : ndarray of shape (n_samples,)
+        The predicted labels of all rows of ``X``.
+    fit_report_ : FitReport
+        The solvers and degenerate cases of the fit
+        (:class:`~sskernels.solvers.report.FitReport`).
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+    feature_names_in_ : ndarray of shape (n_features,)
+        Names of the features seen during ``fit``; defined only when ``X`` has feature
+        names that are all strings.
+
+    See Also
+    --------
+    LapRLS : One intrinsic term over labeled and unlabeled points.
+
+    References
+    ----------
+    V. Sindhwani, M. Belkin and P. Niyogi. The geometric basis of semi-supervised
+    learning. Chapter 11 of *Semi-Supervised Learning* (O. Chapelle, B. Schölkopf and
+    A. Zien, eds.), MIT Press, 2006: Sec. 11.3.3, eq. (11.14).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.datasets import load_wine
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from sskernels.learners import SupervisedManifoldRLS
+    >>> X, y = load_wine(return_X_y=True)
+    >>> X = StandardScaler().fit_transform(X)
+    >>> y_partial = np.full_like(y, -1)
+    >>> y_partial[::10] = y[::10]                 # 18 labeled points; the others are not used
+    >>> est = SupervisedManifoldRLS().fit(X, y_partial)
+    >>> est.alpha_.shape
+    (18, 3)
+    >>> unlabeled = y_partial == -1
+    >>> bool((est.transduction_[unlabeled] == y[unlabeled]).mean() > 0.9)
+    True
+    >>> est.predict(X[[0, 100, 170]])
+    array([0, 1, 2])
     """
 
     _parameter_constraints = {
@@ -238,6 +387,21 @@ class SupervisedManifoldRLS(GraphSemiSupervisedClassifier):
         return M
 
     def fit(self, X, y):
+        """Fit ``f`` on the labeled rows of ``X`` (the unlabeled rows are not used).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training points; only the labeled rows enter the fit.
+        y : array-like of shape (n_samples,)
+            Labels of the training points, ``-1`` for the unlabeled ones; at least two
+            classes must be labeled.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
         X, labeled, y_enc = self._fit_start(X, y)
         gammas = self._class_gammas(self.classes_.size)
         XL = X[labeled]
@@ -261,7 +425,19 @@ class SupervisedManifoldRLS(GraphSemiSupervisedClassifier):
         return self
 
     def decision_function(self, X):
-        """``f(x) = sum_{i<=l} alpha_i K(x_i, x)``: (n,) for two classes, else (n, c)."""
+        """``f(x) = sum_{i<=l} alpha_i K(x_i, x)``: (n,) for two classes, else (n, c).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features)
+            New points.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_queries,) or (n_queries, n_classes)
+            ``f`` at the points: (n_queries,) for two classes (positive means
+            ``classes_[1]``), one-vs-rest values otherwise.
+        """
         check_is_fitted(self, "alpha_")
         Kx = rbf(squared_distances(self._induced(X), self.X_fit_), self.kernel_width_)
         return Kx @ self.alpha_ + self.intercept_

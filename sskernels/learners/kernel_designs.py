@@ -62,6 +62,9 @@ Choices the papers leave open (repeated where implemented):
   ``delta = 2 / sigma^2``.  Ties in the selection go to the largest delta (the mildest diffusion);
 * max-alignment: the uncentered (Cristianini) alignment with the ``target`` ideal kernel, so that
   it is OSK's objective; the degenerate case (no positive alignment) uses uniform ``mu``, noted.
+
+One module, ~640 lines, two thirds of them docstrings: the three kernel designs of Wang et
+al.'s Table 1 share one base class (width, eigenvectors, eq. (5), the fold predictor).
 """
 
 from __future__ import annotations
@@ -142,6 +145,21 @@ class _SpectralDesign(EmbeddingKernel, RBFEigenbasis, SemiSupervisedClassifier):
         return self._eigenvectors(X, self._width(X))[1]
 
     def fit(self, X, y):
+        """Learn ``mu`` on the unsupervised eigenvectors of ``X`` and score every training point.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training points, labeled and unlabeled.
+        y : array-like of shape (n_samples,)
+            Labels of the training points, ``-1`` for the unlabeled ones; at least two
+            classes must be labeled.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
         X, labeled, y_enc = self._fit_start(X, y)
         self._fit_labeled(X, labeled, y_enc, fingerprint(X))
         return self
@@ -240,11 +258,107 @@ class ClusterKernel(_SpectralDesign):
     ``phi(sigma_i) = sigma_i`` for the ``n_components`` largest, 0 else: ``L~ = V diag(sigma) V^T``;
     4. ``K = D~^{1/2} L~ D~^{1/2}``, ``D~_ii = 1 / L~_ii`` (``unit_diagonal=True``; False stops at
     ``L~``, Wang et al.'s ``V diag(r) V^T``).  Module docstring: the reading of
-    ``r(lambda) = lambda``.
+    ``r(lambda) = lambda``.  One of the kernel designs of Wang et al. 2015, Table 1.
 
-    Parameters: ``b_scale`` (``b = b_scale b0``), ``n_components`` (int or fraction of n,
-    default 0.1), ``unit_diagonal``, ``eigen_solver`` (``"exact"`` or ``"nystrom"``),
-    ``n_landmarks``, ``metric``, ``random_state`` (landmark draw).
+    An SVM on it is ``KernelSVM(kernel_learner=...)``; the learner's own rule is Liu et
+    al.'s eq. (5), ``argmax_k sum_{y_j = k} K(x, x_j)``.  New points: every eigenvector
+    is extended by the Nystrom formula (Wang et al. eq. (4)), so ``kernel(A, B)`` is PSD
+    on any union of training and new points.
+
+    Parameters
+    ----------
+    b_scale : float, default=1.0
+        The width factor, ``b = b_scale * b0`` with ``b0`` = 1 / mean squared pairwise
+        distance (> 0; selected from Wang et al.'s ``{1/50, 1/25, 1/10, 1/5, 1, 5, 10}`` on
+        the labeled points).
+    n_components : int or float, default=0.1
+        The number of eigenvectors: a count, or a fraction of n (Sec. 4.1: 10 %).
+    unit_diagonal : bool, default=True
+        True: Chapelle et al.'s step 4, ``K = D~^{1/2} L~ D~^{1/2}`` (unit diagonal);
+        False stops at ``L~``, Wang et al.'s ``V diag(r) V^T``.
+    eigen_solver : {"exact", "nystrom"}, default="exact"
+        Exact eigenvectors, or the Nystrom method with ``n_landmarks`` landmarks.
+    n_landmarks : int or float, default=0.1
+        Nystrom landmarks: a count, or a fraction of n.
+    metric : {"euclidean", "cosine"}, default="euclidean"
+        The distance of the Gaussian kernel.
+    random_state : int, RandomState instance or None, default=0
+        Seed of the landmark draw.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The classes seen among the labeled points.
+    labeled_ : ndarray of shape (n_labeled,)
+        Positions of the labeled points in the training data.
+    b_ : float
+        The width ``b`` used.
+    eigenvalues_ : ndarray of shape (n_components,)
+        The eigenvalues of ``K0`` or ``S``, largest first.
+    eigenvectors_ : ndarray of shape (n_samples, n_components)
+        The eigenvectors at the training points.
+    extension_ : NystromSpectrum
+        Their Nystrom extension to new points
+        (:class:`~sskernels.kernels.spectra.NystromSpectrum`).
+    mu_ : ndarray of shape (n_components,)
+        The spectral coefficients.
+    row_scale_ : ndarray of shape (n_samples,)
+        The row scaling to unit diagonal (ones unless unit diagonal).
+    alignment_ : float
+        Cristianini alignment of ``kernel_[L, L]`` with the ideal kernel.
+    kernel_ : ndarray of shape (n_samples, n_samples)
+        The learned kernel ``E diag(mu) E^T`` on the training points; ``kernel(A, B)``
+        evaluates it between any point sets.
+    C_L_ : ndarray of shape (n_labeled, n_classes)
+        The class indicator matrix of the labeled points.
+    scores_ : ndarray of shape (n_samples, n_classes)
+        The scores of Liu et al. eq. (5) of every training point.
+    transduction_ : ndarray of shape (n_samples,)
+        The label of every training point: the class of its largest score.
+    fit_report_ : FitReport
+        The solvers, fallbacks and degenerate cases of the fit
+        (:class:`~sskernels.solvers.report.FitReport`).
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+    feature_names_in_ : ndarray of shape (n_features,)
+        Names of the features seen during ``fit``; defined only when ``X`` has feature
+        names that are all strings.
+
+    See Also
+    --------
+    DiffusionKernel : Another kernel design on the same spectrum.
+    MaxAlignmentKernel : Coefficients by alignment.
+    KernelSVM : An SVM on the learned kernel.
+
+    References
+    ----------
+    O. Chapelle, J. Weston and B. Schölkopf. Cluster kernels for semi-supervised
+    learning. In NIPS, 2002: Sec. 3.
+
+    Q. Wang, K. Zhang, Z. Chen, D. Wang, G. Jiang and I. Marsic. Enhancing
+    semi-supervised learning through label-aware base kernels. Neurocomputing, 2015:
+    Sec. 2, Sec. 4.1, Table 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.datasets import load_wine
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from sskernels.learners import ClusterKernel
+    >>> X, y = load_wine(return_X_y=True)
+    >>> X = StandardScaler().fit_transform(X)
+    >>> y_partial = np.full_like(y, -1)
+    >>> y_partial[::10] = y[::10]                 # 18 labeled points, 160 unlabeled
+    >>> est = ClusterKernel().fit(X, y_partial)
+    >>> est.eigenvectors_.shape                    # 10 % of n eigenvectors
+    (178, 18)
+    >>> bool(np.allclose(np.diag(est.kernel_), 1.0))   # unit diagonal
+    True
+    >>> unlabeled = y_partial == -1
+    >>> bool((est.transduction_[unlabeled] == y[unlabeled]).mean() > 0.8)
+    True
+    >>> est.predict(X[[0, 100, 170]])
+    array([0, 1, 2])
     """
 
     _parameter_constraints = {**_SpectralDesign._parameter_constraints,
@@ -267,12 +381,108 @@ class DiffusionKernel(_SpectralDesign):
     """Diffusion kernel (Kondor & Lafferty 2002) on the normalized Laplacian of ``K0``.
 
     ``K = sum_i exp(-lambda_i / delta) v_i v_i^T`` over the ``n_components`` smallest eigenpairs
-    of ``I - S`` (``lambda_i = 1 - sigma_i``; Wang et al. Sec. 4.1's ``r(lambda) =
-    exp(-lambda / delta)``, = Sec. 2's ``exp(-(s^2/2) lambda)`` with ``delta = 2 / s^2``; module
-    docstring).  With every eigenpair it is ``expm(-(I - S) / delta)``.
+    of ``I - S`` (``lambda_i = 1 - sigma_i``, ``S = D^{-1/2} K0 D^{-1/2}``,
+    ``K0 = exp(-b d^2)``; Wang et al. Sec. 4.1's ``r(lambda) = exp(-lambda / delta)``, =
+    Sec. 2's ``exp(-(s^2/2) lambda)`` with ``delta = 2 / s^2``; module docstring).  With
+    every eigenpair it is ``expm(-(I - S) / delta)``.  One of the kernel designs of Wang
+    et al. 2015, Table 1.
 
-    Parameters: ``delta`` (> 0; selected from :data:`DELTAS`, ties to the largest), and those
-    of :class:`ClusterKernel` but ``unit_diagonal``.
+    An SVM on it is ``KernelSVM(kernel_learner=...)``; the learner's own rule is Liu et
+    al.'s eq. (5), ``argmax_k sum_{y_j = k} K(x, x_j)``.  New points: every eigenvector
+    is extended by the Nystrom formula (Wang et al. eq. (4)), so ``kernel(A, B)`` is PSD
+    on any union of training and new points.
+
+    Parameters
+    ----------
+    delta : float, default=1.0
+        The diffusion ``r(lambda) = exp(-lambda / delta)`` (> 0; selected from
+        :data:`DELTAS`, ties to the largest).
+    b_scale : float, default=1.0
+        The width factor, ``b = b_scale * b0`` with ``b0`` = 1 / mean squared pairwise
+        distance (> 0; selected from Wang et al.'s ``{1/50, 1/25, 1/10, 1/5, 1, 5, 10}`` on
+        the labeled points).
+    n_components : int or float, default=0.1
+        The number of eigenvectors: a count, or a fraction of n (Sec. 4.1: 10 %).
+    eigen_solver : {"exact", "nystrom"}, default="exact"
+        Exact eigenvectors, or the Nystrom method with ``n_landmarks`` landmarks.
+    n_landmarks : int or float, default=0.1
+        Nystrom landmarks: a count, or a fraction of n.
+    metric : {"euclidean", "cosine"}, default="euclidean"
+        The distance of the Gaussian kernel.
+    random_state : int, RandomState instance or None, default=0
+        Seed of the landmark draw.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The classes seen among the labeled points.
+    labeled_ : ndarray of shape (n_labeled,)
+        Positions of the labeled points in the training data.
+    b_ : float
+        The width ``b`` used.
+    eigenvalues_ : ndarray of shape (n_components,)
+        The eigenvalues of ``K0`` or ``S``, largest first.
+    eigenvectors_ : ndarray of shape (n_samples, n_components)
+        The eigenvectors at the training points.
+    extension_ : NystromSpectrum
+        Their Nystrom extension to new points
+        (:class:`~sskernels.kernels.spectra.NystromSpectrum`).
+    mu_ : ndarray of shape (n_components,)
+        The spectral coefficients.
+    row_scale_ : ndarray of shape (n_samples,)
+        The row scaling to unit diagonal (ones unless unit diagonal).
+    alignment_ : float
+        Cristianini alignment of ``kernel_[L, L]`` with the ideal kernel.
+    kernel_ : ndarray of shape (n_samples, n_samples)
+        The learned kernel ``E diag(mu) E^T`` on the training points; ``kernel(A, B)``
+        evaluates it between any point sets.
+    C_L_ : ndarray of shape (n_labeled, n_classes)
+        The class indicator matrix of the labeled points.
+    scores_ : ndarray of shape (n_samples, n_classes)
+        The scores of Liu et al. eq. (5) of every training point.
+    transduction_ : ndarray of shape (n_samples,)
+        The label of every training point: the class of its largest score.
+    fit_report_ : FitReport
+        The solvers, fallbacks and degenerate cases of the fit
+        (:class:`~sskernels.solvers.report.FitReport`).
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+    feature_names_in_ : ndarray of shape (n_features,)
+        Names of the features seen during ``fit``; defined only when ``X`` has feature
+        names that are all strings.
+
+    See Also
+    --------
+    ClusterKernel : Another kernel design on the same spectrum.
+    KernelSVM : An SVM on the learned kernel.
+
+    References
+    ----------
+    R. I. Kondor and J. Lafferty. Diffusion kernels on graphs and other discrete input
+    spaces. In Proc. ICML, 2002.
+
+    Q. Wang, K. Zhang, Z. Chen, D. Wang, G. Jiang and I. Marsic. Enhancing
+    semi-supervised learning through label-aware base kernels. Neurocomputing, 2015:
+    Sec. 2, Sec. 4.1, Table 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.datasets import load_wine
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from sskernels.learners import DiffusionKernel
+    >>> X, y = load_wine(return_X_y=True)
+    >>> X = StandardScaler().fit_transform(X)
+    >>> y_partial = np.full_like(y, -1)
+    >>> y_partial[::10] = y[::10]                 # 18 labeled points, 160 unlabeled
+    >>> est = DiffusionKernel().fit(X, y_partial)
+    >>> est.eigenvectors_.shape                    # 10 % of n eigenvectors
+    (178, 18)
+    >>> unlabeled = y_partial == -1
+    >>> bool((est.transduction_[unlabeled] == y[unlabeled]).mean() > 0.8)
+    True
+    >>> est.predict(X[[0, 100, 170]])
+    array([0, 1, 2])
     """
 
     _parameter_constraints = {**_SpectralDesign._parameter_constraints,
@@ -289,14 +499,119 @@ class DiffusionKernel(_SpectralDesign):
 
 
 class MaxAlignmentKernel(_SpectralDesign):
-    """Maximal-alignment kernel: ``mu >= 0`` maximizing the alignment of ``K_LL`` with the ideal
-    kernel, no order constraints (OSK's program without them; :func:`max_alignment_weights`).
+    """Maximal-alignment kernel: ``mu >= 0`` maximizing the alignment with the ideal kernel.
 
-    Parameters: ``basis`` — ``"kernel"`` (default; the top eigenvectors of ``K0``, Wang et al.
-    Sec. 4.1) or ``"normalized-laplacian"`` (the top of ``S``); ``target`` — the ideal kernel
-    (``"simplex"`` or ``"pm1"``, :mod:`sskernels.kernels.alignment`); the others as
-    :class:`ClusterKernel` (without ``unit_diagonal``).  Fitted also: ``alignment_value_``
-    (the optimum ``a^T mu`` with ``||K_LL||_F = 1``), ``degenerate_``.
+    The alignment is that of ``K_LL``, with no order constraints (OSK's program without
+    them; :func:`max_alignment_weights`): ``max a^T mu s.t. mu^T G mu <= 1, mu >= 0`` on
+    the *uncentered* alignment terms of the
+    top ``n_components`` eigenvectors of ``K0 = exp(-b d^2)`` (Sec. 4.1: "the top 10%
+    eigenvectors of the kernel matrix"), solved by :func:`sskernels.solvers.cone.alignf`
+    (cone QP + minimum-norm tie rule).  The degenerate case (no positive alignment) uses
+    uniform ``mu``, noted.  One of the kernel designs of Wang et al. 2015, Table 1.
+
+    An SVM on it is ``KernelSVM(kernel_learner=...)``; the learner's own rule is Liu et
+    al.'s eq. (5), ``argmax_k sum_{y_j = k} K(x, x_j)``.  New points: every eigenvector
+    is extended by the Nystrom formula (Wang et al. eq. (4)), so ``kernel(A, B)`` is PSD
+    on any union of training and new points.
+
+    Parameters
+    ----------
+    basis : {"kernel", "normalized-laplacian"}, default="kernel"
+        ``"kernel"``: the top eigenvectors of ``K0`` (Wang et al. Sec. 4.1);
+        ``"normalized-laplacian"``: the top of ``S``.
+    target : {"simplex", "pm1"}, default="simplex"
+        The ideal kernel (:mod:`sskernels.kernels.alignment`).
+    b_scale : float, default=1.0
+        The width factor, ``b = b_scale * b0`` with ``b0`` = 1 / mean squared pairwise
+        distance (> 0; selected from Wang et al.'s ``{1/50, 1/25, 1/10, 1/5, 1, 5, 10}`` on
+        the labeled points).
+    n_components : int or float, default=0.1
+        The number of eigenvectors: a count, or a fraction of n (Sec. 4.1: 10 %).
+    eigen_solver : {"exact", "nystrom"}, default="exact"
+        Exact eigenvectors, or the Nystrom method with ``n_landmarks`` landmarks.
+    n_landmarks : int or float, default=0.1
+        Nystrom landmarks: a count, or a fraction of n.
+    metric : {"euclidean", "cosine"}, default="euclidean"
+        The distance of the Gaussian kernel.
+    random_state : int, RandomState instance or None, default=0
+        Seed of the landmark draw.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The classes seen among the labeled points.
+    labeled_ : ndarray of shape (n_labeled,)
+        Positions of the labeled points in the training data.
+    b_ : float
+        The width ``b`` used.
+    eigenvalues_ : ndarray of shape (n_components,)
+        The eigenvalues of ``K0`` or ``S``, largest first.
+    eigenvectors_ : ndarray of shape (n_samples, n_components)
+        The eigenvectors at the training points.
+    extension_ : NystromSpectrum
+        Their Nystrom extension to new points
+        (:class:`~sskernels.kernels.spectra.NystromSpectrum`).
+    mu_ : ndarray of shape (n_components,)
+        The spectral coefficients.
+    row_scale_ : ndarray of shape (n_samples,)
+        The row scaling to unit diagonal (ones unless unit diagonal).
+    alignment_ : float
+        Cristianini alignment of ``kernel_[L, L]`` with the ideal kernel.
+    alignment_value_ : float
+        The optimum ``a^T mu`` with ``||K_LL||_F = 1``.
+    degenerate_ : bool
+        True when no ``mu >= 0`` has a positive alignment (uniform ``mu`` used, noted).
+    kernel_ : ndarray of shape (n_samples, n_samples)
+        The learned kernel ``E diag(mu) E^T`` on the training points; ``kernel(A, B)``
+        evaluates it between any point sets.
+    C_L_ : ndarray of shape (n_labeled, n_classes)
+        The class indicator matrix of the labeled points.
+    scores_ : ndarray of shape (n_samples, n_classes)
+        The scores of Liu et al. eq. (5) of every training point.
+    transduction_ : ndarray of shape (n_samples,)
+        The label of every training point: the class of its largest score.
+    fit_report_ : FitReport
+        The solvers, fallbacks and degenerate cases of the fit
+        (:class:`~sskernels.solvers.report.FitReport`).
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+    feature_names_in_ : ndarray of shape (n_features,)
+        Names of the features seen during ``fit``; defined only when ``X`` has feature
+        names that are all strings.
+
+    See Also
+    --------
+    OrderConstrainedSpectralKernel : The same program under order constraints.
+    LabelAwareKernel : Alignment over label-aware and unsupervised base kernels.
+    KernelSVM : An SVM on the learned kernel.
+
+    References
+    ----------
+    N. Cristianini, J. Shawe-Taylor, A. Elisseeff and J. Kandola. On kernel-target
+    alignment. In NIPS, 2002.
+
+    Q. Wang, K. Zhang, Z. Chen, D. Wang, G. Jiang and I. Marsic. Enhancing
+    semi-supervised learning through label-aware base kernels. Neurocomputing, 2015:
+    Sec. 2, Sec. 4.1, Table 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.datasets import load_wine
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from sskernels.learners import MaxAlignmentKernel
+    >>> X, y = load_wine(return_X_y=True)
+    >>> X = StandardScaler().fit_transform(X)
+    >>> y_partial = np.full_like(y, -1)
+    >>> y_partial[::10] = y[::10]                 # 18 labeled points, 160 unlabeled
+    >>> est = MaxAlignmentKernel().fit(X, y_partial)
+    >>> est.eigenvectors_.shape                    # 10 % of n eigenvectors
+    (178, 18)
+    >>> unlabeled = y_partial == -1
+    >>> bool((est.transduction_[unlabeled] == y[unlabeled]).mean() > 0.8)
+    True
+    >>> est.predict(X[[0, 100, 170]])
+    array([0, 1, 2])
     """
 
     _parameter_constraints = {**_SpectralDesign._parameter_constraints,

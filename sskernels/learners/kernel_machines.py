@@ -27,6 +27,9 @@ Choices the paper leaves open, made here:
   points only, and the same encoding lets the final fit reuse the fit of the
   C selection (memoized by content of ``X``, the labels and the learner's
   parameters: :func:`_fitted_learner`).
+
+One module, ~540 lines, two fifths of them docstrings: the SVM on a learned kernel, its
+fold and oracle fast paths and the memo of fitted kernel learners they share.
 """
 
 from __future__ import annotations
@@ -129,26 +132,92 @@ class KernelSVM(SemiSupervisedClassifier):
     """An SVM on the labeled block of a kernel learned from labeled and unlabeled points.
 
     Liu et al. (2009), Sec. 5: "TSK+SVM" etc. — the learned kernel's labeled
-    block trains a standard SVM.
-
-    Parameters
-    ----------
-    kernel_learner : an unfitted estimator with ``fit``, ``kernel_`` and
-        ``kernel(A, B)`` (it is cloned).  ``None``: ``TransductiveSpectralKernel()``
-        (its defaults: k = 6 graph, m = 10, eta = 2, beta = 1).  Nested
-        parameters are tunable: ``set_params(kernel_learner__eta=3)``,
-        ``GridSearchCV(..., {"kernel_learner__beta": [...]})``.
-    C : the SVM's C (> 0).
+    block trains a standard SVM.  The kernel learner is fitted on all points with the
+    partial labels; the kernel is scaled to unit mean diagonal (module docstring); an SVM
+    (scikit-learn's ``SVC``, libsvm, one-vs-one for several classes) is trained on
+    ``K_LL`` and predicts the unlabeled points from their rows ``K_UL``, and unseen
+    points through the kernel learner's out-of-sample extension (for TSK, Liu et al.
+    eq. (16)-(19)).
 
     In a spec (``name: kernel-svm``), ``kernel: tsk`` and ``kernel_params: {...}``
     name the kernel learner and its spec parameters (``beta: auto`` selects beta
     in a nested :class:`~sskernels.learners.selection.SelectOnLabeled`); the
-    spec's graph applies to it (:meth:`_spec_params`).
+    spec's graph applies to it (:meth:`_spec_params`).  The ``kernel-svm`` method
+    selects ``C`` over :data:`C_GRID` by 5-fold cross-validation on the labeled points,
+    ties to the smallest C, with the learned kernel held fixed.
 
-    Fitted attributes: ``learner_`` (the fitted kernel learner),
-    ``kernel_scale_`` (mean diagonal of its kernel), ``C_``, ``svc_``,
-    ``classes_``, ``labeled_``, ``transduction_``, ``fit_report_`` (the kernel
-    learner's report merged with the prefix ``"kernel: "``, plus ``libsvm``).
+    Parameters
+    ----------
+    kernel_learner : estimator or None, default=None
+        An unfitted estimator with ``fit``, ``kernel_`` and ``kernel(A, B)`` (it is
+        cloned).  ``None``: ``TransductiveSpectralKernel()`` (its defaults: k = 6 graph,
+        m = 10, eta = 2, beta = 1).  Nested parameters are tunable:
+        ``set_params(kernel_learner__eta=3)``,
+        ``GridSearchCV(..., {"kernel_learner__beta": [...]})``.
+    C : float, default=1.0
+        The SVM's C (> 0; scikit-learn's SVC default).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The classes seen among the labeled points.
+    labeled_ : ndarray of shape (n_labeled,)
+        Positions of the labeled points in the training data.
+    learner_ : estimator
+        The fitted kernel learner.
+    kernel_scale_ : float
+        Mean diagonal of its kernel (the kernel is divided by it).
+    kernel_ : ndarray of shape (n_samples, n_samples)
+        The learned kernel on the training points, scaled as the SVM sees it;
+        ``kernel(A, B)`` evaluates it between any point sets.
+    C_ : float
+        The C used.
+    svc_ : SVC
+        The fitted ``sklearn.svm.SVC`` (precomputed kernel) on ``K_LL``.
+    transduction_ : ndarray of shape (n_samples,)
+        The label of every training point.
+    unreached_ : ndarray of int
+        A graph kernel learner's unreached points (labeled with the most frequent labeled
+        class, the rule of every graph learner); empty otherwise.
+    fit_report_ : FitReport
+        The kernel learner's report merged with the prefix ``"kernel: "``, plus
+        ``libsvm`` (:class:`~sskernels.solvers.report.FitReport`).
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+    feature_names_in_ : ndarray of shape (n_features,)
+        Names of the features seen during ``fit``; defined only when ``X`` has feature
+        names that are all strings.
+
+    See Also
+    --------
+    TransductiveSpectralKernel : The default kernel learner.
+    OrderConstrainedSpectralKernel : Another kernel learner ("OSK+SVM").
+    FastDecaySpectralKernel : Another kernel learner ("DSK+SVM").
+    SVMBaseline : A supervised SVM on the labeled points.
+
+    References
+    ----------
+    W. Liu, B. Qian, J. Cui and J. Liu. Spectral kernel learning for semi-supervised
+    classification. In IJCAI, 2009: Sec. 5, eq. (16)-(19).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.datasets import load_wine
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from sskernels.learners import KernelSVM, TransductiveSpectralKernel
+    >>> X, y = load_wine(return_X_y=True)
+    >>> X = StandardScaler().fit_transform(X)
+    >>> y_partial = np.full_like(y, -1)
+    >>> y_partial[::10] = y[::10]                 # 18 labeled points, 160 unlabeled
+    >>> est = KernelSVM(TransductiveSpectralKernel(beta=10)).fit(X, y_partial)
+    >>> est.kernel_.shape
+    (178, 178)
+    >>> unlabeled = y_partial == -1
+    >>> bool((est.transduction_[unlabeled] == y[unlabeled]).mean() > 0.9)
+    True
+    >>> est.predict(X[[0, 100, 170]])
+    array([0, 1, 2])
     """
 
     _parameter_constraints = {
@@ -272,6 +341,21 @@ class KernelSVM(SemiSupervisedClassifier):
         return predict
 
     def fit(self, X, y):
+        """Fit the kernel learner on all points, then the SVM on the labeled block.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training points, labeled and unlabeled.
+        y : array-like of shape (n_samples,)
+            Labels of the training points, ``-1`` for the unlabeled ones; at least two
+            classes must be labeled.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
         X, labeled, y_enc = self._fit_start(X, y)
         learner, K_L, scale = self._learned_kernel(X, labeled, y_enc)
         self.learner_ = learner
@@ -313,12 +397,36 @@ class KernelSVM(SemiSupervisedClassifier):
         return K[:, self.labeled_] / self.kernel_scale_
 
     def decision_function(self, X):
-        """The SVM's decision values on the learned kernel's rows ``K(x, X_L)``."""
+        """The SVM's decision values on the learned kernel's rows ``K(x, X_L)``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features)
+            New points.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_queries,) or (n_queries, n_classes)
+            ``SVC.decision_function`` of the fitted SVM: (n_queries,) for two classes
+            (positive means ``classes_[1]``), else scikit-learn's one-vs-rest shaped values
+            of the one-vs-one SVMs.
+        """
         K_xL = self._K_xL(X)
         return self.svc_.decision_function(K_xL)
 
     def predict(self, X):
-        """Labels of new points: libsvm's one-vs-one vote on ``K(x, X_L)``."""
+        """Labels of new points: libsvm's one-vs-one vote on ``K(x, X_L)``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features)
+            New points.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_queries,)
+            Predicted labels, values of ``classes_``.
+        """
         K_xL = self._K_xL(X)
         return self.classes_[self.svc_.predict(K_xL)]
 

@@ -89,10 +89,11 @@ Choices the paper leaves open, made here (repeated where implemented):
   read as n - 1 (the smallest eigenvalue), with a ``degenerate`` note, and a relative tail
   below ``1e-12`` is floored there (noted too).
 
-One module, ~670 lines: Algorithm 1 (label-aware vectors, the Nystrom or exact eigenbasis, eq.
-(6)/(7)) and its two weightings (alignf, local Rademacher) are one estimator family; the
-solvers they call live in solvers/cone.py and solvers/rademacher.py, and the shared embedding-
-kernel mixin is here because kernel_designs.py and the regression variant subclass it.
+One module, ~800 lines (over two fifths docstrings): Algorithm 1 (label-aware vectors, the
+Nystrom or exact eigenbasis, eq. (6)/(7)) and its two weightings (alignf, local Rademacher)
+are one estimator family; the solvers they call live in solvers/cone.py and
+solvers/rademacher.py, and the shared embedding-kernel mixin is here because
+kernel_designs.py and the regression variant subclass it.
 """
 
 from __future__ import annotations
@@ -347,7 +348,19 @@ class EmbeddingKernel:
         return Pm @ Pb.T
 
     def decision_function(self, X):
-        """Scores of new points by eq. (5): (s, c), or (s,) ``F_1 - F_0`` for two classes."""
+        """Scores of new points by eq. (5): (s, c), or (s,) ``F_1 - F_0`` for two classes.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features)
+            New points.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_queries,) or (n_queries, n_classes)
+            ``F = K(x, X_L) C_L`` per class; for two classes the score of ``classes_[1]``
+            minus that of ``classes_[0]``.
+        """
         F = self._scores(self.embedding(X))
         return F[:, 1] - F[:, 0] if F.shape[1] == 2 else F
 
@@ -355,48 +368,154 @@ class EmbeddingKernel:
 class LabelAwareKernel(EmbeddingKernel, RBFEigenbasis, SemiSupervisedClassifier):
     """Label-aware base kernels combined by alignf (Wang et al. 2015, Algorithm 1).
 
+    For the Gaussian kernel ``k(x, z) = exp(-b ||x - z||^2)``: the label-aware vectors
+    ``D_n^{-1} K_nl Y`` (the labels extrapolated from the labeled points to every point)
+    and the k dominant eigenvectors of the kernel matrix over all n points (Nystrom or
+    exact) are the base vectors; ``K = sum_i alpha_i u_i u_i^T + sum_j beta_j v_j v_j^T``
+    (eq. (6); eq. (7) over several widths ``b``), the weights by *alignf* (Cortes et al.
+    2010) on the labeled block, or by local Rademacher complexity (``weighting``).  Every
+    base vector is centered by its mean over the labeled points (module docstring).  The
+    estimator's own rule is Liu et al.'s eq. (5), ``argmax_k sum_{y_j = k} K(x, x_j)``;
+    the paper's SVM is ``KernelSVM(kernel_learner=LabelAwareKernel())``.  New points:
+    ``u(z)`` from ``k(z, X_L)``, ``v(z)`` by the Nystrom formula (eq. (4)).
+
     Parameters
     ----------
-    b_scale : ``b = b_scale * b0`` (``b0`` = 1 / mean squared pairwise distance), eq. (6).
-    b_scales : None, or several factors: the bases of every width are pooled, eq. (7)
+    b_scale : float, default=1.0
+        ``b = b_scale * b0`` (``b0`` = 1 / mean squared pairwise distance), eq. (6).
+    b_scales : array-like of float or None, default=None
+        None, or several factors: the bases of every width are pooled, eq. (7)
         (the paper's text swaps the names u and v there; ``b_scale`` is then ignored).
-    n_components : k, the unsupervised eigenvectors per width: an int, or a fraction of n
-        (default 0.1).
-    n_landmarks : Nystrom landmarks: an int, or a fraction of n (default 0.1); at most
-        this many eigenvectors come out of the Nystrom method.
-    eigen_solver : ``"nystrom"`` (default; Alg. 1 step 3) or ``"exact"`` (the top
-        eigenpairs of the n x n matrix: the Nystrom method with every row a landmark).
-    basis : ``"kernel"`` (default; the dominant eigenvectors of the kernel matrix, Sec. 4.1)
-        or ``"normalized-laplacian"`` (the smallest of ``I - D^{-1/2} K D^{-1/2}``, i.e. the
-        largest of ``S = D^{-1/2} K D^{-1/2}``, Sec. 4.3.2; with Nystrom the degrees are
+    n_components : int or float, default=0.1
+        k, the unsupervised eigenvectors per width: an int, or a fraction of n.
+    n_landmarks : int or float, default=0.1
+        Nystrom landmarks: an int, or a fraction of n; at most this many eigenvectors come
+        out of the Nystrom method.
+    eigen_solver : {"nystrom", "exact"}, default="nystrom"
+        ``"nystrom"`` (Alg. 1 step 3) or ``"exact"`` (the top eigenpairs of the n x n
+        matrix: the Nystrom method with every row a landmark).
+    basis : {"kernel", "normalized-laplacian"}, default="kernel"
+        ``"kernel"``: the dominant eigenvectors of the kernel matrix (Sec. 4.1);
+        ``"normalized-laplacian"``: the smallest of ``I - D^{-1/2} K D^{-1/2}``, i.e. the
+        largest of ``S = D^{-1/2} K D^{-1/2}`` (Sec. 4.3.2; with Nystrom the degrees are
         estimated from the landmarks, ``d(x) = (n/m) sum_{landmarks j} k(x, x_j)``, which
         extends to any point).
-    label_aware : True (default) adds the label-aware vectors; False leaves only the
-        eigenvectors (the "baseline" columns of Wang et al.'s Tables 2 and 3).
-    weighting : ``"alignf"`` (Cortes et al. 2010) or ``"local-rademacher"`` (Cortes, Kloft &
+    label_aware : bool, default=True
+        True adds the label-aware vectors; False leaves only the eigenvectors (the
+        "baseline" columns of Wang et al.'s Tables 2 and 3).
+    weighting : {"alignf", "local-rademacher"}, default="alignf"
+        ``"alignf"`` (Cortes et al. 2010) or ``"local-rademacher"`` (Cortes, Kloft &
         Mohri 2013's convex algorithm, the reading in the module docstring).
-    theta : local Rademacher: the tail's start, an int (count) or a fraction of n in [0, 1]
-        (default 0.1; Sec. 4.3.2's grid {0.1, 0.5, 0.8, 0.9, 1} n is the selection grid).
-    mkl_C : local Rademacher: C of the MKL's SVM on the labeled points (default 1; Sec.
-        4.3.2's grid {0.1, 1, ..., 1e4} is the selection grid).  Not the C of an SVM
-        trained on the learned kernel (``KernelSVM``'s own).
-    min_labeled_mass : base vectors whose share of squared norm on the labeled points is
-        below this fraction of the share a uniform vector has (``l / n``) get weight 0
-        (default 0.05; 0 keeps every vector).  Not in the paper: see "unobserved base
-        vectors" in the module docstring.
-    target : the ideal kernel of the labels, ``"simplex"`` or ``"pm1"``
-        (:mod:`sskernels.kernels.alignment`; ``yy^T`` for two classes).
-    metric : ``"euclidean"`` or ``"cosine"``.
-    random_state : seed of the landmark draw.
+    theta : int or float, default=0.1
+        Local Rademacher: the tail's start, an int (count) or a fraction of n in [0, 1]
+        (Sec. 4.3.2's grid {0.1, 0.5, 0.8, 0.9, 1} n is the selection grid).
+    mkl_C : float, default=1.0
+        Local Rademacher: C of the MKL's SVM on the labeled points (Sec. 4.3.2's grid
+        {0.1, 1, ..., 1e4} is the selection grid).  Not the C of an SVM trained on the
+        learned kernel (``KernelSVM``'s own).
+    min_labeled_mass : float, default=0.05
+        Base vectors whose share of squared norm on the labeled points is below this
+        fraction of the share a uniform vector has (``l / n``) get weight 0 (0 keeps every
+        vector).  Not in the paper: see "unobserved base vectors" in the module docstring.
+    target : {"simplex", "pm1"}, default="simplex"
+        The ideal kernel of the labels (:mod:`sskernels.kernels.alignment`; ``yy^T`` for
+        two classes).
+    metric : {"euclidean", "cosine"}, default="euclidean"
+        The distance of the Gaussian kernel.
+    random_state : int, RandomState instance or None, default=0
+        Seed of the landmark draw.
 
-    Fitted attributes: ``b_`` (the widths b), ``basis_`` (n, m) centered base vectors
-    (per width: the label-aware vectors, then the eigenvectors), ``center_``, ``mu_``
-    (alignf's weights, ``mu^T G mu = 1``, 0 on the unobserved vectors; local Rademacher:
-    ``sum_m mu_m s_m = 1`` with ``s_m`` = ``tail_scales_``, ``theta_`` the count used,
-    ``mkl_objective_`` and the solver's ``mkl_stats_``),
-    ``observed_`` (the vectors alignf weighed), ``n_label_aware_``, ``alignment_`` (centered
-    alignment of ``kernel_[L, L]`` with the ideal kernel, in [0, 1]), ``kernel_`` (n, n),
-    ``scores_``, ``transduction_``, ``degenerate_``, ``fit_report_``.
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The classes seen among the labeled points.
+    labeled_ : ndarray of shape (n_labeled,)
+        Positions of the labeled points in the training data.
+    b_ : list of float
+        The widths b.
+    basis_ : ndarray of shape (n_samples, n_base)
+        The centered base vectors (per width: the label-aware vectors, then the
+        eigenvectors).
+    center_ : ndarray of shape (n_base,)
+        The labeled means the base vectors are centered by.
+    mu_ : ndarray of shape (n_base,)
+        The weights: alignf's (``mu^T G mu = 1``, 0 on the unobserved vectors), or local
+        Rademacher's (``sum_m mu_m s_m = 1`` with ``s_m`` = ``tail_scales_``).
+    observed_ : ndarray of bool of shape (n_base,)
+        The vectors alignf weighed.
+    n_label_aware_ : int
+        The number of label-aware vectors per width (one for two classes, c otherwise;
+        0 with ``label_aware=False``).
+    alignment_ : float
+        Centered alignment of ``kernel_[L, L]`` with the ideal kernel, in [0, 1].
+    degenerate_ : bool
+        True when no base kernel has a positive alignment (uniform weights used, noted).
+    theta_ : int
+        Local Rademacher: the tail count used.
+    tail_ratios_ : ndarray of shape (n_widths,)
+        Local Rademacher: the relative tail sums ``rho_b(theta)`` per width.
+    tail_scales_ : ndarray of shape (n_base,)
+        Local Rademacher: the scales ``s_m`` of the rank-one base kernels.
+    mkl_objective_ : float
+        Local Rademacher: the MKL's objective.
+    mkl_stats_ : dict
+        Local Rademacher: the MKL solver's statistics.
+    kernel_ : ndarray of shape (n_samples, n_samples)
+        The learned kernel ``Phi diag(mu) Phi^T`` on the training points;
+        ``kernel(A, B)`` evaluates it between any point sets.
+    scores_ : ndarray of shape (n_samples, n_classes)
+        The scores of Liu et al. eq. (5) of every training point.
+    transduction_ : ndarray of shape (n_samples,)
+        The label of every training point: the class of its largest score.
+    X_fit_ : ndarray of shape (n_samples, n_features)
+        The training points.
+    fit_report_ : FitReport
+        The solvers, fallbacks and degenerate cases of the fit
+        (:class:`~sskernels.solvers.report.FitReport`).
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+    feature_names_in_ : ndarray of shape (n_features,)
+        Names of the features seen during ``fit``; defined only when ``X`` has feature
+        names that are all strings.
+
+    See Also
+    --------
+    KernelSVM : The paper's SVM on the learned kernel.
+    LabelAwareSVR : The same kernel learned from continuous targets, with an SVR.
+    MaxAlignmentKernel : Alignment over unsupervised eigenvectors only.
+
+    References
+    ----------
+    Q. Wang, K. Zhang, Z. Chen, D. Wang, G. Jiang and I. Marsic. Enhancing
+    semi-supervised learning through label-aware base kernels. Neurocomputing, 2015:
+    Algorithm 1, eq. (4)-(7), Sec. 4.1, 4.3.2.
+
+    C. Cortes, M. Mohri and A. Rostamizadeh. Two-stage learning kernel algorithms. In
+    Proc. ICML, 2010 (alignf).
+
+    C. Cortes, M. Kloft and M. Mohri. Learning kernels using local Rademacher complexity.
+    In NIPS, 2013.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.datasets import load_wine
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from sskernels.learners import LabelAwareKernel
+    >>> X, y = load_wine(return_X_y=True)
+    >>> X = StandardScaler().fit_transform(X)
+    >>> y_partial = np.full_like(y, -1)
+    >>> y_partial[::10] = y[::10]                 # 18 labeled points, 160 unlabeled
+    >>> est = LabelAwareKernel().fit(X, y_partial)
+    >>> est.n_label_aware_                         # one label-aware vector per class
+    3
+    >>> est.kernel_.shape
+    (178, 178)
+    >>> unlabeled = y_partial == -1
+    >>> bool((est.transduction_[unlabeled] == y[unlabeled]).mean() > 0.9)
+    True
+    >>> est.predict(X[[0, 100, 170]])
+    array([0, 1, 2])
     """
 
     _parameter_constraints = {
@@ -470,6 +589,21 @@ class LabelAwareKernel(EmbeddingKernel, RBFEigenbasis, SemiSupervisedClassifier)
 
     # -- fit ----------------------------------------------------------------------
     def fit(self, X, y):
+        """Build the base vectors of ``X``, weigh them, and score every training point.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training points, labeled and unlabeled.
+        y : array-like of shape (n_samples,)
+            Labels of the training points, ``-1`` for the unlabeled ones; at least two
+            classes must be labeled.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
         X, labeled, y_enc = self._fit_start(X, y)
         c = self.classes_.size
         self.X_fit_, self.X_L_ = X, X[labeled]

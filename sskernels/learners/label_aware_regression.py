@@ -179,20 +179,97 @@ class LabelAwareRegressionKernel(EmbeddingKernel, RBFEigenbasis, SemiSupervisedR
 
 
 class LabelAwareSVR(SemiSupervisedRegressor):
-    """epsilon-SVR on the label-aware kernel learned from continuous targets (Wang et al. 2015,
-    Sec. 4.2: "SVR ... that works on the learned kernel in Algorithm 1").
+    """epsilon-SVR on the label-aware kernel learned from continuous targets (Wang et al. 2015).
+
+    Sec. 4.2: "SVR ... that works on the learned kernel in Algorithm 1".  The kernel
+    (:class:`LabelAwareRegressionKernel`) is Algorithm 1 with the labeled targets centered
+    by their mean as label columns (one label-aware vector per target, one kernel for all
+    targets), weighted by alignf with the regression ideal kernel ``Y_c Y_c^T``; then one
+    epsilon-SVR per target (scikit-learn's ``SVR(kernel="precomputed")``, libsvm) on the
+    labeled block of the learned kernel, scaled to unit mean diagonal, predicts every point
+    from its row ``K(x, X_L)``.  ``fit(X, y)``: y (n,) or (n, k) float, NaN (a row of NaN)
+    = unlabeled.  Selection (``_selection``): ``b_scale`` over :data:`WIDE_B_SCALES`,
+    nearest to 1 first, then ``C`` over :data:`C_GRID` (the paper's grid), smallest first.
 
     Parameters
     ----------
-    b_scale, n_components, n_landmarks, eigen_solver, basis, label_aware, metric,
-    random_state : the kernel's (:class:`LabelAwareRegressionKernel`).
-    C : the SVR's C (selected over :data:`C_GRID` in specs).
-    epsilon : the SVR's epsilon-tube (default 0.05, Sec. 4.2).
+    b_scale : float, default=1.0
+        The kernel's width factor, ``b = b_scale / mean squared distance``.
+    n_components : int or float, default=0.1
+        The kernel's unsupervised eigenvectors: an int, or a fraction of n.
+    n_landmarks : int or float, default=0.1
+        Nystrom landmarks: an int, or a fraction of n.
+    eigen_solver : {"nystrom", "exact"}, default="nystrom"
+        The kernel's eigenvectors by the Nystrom method or exactly.
+    basis : {"kernel", "normalized-laplacian"}, default="kernel"
+        The matrix whose eigenvectors are taken, as for
+        :class:`~sskernels.learners.label_aware.LabelAwareKernel`.
+    label_aware : bool, default=True
+        False: eigenvectors only.
+    metric : {"euclidean", "cosine"}, default="euclidean"
+        The distance of the Gaussian kernel.
+    random_state : int, RandomState instance or None, default=0
+        Seed of the landmark draw.
+    C : float, default=1.0
+        The SVR's C (> 0; selected over :data:`C_GRID` in specs).
+    epsilon : float, default=0.05
+        The SVR's epsilon-tube (>= 0; Sec. 4.2, for targets scaled to [0, 1]).
 
-    ``fit(X, y)``: y (n,) or (n, k) float, NaN (a row of NaN) = unlabeled.  Fitted
-    attributes: ``learner_`` (the fitted kernel), ``kernel_scale_`` (mean diagonal of the
-    learned kernel over all points), ``C_``, ``svrs_`` (one ``SVR`` per target),
-    ``transduction_`` (targets of every training point), ``fit_report_``.
+    Attributes
+    ----------
+    learner_ : LabelAwareRegressionKernel
+        The fitted kernel.
+    kernel_scale_ : float
+        Mean diagonal of the learned kernel over all points.
+    C_ : float
+        The C used.
+    svrs_ : list of SVR
+        One fitted ``sklearn.svm.SVR`` per target.
+    transduction_ : ndarray of shape (n_samples,) or (n_samples, n_targets)
+        The predicted targets of every training point, in the shape of ``y``.
+    labeled_ : ndarray of shape (n_labeled,)
+        Positions of the labeled points (finite targets).
+    n_targets_ : int
+        Number of targets (columns of ``y``).
+    fit_report_ : FitReport
+        The kernel's report (prefix ``"kernel: "``), ``libsvm``, its capped fits and
+        degenerate cases (:class:`~sskernels.solvers.report.FitReport`).
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+    feature_names_in_ : ndarray of shape (n_features,)
+        Names of the features seen during ``fit``; defined only when ``X`` has feature
+        names that are all strings.
+
+    See Also
+    --------
+    SVRBaseline : The supervised SVR on the labeled points.
+    HarmonicRegressor : Gaussian fields with continuous targets.
+    LabelAwareKernel : The classification counterpart.
+
+    References
+    ----------
+    Q. Wang, K. Zhang, Z. Chen, D. Wang, G. Jiang and I. Marsic. Enhancing
+    semi-supervised learning through label-aware base kernels. Neurocomputing, 2015:
+    Algorithm 1, eq. (5)-(6), Sec. 4.2.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sskernels.learners import LabelAwareSVR
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.uniform(size=(100, 2))
+    >>> y = np.sin(3 * X[:, 0]) + X[:, 1]
+    >>> y_partial = np.full_like(y, np.nan)
+    >>> y_partial[::5] = y[::5]                   # 20 labeled points, NaN = unlabeled
+    >>> est = LabelAwareSVR().fit(X, y_partial)
+    >>> est.transduction_.shape
+    (100,)
+    >>> unlabeled = np.isnan(y_partial)
+    >>> rmse = np.sqrt(np.mean((est.transduction_[unlabeled] - y[unlabeled]) ** 2))
+    >>> bool(rmse < 0.2)
+    True
+    >>> est.predict(X[:3]).shape
+    (3,)
     """
 
     _parameter_constraints = {
@@ -223,6 +300,7 @@ class LabelAwareSVR(SemiSupervisedRegressor):
         return LabelAwareRegressionKernel(**{k: getattr(self, k) for k in self._kernel_params})
 
     def precompute(self, X):
+        """The kernel's label-independent part (its eigenvectors at this width), memoized."""
         self._validate_params()
         return self.kernel_learner().precompute(X)
 
@@ -237,6 +315,21 @@ class LabelAwareSVR(SemiSupervisedRegressor):
         return fit_svrs(K_LL, Y_L, report, kernel="precomputed", C=C, epsilon=self.epsilon)
 
     def fit(self, X, y):
+        """Learn the label-aware kernel from the targets, then one SVR per target.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training points, labeled and unlabeled.
+        y : array-like of shape (n_samples,) or (n_samples, n_targets)
+            The targets; NaN (a row of NaN for several targets) marks an unlabeled point.
+            At least two points must be labeled.
+
+        Returns
+        -------
+        self : object
+            The fitted regressor.
+        """
         X, labeled, Y_L = self._fit_start(X, y)
         Yp = np.full((X.shape[0], Y_L.shape[1]), np.nan)
         Yp[labeled] = Y_L
@@ -290,6 +383,17 @@ class LabelAwareSVR(SemiSupervisedRegressor):
         return (P * self.learner_.mu_) @ PL.T / self.kernel_scale_
 
     def predict(self, X):
-        """Targets of new points from their learned-kernel rows ``K(x, X_L)``."""
+        """Targets of new points from their learned-kernel rows ``K(x, X_L)``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features)
+            New points.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_queries,) or (n_queries, n_targets)
+            Predicted targets, in the shape of the ``y`` given to ``fit``.
+        """
         K = self._K_xL(X)
         return self._shaped(np.column_stack([s.predict(K) for s in self.svrs_]))

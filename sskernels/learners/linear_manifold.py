@@ -53,6 +53,9 @@ Choices the paper leaves open:
   augmented ``(d+1)`` system with ``Z = [X, 1]`` and no ridge on the last
   coordinate.  Eq. (11.18) has no bias (``fit_intercept=False``, the default).
 * Multi-class: one-vs-rest (the paper is binary).
+
+One module, ~530 lines, three fifths of them docstrings: the two linear learners share
+their parameters, graph term and prediction (``_LinearManifold``).
 """
 
 from __future__ import annotations
@@ -147,7 +150,19 @@ class _LinearManifold(GraphSemiSupervisedClassifier):
         return self
 
     def decision_function(self, X):
-        """``f(x) = x^T w (+ b)``: defined on any point (inductive)."""
+        """``f(x) = x^T w (+ b)``: defined on any point (inductive).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features)
+            New points.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_queries,) or (n_queries, n_classes)
+            ``f`` at the points: (n_queries,) for two classes (positive means
+            ``classes_[1]``), one-vs-rest values otherwise.
+        """
         check_is_fitted(self, "coef_")
         return np.asarray(self._induced(X) @ self.coef_) + self.intercept_
 
@@ -155,21 +170,110 @@ class _LinearManifold(GraphSemiSupervisedClassifier):
 class LinearLapRLS(_LinearManifold):
     """Primal linear Laplacian RLS, eq. (11.18).
 
+    With ``f(x) = w^T x`` (``+ b`` with ``fit_intercept``) the squared loss in
+    eq. (11.5) gives the ``d``-dimensional system eq. (11.18),
+    ``(X_L^T X_L + gamma_A l I + gamma_I l / (u+l)^2  X^T M X) w = X_L^T Y`` with
+    ``M = L^p`` of the k-NN graph: the same function as the kernel LapRLS with
+    ``K = X X^T``.  Solved directly or by matrix-free conjugate gradients that never form
+    ``X^T M X`` (module docstring).  One-vs-rest targets +-1 for more than two classes,
+    all solved as multiple right-hand sides; sparse ``X`` is used as CSR.
+
     Parameters
     ----------
-    graph, gamma_A, gamma_I, laplacian, laplacian_degree : see :class:`_LinearManifold`.
-    solver : ``"direct"`` (dense ``d x d`` Cholesky solve; its lstsq fallback
+    graph : object or None, default=None
+        The k-NN graph builder (:class:`~sskernels.graph.KNNGraph`); ``None``: k = 6 with
+        the weights of Liu et al. eq. (2).  ``"precomputed"`` is refused: ``f = X w``
+        needs the features.
+    gamma_A : float, default=1e-2
+        The ``gamma_A ||w||^2`` of eq. (11.5) (> 0; 1e-2 is a choice, Sec. 11.5 states
+        none; the specs select it over :data:`GAMMA_A_GRID`, smallest first).
+    gamma_I : float, default=1e-2
+        The graph term ``gamma_I/(u+l)^2 f^T L^p f`` (>= 0; 1e-2 is a choice; the specs
+        select it over :data:`GAMMA_I_GRID`, largest first).  At 0 the graph is not built.
+    solver : {"auto", "direct", "cg"}, default="auto"
+        ``"direct"`` (dense ``d x d`` Cholesky solve; its lstsq fallback
         is reported), ``"cg"`` (matrix-free conjugate gradients, one run per
         right-hand side; a run that stops at ``cg_maxiter`` before ``cg_tol``
         is reported as a fallback) or ``"auto"`` (direct when ``d <= 2000`` and
         ``X`` is dense, else CG).
-    fit_intercept : unpenalized bias (see the module docstring); default False
-        (eq. (11.18) as printed).
-    cg_tol, cg_maxiter : relative residual tolerance and iteration cap of CG
-        (``None`` = scipy's default, 10 * dimension).
+    laplacian : {"unnormalized", "normalized"}, default="unnormalized"
+        ``"unnormalized"`` is ``L = D - W``, the paper's; ``"normalized"`` is
+        ``I - D^{-1/2} W D^{-1/2}``.
+    laplacian_degree : int, default=1
+        p of ``M = L^p``.
+    fit_intercept : bool, default=False
+        Add an unpenalized bias (see the module docstring); False is eq. (11.18) as
+        printed.
+    cg_tol : float, default=1e-10
+        Relative residual tolerance of CG.
+    cg_maxiter : int or None, default=None
+        Iteration cap of CG (``None`` = scipy's default, 10 * dimension).
 
-    Fitted (besides those of :class:`_LinearManifold`): ``solver_`` ("direct"
-    or "cg"), ``n_iter_`` (CG iterations per column; None for "direct").
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The classes seen among the labeled points.
+    labeled_ : ndarray of shape (n_labeled,)
+        Positions of the labeled points in the training data.
+    coef_ : ndarray of shape (n_features,) or (n_features, n_classes)
+        The weights ``w``: (n_features,) for two classes (positive means
+        ``classes_[1]``), one one-vs-rest column per class otherwise.
+    intercept_ : float or ndarray of shape (n_classes,)
+        The bias ``b``.
+    gamma_A_ : float
+        The ``gamma_A`` used.
+    gamma_I_ : float
+        The ``gamma_I`` used.
+    graph_ : Graph
+        The :class:`~sskernels.graph.Graph` of the training points (when
+        ``gamma_I > 0``).
+    transduction_ : ndarray of shape (n_samples,)
+        The labels of all training points by ``f``.
+    unreached_ : ndarray of int
+        Positions of the unlabeled points whose graph component holds no labeled point
+        (they get the most frequent labeled class).
+    fit_report_ : FitReport
+        Solvers, fallbacks, a constant prediction noted as degenerate
+        (:class:`~sskernels.solvers.report.FitReport`).
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+    feature_names_in_ : ndarray of shape (n_features,)
+        Names of the features seen during ``fit``; defined only when ``X`` has feature
+        names that are all strings.
+    solver_ : {"direct", "cg"}
+        The solver used.
+    n_iter_ : ndarray of shape (n_columns,) or None
+        CG iterations per right-hand side; None for ``"direct"``.
+
+    See Also
+    --------
+    LinearLapSVM : The hinge loss, by the Cholesky pre-processing of Sec. 11.5.
+    LapRLS : The kernel LapRLS, eq. (11.7).
+
+    References
+    ----------
+    V. Sindhwani, M. Belkin and P. Niyogi. The geometric basis of semi-supervised
+    learning. Chapter 11 of *Semi-Supervised Learning* (O. Chapelle, B. Schölkopf and
+    A. Zien, eds.), MIT Press, 2006: Sec. 11.5, eq. (11.18).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.datasets import load_wine
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from sskernels.learners import LinearLapRLS
+    >>> X, y = load_wine(return_X_y=True)
+    >>> X = StandardScaler().fit_transform(X)
+    >>> y_partial = np.full_like(y, -1)
+    >>> y_partial[::10] = y[::10]                 # 18 labeled points, 160 unlabeled
+    >>> est = LinearLapRLS(gamma_I=100).fit(X, y_partial)
+    >>> est.coef_.shape                            # one-vs-rest: one column per class
+    (13, 3)
+    >>> unlabeled = y_partial == -1
+    >>> bool((est.transduction_[unlabeled] == y[unlabeled]).mean() > 0.9)
+    True
+    >>> est.predict(X[[0, 100, 170]])
+    array([0, 1, 2])
     """
 
     _parameter_constraints = {
@@ -194,6 +298,21 @@ class LinearLapRLS(_LinearManifold):
         self.cg_maxiter = cg_maxiter
 
     def fit(self, X, y):
+        """Fit ``w`` (and ``b``) on all training points, labeled and unlabeled.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training points, labeled and unlabeled (sparse input accepted).
+        y : array-like of shape (n_samples,)
+            Labels of the training points, ``-1`` for the unlabeled ones; at least two
+            classes must be labeled.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
         X, M, labeled, T = self._prepare(X, y)
         n, d = X.shape
         l = labeled.size
@@ -271,9 +390,91 @@ class LinearLapSVM(_LinearManifold):
     labeled points (libsvm, linear kernel on ``x~``, tolerance ``tol``; recorded
     as ``"libsvm"``), ``w = T^{-T} w~``.  The bias ``b`` is unpenalized and, as in
     the kernel LapSVM (eq. (11.8)-(11.10)), not part of the graph term.
-    One-vs-rest for more than two classes.  Parameters: see
-    :class:`_LinearManifold`, and ``tol`` (libsvm's stopping tolerance; default
-    1e-8, a choice: tight, so that it matches the kernel LapSVM's dual).
+    One-vs-rest for more than two classes.  For large sparse ``d`` the same problem is
+    solved in the dual by ``LapSVM(kernel_type="linear")``.
+
+    Parameters
+    ----------
+    graph : object or None, default=None
+        The k-NN graph builder (:class:`~sskernels.graph.KNNGraph`); ``None``: k = 6 with
+        the weights of Liu et al. eq. (2).  ``"precomputed"`` is refused: ``f = X w``
+        needs the features.
+    gamma_A : float, default=1e-2
+        The ``gamma_A ||w||^2`` of eq. (11.5) (> 0; 1e-2 is a choice, Sec. 11.5 states
+        none; the specs select it over :data:`GAMMA_A_GRID`, smallest first).
+    gamma_I : float, default=1e-2
+        The graph term ``gamma_I/(u+l)^2 f^T L^p f`` (>= 0; 1e-2 is a choice; the specs
+        select it over :data:`GAMMA_I_GRID`, largest first).  At 0 the graph is not built.
+    laplacian : {"unnormalized", "normalized"}, default="unnormalized"
+        ``"unnormalized"`` is ``L = D - W``, the paper's; ``"normalized"`` is
+        ``I - D^{-1/2} W D^{-1/2}``.
+    laplacian_degree : int, default=1
+        p of ``M = L^p``.
+    tol : float, default=1e-8
+        libsvm's stopping tolerance (a choice: tight, so that it matches the kernel
+        LapSVM's dual).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The classes seen among the labeled points.
+    labeled_ : ndarray of shape (n_labeled,)
+        Positions of the labeled points in the training data.
+    coef_ : ndarray of shape (n_features,) or (n_features, n_classes)
+        The weights ``w``: (n_features,) for two classes (positive means
+        ``classes_[1]``), one one-vs-rest column per class otherwise.
+    intercept_ : float or ndarray of shape (n_classes,)
+        The bias ``b``.
+    gamma_A_ : float
+        The ``gamma_A`` used.
+    gamma_I_ : float
+        The ``gamma_I`` used.
+    graph_ : Graph
+        The :class:`~sskernels.graph.Graph` of the training points (when
+        ``gamma_I > 0``).
+    transduction_ : ndarray of shape (n_samples,)
+        The labels of all training points by ``f``.
+    unreached_ : ndarray of int
+        Positions of the unlabeled points whose graph component holds no labeled point
+        (they get the most frequent labeled class).
+    fit_report_ : FitReport
+        Solvers, fallbacks, a constant prediction noted as degenerate
+        (:class:`~sskernels.solvers.report.FitReport`).
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+    feature_names_in_ : ndarray of shape (n_features,)
+        Names of the features seen during ``fit``; defined only when ``X`` has feature
+        names that are all strings.
+
+    See Also
+    --------
+    LinearLapRLS : The squared loss, eq. (11.18).
+    LapSVM : The kernel LapSVM (``kernel_type="linear"`` for the linear kernel in the dual).
+
+    References
+    ----------
+    V. Sindhwani, M. Belkin and P. Niyogi. The geometric basis of semi-supervised
+    learning. Chapter 11 of *Semi-Supervised Learning* (O. Chapelle, B. Schölkopf and
+    A. Zien, eds.), MIT Press, 2006: Sec. 11.5.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.datasets import load_wine
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from sskernels.learners import LinearLapSVM
+    >>> X, y = load_wine(return_X_y=True)
+    >>> X = StandardScaler().fit_transform(X)
+    >>> y_partial = np.full_like(y, -1)
+    >>> y_partial[::10] = y[::10]                 # 18 labeled points, 160 unlabeled
+    >>> est = LinearLapSVM().fit(X, y_partial)
+    >>> est.coef_.shape                            # one-vs-rest: one column per class
+    (13, 3)
+    >>> unlabeled = y_partial == -1
+    >>> bool((est.transduction_[unlabeled] == y[unlabeled]).mean() > 0.9)
+    True
+    >>> est.predict(X[[0, 100, 170]])
+    array([0, 1, 2])
     """
 
     _parameter_constraints = {**_LinearManifold._parameter_constraints,
@@ -289,6 +490,21 @@ class LinearLapSVM(_LinearManifold):
         self.tol = tol
 
     def fit(self, X, y):
+        """Fit ``w`` (and ``b``) on all training points, labeled and unlabeled.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training points, labeled and unlabeled (sparse input accepted).
+        y : array-like of shape (n_samples,)
+            Labels of the training points, ``-1`` for the unlabeled ones; at least two
+            classes must be labeled.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
         X, M, labeled, T = self._prepare(X, y)
         n, d = X.shape
         l = labeled.size

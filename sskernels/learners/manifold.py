@@ -37,6 +37,10 @@ Choices the paper leaves open (each stated again where it is used):
 
 :class:`SVMBaseline` and :class:`OneNN` live in
 :mod:`sskernels.learners.supervised` (re-exported here for old imports).
+
+One module, ~720 lines, more than half of them docstrings: LapRLS and LapSVM share one
+base class (eq. (11.5), the deformation basis, and the fold and oracle fast paths built on
+it).
 """
 
 from __future__ import annotations
@@ -151,6 +155,21 @@ class _ManifoldRegularizer(GraphSemiSupervisedClassifier):
 
     # -- fitting ------------------------------------------------------------
     def fit(self, X, y):
+        """Fit ``f`` by eq. (11.5) on all training points, labeled and unlabeled.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training points, labeled and unlabeled (sparse input accepted).
+        y : array-like of shape (n_samples,)
+            Labels of the training points, ``-1`` for the unlabeled ones; at least two
+            classes must be labeled.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
         X, labeled, y_enc = self._fit_start(X, y)
         self.X_fit_ = X
         self.graph_ = self._build_graph(X)
@@ -338,7 +357,19 @@ class _ManifoldRegularizer(GraphSemiSupervisedClassifier):
 
     # -- prediction -----------------------------------------------------------
     def decision_function(self, X):
-        """``f(x) = sum_i alpha_i K(x_i, x) + b`` over all l + u training points (eq. (11.6))."""
+        """``f(x) = sum_i alpha_i K(x_i, x) + b`` over all l + u training points (eq. (11.6)).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features)
+            New points.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_queries,) or (n_queries, n_classes)
+            ``f`` at the points: (n_queries,) for two classes (positive means
+            ``classes_[1]``), one-vs-rest values otherwise.
+        """
         check_is_fitted(self, "alpha_")
         Kx = self._gram(self._induced(X), self.X_fit_, self.kernel_width_)
         return Kx @ self.alpha_ + self.intercept_
@@ -366,11 +397,127 @@ class _ManifoldRegularizer(GraphSemiSupervisedClassifier):
 class LapRLS(_ManifoldRegularizer):
     """Laplacian Regularized Least Squares, eq. (11.7).
 
-    Squared loss ``V = (y_i - f(x_i))^2`` in eq. (11.5); ``alpha* = (J K +
-    gamma_A l I + gamma_I l/(u+l)^2 L^p K)^{-1} Y`` (LU solve, recorded as
+    Squared loss ``V = (y_i - f(x_i))^2`` in eq. (11.5)::
+
+        (1/l) sum_{i<=l} V(x_i, y_i, f) + gamma_A ||f||_K^2 + gamma_I / (u+l)^2  f^T M f,
+
+    over the RKHS of an RBF (or linear) kernel, ``M = L^p`` of the k-NN graph;
+    ``alpha* = (J K + gamma_A l I + gamma_I l/(u+l)^2 L^p K)^{-1} Y`` (LU solve, recorded as
     ``"lu"``) and ``f(x) = sum_i alpha_i K(x_i, x)`` without bias, as in the
-    paper.  One-vs-rest targets +-1 for more than two classes (all columns
-    share one linear system).  Parameters: see :class:`_ManifoldRegularizer`.
+    paper.  By the representer theorem (eq. (11.6)) ``f`` is defined on any new point: the
+    learner is inductive.  One-vs-rest targets +-1 for more than two classes (all columns
+    share one linear system).  ``kernel()`` is the deformed kernel eq. (11.15): standard
+    RLS with it on the labeled points is LapRLS (eq. (11.16)).
+
+    Selection (``_selection``, used by :func:`~sskernels.learners.registry.make_method`
+    and :class:`~sskernels.learners.selection.SelectOnLabeled`): ``gamma_I`` over
+    :data:`GAMMA_GRID`, largest first; ``gamma_A`` over the same grid, smallest
+    first (together: the strongest intrinsic regularization, the point of the
+    method when labels are scarce); the width scale over :data:`WIDTH_FACTORS`,
+    nearest to 1 first (then the larger), unless ``kernel_width`` is given.
+    ``decision_function`` follows scikit-learn: (n,) for two classes (positive
+    means ``classes_[1]``), (n, c) one-vs-rest values otherwise.
+
+    Parameters
+    ----------
+    graph : object or None, default=None
+        The k-NN graph builder (:class:`~sskernels.graph.KNNGraph`); ``None``: k = 6 with
+        the weights of Liu et al. eq. (2), the graph every learner of the package uses.
+        ``"precomputed"`` is refused: the kernel needs X.  The kernel always uses
+        Euclidean distances on ``X`` as given.
+    gamma_A : float, default=1e-2
+        Ambient regularization of eq. (11.5) (> 0).  1e-2 is a choice (the paper states
+        none; the specs select it over :data:`GAMMA_GRID`).
+    gamma_I : float, default=1.0
+        Intrinsic regularization of eq. (11.5) (>= 0); the graph term is
+        ``gamma_I / (u+l)^2 f^T L^p f`` (the paper's scale).  1 is a choice.
+    kernel_width : {"median", "mean-norm"} or float, default="median"
+        sigma of ``K(x, z) = exp(-||x - z||^2 / (2 sigma^2))``: a number, ``"median"``
+        (the median pairwise distance of the training points) or ``"mean-norm"`` (the
+        mean norm of the points, Mao & Tsang's rule),
+        :func:`sskernels.kernels.rbf.resolve_width`.
+    kernel_width_scale : float, default=1.0
+        The width in use is ``kernel_width_scale`` times the rule's (or the number's)
+        value; the specs select it over :data:`WIDTH_FACTORS` when ``kernel_width`` is
+        not fixed.
+    laplacian : {"unnormalized", "normalized"}, default="unnormalized"
+        ``"unnormalized"`` is ``L = D - W``, the paper's; ``"normalized"`` is
+        ``I - D^{-1/2} W D^{-1/2}``.
+    laplacian_degree : int, default=1
+        p of ``M = L^p``.
+    kernel_type : {"rbf", "linear"}, default="rbf"
+        ``"linear"`` is ``K = X X^T`` (no width; with it LapSVM is the linear LapSVM of
+        Sec. 11.5 solved in the dual, ``w = X^T alpha``, which scales with n rather than d
+        for high-dimensional sparse data).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The classes seen among the labeled points.
+    labeled_ : ndarray of shape (n_labeled,)
+        Positions of the labeled points in the training data.
+    X_fit_ : ndarray or sparse matrix of shape (n_samples, n_features)
+        The training points (the expansion points of ``f``).
+    graph_ : Graph
+        The :class:`~sskernels.graph.Graph` of the training points.
+    alpha_ : ndarray of shape (n_samples,) or (n_samples, n_classes)
+        The expansion coefficients of ``f`` over all l + u training points: (n_samples,)
+        for two classes, one one-vs-rest column per class otherwise.
+    intercept_ : float or ndarray of shape (n_classes,)
+        The bias ``b``.
+    gamma_A_ : float
+        The ``gamma_A`` used.
+    gamma_I_ : float
+        The ``gamma_I`` used.
+    kernel_width_ : float or None
+        The RBF width used (None for the linear kernel).
+    transduction_ : ndarray of shape (n_samples,)
+        The labels of all training points by ``f``.
+    unreached_ : ndarray of int
+        Positions of the unlabeled points whose graph component holds no labeled point
+        (they get the most frequent labeled class).
+    fit_report_ : FitReport
+        The solvers, fallbacks and degenerate cases of the fit
+        (:class:`~sskernels.solvers.report.FitReport`).
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+    feature_names_in_ : ndarray of shape (n_features,)
+        Names of the features seen during ``fit``; defined only when ``X`` has feature
+        names that are all strings.
+
+    See Also
+    --------
+    LapSVM : The hinge loss in eq. (11.5).
+    LinearLapRLS : The primal linear LapRLS, eq. (11.18).
+    DeformedKernel : The deformed kernel eq. (11.15) as a callable.
+
+    References
+    ----------
+    V. Sindhwani, M. Belkin and P. Niyogi. The geometric basis of semi-supervised
+    learning. Chapter 11 of *Semi-Supervised Learning* (O. Chapelle, B. Schölkopf and
+    A. Zien, eds.), MIT Press, 2006: eq. (11.5)-(11.7), (11.15)-(11.16).
+
+    M. Belkin, P. Niyogi and V. Sindhwani. Manifold regularization: a geometric framework
+    for learning from examples. Journal of Machine Learning Research, 7:2399-2434, 2006.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.datasets import load_wine
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from sskernels.learners import LapRLS
+    >>> X, y = load_wine(return_X_y=True)
+    >>> X = StandardScaler().fit_transform(X)
+    >>> y_partial = np.full_like(y, -1)
+    >>> y_partial[::10] = y[::10]                 # 18 labeled points, 160 unlabeled
+    >>> est = LapRLS().fit(X, y_partial)
+    >>> est.alpha_.shape                           # one-vs-rest: one column per class
+    (178, 3)
+    >>> unlabeled = y_partial == -1
+    >>> bool((est.transduction_[unlabeled] == y[unlabeled]).mean() > 0.9)
+    True
+    >>> est.predict(X[[0, 100, 170]])
+    array([0, 1, 2])
     """
 
     def _fit_coefficients(self, K, M, labeled, y_enc, n_classes):
@@ -391,28 +538,146 @@ class LapRLS(_ManifoldRegularizer):
 class LapSVM(_ManifoldRegularizer):
     """Laplacian Support Vector Machine, eq. (11.8)-(11.10).
 
-    Hinge loss in eq. (11.5).  The dual (11.8) over the l labeled points,
+    Hinge loss in eq. (11.5)::
+
+        (1/l) sum_{i<=l} V(x_i, y_i, f) + gamma_A ||f||_K^2 + gamma_I / (u+l)^2  f^T M f,
+
+    over the RKHS of an RBF (or linear) kernel, ``M = L^p`` of the k-NN graph.  The dual
+    (11.8) over the l labeled points,
     ``max sum beta - 1/2 beta^T Q beta`` with ``Q`` of eq. (11.9) (symmetrized),
     ``0 <= beta_i <= 1/l`` and ``sum_i y_i beta_i = 0`` — the constraint of an
     unregularized bias b, as in Belkin et al. (JMLR 2006) — is solved by
     :func:`~sskernels.solvers.svm.svm_dual_qp`: HiGHS first; when HiGHS raises
-    (time limit :data:`QP_SECONDS` s, or another non-optimal end) libsvm solves
+    (time limit :data:`~sskernels.solvers.svm.QP_SECONDS` s, or another non-optimal end) libsvm solves
     the same dual, and ``fit_report_`` carries the fallback note.  Then
     ``alpha* = (2 gamma_A I + 2 gamma_I/(u+l)^2 L^p K)^{-1} J^T Y beta*``
     (eq. (11.10)) and ``f(x) = sum_i alpha_i K(x_i, x) + b``.  The bias is
     libsvm's rule (:func:`~sskernels.solvers.svm.svm_intercept`): the mean over
-    free support vectors, else the midpoint of the KKT interval.
+    free support vectors, else the midpoint of the KKT interval.  One-vs-rest targets
+    +-1 for more than two classes.  ``kernel()`` is the deformed kernel eq. (11.15): a
+    standard SVM with it on the labeled points is LapSVM (eq. (11.16)).
 
     At ``gamma_I = 0`` this is the standard SVM on the labeled points with
     ``C = 1 / (2 gamma_A l)`` (substitute ``beta = 2 gamma_A beta'``).
 
-    ``cv_solver`` (a choice made for speed): the selection's fold fits
-    (``_fold_predictor``) solve the same dual with the deformed kernel by
-    libsvm (:func:`~sskernels.solvers.svm.svm_precomputed_decision`,
-    ``C = 1/(2 gamma_A l)``, libsvm's default tolerance), about 3x faster than
-    HiGHS on these tiny QPs; ``"highs"`` uses :func:`svm_dual_qp` there too.
-    The fit itself always goes through :func:`svm_dual_qp`.  Other parameters:
-    see :class:`_ManifoldRegularizer`.
+    Selection (``_selection``, used by :func:`~sskernels.learners.registry.make_method`
+    and :class:`~sskernels.learners.selection.SelectOnLabeled`): ``gamma_I`` over
+    :data:`GAMMA_GRID`, largest first; ``gamma_A`` over the same grid, smallest
+    first (together: the strongest intrinsic regularization, the point of the
+    method when labels are scarce); the width scale over :data:`WIDTH_FACTORS`,
+    nearest to 1 first (then the larger), unless ``kernel_width`` is given.
+    ``decision_function`` follows scikit-learn: (n,) for two classes (positive
+    means ``classes_[1]``), (n, c) one-vs-rest values otherwise.
+
+    Parameters
+    ----------
+    graph : object or None, default=None
+        The k-NN graph builder (:class:`~sskernels.graph.KNNGraph`); ``None``: k = 6 with
+        the weights of Liu et al. eq. (2), the graph every learner of the package uses.
+        ``"precomputed"`` is refused: the kernel needs X.  The kernel always uses
+        Euclidean distances on ``X`` as given.
+    gamma_A : float, default=1e-2
+        Ambient regularization of eq. (11.5) (> 0).  1e-2 is a choice (the paper states
+        none; the specs select it over :data:`GAMMA_GRID`).
+    gamma_I : float, default=1.0
+        Intrinsic regularization of eq. (11.5) (>= 0); the graph term is
+        ``gamma_I / (u+l)^2 f^T L^p f`` (the paper's scale).  1 is a choice.
+    kernel_width : {"median", "mean-norm"} or float, default="median"
+        sigma of ``K(x, z) = exp(-||x - z||^2 / (2 sigma^2))``: a number, ``"median"``
+        (the median pairwise distance of the training points) or ``"mean-norm"`` (the
+        mean norm of the points, Mao & Tsang's rule),
+        :func:`sskernels.kernels.rbf.resolve_width`.
+    kernel_width_scale : float, default=1.0
+        The width in use is ``kernel_width_scale`` times the rule's (or the number's)
+        value; the specs select it over :data:`WIDTH_FACTORS` when ``kernel_width`` is
+        not fixed.
+    laplacian : {"unnormalized", "normalized"}, default="unnormalized"
+        ``"unnormalized"`` is ``L = D - W``, the paper's; ``"normalized"`` is
+        ``I - D^{-1/2} W D^{-1/2}``.
+    laplacian_degree : int, default=1
+        p of ``M = L^p``.
+    kernel_type : {"rbf", "linear"}, default="rbf"
+        ``"linear"`` is ``K = X X^T`` (no width; with it LapSVM is the linear LapSVM of
+        Sec. 11.5 solved in the dual, ``w = X^T alpha``, which scales with n rather than d
+        for high-dimensional sparse data).
+    cv_solver : {"libsvm", "highs"}, default="libsvm"
+        A choice made for speed: the selection's fold fits (``_fold_predictor``) solve
+        the same dual with the deformed kernel by libsvm
+        (:func:`~sskernels.solvers.svm.svm_precomputed_decision`,
+        ``C = 1/(2 gamma_A l)``, libsvm's default tolerance), about 3x faster than
+        HiGHS on these tiny QPs; ``"highs"`` uses :func:`svm_dual_qp` there too.
+        The fit itself always goes through :func:`svm_dual_qp`.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The classes seen among the labeled points.
+    labeled_ : ndarray of shape (n_labeled,)
+        Positions of the labeled points in the training data.
+    X_fit_ : ndarray or sparse matrix of shape (n_samples, n_features)
+        The training points (the expansion points of ``f``).
+    graph_ : Graph
+        The :class:`~sskernels.graph.Graph` of the training points.
+    alpha_ : ndarray of shape (n_samples,) or (n_samples, n_classes)
+        The expansion coefficients of ``f`` over all l + u training points: (n_samples,)
+        for two classes, one one-vs-rest column per class otherwise.
+    intercept_ : float or ndarray of shape (n_classes,)
+        The bias ``b``.
+    gamma_A_ : float
+        The ``gamma_A`` used.
+    gamma_I_ : float
+        The ``gamma_I`` used.
+    kernel_width_ : float or None
+        The RBF width used (None for the linear kernel).
+    transduction_ : ndarray of shape (n_samples,)
+        The labels of all training points by ``f``.
+    unreached_ : ndarray of int
+        Positions of the unlabeled points whose graph component holds no labeled point
+        (they get the most frequent labeled class).
+    fit_report_ : FitReport
+        The solvers, fallbacks and degenerate cases of the fit
+        (:class:`~sskernels.solvers.report.FitReport`).
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+    feature_names_in_ : ndarray of shape (n_features,)
+        Names of the features seen during ``fit``; defined only when ``X`` has feature
+        names that are all strings.
+    dual_coef_ : ndarray of shape (n_labeled,) or (n_labeled, n_classes)
+        The dual solution ``beta*`` of eq. (11.8), one column per one-vs-rest problem.
+
+    See Also
+    --------
+    LapRLS : The squared loss in eq. (11.5).
+    LinearLapSVM : The linear LapSVM in the primal (Sec. 11.5).
+    SVMBaseline : A supervised SVM on the labeled points.
+
+    References
+    ----------
+    V. Sindhwani, M. Belkin and P. Niyogi. The geometric basis of semi-supervised
+    learning. Chapter 11 of *Semi-Supervised Learning* (O. Chapelle, B. Schölkopf and
+    A. Zien, eds.), MIT Press, 2006: eq. (11.5), (11.8)-(11.10), (11.15)-(11.16).
+
+    M. Belkin, P. Niyogi and V. Sindhwani. Manifold regularization: a geometric framework
+    for learning from examples. Journal of Machine Learning Research, 7:2399-2434, 2006.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.datasets import load_wine
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from sskernels.learners import LapSVM
+    >>> X, y = load_wine(return_X_y=True)
+    >>> X = StandardScaler().fit_transform(X)
+    >>> y_partial = np.full_like(y, -1)
+    >>> y_partial[::10] = y[::10]                 # 18 labeled points, 160 unlabeled
+    >>> est = LapSVM().fit(X, y_partial)
+    >>> est.alpha_.shape                           # one-vs-rest: one column per class
+    (178, 3)
+    >>> unlabeled = y_partial == -1
+    >>> bool((est.transduction_[unlabeled] == y[unlabeled]).mean() > 0.9)
+    True
+    >>> est.predict(X[[0, 100, 170]])
+    array([0, 1, 2])
     """
 
     _parameter_constraints = {**_ManifoldRegularizer._parameter_constraints,

@@ -89,33 +89,117 @@ class _Model:
 class SimpleMKL(SemiSupervisedClassifier):
     """SimpleMKL SVM on the labeled points only (Rakotomamonjy et al. 2008; Mao & Tsang Table 2).
 
+    Minimizes ``J(d)``, the optimal SVM value with the kernel ``sum_m d_m K_m``, over the
+    simplex (SimpleMKL's reduced-gradient Algorithm 1, stopped by the duality gap), on
+    Gaussian and polynomial base kernels.  Each base kernel is normalized to unit trace on
+    the training points, the same factor applied to cross kernels with new points;
+    multi-class is one-vs-rest with one shared ``d`` (module docstring).  A supervised
+    baseline: only the labeled points are used for training.
+
     Parameters
     ----------
-    gaussian_widths : widths ``sigma`` of the Gaussian base kernels
-        ``exp(-||x - z||^2 / (2 sigma^2))`` (default: Mao & Tsang Sec. 5.3).
-    poly_degrees : degrees ``q`` of the polynomial base kernels ``(<x, z> + 1)^q``.
-    C : SVM trade-off (> 0); default 100 (a choice, see the module docstring).
-        Selected by ``make_method("simplemkl")`` / ``SelectOnLabeled`` over
-        :data:`C_GRID` (ties to the largest C).
-    tol : stop when the relative MKL duality gap is ``<= tol`` (toolbox default 0.01).
-    max_iter : maximal number of reduced-gradient iterations (a stop by this cap
-        is reported as a fallback in ``fit_report_``).
-    svm_tol : libsvm tolerance of the inner SVMs.
-    line_search_tol : golden-section search stops at bracket ``< line_search_tol * gamma_max``.
-
-    Each base kernel is normalized to unit trace on the training points, the
-    same factor applied to cross kernels with new points; multi-class is
-    one-vs-rest with one shared ``d`` (module docstring).
+    gaussian_widths : array-like of float, default=(0.5, 1, 2, 5, 7, 10, 12, 15, 17, 20)
+        Widths ``sigma`` of the Gaussian base kernels ``exp(-||x - z||^2 / (2 sigma^2))``
+        (the default, :data:`GAUSSIAN_WIDTHS`: Mao & Tsang Sec. 5.3).
+    poly_degrees : array-like of int, default=(1, 2, 3)
+        Degrees ``q`` of the polynomial base kernels ``(<x, z> + 1)^q`` (the default,
+        :data:`POLY_DEGREES`: Mao & Tsang Sec. 5.3).
+    C : float, default=100.0
+        SVM trade-off (> 0; a choice, see the module docstring).  Selected by
+        ``make_method("simplemkl")`` / ``SelectOnLabeled`` over :data:`C_GRID` (ties to
+        the largest C).
+    tol : float, default=0.01
+        Stop when the relative MKL duality gap is ``<= tol`` (the toolbox's default).
+    max_iter : int, default=100
+        Maximal number of reduced-gradient iterations (a stop by this cap is reported as
+        a fallback in ``fit_report_``).
+    svm_tol : float, default=1e-5
+        libsvm tolerance of the inner SVMs.
+    line_search_tol : float, default=0.1
+        The golden-section search stops at a bracket ``< line_search_tol * gamma_max``.
 
     Attributes
     ----------
-    classes_, labeled_, transduction_ (labels of all rows of X), C_,
-    weights_ (M,) the kernel weights ``d``, kernel_names_, kernel_scales_
-    (``1 / trace`` per kernel), dual_coef_ (P, l) ``y alpha`` per binary
-    problem, intercept_ (P,), objective_ ``J(d)``, duality_gap_ (relative),
-    kkt_violation_, converged_, n_iter_, n_svm_fits_, fit_report_ (solvers
-    ``simplemkl-reduced-gradient`` and ``libsvm``; a stop other than the
-    duality gap is a fallback note, a constant prediction a degenerate note).
+    classes_ : ndarray of shape (n_classes,)
+        The classes seen among the labeled points.
+    labeled_ : ndarray of shape (n_labeled,)
+        Positions of the labeled points in the training data.
+    transduction_ : ndarray of shape (n_samples,)
+        The labels of all rows of ``X``.
+    C_ : float
+        The C used.
+    weights_ : ndarray of shape (n_kernels,)
+        The kernel weights ``d``.
+    kernel_names_ : list of str
+        The base kernels' names, in the order of ``weights_``.
+    kernel_scales_ : ndarray of shape (n_kernels,)
+        ``1 / trace`` per base kernel.
+    dual_coef_ : ndarray of shape (n_problems, n_labeled)
+        ``y alpha`` per binary problem (one for two classes, one per class otherwise).
+    intercept_ : ndarray of shape (n_problems,)
+        The bias per binary problem.
+    objective_ : float
+        ``J(d)`` at the solution.
+    duality_gap_ : float
+        The relative MKL duality gap at the stop.
+    kkt_violation_ : float
+        The KKT violation at the stop.
+    converged_ : bool
+        Whether the duality gap reached ``tol``.
+    n_iter_ : int
+        Reduced-gradient iterations.
+    n_svm_fits_ : int
+        Inner SVM fits.
+    kernel_ : ndarray of shape (n_samples, n_samples)
+        The learned kernel on the rows of the fit's ``X``; ``kernel(A, B)`` evaluates it
+        between any point sets.
+    X_fit_ : ndarray of shape (n_samples, n_features)
+        The rows of the fit's ``X``.
+    X_labeled_ : ndarray of shape (n_labeled, n_features)
+        The labeled points.
+    fit_report_ : FitReport
+        Solvers ``simplemkl-reduced-gradient`` and ``libsvm``; a stop other than the
+        duality gap is a fallback note, a constant prediction a degenerate note
+        (:class:`~sskernels.solvers.report.FitReport`).
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+    feature_names_in_ : ndarray of shape (n_features,)
+        Names of the features seen during ``fit``; defined only when ``X`` has feature
+        names that are all strings.
+
+    See Also
+    --------
+    SVMBaseline : A single-kernel supervised SVM.
+    LabelAwareKernel : Multiple base kernels weighted with the unlabeled points.
+
+    References
+    ----------
+    A. Rakotomamonjy, F. R. Bach, S. Canu and Y. Grandvalet. SimpleMKL. Journal of
+    Machine Learning Research, 9:2491-2521, 2008: Sec. 2-4, Algorithm 1.
+
+    Q. Mao and I. W. Tsang. Parameter-free spectral kernel learning. In UAI, 2010:
+    Sec. 5.3, Table 2.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.datasets import load_wine
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from sskernels.learners import SimpleMKL
+    >>> X, y = load_wine(return_X_y=True)
+    >>> X = StandardScaler().fit_transform(X)
+    >>> y_partial = np.full_like(y, -1)
+    >>> y_partial[::10] = y[::10]                 # 18 labeled points; the others are not used
+    >>> est = SimpleMKL().fit(X, y_partial)
+    >>> len(est.kernel_names_) == est.weights_.size == 13
+    True
+    >>> bool(np.isclose(est.weights_.sum(), 1.0))
+    True
+    >>> unlabeled = y_partial == -1
+    >>> bool((est.transduction_[unlabeled] == y[unlabeled]).mean() > 0.9)
+    True
+    >>> est.predict(X[[0, 100, 170]])
+    array([0, 1, 2])
     """
 
     _parameter_constraints = {
@@ -200,6 +284,21 @@ class SimpleMKL(SemiSupervisedClassifier):
         return predict
 
     def fit(self, X, y):
+        """Run SimpleMKL on the labeled rows of ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training points; only the labeled rows enter the fit.
+        y : array-like of shape (n_samples,)
+            Labels of the training points, ``-1`` for the unlabeled ones; at least two
+            classes must be labeled.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
         X, labeled, y_enc = self._fit_start(X, y)
         widths, degrees = self._kernel_params()
         self.X_fit_ = X
@@ -235,12 +334,34 @@ class SimpleMKL(SemiSupervisedClassifier):
         """Decision values: (n,) for two classes (positive = ``classes_[1]``), else (n, c) OvR.
 
         ``f_p(x) = sum_i beta_pi sum_m d_m K_m(x, x_i) / tr_m + b_p`` over the labeled points.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features)
+            New points.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_queries,) or (n_queries, n_classes)
+            The decision values of the binary problems.
         """
         check_is_fitted(self, "model_")
         F = self._decision(self._check_X(X))
         return F[:, 0] if self.classes_.size == 2 else F
 
     def predict(self, X):
+        """Labels of new points: the sign of the decision value, or the largest one-vs-rest value.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features)
+            New points.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_queries,)
+            Predicted labels, values of ``classes_``.
+        """
         check_is_fitted(self, "model_")
         return self.classes_[self._labels(self.model_, self._decision(self._check_X(X)))]
 

@@ -61,6 +61,10 @@ Dirichlet problem, where Jacobi needs hundreds of iterations; on SecStr-like gra
 Jacobi converges in a few dozen.  Consistency's condition number is at most
 ``(1 + alpha) / (1 - alpha)`` (199 at 0.99), so for alpha <= 0.99 Jacobi stays under the
 switch there.
+
+One module, ~730 lines, three fifths of them docstrings: the two classifiers share the
+solvers above (LU, CG, the AMG switch, the polish) and the regressor their harmonic
+solution.
 """
 
 from __future__ import annotations
@@ -200,31 +204,117 @@ def _direct_info(est):
 class HarmonicFunction(GraphClassifier):
     """Gaussian fields and harmonic functions (Zhu et al. 2003, eq. (5)).
 
+    The harmonic solution ``f_U = -L_UU^{-1} L_UL f_L`` on the k-NN graph, with the
+    unnormalized Laplacian ``L = D - W``, one column of scores per class; a point's label
+    is the class of its largest score.
+
     Unlabeled points in a connected component without any labeled point have
     no harmonic solution (``L_UU`` is singular); they receive the class
     frequencies of the labeled points (a choice: the paper assumes a connected
-    graph; the rule of every graph learner, :class:`~sskernels.learners.base.GraphClassifier`).  ``class_mass_normalization`` applies Zhu et al.'s CMN (Sec. 3),
+    graph; the rule of every graph learner, :class:`~sskernels.learners.base.GraphClassifier`).
+    ``class_mass_normalization`` applies Zhu et al.'s CMN (Sec. 3),
     off by default as in Liu et al.'s comparison.
 
     ``predict`` on new points uses the harmonic property itself: the weighted
     average of the graph points' scores, ``f(x) = sum_i W(x, x_i) f_i / sum_i W(x, x_i)``
     (the induction formula of Delalleau, Bengio & Le Roux, AISTATS 2005).
 
-    ``solver`` (a choice, not the paper's; module docstring): ``"auto"`` (default: sparse
-    LU up to :data:`DIRECT_MAX_N` = 2,000 points, CG above), ``"direct"`` (sparse LU of
-    ``L_UU``) or ``"cg"`` (Jacobi-preconditioned conjugate gradients on ``L_UU``, which
-    is SPD on the components with a labeled point; preconditioner ``diag(L_UU)^{-1}`` =
-    the unlabeled points' inverse degrees; ``rtol`` :data:`CG_RTOL`, cap :data:`CG_MAXITER`).
-
-    Fitted attributes beyond the base's: ``solver_`` (``"direct"`` or ``"cg"``),
-    ``solve_info_`` (the :class:`~sskernels.solvers.report.SolveInfo`; with CG its
-    ``stats`` hold ``iterations`` and ``relative_residual`` per class column), ``n_iter_``
-    (CG iterations per column; None for the direct solve).
-
     The scores are the probabilities that a random walk from a point first reaches a
     labeled point of each class (Zhu et al. 2003, Sec. 2): ``label_distributions_``
     (training points) and ``predict_proba`` (new points, by the induction formula) give
     them normalized per row.
+
+    Parameters
+    ----------
+    graph : object, "precomputed" or None, default=None
+        The graph builder, a :class:`~sskernels.graph.KNNGraph` (k, weights, sigma,
+        metric); ``None``: k = 6 with the weights of Liu et al. eq. (2).
+        ``"precomputed"``: ``fit`` takes the (n, n) affinity matrix of the training points
+        and ``predict`` the (s, n) affinities of new points to them.
+    class_mass_normalization : bool, default=False
+        Apply Zhu et al.'s class mass normalization (Sec. 3) to the unlabeled points'
+        scores; off by default as in Liu et al.'s comparison.
+    solver : {"auto", "direct", "cg"}, default="auto"
+        How ``L_UU`` is solved (a choice, not the paper's; module docstring): ``"auto"``
+        is a sparse LU up to :data:`DIRECT_MAX_N` = 2,000 points and CG above;
+        ``"direct"`` a sparse LU of ``L_UU``; ``"cg"`` Jacobi-preconditioned conjugate
+        gradients on ``L_UU``, which is SPD on the components with a labeled point
+        (preconditioner ``diag(L_UU)^{-1}`` = the unlabeled points' inverse degrees;
+        ``rtol`` :data:`CG_RTOL`, cap :data:`CG_MAXITER`).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The classes seen among the labeled points.
+    labeled_ : ndarray of shape (n_labeled,)
+        Positions of the labeled points in the training data.
+    X_fit_ : ndarray or sparse matrix of shape (n_samples, n_features)
+        The training points (the affinity matrix with ``graph="precomputed"``).
+    graph_ : Graph
+        The :class:`~sskernels.graph.Graph` of the training points.
+    scores_ : ndarray of shape (n_samples, n_classes)
+        The harmonic scores of every training point (class indicators at the labeled
+        points).
+    transduction_ : ndarray of shape (n_samples,)
+        The label of every training point: the class of its largest score.
+    label_distributions_ : ndarray of shape (n_samples, n_classes)
+        ``scores_`` normalized per row: a distribution over ``classes_``.
+    label_frequencies_ : ndarray of shape (n_classes,)
+        The labeled points' class frequencies, the scores of unreached points.
+    unreached_ : ndarray of int
+        Positions of the unlabeled points whose graph component holds no labeled point.
+    solver_ : {"direct", "cg"}
+        The solver used.
+    solve_info_ : SolveInfo
+        The :class:`~sskernels.solvers.report.SolveInfo` of the solve; with CG its
+        ``stats`` hold ``iterations`` and ``relative_residual`` per class column.
+    n_iter_ : ndarray of shape (n_classes,) or None
+        CG iterations per class column; None for the direct solve.
+    fit_report_ : FitReport
+        The solvers, fallbacks and degenerate cases of the fit
+        (:class:`~sskernels.solvers.report.FitReport`).
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+    feature_names_in_ : ndarray of shape (n_features,)
+        Names of the features seen during ``fit``; defined only when ``X`` has feature
+        names that are all strings.
+
+    See Also
+    --------
+    Consistency : Local and global consistency on the same graph.
+    HarmonicRegressor : The harmonic solution with continuous targets.
+    sklearn.semi_supervised.LabelPropagation : scikit-learn's label propagation.
+
+    References
+    ----------
+    X. Zhu, Z. Ghahramani and J. Lafferty. Semi-supervised learning using Gaussian
+    fields and harmonic functions. In Proc. ICML, 2003: eq. (5); Sec. 2 (random walks);
+    Sec. 3 (class mass normalization).
+
+    O. Delalleau, Y. Bengio and N. Le Roux. Efficient non-parametric function induction
+    in semi-supervised learning. Artificial Intelligence and Statistics, 2005 (the
+    induction formula of ``predict``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.datasets import load_wine
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from sskernels.learners import HarmonicFunction
+    >>> X, y = load_wine(return_X_y=True)
+    >>> X = StandardScaler().fit_transform(X)
+    >>> y_partial = np.full_like(y, -1)
+    >>> y_partial[::10] = y[::10]                 # 18 labeled points, 160 unlabeled
+    >>> est = HarmonicFunction().fit(X, y_partial)
+    >>> est.transduction_.shape
+    (178,)
+    >>> unlabeled = y_partial == -1
+    >>> bool((est.transduction_[unlabeled] == y[unlabeled]).mean() > 0.9)
+    True
+    >>> est.predict(X[[0, 100, 170]])
+    array([0, 1, 2])
+    >>> est.predict_proba(X[:2]).shape
+    (2, 3)
     """
 
     _parameter_constraints = {**GraphClassifier._parameter_constraints,
@@ -272,6 +362,10 @@ class HarmonicFunction(GraphClassifier):
 class Consistency(GraphClassifier):
     """Learning with local and global consistency (Zhou et al. 2004; Liu et al. eq. (3)).
 
+    The scores ``F* = (1 - alpha) (I - alpha S)^{-1} C`` with ``S = D^{-1/2} W D^{-1/2}``
+    of the k-NN graph and ``C`` the class indicators of the labeled points; a point's
+    label is the class of its largest score.
+
     ``predict`` on a new point applies the fixed-point equation of the
     iteration ``F <- alpha S F + (1 - alpha) C`` to that point, which carries
     no label: ``f(x) = alpha sum_i W(x, x_i) / sqrt(D_xx D_ii) F_i``.
@@ -281,31 +375,111 @@ class Consistency(GraphClassifier):
     :data:`ALPHAS` by cross-validation on the labeled points, ties to the largest (Zhou et
     al.'s 0.99).  Not the paper's protocol (it fixes 0.99): at 0.99 the near-constant
     eigenvector of ``S`` can carry nearly all the scores, and the class with the most labels
-    then absorbs the others (wine, 20 labels: 65.5 % against 91.3 % at 0.9), which a
-    selection on the labeled points sees.
-
-    ``class_normalization`` (off by default, as in Zhou et al. and Liu et al.): each label
-    column of ``C`` divided by its class's number of labeled points, so every class puts the
-    same total mass into eq. (3) — the remedy for that absorption that keeps alpha (wine,
-    20 labels, alpha = 0.99: 91.6 % over 10 splits).  A class with no labeled point keeps
-    a zero column.
+    then absorbs the others, which a selection on the labeled points sees.
 
     Points in graph components without a labeled point get the labeled class frequencies,
     the rule of every graph learner (:class:`~sskernels.learners.base.GraphClassifier`;
     recorded as degenerate in ``fit_report_``).
 
-    ``solver`` (a choice, not the paper's; module docstring): ``"auto"`` (default: sparse
-    LU up to :data:`DIRECT_MAX_N` = 2,000 points, CG above), ``"direct"`` (sparse LU of
-    ``I - alpha S``) or ``"cg"`` (conjugate gradients on ``I - alpha S``, SPD for
-    ``alpha < 1`` with condition number at most ``(1 + alpha) / (1 - alpha)``, 199 at
-    0.99; the Jacobi preconditioner is the identity here since ``S`` has a zero diagonal
-    -- ``I - alpha S = D^{-1/2} (D - alpha W) D^{-1/2}`` is already degree-scaled;
-    ``rtol`` :data:`CG_RTOL`, cap :data:`CG_MAXITER`).  Fitted ``solver_``,
-    ``solve_info_``, ``n_iter_`` as :class:`HarmonicFunction`'s.
-
     The scores are nonnegative label mass, so ``label_distributions_`` (training points)
     and ``predict_proba`` (new points) give them normalized per row, as scikit-learn's
     ``LabelSpreading`` does for the same iteration.
+
+    Parameters
+    ----------
+    graph : object, "precomputed" or None, default=None
+        The graph builder, a :class:`~sskernels.graph.KNNGraph` (k, weights, sigma,
+        metric); ``None``: k = 6 with the weights of Liu et al. eq. (2).
+        ``"precomputed"``: ``fit`` takes the (n, n) affinity matrix of the training points
+        and ``predict`` the (s, n) affinities of new points to them.
+    alpha : float, default=0.99
+        The ``alpha`` of eq. (3), in (0, 1) (Zhou et al.'s 0.99).
+    class_normalization : bool, default=False
+        Divide each label column of ``C`` by its class's number of labeled points, so
+        every class puts the same total mass into eq. (3) -- the remedy for the absorption
+        above that keeps alpha.  A class with no labeled point keeps a zero column.  Off
+        by default, as in Zhou et al. and Liu et al.
+    solver : {"auto", "direct", "cg"}, default="auto"
+        How ``I - alpha S`` is solved (a choice, not the paper's; module docstring):
+        ``"auto"`` is a sparse LU up to :data:`DIRECT_MAX_N` = 2,000 points and CG above;
+        ``"direct"`` a sparse LU of ``I - alpha S``; ``"cg"`` conjugate gradients on
+        ``I - alpha S``, SPD for ``alpha < 1`` with condition number at most
+        ``(1 + alpha) / (1 - alpha)``, 199 at 0.99 (the Jacobi preconditioner is the
+        identity here since ``S`` has a zero diagonal -- ``I - alpha S = D^{-1/2} (D -
+        alpha W) D^{-1/2}`` is already degree-scaled; ``rtol`` :data:`CG_RTOL`, cap
+        :data:`CG_MAXITER`).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The classes seen among the labeled points.
+    labeled_ : ndarray of shape (n_labeled,)
+        Positions of the labeled points in the training data.
+    X_fit_ : ndarray or sparse matrix of shape (n_samples, n_features)
+        The training points (the affinity matrix with ``graph="precomputed"``).
+    graph_ : Graph
+        The :class:`~sskernels.graph.Graph` of the training points.
+    scores_ : ndarray of shape (n_samples, n_classes)
+        The scores ``F*`` of eq. (3) of every training point.
+    transduction_ : ndarray of shape (n_samples,)
+        The label of every training point: the class of its largest score.
+    label_distributions_ : ndarray of shape (n_samples, n_classes)
+        ``scores_`` normalized per row: a distribution over ``classes_``.
+    label_frequencies_ : ndarray of shape (n_classes,)
+        The labeled points' class frequencies, the scores of unreached points.
+    unreached_ : ndarray of int
+        Positions of the unlabeled points whose graph component holds no labeled point.
+    solver_ : {"direct", "cg"}
+        The solver used.
+    solve_info_ : SolveInfo
+        The :class:`~sskernels.solvers.report.SolveInfo` of the solve; with CG its
+        ``stats`` hold ``iterations`` and ``relative_residual`` per class column and the
+        polish of weakly resolved points (``polished_points``, ``polish_sweeps``).
+    n_iter_ : ndarray of shape (n_classes,) or None
+        CG iterations per class column; None for the direct solve.
+    fit_report_ : FitReport
+        The solvers, fallbacks and degenerate cases of the fit
+        (:class:`~sskernels.solvers.report.FitReport`).
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+    feature_names_in_ : ndarray of shape (n_features,)
+        Names of the features seen during ``fit``; defined only when ``X`` has feature
+        names that are all strings.
+
+    See Also
+    --------
+    HarmonicFunction : The harmonic solution on the same graph.
+    RegularizedSpectralKernel : Eq. (3) as a spectral kernel (Liu et al. eq. (4)-(5)).
+    sklearn.semi_supervised.LabelSpreading : scikit-learn's version of the iteration.
+
+    References
+    ----------
+    D. Zhou, O. Bousquet, T. Lal, J. Weston and B. Schölkopf. Learning with local and
+    global consistency. In NIPS 16, 2004.
+
+    W. Liu, B. Qian, J. Cui and J. Liu. Spectral kernel learning for semi-supervised
+    classification. In IJCAI, 2009: eq. (3).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.datasets import load_wine
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from sskernels.learners import Consistency
+    >>> X, y = load_wine(return_X_y=True)
+    >>> X = StandardScaler().fit_transform(X)
+    >>> y_partial = np.full_like(y, -1)
+    >>> y_partial[::10] = y[::10]                 # 18 labeled points, 160 unlabeled
+    >>> est = Consistency(alpha=0.9).fit(X, y_partial)
+    >>> est.transduction_.shape
+    (178,)
+    >>> unlabeled = y_partial == -1
+    >>> bool((est.transduction_[unlabeled] == y[unlabeled]).mean() > 0.9)
+    True
+    >>> est.label_distributions_.shape
+    (178, 3)
+    >>> est.predict(X[[0, 100, 170]])
+    array([0, 1, 2])
     """
 
     _parameter_constraints = {**GraphClassifier._parameter_constraints,
@@ -376,8 +550,9 @@ def dense_harmonic(P, labeled, F_L):
 
 
 class HarmonicRegressor(SemiSupervisedRegressor):
-    """Gaussian fields and harmonic functions as a REGRESSOR (Zhu et al. 2003; Wang et al.
-    2015's "Gaussian Fields based method", Sec. 4.2): the harmonic solution
+    """Gaussian fields and harmonic functions as a REGRESSOR (Zhu et al. 2003; Wang et al. 2015).
+
+    Wang et al. 2015's "Gaussian Fields based method" (Sec. 4.2): the harmonic solution
     ``f_U = -L_UU^{-1} L_UL f_L`` (eq. (5)) with the continuous targets as ``f_L``, one
     column per target, on the fully connected Gaussian graph ``W_ij = exp(-b ||x_i - x_j||^2)``
     (``W_ii = 0``), ``b = b_scale / mean squared pairwise distance`` (Wang et al.'s width rule,
@@ -391,8 +566,67 @@ class HarmonicRegressor(SemiSupervisedRegressor):
     Selection (``_selection``): ``b_scale`` over the regression width grid, nearest to 1
     first; fold fits share one factorization per width (:meth:`_fold_predictor`).
 
-    Fitted attributes: ``b_``, ``X_fit_``, ``scores_`` (n, k), ``transduction_``,
-    ``fit_report_``.
+    Parameters
+    ----------
+    b_scale : float, default=1.0
+        The width factor: ``b = b_scale / mean squared pairwise distance`` (> 0).
+
+    Attributes
+    ----------
+    b_ : float
+        The width ``b`` used.
+    X_fit_ : ndarray of shape (n_samples, n_features)
+        The training points.
+    scores_ : ndarray of shape (n_samples, n_targets)
+        The harmonic solution at every training point (the targets at the labeled ones).
+    transduction_ : ndarray of shape (n_samples,) or (n_samples, n_targets)
+        The predicted targets of every training point, in the shape of ``y``.
+    labeled_ : ndarray of shape (n_labeled,)
+        Positions of the labeled points (finite targets).
+    n_targets_ : int
+        Number of targets (columns of ``y``).
+    fit_report_ : FitReport
+        The solvers and degenerate cases of the fit
+        (:class:`~sskernels.solvers.report.FitReport`).
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+    feature_names_in_ : ndarray of shape (n_features,)
+        Names of the features seen during ``fit``; defined only when ``X`` has feature
+        names that are all strings.
+
+    See Also
+    --------
+    HarmonicFunction : The harmonic solution for classification, on a k-NN graph.
+    LabelAwareSVR : An SVR on label-aware kernels (the same task).
+    SVRBaseline : A supervised SVR on the labeled points.
+
+    References
+    ----------
+    X. Zhu, Z. Ghahramani and J. Lafferty. Semi-supervised learning using Gaussian
+    fields and harmonic functions. In Proc. ICML, 2003: eq. (5).
+
+    Q. Wang, K. Zhang, Z. Chen, D. Wang, G. Jiang and I. Marsic. Enhancing
+    semi-supervised learning through label-aware base kernels. Neurocomputing, 2015:
+    Sec. 4.2 and Fig. 2.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sskernels.learners import HarmonicRegressor
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.uniform(size=(100, 2))
+    >>> y = np.sin(3 * X[:, 0]) + X[:, 1]
+    >>> y_partial = np.full_like(y, np.nan)
+    >>> y_partial[::5] = y[::5]                   # 20 labeled points, NaN = unlabeled
+    >>> est = HarmonicRegressor(b_scale=50).fit(X, y_partial)
+    >>> est.transduction_.shape
+    (100,)
+    >>> unlabeled = np.isnan(y_partial)
+    >>> rmse = np.sqrt(np.mean((est.transduction_[unlabeled] - y[unlabeled]) ** 2))
+    >>> bool(rmse < 0.3)
+    True
+    >>> est.predict(X[:3]).shape
+    (3,)
     """
 
     _parameter_constraints = {"b_scale": [Interval(Real, 0, None, closed="neither")]}
@@ -409,6 +643,21 @@ class HarmonicRegressor(SemiSupervisedRegressor):
         return self.b_scale / msd if msd > 0 else float(self.b_scale)
 
     def fit(self, X, y):
+        """Solve the harmonic problem on the dense Gaussian graph of ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training points, labeled and unlabeled.
+        y : array-like of shape (n_samples,) or (n_samples, n_targets)
+            The targets; NaN (a row of NaN for several targets) marks an unlabeled point.
+            At least two points must be labeled.
+
+        Returns
+        -------
+        self : object
+            The fitted regressor.
+        """
         from sskernels.kernels.rbf import squared_distances
 
         X, labeled, Y_L = self._fit_start(X, y)
@@ -463,6 +712,18 @@ class HarmonicRegressor(SemiSupervisedRegressor):
         return tags
 
     def predict(self, X):
+        """Targets of new points: the Gaussian-weighted average of the training scores.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features)
+            New points.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_queries,) or (n_queries, n_targets)
+            Predicted targets, in the shape of the ``y`` given to ``fit``.
+        """
         from sskernels.kernels.rbf import squared_distances
 
         check_is_fitted(self, "scores_")

@@ -5,6 +5,10 @@ user's estimator (:func:`user_method`): any scikit-learn-compatible classifier t
 ``-1`` for unlabeled points, given by its import path ``"package.module:Class"`` or by a
 name registered in the entry-point group ``sskernels.methods`` (:data:`ENTRY_POINT_GROUP`)
 of an installed distribution.
+
+One module, ~450 lines, a third of them docstrings: the table of methods, the name lookup
+and :func:`make_method`, which maps a spec's parameters onto the table's estimators, stay
+together, so that a method is named and built in one place.
 """
 
 from __future__ import annotations
@@ -18,6 +22,48 @@ from sskernels.errors import UnknownNameError
 
 @dataclass(frozen=True)
 class MethodInfo:
+    """A method a spec or the command line can name: factory, paper, equation, inductive or not.
+
+    The values of :data:`METHODS` (``sskernels methods list``); :func:`user_method` makes
+    one for a user's estimator.
+
+    Parameters
+    ----------
+    name : str
+        The method's name in specs and on the command line.
+    factory : callable
+        Makes the unfitted estimator from keyword parameters.
+    paper : str
+        The paper (or baseline) the method comes from.
+    equation : str
+        The equations the method implements (for a user's estimator: its import path).
+    inductive : bool
+        Whether the estimator labels new points (``predict``), not only its training
+        points.
+    description : str
+        One line on the method.
+    uses_graph : bool, default=True
+        Whether the method builds its estimator on the spec's graph (the ``graph:``
+        section).
+    aliases : tuple of str, default=()
+        Other names of the method (:data:`ALIASES`).
+    task : {"classification", "regression"}, default="classification"
+        "classification" (labels, accuracy) or "regression" (float targets, NaN =
+        unlabeled; metrics rmse and mse); a method runs only on a data set of its task.
+    user : bool, default=False
+        True for a user's estimator (an import path or an entry point), not a registered
+        method.
+
+    Examples
+    --------
+    >>> from sskernels.learners import METHODS
+    >>> info = METHODS["harmonic"]
+    >>> info.paper, info.inductive, info.task
+    ('Zhu, Ghahramani & Lafferty 2003', True, 'classification')
+    >>> info.factory()
+    HarmonicFunction()
+    """
+
     name: str
     factory: Callable
     paper: str
@@ -178,7 +224,24 @@ METHODS = {m.name: m for m in [
 
 
 def method_names(task=None):
-    """Registered method names (of one ``task`` when given)."""
+    """Registered method names, sorted (of one ``task`` when given).
+
+    Parameters
+    ----------
+    task : {"classification", "regression"} or None, default=None
+        Only the methods of this task; None: every method.
+
+    Returns
+    -------
+    names : list of str
+        The names, in alphabetical order.
+
+    Examples
+    --------
+    >>> from sskernels.learners import method_names
+    >>> method_names("regression")
+    ['harmonic-regression', 'label-aware-svr', 'svr']
+    """
     return sorted(n for n, m in METHODS.items() if task is None or m.task == task)
 
 
@@ -260,7 +323,8 @@ def make_method(name, **params):
 
     The spec's parameters map onto one estimator and, where a parameter is
     selected, the model-selection wrapper
-    (:class:`~sskernels.learners.selection.SelectOnLabeled`):
+    (:class:`~sskernels.learners.selection.SelectOnLabeled`; for a regressor
+    :class:`~sskernels.learners.selection.SelectOnLabeledRegressor`):
 
     * ``n_neighbors``, ``weights``, ``sigma``, ``metric`` -> ``graph=KNNGraph(...)``
       for estimators that take a graph (ignored by the others);
@@ -276,6 +340,42 @@ def make_method(name, **params):
       (``standard`` = ``kfold``, ``one-fold-labeled``), ``random_state`` -> the wrapper;
     * a class may define ``_spec_params(params, make_method, graph_given)`` to map nested
       specs (``kernel-svm``: ``kernel`` + ``kernel_params`` -> ``kernel_learner``).
+
+    scikit-learn's peers (``label-spreading``, ``label-propagation``) and estimators that
+    are not sskernels learners (a user's) take the parameters as given.
+
+    Parameters
+    ----------
+    name : str
+        A registered method name (:func:`method_names`) or an alias; also a user's
+        estimator, by its import path ``"package.module:Class"`` or an entry point's
+        name.
+    **params : dict
+        The spec's parameters of the method (see above).
+
+    Returns
+    -------
+    estimator : object
+        The unfitted estimator, or the model-selection wrapper around it when a
+        parameter is selected over more than one value (a grid of one value is set on
+        the estimator).
+
+    Raises
+    ------
+    UnknownNameError
+        For an unknown method name (:class:`~sskernels.errors.UnknownNameError`, with the
+        closest known names).
+    ValueError
+        For a ``cv_protocol`` that is not ``standard``, ``kfold`` or
+        ``one-fold-labeled``.
+
+    Examples
+    --------
+    >>> from sskernels.learners import make_method
+    >>> make_method("consistency", alpha=0.9, n_neighbors=10)
+    Consistency(alpha=0.9, graph=KNNGraph(n_neighbors=10))
+    >>> make_method("tsk").param_grid          # beta selected over its default grid
+    {'beta': [1000.0, 100.0, 10.0, 1.0, 0.1, 0.01, 0.001]}
     """
     from sskernels.learners.selection import (SelectOnLabeled, SelectOnLabeledRegressor,
                                               default_grid, ordered_grid)

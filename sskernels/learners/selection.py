@@ -30,8 +30,8 @@ no other candidate is left.  A ``fallback`` note says when it happened and
 ``passed_over_`` lists the candidates passed over.  Our rule: the papers' selection
 protocols are silent on it.
 
-One module, ~530 lines, because the classifier and regressor wrappers share the fold
-rules, the candidates' order and the tie rule, which must stay one.
+One module, ~760 lines (under half docstrings), because the classifier and regressor
+wrappers share the fold rules, the candidates' order and the tie rule, which must stay one.
 
 **Speed.**  An estimator may offer ``_fold_predictor(X, labeled, y_enc, keys)``
 returning ``predict(params, train, test)`` (or None when it cannot handle the
@@ -230,22 +230,96 @@ def _delegates(wrapper, name):
 class SelectOnLabeled(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     """Select an estimator's parameters by cross-validation on the labeled points only.
 
+    The unlabeled points' labels are never looked at: a candidate is scored by
+    cross-validation over the labeled points, where each fold's labels are hidden (its
+    points stay in the data as unlabeled points) while the model is fitted with the
+    others, and the fold's predicted labels are compared with its hidden labels; the
+    score is the accuracy pooled over all validation points.  Among the candidates with
+    the best score the *first* in grid order wins (the one tie rule, module docstring), and
+    constant predictors are passed over while another candidate is left.  The selected
+    candidate is refitted with all labels; ``predict``, ``decision_function``,
+    ``predict_proba``, ``kernel_`` / ``kernel(A, B)`` delegate to it.
+
     Parameters
     ----------
-    estimator : an estimator of the package (a semi-supervised classifier).
-    param_grid : mapping parameter -> sequence of values, in preference order
-        (ties go to the first candidate; see the module docstring).  ``None``:
-        the estimator's default grid (``_selection``).
-    n_folds : number of folds over the labeled points (capped at their number).
-    protocol : ``"kfold"`` or ``"one-fold-labeled"`` (Mao & Tsang, Sec. 5.2).
-    random_state : seed of the fold assignment.
+    estimator : estimator
+        An estimator of the package (a semi-supervised classifier).
+    param_grid : dict or None, default=None
+        Mapping parameter -> sequence of values, in preference order (ties go to the first
+        candidate; see the module docstring).  ``None``: the estimator's default grid
+        (``_selection``).
+    n_folds : int, default=5
+        Number of folds over the labeled points (>= 2; capped at their number).
+    protocol : {"kfold", "one-fold-labeled"}, default="kfold"
+        ``"kfold"`` fits on all folds but one and validates on it; ``"one-fold-labeled"``
+        fits on one fold and validates on the others (Mao & Tsang, Sec. 5.2).
+    random_state : int, RandomState instance or None, default=0
+        Seed of the fold assignment.
 
-    Fitted attributes: ``best_params_``, ``best_index_``, ``best_score_``,
-    ``best_estimator_`` (refitted with all labels), ``cv_results_`` (``params``,
-    ``mean_test_score``, ``rank_test_score``: scikit-learn's names),
-    ``classes_``, ``transduction_``, ``fit_report_``; ``predict``,
-    ``decision_function``, ``kernel_`` / ``kernel(A, B)`` delegate to the best
-    estimator.
+    Attributes
+    ----------
+    best_params_ : dict
+        The selected candidate.
+    best_index_ : int
+        Its position among the candidates.
+    best_score_ : float
+        Its cross-validated accuracy (NaN with a single candidate).
+    best_estimator_ : estimator
+        The selected candidate refitted with all labels.
+    cv_results_ : dict
+        ``params``, ``mean_test_score``, ``rank_test_score`` (scikit-learn's names) and
+        ``constant_predictor`` per candidate.
+    passed_over_ : list of dict
+        The constant predictors with a better score passed over, best score first.
+    grid_edges_ : list of str
+        The parameters whose selected value lies at the edge of a numeric grid.
+    classes_ : ndarray of shape (n_classes,)
+        The classes seen among the labeled points.
+    transduction_ : ndarray of shape (n_samples,)
+        The best estimator's labels of the training points.
+    unreached_ : ndarray of int
+        The best estimator's unreached points (none for a learner without a graph).
+    kernel_ : ndarray of shape (n_samples, n_samples)
+        The best estimator's learned kernel, where it learns one.
+    label_distributions_ : ndarray of shape (n_samples, n_classes)
+        The best estimator's ``label_distributions_``, where it defines them.
+    fit_report_ : FitReport
+        The best estimator's report, plus the fallbacks of the fold fits and the notes of
+        the selection (:class:`~sskernels.solvers.report.FitReport`).
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+
+    See Also
+    --------
+    SelectOnLabeledRegressor : The same selection for the regressors.
+    sklearn.model_selection.GridSearchCV : Cross-validation over all given labels.
+
+    References
+    ----------
+    Q. Mao and I. W. Tsang. Parameter-free spectral kernel learning. In UAI, 2010:
+    Sec. 5.2 (the ``"one-fold-labeled"`` protocol).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.datasets import load_wine
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from sskernels.learners import Consistency, SelectOnLabeled
+    >>> X, y = load_wine(return_X_y=True)
+    >>> X = StandardScaler().fit_transform(X)
+    >>> y_partial = np.full_like(y, -1)
+    >>> y_partial[::10] = y[::10]                 # 18 labeled points, 160 unlabeled
+    >>> search = SelectOnLabeled(Consistency(), {"alpha": [0.5, 0.9, 0.99]})
+    >>> search = search.fit(X, y_partial)
+    >>> sorted(search.best_params_)
+    ['alpha']
+    >>> len(search.cv_results_["params"])
+    3
+    >>> unlabeled = y_partial == -1
+    >>> bool((search.transduction_[unlabeled] == y[unlabeled]).mean() > 0.9)
+    True
+    >>> search.predict(X[[0, 100, 170]])
+    array([0, 1, 2])
     """
 
     _parameter_constraints: dict = {
@@ -264,6 +338,21 @@ class SelectOnLabeled(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.random_state = random_state
 
     def fit(self, X, y):
+        """Score every candidate on the labeled points and refit the selected one.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training points, labeled and unlabeled, in the form the estimator takes.
+        y : array-like of shape (n_samples,)
+            Labels of the training points, ``-1`` for the unlabeled ones; at least two
+            classes must be labeled.
+
+        Returns
+        -------
+        self : object
+            The fitted selection.
+        """
         self._validate_params()
         grid = (default_grid(self.estimator) if self.param_grid is None
                 else dict(self.param_grid))
@@ -366,11 +455,13 @@ class SelectOnLabeled(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     # -- delegation ---------------------------------------------------------
     @property
     def transduction_(self):
+        """The best estimator's labels of the training points."""
         check_is_fitted(self, "best_estimator_")
         return self.best_estimator_.transduction_
 
     @property
     def kernel_(self):
+        """The best estimator's learned kernel on the training points (where it learns one)."""
         check_is_fitted(self, "best_estimator_")
         return self.best_estimator_.kernel_
 
@@ -381,22 +472,58 @@ class SelectOnLabeled(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         return getattr(self.best_estimator_, "unreached_", np.empty(0, dtype=int))
 
     def kernel(self, A=None, B=None):
+        """The best estimator's learned kernel between point sets (where it learns one)."""
         check_is_fitted(self, "best_estimator_")
         return self.best_estimator_.kernel(A, B)
 
     @available_if(lambda self: _delegates(self, "predict"))
     def predict(self, X):
+        """The best estimator's labels of new points.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features)
+            New points, in the form the estimator takes.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_queries,)
+            Predicted labels.
+        """
         check_is_fitted(self, "best_estimator_")
         return self.best_estimator_.predict(X)
 
     @available_if(lambda self: _delegates(self, "decision_function"))
     def decision_function(self, X):
+        """The best estimator's decision values of new points.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features)
+            New points, in the form the estimator takes.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_queries,) or (n_queries, n_classes)
+            The best estimator's ``decision_function(X)``.
+        """
         check_is_fitted(self, "best_estimator_")
         return self.best_estimator_.decision_function(X)
 
     @available_if(lambda self: _delegates(self, "predict_proba"))
     def predict_proba(self, X):
-        """The best estimator's class probabilities (where it defines them)."""
+        """The best estimator's class probabilities (where it defines them).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features)
+            New points, in the form the estimator takes.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_queries, n_classes)
+            The best estimator's ``predict_proba(X)``.
+        """
         check_is_fitted(self, "best_estimator_")
         return self.best_estimator_.predict_proba(X)
 
@@ -472,14 +599,84 @@ class SelectOnLabeledRegressor(MetaEstimatorMixin, RegressorMixin, BaseEstimator
     ``_fold_predictor(X, labeled, Y_L, keys)`` returning ``predict(params, train, test)``,
     the (test, k) predicted targets — equal to the generic rule, faster.
 
-    Fitted attributes: ``best_params_``, ``best_index_``, ``best_score_``,
-    ``best_estimator_``, ``cv_results_``, ``labeled_``, ``transduction_``, ``fit_report_``.
+    Parameters
+    ----------
+    estimator : estimator
+        A semi-supervised regressor of the package.
+    param_grid : dict or None, default=None
+        Mapping parameter -> sequence of values, in preference order.  ``None``: the
+        estimator's default grid (``_selection``).
+    n_folds : int, default=5
+        Number of folds over the labeled points (>= 2; capped at their number).
+    protocol : {"kfold", "one-fold-labeled"}, default="kfold"
+        ``"kfold"`` fits on all folds but one and validates on it; ``"one-fold-labeled"``
+        fits on one fold and validates on the others (Mao & Tsang, Sec. 5.2).
+    random_state : int, RandomState instance or None, default=0
+        Seed of the fold assignment.
+
+    Attributes
+    ----------
+    best_params_ : dict
+        The selected candidate.
+    best_index_ : int
+        Its position among the candidates.
+    best_score_ : float
+        Its score, minus the pooled mean squared error (NaN with a single candidate).
+    best_estimator_ : estimator
+        The selected candidate refitted with all targets.
+    cv_results_ : dict
+        ``params``, ``mean_test_score``, ``rank_test_score`` per candidate.
+    labeled_ : ndarray of shape (n_labeled,)
+        Positions of the labeled points (finite targets).
+    transduction_ : ndarray of shape (n_samples,) or (n_samples, n_targets)
+        The best estimator's predicted targets of the training points.
+    fit_report_ : FitReport
+        The best estimator's report (:class:`~sskernels.solvers.report.FitReport`).
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+
+    See Also
+    --------
+    SelectOnLabeled : The same selection for the classifiers.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sskernels.learners import SelectOnLabeledRegressor, SVRBaseline
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.uniform(size=(100, 2))
+    >>> y = np.sin(3 * X[:, 0]) + X[:, 1]
+    >>> y_partial = np.full_like(y, np.nan)
+    >>> y_partial[::5] = y[::5]                   # 20 labeled points, NaN = unlabeled
+    >>> search = SelectOnLabeledRegressor(SVRBaseline(), {"C": [0.1, 1.0, 10.0]})
+    >>> search = search.fit(X, y_partial)
+    >>> sorted(search.best_params_)
+    ['C']
+    >>> search.transduction_.shape
+    (100,)
+    >>> search.predict(X[:3]).shape
+    (3,)
     """
 
     _parameter_constraints: dict = dict(SelectOnLabeled._parameter_constraints)
     __init__ = SelectOnLabeled.__init__       # the same parameters
 
     def fit(self, X, y):
+        """Score every candidate on the labeled points and refit the selected one.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training points, labeled and unlabeled.
+        y : array-like of shape (n_samples,) or (n_samples, n_targets)
+            The targets; NaN (a row of NaN for several targets) marks an unlabeled point.
+            At least two points must be labeled.
+
+        Returns
+        -------
+        self : object
+            The fitted selection.
+        """
         from sklearn.utils.validation import check_array
 
         from sskernels.learners.base import labeled_rows
@@ -539,10 +736,23 @@ class SelectOnLabeledRegressor(MetaEstimatorMixin, RegressorMixin, BaseEstimator
 
     @property
     def transduction_(self):
+        """The best estimator's predicted targets of the training points."""
         check_is_fitted(self, "best_estimator_")
         return self.best_estimator_.transduction_
 
     def predict(self, X):
+        """The best estimator's targets of new points.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features)
+            New points.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_queries,) or (n_queries, n_targets)
+            Predicted targets.
+        """
         check_is_fitted(self, "best_estimator_")
         return self.best_estimator_.predict(X)
 

@@ -62,6 +62,10 @@ Paper: "Semi-supervised Learning using Kernel Self-consistent Labeling"
 Choices the paper leaves open: ``sigma2`` default 1.0 (the paper tunes it per
 data set, Table 1 / Sec. 6); ties of the argmax go to the first class; the
 reading of the eta block matrix above.
+
+One module, ~490 lines, half of them docstrings: the estimator and the pieces of the dual
+it is built from (leave-one-out coefficients, the structured dual, the memoized GP
+factors).
 """
 
 from __future__ import annotations
@@ -210,35 +214,105 @@ def clear_cache():
 class SelfConsistentLabeling(SemiSupervisedClassifier):
     """Kernel self-consistent labeling (leave-one-out rho-epsilon learning), eqs. (2)-(16).
 
+    Views the kernel ``K = K_0 + sigma_n^2 I`` as the covariance of a Gaussian process,
+    predicts each point from all the others (the leave-one-out coefficients ``b_i`` of
+    Sec. 2) and finds the labeling ``y`` of all points that is self-consistent under those
+    predictions: the hinge loss on the labeled points and the epsilon-insensitive loss on
+    the unlabeled ones (primal (2)-(6)).  The dual (14)-(16) is a quadratic program with
+    bound constraints only, solved in the variables ``(alpha, delta)`` (module docstring).
+    Multi-class by one-against-all (Sec. 6), the label the argmax of the decision values
+    of (13); two classes are one problem.  New points: ``y(x) = k_x^T a`` with
+    ``a = K^{-1} y`` (Sec. 4).
+
     Parameters
     ----------
-    sigma2 : float > 0, default 1.0
+    sigma2 : float, default=1.0
         ``sigma^2`` of the RBF kernel eq. (17), ``exp(-||x - z||^2 / (2 sigma^2))``
-        (ignored with ``kernel="precomputed"`` or a ``kernel_learner``).
-    C1, C2 : float > 0, default 10
-        Weights of the hinge loss on labeled / the epsilon-insensitive loss on
-        unlabeled points, eq. (2) (Sec. 6: ``C_1 = C_2 = 10``).
-    epsilon : float >= 0, default 1
-        Width of the epsilon-insensitive loss, eqs. (4)-(5) (Sec. 6: 1).
-    noise : float > 0, default 1e-4
-        ``sigma_n^2`` added to the diagonal, ``K = K_0 + sigma_n^2 I`` (Sec. 6).
-    kernel : {"rbf", "precomputed"}, default "rbf"
+        (> 0; ignored with ``kernel="precomputed"`` or a ``kernel_learner``).  The paper
+        tunes it per data set (Table 1 / Sec. 6).
+    C1 : float, default=10.0
+        Weight of the hinge loss on the labeled points, eq. (2) (> 0; Sec. 6:
+        ``C_1 = 10``).
+    C2 : float, default=10.0
+        Weight of the epsilon-insensitive loss on the unlabeled points, eq. (2) (> 0;
+        Sec. 6: ``C_2 = 10``).
+    epsilon : float, default=1.0
+        Width of the epsilon-insensitive loss, eqs. (4)-(5) (>= 0; Sec. 6: 1).
+    noise : float, default=1e-4
+        ``sigma_n^2`` added to the diagonal, ``K = K_0 + sigma_n^2 I`` (> 0; Sec. 6).
+    kernel : {"rbf", "precomputed"}, default="rbf"
         ``"precomputed"``: ``fit(K_0, y)`` with the (N, N) Gram matrix,
         ``predict`` with the (s, N) kernel values to the training points.
-    kernel_learner : None or an unfitted kernel learner (``fit``, ``kernel_``,
-        ``kernel(A, B)``), default None
-        ``K_0`` is its learned kernel on the training points (fitted with the
-        same partial labels), scaled to unit mean diagonal; ``predict`` uses
-        its extension ``kernel(X_new, None)``.  In a spec:
-        ``kernel: {learner: skl-kta, params: {...}}``.
-    eta : None or float in [0, 1], default None
-        Sec. 4.2's re-weighting of unlabeled points in B (module doc); None: B as is.
+    kernel_learner : estimator or None, default=None
+        An unfitted kernel learner (``fit``, ``kernel_``, ``kernel(A, B)``).  ``K_0`` is
+        its learned kernel on the training points (fitted with the same partial labels),
+        scaled to unit mean diagonal; ``predict`` uses its extension
+        ``kernel(X_new, None)``.  In a spec: ``kernel: {learner: skl-kta, params: {...}}``.
+    eta : float or None, default=None
+        Sec. 4.2's re-weighting of unlabeled points in B, in [0, 1] (module docstring);
+        None: B as is.
 
-    Attributes: ``dual_coef_`` (k, N) the solutions ``(alpha, delta)`` (labeled
-    first, in ``labeled_`` order, then the unlabeled points in index order);
-    ``expansion_`` (N, k) the coefficients ``a = R x``; ``decision_`` (N,) or
-    (N, c) the decision values ``y = K R x`` (13); ``transduction_``;
-    ``fit_report_`` (solver, duality gap of (14)-(16) and KKT residual per problem).
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The classes seen among the labeled points.
+    labeled_ : ndarray of shape (n_labeled,)
+        Positions of the labeled points in the training data.
+    dual_coef_ : ndarray of shape (n_problems, n_samples)
+        The solutions ``(alpha, delta)`` (labeled first, in ``labeled_`` order, then the
+        unlabeled points in index order); one problem for two classes, one per class
+        otherwise.
+    expansion_ : ndarray of shape (n_samples, n_problems)
+        The coefficients ``a = R x`` of the decision function.
+    decision_ : ndarray of shape (n_samples,) or (n_samples, n_classes)
+        The decision values ``y = K R x`` (13) of the training points.
+    transduction_ : ndarray of shape (n_samples,)
+        The label of every training point.
+    solve_stats_ : list of dict
+        The QP solver's statistics per problem.
+    X_fit_ : ndarray of shape (n_samples, n_features)
+        The training points (RBF kernel only).
+    learner_ : estimator
+        The fitted kernel learner (with ``kernel_learner`` only).
+    kernel_scale_ : float
+        The learned kernel's mean diagonal (with ``kernel_learner`` only).
+    fit_report_ : FitReport
+        Solver, duality gap of (14)-(16) and KKT residual per problem
+        (:class:`~sskernels.solvers.report.FitReport`).
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+    feature_names_in_ : ndarray of shape (n_features,)
+        Names of the features seen during ``fit``; defined only when ``X`` has feature
+        names that are all strings.
+
+    See Also
+    --------
+    SpectralKernelLearningKTA : A learned kernel to use as ``kernel_learner``.
+    TransductiveSpectralKernel : Another kernel learner.
+
+    References
+    ----------
+    Semi-supervised learning using kernel self-consistent labeling (anonymous ICML
+    submission): Secs. 2-6, eqs. (2)-(17).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.datasets import load_wine
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from sskernels.learners import SelfConsistentLabeling
+    >>> X, y = load_wine(return_X_y=True)
+    >>> X = StandardScaler().fit_transform(X)
+    >>> y_partial = np.full_like(y, -1)
+    >>> y_partial[::10] = y[::10]                 # 18 labeled points, 160 unlabeled
+    >>> est = SelfConsistentLabeling().fit(X, y_partial)
+    >>> est.decision_.shape                        # one-against-all: one column per class
+    (178, 3)
+    >>> unlabeled = y_partial == -1
+    >>> bool((est.transduction_[unlabeled] == y[unlabeled]).mean() > 0.85)
+    True
+    >>> est.predict(X[[0, 100, 170]])
+    array([0, 1, 2])
     """
 
     accept_sparse = False
@@ -316,6 +390,22 @@ class SelfConsistentLabeling(SemiSupervisedClassifier):
         return gp_factors(X, self.sigma2, self.noise)
 
     def fit(self, X, y):
+        """Solve the dual (14)-(16) for every class and label every training point.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training points, labeled and unlabeled (with ``kernel="precomputed"``: the
+            (n_samples, n_samples) Gram matrix ``K_0``).
+        y : array-like of shape (n_samples,)
+            Labels of the training points, ``-1`` for the unlabeled ones; at least two
+            classes must be labeled.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
         X, labeled, y_enc = self._fit_start(X, y)
         n = X.shape[0]
         fac = self._factors(X, labeled, y_enc)
@@ -364,7 +454,20 @@ class SelfConsistentLabeling(SemiSupervisedClassifier):
         return self
 
     def decision_function(self, X):
-        """``y(x) = k_x^T R x`` (Sec. 4 induction); (s,) for two classes, else (s, c)."""
+        """``y(x) = k_x^T R x`` (Sec. 4 induction); (s,) for two classes, else (s, c).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features)
+            New points (with ``kernel="precomputed"``: their (n_queries, n_samples) kernel
+            values ``k_0(x, x_i)`` to the training points).
+
+        Returns
+        -------
+        scores : ndarray of shape (n_queries,) or (n_queries, n_classes)
+            The decision values: (n_queries,) for two classes (positive means
+            ``classes_[1]``), one-against-all values otherwise.
+        """
         check_is_fitted(self, "expansion_")
         X = self._check_X(X)
         if self.kernel_learner is not None:

@@ -62,6 +62,9 @@ Choices the paper leaves open (all parameters of the estimators):
 Linear systems (``K_ll + I/C``, ``K̄_ll``) are solved by Cholesky, with the
 least-squares fallback of :mod:`sskernels.solvers.psd`, reported in ``fit_report_``;
 a kernel whose ``lambda`` are all 0 is reported as degenerate.
+
+One module, ~580 lines, three fifths of them docstrings: Mao & Tsang's closed forms and
+the two estimators built on them.
 """
 
 from __future__ import annotations
@@ -267,29 +270,119 @@ class _SpectralKernelLearningBase(GraphClassifier):
 class SpectralKernelLearning(_SpectralKernelLearningBase):
     """SKL, Mao & Tsang Algorithm 2: spectral kernel of Prop. 2 for given C and mu + RLS.
 
-    ``K = U diag(lambda*) U^T`` with ``lambda*`` of eq. (8) over the eigenvectors of
-    ``L^p`` (B = ``gamma^p + epsilon``), decision ``f = K_{:,l} (K_ll + I/C)^{-1} y_l``.
+    ``K = U diag(lambda*) U^T`` with ``lambda*`` of eq. (8),
+    ``lambda_i* = [sqrt(A_ii / (2 mu B_ii)) - 1/C]_+``, over the eigenvectors of
+    ``L^p`` (B = ``gamma^p + epsilon``), decision ``f = K_{:,l} (K_ll + I/C)^{-1} y_l``;
+    the label is the argmax of the decision functions.  Transductive: scores are the
+    decision function on every training point, the labeled ones included; ``predict`` on
+    new points is not offered.  A pair (C, mu) whose ``lambda*`` are all clipped to 0
+    (K = 0) is reported as degenerate.
 
     Parameters
     ----------
-    graph : the k-NN graph builder (default: k = 10, heat weights with
-        ``sigma_g^2`` the mean squared edge length, Sec. 5.2), or ``"precomputed"``.
-    C : RLS trade-off of eq. (1) (> 0; default 1).
-    mu : weight of the manifold regularizer in eq. (6)/(7) (> 0; default 1).
+    graph : object, "precomputed" or None, default=None
+        The k-NN graph builder (:class:`~sskernels.graph.KNNGraph`; ``None``: k = 10, heat
+        weights with ``sigma_g^2`` the mean squared edge length, Sec. 5.2), or
+        ``"precomputed"``: ``fit`` takes the (n, n) affinity matrix.
+    C : float, default=1.0
+        RLS trade-off of eq. (1) (> 0).
+    mu : float, default=1.0
+        Weight of the manifold regularizer in eq. (6)/(7) (> 0).
         Selected by the ``skl`` method (``_selection``, following Sec. 5.4, which
         tunes C and mu by cross-validation): ``C_GRID x MU_GRID`` (the paper's grids)
         by 5-fold cross-validation on the labeled points only; ties go to the largest
         C, then the smallest mu.  A pair whose ``lambda*`` are all clipped to 0
         (K = 0) scores 0 on the fold.
-    laplacian_degree : p, the power of ``L`` (Table 1: 2 or 5).  Default 1.
-    epsilon : ridge on the eigenvalues of ``L^p`` (Sec. 4.4).  Default 1e-6.
-    n_components : None (all n eigenpairs, default) or the m smallest.
-    targets : "auto", "indicator" or "signed" (multi-class coding, module docstring).
+    laplacian_degree : float, default=1
+        p, the power of ``L`` (> 0; the paper's experiments use 2 or 5, Table 1).
+    epsilon : float, default=1e-6
+        Ridge on the eigenvalues of ``L^p`` (Sec. 4.4, "a small ridge"; > 0).
+    n_components : int or None, default=None
+        None: all n eigenpairs, as Algorithms 1-2; an integer m keeps the m smallest
+        (``n`` in eq. (10) and Prop. 4 is then m).
+    targets : {"auto", "indicator", "signed"}, default="auto"
+        The multi-class coding (module docstring): ``"auto"`` uses ``{-1, +1}`` (one
+        column) for two classes and the 0/1 class indicator for three or more;
+        ``"indicator"`` forces the indicator, ``"signed"`` one-vs-rest ``{-1, +1}``
+        columns.
 
-    Fitted attributes: ``lambda_`` (m,) = lambda*, ``eigenvalues_`` (gamma),
-    ``eigenvectors_`` (U), ``A_``, ``B_`` (diagonals), ``C_``, ``mu_``,
-    ``alignment_`` (KTA on the labeled points), ``kernel_`` (n, n),
-    ``scores_``, ``transduction_``, ``fit_report_``.
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The classes seen among the labeled points.
+    labeled_ : ndarray of shape (n_labeled,)
+        Positions of the labeled points in the training data.
+    X_fit_ : ndarray or sparse matrix of shape (n_samples, n_features)
+        The training points (the affinity matrix with ``graph="precomputed"``).
+    graph_ : Graph
+        The :class:`~sskernels.graph.Graph` of the training points.
+    eigenvalues_ : ndarray of shape (n_components,)
+        The eigenvalues ``gamma_i`` of the normalized Laplacian ``L``.
+    eigenvectors_ : ndarray of shape (n_samples, n_components)
+        The eigenvectors ``U``.
+    A_ : ndarray of shape (n_components,)
+        The diagonal of ``A = U_l^T Y_l Y_l^T U_l`` (Prop. 2).
+    B_ : ndarray of shape (n_components,)
+        The diagonal of ``B``, ``gamma_i^p + epsilon``.
+    targets_ : ndarray of shape (n_labeled, n_columns)
+        The label matrix ``Y_l``.
+    lambda_ : ndarray of shape (n_components,)
+        The learned spectrum ``lambda*``.
+    C_ : float
+        The C used.
+    mu_ : float
+        The mu used.
+    alignment_ : float
+        Kernel-target alignment of ``K`` on the labeled points.
+    kernel_ : ndarray of shape (n_samples, n_samples)
+        The learned kernel ``U diag(lambda_) U^T``.
+    scores_ : ndarray of shape (n_samples, n_classes)
+        The decision values of every training point, per class.
+    transduction_ : ndarray of shape (n_samples,)
+        The label of every training point.
+    label_frequencies_ : ndarray of shape (n_classes,)
+        The labeled points' class frequencies, the scores of unreached points.
+    unreached_ : ndarray of int
+        Positions of the unlabeled points whose graph component holds no labeled point.
+    fit_report_ : FitReport
+        The solvers (Cholesky, its least-squares fallback) and degenerate cases of the
+        fit (:class:`~sskernels.solvers.report.FitReport`).
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+    feature_names_in_ : ndarray of shape (n_features,)
+        Names of the features seen during ``fit``; defined only when ``X`` has feature
+        names that are all strings.
+
+    See Also
+    --------
+    SpectralKernelLearningKTA : The parameter-free variant (Algorithm 1).
+    LapRLS : Laplacian RLS, the paper's semi-supervised baseline.
+
+    References
+    ----------
+    Q. Mao and I. W. Tsang. Parameter-free spectral kernel learning. In UAI, 2010: Prop. 2, eq. (6)-(8), Algorithm 2, Sec. 5.4.
+
+    Examples
+    --------
+    The learner is transductive: it labels its training points (``transduction_``) and
+    offers no ``predict``.
+
+    >>> import numpy as np
+    >>> from sklearn.datasets import load_wine
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from sskernels.learners import SpectralKernelLearning
+    >>> X, y = load_wine(return_X_y=True)
+    >>> X = StandardScaler().fit_transform(X)
+    >>> y_partial = np.full_like(y, -1)
+    >>> y_partial[::10] = y[::10]                 # 18 labeled points, 160 unlabeled
+    >>> est = SpectralKernelLearning().fit(X, y_partial)
+    >>> est.transduction_.shape
+    (178,)
+    >>> unlabeled = y_partial == -1
+    >>> bool((est.transduction_[unlabeled] == y[unlabeled]).mean() > 0.9)
+    True
+    >>> hasattr(est, "predict")
+    False
     """
 
     _parameter_constraints = {
@@ -364,16 +457,102 @@ class SpectralKernelLearningKTA(_SpectralKernelLearningBase):
     into eq. (8) removes ``mu`` and ``C`` (Prop. 4): ``K̄ = U diag(lambda̅) U^T``,
     ``lambda̅_i = |(ẑû - n x̄)/(ȳû - ẑx̄)| sqrt(A_ii / (2 B_ii))``, decision
     ``f(x_u) = (K̄ - I)_{u,l} K̄_ll^{-1} y_l``.  ``kernel_`` is ``K̄`` (psd); the
-    RLS kernel of eq. (8) for a given C is ``(K̄ - I) / C`` (:meth:`rls_kernel`).
+    RLS kernel of eq. (8) for a given C is ``(K̄ - I) / C`` (:meth:`rls_kernel`), and
+    :meth:`mu_for` gives Prop. 3's ``mu*`` for any C.  Transductive: ``predict`` on new
+    points is not offered.
 
-    Parameters: ``graph`` (as :class:`SpectralKernelLearning`), ``laplacian_degree``
-    (p, default 1), ``epsilon`` (default 1e-6), ``n_components`` (default None =
-    all n), ``targets`` (default "auto").  Nothing else: no C, no mu.
+    Parameters
+    ----------
+    graph : object, "precomputed" or None, default=None
+        The k-NN graph builder (:class:`~sskernels.graph.KNNGraph`; ``None``: k = 10, heat
+        weights with ``sigma_g^2`` the mean squared edge length, Sec. 5.2), or
+        ``"precomputed"``: ``fit`` takes the (n, n) affinity matrix.
+    laplacian_degree : float, default=1
+        p, the power of ``L`` (> 0; the paper's experiments use 2 or 5, Table 1).
+    epsilon : float, default=1e-6
+        Ridge on the eigenvalues of ``L^p`` (Sec. 4.4, "a small ridge"; > 0).
+    n_components : int or None, default=None
+        None: all n eigenpairs, as Algorithms 1-2; an integer m keeps the m smallest
+        (``n`` in eq. (10) and Prop. 4 is then m).
+    targets : {"auto", "indicator", "signed"}, default="auto"
+        The multi-class coding (module docstring): ``"auto"`` uses ``{-1, +1}`` (one
+        column) for two classes and the 0/1 class indicator for three or more;
+        ``"indicator"`` forces the indicator, ``"signed"`` one-vs-rest ``{-1, +1}``
+        columns.
 
-    Fitted attributes: ``lambda_`` (m,) = lambda̅, ``eigenvalues_``,
-    ``eigenvectors_``, ``A_``, ``B_``, ``alignment_`` (KTA of K̄ on the labeled
-    points), ``kernel_`` = K̄, ``scores_``, ``transduction_``, ``fit_report_``;
-    :meth:`mu_for` gives Prop. 3's ``mu*`` for any C.
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The classes seen among the labeled points.
+    labeled_ : ndarray of shape (n_labeled,)
+        Positions of the labeled points in the training data.
+    X_fit_ : ndarray or sparse matrix of shape (n_samples, n_features)
+        The training points (the affinity matrix with ``graph="precomputed"``).
+    graph_ : Graph
+        The :class:`~sskernels.graph.Graph` of the training points.
+    eigenvalues_ : ndarray of shape (n_components,)
+        The eigenvalues ``gamma_i`` of the normalized Laplacian ``L``.
+    eigenvectors_ : ndarray of shape (n_samples, n_components)
+        The eigenvectors ``U``.
+    A_ : ndarray of shape (n_components,)
+        The diagonal of ``A = U_l^T Y_l Y_l^T U_l`` (Prop. 2).
+    B_ : ndarray of shape (n_components,)
+        The diagonal of ``B``, ``gamma_i^p + epsilon``.
+    targets_ : ndarray of shape (n_labeled, n_columns)
+        The label matrix ``Y_l``.
+    lambda_ : ndarray of shape (n_components,)
+        The learned spectrum ``lambda̅``.
+    alignment_ : float
+        Kernel-target alignment of ``K̄`` on the labeled points.
+    kernel_ : ndarray of shape (n_samples, n_samples)
+        The learned kernel ``K̄ = U diag(lambda_) U^T``.
+    scores_ : ndarray of shape (n_samples, n_classes)
+        The decision values of every training point, per class.
+    transduction_ : ndarray of shape (n_samples,)
+        The label of every training point.
+    label_frequencies_ : ndarray of shape (n_classes,)
+        The labeled points' class frequencies, the scores of unreached points.
+    unreached_ : ndarray of int
+        Positions of the unlabeled points whose graph component holds no labeled point.
+    fit_report_ : FitReport
+        The solvers (Cholesky, its least-squares fallback) and degenerate cases of the
+        fit (:class:`~sskernels.solvers.report.FitReport`).
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+    feature_names_in_ : ndarray of shape (n_features,)
+        Names of the features seen during ``fit``; defined only when ``X`` has feature
+        names that are all strings.
+
+    See Also
+    --------
+    SpectralKernelLearning : The same kernel family for given C and mu (Algorithm 2).
+    SelfConsistentLabeling : Can use this learner's kernel (``kernel_learner``).
+
+    References
+    ----------
+    Q. Mao and I. W. Tsang. Parameter-free spectral kernel learning. In UAI, 2010: Prop. 3-4, eq. (8), (10), Algorithm 1.
+
+    Examples
+    --------
+    The learner is transductive: it labels its training points (``transduction_``) and
+    offers no ``predict``.
+
+    >>> import numpy as np
+    >>> from sklearn.datasets import load_wine
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from sskernels.learners import SpectralKernelLearningKTA
+    >>> X, y = load_wine(return_X_y=True)
+    >>> X = StandardScaler().fit_transform(X)
+    >>> y_partial = np.full_like(y, -1)
+    >>> y_partial[::10] = y[::10]                 # 18 labeled points, 160 unlabeled
+    >>> est = SpectralKernelLearningKTA().fit(X, y_partial)
+    >>> est.transduction_.shape
+    (178,)
+    >>> unlabeled = y_partial == -1
+    >>> bool((est.transduction_[unlabeled] == y[unlabeled]).mean() > 0.9)
+    True
+    >>> hasattr(est, "predict")
+    False
     """
 
     def __init__(self, graph=None, laplacian_degree=1, epsilon=1e-6, n_components=None,

@@ -58,6 +58,9 @@ eq. (11.12)); the RBF width is a number or a rule of
 :func:`sskernels.kernels.rbf.resolve_width` (default ``"median"``: the
 package's one median rule).  Input is validated the scikit-learn way
 (``validate_data``: lists, NaN, infinite values, ``n_features_in_``).
+
+One module, ~470 lines, two thirds of them docstrings: the clustering and the embedding
+share the eigenproblem eq. (11.13) and its numerical reduction.
 """
 
 from __future__ import annotations
@@ -151,23 +154,93 @@ class _RegularizedEigenBase(ClassNamePrefixFeaturesOutMixin, DefaultGraphMixin, 
 class RegularizedSpectralClustering(ClusterMixin, TransformerMixin, _RegularizedEigenBase):
     """Regularized spectral clustering, eq. (11.12)-(11.13), with out-of-sample labels.
 
+    The eigenfunctions ``f = sum_i alpha_i K(x_i, .)`` of the smallest eigenvalues of the
+    generalized eigenproblem eq. (11.13),
+    ``P (gamma_A K + gamma_I K L K) P v = lambda P K^2 P v`` (``alpha = P v``, module
+    docstring), minimize ``gamma_A ||f||_K^2 + gamma_I f^T L f`` under
+    ``sum_i f(x_i) = 0``, ``sum_i f(x_i)^2 = 1`` (eq. (11.12)); they are defined on any
+    point, so new points get labels too.  For 2 clusters, label = ``f(x) > 0`` with ``f``
+    the first eigenfunction (the label whose cluster contains the first training point
+    is 0, a convention); for ``k > 2`` clusters, the values of the first ``k - 1``
+    eigenfunctions are clustered by ``sklearn.cluster.KMeans`` (``n_init=10``) and new
+    points are assigned to the nearest centroid.
+
+    The transform's output columns are named ``<classname>0``, ``<classname>1``, ...
+    (``get_feature_names_out``), and ``set_output(transform="pandas")`` works.
+
     Parameters
     ----------
-    n_clusters : number of clusters (2: sign of the first eigenfunction; > 2:
-        KMeans on the first ``n_clusters - 1`` eigenfunctions).
-    gamma_A, gamma_I : weights of ``||f||_K^2`` and ``f^T L f`` (only the ratio matters;
-        not both 0).
-    kernel_width : sigma of ``K(x, z) = exp(-||x - z||^2 / (2 sigma^2))``, a number
+    n_clusters : int, default=2
+        Number of clusters (2: sign of the first eigenfunction; > 2: KMeans on the first
+        ``n_clusters - 1`` eigenfunctions).
+    gamma_A : float, default=1e-6
+        Weight of ``||f||_K^2`` (>= 0; only the ratio ``gamma_A / gamma_I`` matters; not
+        both 0).
+    gamma_I : float, default=1.0
+        Weight of ``f^T L f`` (>= 0).
+    kernel_width : {"median", "mean-norm"} or float, default="median"
+        sigma of ``K(x, z) = exp(-||x - z||^2 / (2 sigma^2))``, a number
         or a width rule (``"median"``: median pairwise training distance;
         ``"mean-norm"``), :func:`sskernels.kernels.rbf.resolve_width`.
-    graph : the k-NN graph builder of ``L = D - W`` (:class:`~sskernels.graph.KNNGraph`);
+    graph : object or None, default=None
+        The k-NN graph builder of ``L = D - W`` (:class:`~sskernels.graph.KNNGraph`);
         ``None``: k = 6 with binary weights, the unweighted ``sum_{i~j}`` of eq. (11.12).
-    eig_rtol : kernel eigenvalues below ``eig_rtol * max`` are dropped (see module doc).
-    random_state : seed of KMeans.
+    eig_rtol : float, default=1e-10
+        Kernel eigenvalues below ``eig_rtol * max`` are dropped (see the module
+        docstring).
+    random_state : int, RandomState instance or None, default=0
+        Seed of KMeans.
 
-    Fitted: ``alpha_`` (n, m) expansion coefficients, ``eigenvalues_``,
-    ``embedding_`` (= ``K alpha_``), ``labels_``, ``kernel_width_``, ``X_fit_``,
-    ``n_features_in_``, ``kmeans_`` (k > 2 only).
+    Attributes
+    ----------
+    alpha_ : ndarray of shape (n_samples, n_clusters - 1)
+        Expansion coefficients of the eigenfunctions.
+    eigenvalues_ : ndarray of shape (n_clusters - 1,)
+        The eigenvalues of eq. (11.13), ascending.
+    embedding_ : ndarray of shape (n_samples, n_clusters - 1)
+        The eigenfunctions at the training points, ``K alpha_``.
+    labels_ : ndarray of shape (n_samples,)
+        Cluster labels of the training points.
+    flip_ : float
+        Two clusters: the sign that gives the first training point label 0.
+    kmeans_ : KMeans
+        The fitted ``sklearn.cluster.KMeans`` (``n_clusters > 2`` only).
+    kernel_width_ : float
+        The RBF width used.
+    X_fit_ : ndarray or sparse matrix of shape (n_samples, n_features)
+        The training points.
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+    feature_names_in_ : ndarray of shape (n_features,)
+        Names of the features seen during ``fit``; defined only when ``X`` has feature
+        names that are all strings.
+
+    See Also
+    --------
+    RegularizedLaplacianEigenmaps : The eigenfunctions as an embedding.
+    sklearn.cluster.SpectralClustering : Spectral clustering without out-of-sample labels.
+
+    References
+    ----------
+    V. Sindhwani, M. Belkin and P. Niyogi. The geometric basis of semi-supervised
+    learning. Chapter 11 of *Semi-Supervised Learning* (O. Chapelle, B. Schölkopf and
+    A. Zien, eds.), MIT Press, 2006: Sec. 11.3.2, eq. (11.11)-(11.13).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_moons
+    >>> from sklearn.metrics import adjusted_rand_score
+    >>> from sskernels.learners import RegularizedSpectralClustering
+    >>> X, y = make_moons(n_samples=100, noise=0.05, random_state=0)
+    >>> est = RegularizedSpectralClustering(n_clusters=2).fit(X)
+    >>> est.labels_.shape
+    (100,)
+    >>> int(est.labels_[0])                        # the first point's cluster is 0
+    0
+    >>> bool(adjusted_rand_score(y, est.labels_) > 0.9)
+    True
+    >>> est.predict(X[:3]).shape
+    (3,)
     """
 
     _parameter_constraints = {**_RegularizedEigenBase._parameter_constraints,
@@ -185,6 +258,20 @@ class RegularizedSpectralClustering(ClusterMixin, TransformerMixin, _Regularized
         self.random_state = random_state
 
     def fit(self, X, y=None):
+        """Compute the eigenfunctions of eq. (11.13) and cluster the training points.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training points (sparse input accepted).
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
         k = self.n_clusters
         F = self._fit_eigen(X, k - 1)
         self.embedding_ = F
@@ -202,26 +289,124 @@ class RegularizedSpectralClustering(ClusterMixin, TransformerMixin, _Regularized
         return self.kmeans_.predict(F)
 
     def transform(self, X):
-        """Eigenfunction values ``f_j(x) = sum_i alpha_ij K(x_i, x)``, shape (n, n_clusters - 1)."""
+        """Eigenfunction values ``f_j(x) = sum_i alpha_ij K(x_i, x)``, shape (n, n_clusters - 1).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features)
+            Points, training or new.
+
+        Returns
+        -------
+        F : ndarray of shape (n_queries, n_clusters - 1)
+            The eigenfunctions at the points.
+        """
         return self._eigenfunctions(X)
 
     def decision_function(self, X):
-        """``f(x)`` of the first eigenfunction (2 clusters: positive means label 1)."""
+        """``f(x)`` of the first eigenfunction (2 clusters: positive means label 1).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features)
+            Points, training or new.
+
+        Returns
+        -------
+        f : ndarray of shape (n_queries,)
+            The first eigenfunction at the points (sign-flipped for 2 clusters so that
+            positive means label 1).
+        """
         F = self._eigenfunctions(X)[:, 0]
         return self.flip_ * F if self.n_clusters == 2 else F
 
     def predict(self, X):
-        """Cluster labels of new points through the out-of-sample eigenfunctions."""
+        """Cluster labels of new points through the out-of-sample eigenfunctions.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features)
+            Points, training or new.
+
+        Returns
+        -------
+        labels : ndarray of shape (n_queries,)
+            Their clusters.
+        """
         return self._labels(self._eigenfunctions(X))
 
 
 class RegularizedLaplacianEigenmaps(TransformerMixin, _RegularizedEigenBase):
-    """Regularized Laplacian eigenmaps: ``x -> [f_1(x), ..., f_m(x)]`` with ``f_j`` the
-    eigenfunctions of eq. (11.13) of the ``m`` smallest eigenvalues (Sec. 11.3.2).
+    """Regularized Laplacian eigenmaps: ``x -> [f_1(x), ..., f_m(x)]`` (Sec. 11.3.2).
 
-    Parameters as :class:`RegularizedSpectralClustering`, with ``n_components`` = m.
-    Fitted: ``alpha_`` (n, m), ``eigenvalues_``, ``embedding_`` (= ``K alpha_``, the
-    training points' coordinates), ``kernel_width_``, ``X_fit_``, ``n_features_in_``.
+    ``f_j`` are the eigenfunctions of eq. (11.13) of the ``m`` smallest eigenvalues, as in
+    :class:`RegularizedSpectralClustering`: defined on any point, so ``transform``
+    embeds new points.  The output columns are named ``<classname>0``,
+    ``<classname>1``, ... (``get_feature_names_out``), and
+    ``set_output(transform="pandas")`` works.
+
+    Parameters
+    ----------
+    n_components : int, default=2
+        m, the number of eigenfunctions.
+    gamma_A : float, default=1e-6
+        Weight of ``||f||_K^2`` (>= 0; only the ratio ``gamma_A / gamma_I`` matters; not
+        both 0).
+    gamma_I : float, default=1.0
+        Weight of ``f^T L f`` (>= 0).
+    kernel_width : {"median", "mean-norm"} or float, default="median"
+        sigma of ``K(x, z) = exp(-||x - z||^2 / (2 sigma^2))``, a number
+        or a width rule (``"median"``: median pairwise training distance;
+        ``"mean-norm"``), :func:`sskernels.kernels.rbf.resolve_width`.
+    graph : object or None, default=None
+        The k-NN graph builder of ``L = D - W`` (:class:`~sskernels.graph.KNNGraph`);
+        ``None``: k = 6 with binary weights, the unweighted ``sum_{i~j}`` of eq. (11.12).
+    eig_rtol : float, default=1e-10
+        Kernel eigenvalues below ``eig_rtol * max`` are dropped (see the module
+        docstring).
+
+    Attributes
+    ----------
+    alpha_ : ndarray of shape (n_samples, n_components)
+        Expansion coefficients of the eigenfunctions.
+    eigenvalues_ : ndarray of shape (n_components,)
+        The eigenvalues of eq. (11.13), ascending.
+    embedding_ : ndarray of shape (n_samples, n_components)
+        The training points' coordinates, ``K alpha_``.
+    kernel_width_ : float
+        The RBF width used.
+    X_fit_ : ndarray or sparse matrix of shape (n_samples, n_features)
+        The training points.
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+    feature_names_in_ : ndarray of shape (n_features,)
+        Names of the features seen during ``fit``; defined only when ``X`` has feature
+        names that are all strings.
+
+    See Also
+    --------
+    RegularizedSpectralClustering : Clusters from the same eigenfunctions.
+    sklearn.manifold.SpectralEmbedding : Laplacian eigenmaps without out-of-sample extension.
+
+    References
+    ----------
+    V. Sindhwani, M. Belkin and P. Niyogi. The geometric basis of semi-supervised
+    learning. Chapter 11 of *Semi-Supervised Learning* (O. Chapelle, B. Schölkopf and
+    A. Zien, eds.), MIT Press, 2006: Sec. 11.3.2, eq. (11.13).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.datasets import make_moons
+    >>> from sskernels.learners import RegularizedLaplacianEigenmaps
+    >>> X, _ = make_moons(n_samples=100, noise=0.05, random_state=0)
+    >>> emb = RegularizedLaplacianEigenmaps(n_components=2).fit(X)
+    >>> emb.embedding_.shape
+    (100, 2)
+    >>> bool(np.allclose(emb.transform(X), emb.embedding_))   # out of sample = in sample
+    True
+    >>> emb.get_feature_names_out().tolist()
+    ['regularizedlaplacianeigenmaps0', 'regularizedlaplacianeigenmaps1']
     """
 
     _parameter_constraints = {**_RegularizedEigenBase._parameter_constraints,
@@ -237,12 +422,51 @@ class RegularizedLaplacianEigenmaps(TransformerMixin, _RegularizedEigenBase):
         self.eig_rtol = eig_rtol
 
     def fit(self, X, y=None):
+        """Compute the eigenfunctions of eq. (11.13) on ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training points (sparse input accepted).
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
         self.embedding_ = self._fit_eigen(X, self.n_components)
         return self
 
     def fit_transform(self, X, y=None):
+        """Fit on ``X`` and return the training points' coordinates ``embedding_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training points (sparse input accepted).
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        X_new : ndarray of shape (n_samples, n_components)
+            The eigenfunctions at the training points.
+        """
         return self.fit(X).embedding_
 
     def transform(self, X):
-        """Out-of-sample embedding ``f_j(x) = sum_i alpha_ij K(x_i, x)``."""
+        """Out-of-sample embedding ``f_j(x) = sum_i alpha_ij K(x_i, x)``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features)
+            Points, training or new.
+
+        Returns
+        -------
+        X_new : ndarray of shape (n_queries, n_components)
+            The eigenfunctions at the points.
+        """
         return self._eigenfunctions(X)

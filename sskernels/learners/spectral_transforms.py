@@ -39,6 +39,9 @@ Choices the papers leave open (each repeated where it is implemented):
   ``w = kernel_width_scale x`` the median pairwise distance, the scale selected from
   ``{0.25, 0.5, 1, 2, 4}`` on the labeled points (ties: nearest the median, then the
   wider); eigenpairs with ``s_i <= 1e-10 s_1`` are dropped.
+
+One module, ~530 lines, three fifths of them docstrings: OSK and DSK share the alignment
+program (P) and its degenerate-case rule.
 """
 
 from __future__ import annotations
@@ -144,22 +147,112 @@ class OrderConstrainedSpectralKernel(_AlignmentKernel, SpectralKernelClassifier)
     as the equivalent cone QP of :func:`alignment_qp`.  Zhu et al. use the unnormalized
     Laplacian; we use the normalized one shared by RSK/TSK so that the three kernels
     differ only in ``mu`` and share Liu et al.'s out-of-sample extension eq. (17)-(19).
-
-    Parameters
-    ----------
-    graph : the k-NN graph builder (default: k = 6 with the weights of Liu et al.
-        eq. (2)), or ``"precomputed"``.
-    n_components : m (default 10, Liu et al.'s m for heart and wine; they do not state it
-        for OSK).  ``None`` takes the full spectrum.
-    improved_order : True (default, our choice) applies Zhu et al.'s "improved order
-        constraints": the eigenvectors with ``lambda = 0`` (one per connected component)
-        are left out of the order constraints (only ``mu_t >= 0``).  False constrains all
-        m coefficients.
-    target : ideal kernel, ``"simplex"`` (default; ``T_ij = 1`` same class, ``-1/(c-1)``
-        otherwise, = ``yy^T`` for two classes) or ``"pm1"`` (``-1`` otherwise).
+    The learned kernel gives the classifier of Liu et al. eq. (5).
 
     Degenerate case (no feasible ``mu`` with positive alignment): uniform ``mu``,
     ``degenerate_ = True``, reported in ``fit_report_``.
+
+    Parameters
+    ----------
+    graph : object, "precomputed" or None, default=None
+        The k-NN graph builder (:class:`~sskernels.graph.KNNGraph`; ``None``: k = 6 with
+        the weights of Liu et al. eq. (2)), or ``"precomputed"``: ``fit`` takes the (n, n)
+        affinity matrix of the training points and ``predict`` the (s, n) affinities of
+        new points.
+    n_components : int or None, default=10
+        m (10 is Liu et al.'s m for heart and wine; they do not state it for OSK).
+        ``None`` takes the full spectrum.
+    improved_order : bool, default=True
+        True (our choice) applies Zhu et al.'s "improved order constraints": the
+        eigenvectors with ``lambda = 0`` (one per connected component) are left out of the
+        order constraints (only ``mu_t >= 0``).  False constrains all m coefficients.
+    target : {"simplex", "pm1"}, default="simplex"
+        The ideal kernel: ``"simplex"`` (``T_ij = 1`` same class, ``-1/(c-1)``
+        otherwise, = ``yy^T`` for two classes) or ``"pm1"`` (``-1`` otherwise).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The classes seen among the labeled points.
+    labeled_ : ndarray of shape (n_labeled,)
+        Positions of the labeled points in the training data.
+    X_fit_ : ndarray or sparse matrix of shape (n_samples, n_features)
+        The training points (the affinity matrix with ``graph="precomputed"``).
+    graph_ : Graph
+        The :class:`~sskernels.graph.Graph` of the training points.
+    eigenvalues_ : ndarray of shape (n_components,)
+        The eigenvalues ``lambda_t`` used.
+    eigenvectors_ : ndarray of shape (n_samples, n_components)
+        The eigenvectors ``v_t``.
+    mu_ : ndarray of shape (n_components,)
+        The spectral coefficients maximizing the alignment.
+    alignment_ : float
+        Cristianini alignment ``<K_LL, T>_F / (||K_LL||_F ||T||_F)`` of the learned kernel.
+    alignment_value_ : float
+        The optimum of the program above (``<K_LL, T>_F`` with ``||K_LL||_F = 1``).
+    degenerate_ : bool
+        True when no feasible ``mu`` has a positive alignment (uniform ``mu`` used).
+    kernel_ : ndarray of shape (n_samples, n_samples)
+        The learned kernel ``V diag(mu_) V^T``; ``kernel(A, B)`` evaluates it between any
+        point sets.
+    C_L_ : ndarray of shape (n_labeled, n_classes)
+        The class indicator matrix of the labeled points.
+    scores_ : ndarray of shape (n_samples, n_classes)
+        The scores of Liu et al. eq. (5) of every training point.
+    transduction_ : ndarray of shape (n_samples,)
+        The label of every training point: the class of its largest score.
+    label_frequencies_ : ndarray of shape (n_classes,)
+        The labeled points' class frequencies, the scores of unreached points.
+    unreached_ : ndarray of int
+        Positions of the unlabeled points whose graph component holds no labeled point.
+    fit_report_ : FitReport
+        The solvers, fallbacks and degenerate cases of the fit
+        (:class:`~sskernels.solvers.report.FitReport`).
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+    feature_names_in_ : ndarray of shape (n_features,)
+        Names of the features seen during ``fit``; defined only when ``X`` has feature
+        names that are all strings.
+
+    See Also
+    --------
+    FastDecaySpectralKernel : The same program on an RBF spectrum under fast-decay constraints.
+    TransductiveSpectralKernel : The same spectrum, coefficients by a linear program.
+    MaxAlignmentKernel : The alignment program without order constraints.
+    KernelSVM : An SVM on the OSK kernel ("OSK+SVM").
+
+    References
+    ----------
+    X. Zhu, J. Kandola, Z. Ghahramani and J. Lafferty. Nonparametric transforms of graph
+    kernels for semi-supervised learning. In NIPS 17, 2005.
+
+    W. Liu, B. Qian, J. Cui and J. Liu. Spectral kernel learning for semi-supervised
+    classification. In IJCAI, 2009: eq. (5), (7), (17)-(19).
+
+    Q. Wang, K. Zhang, Z. Chen, D. Wang, G. Jiang and I. Marsic. Enhancing
+    semi-supervised learning through label-aware base kernels. Neurocomputing, 2015:
+    Sec. 2.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.datasets import load_wine
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from sskernels.learners import OrderConstrainedSpectralKernel
+    >>> X, y = load_wine(return_X_y=True)
+    >>> X = StandardScaler().fit_transform(X)
+    >>> y_partial = np.full_like(y, -1)
+    >>> y_partial[::10] = y[::10]                 # 18 labeled points, 160 unlabeled
+    >>> est = OrderConstrainedSpectralKernel().fit(X, y_partial)
+    >>> est.mu_.shape
+    (10,)
+    >>> bool(np.all(est.mu_ >= 0))
+    True
+    >>> unlabeled = y_partial == -1
+    >>> bool((est.transduction_[unlabeled] == y[unlabeled]).mean() > 0.9)
+    True
+    >>> est.predict(X[[0, 100, 170]])
+    array([0, 1, 2])
     """
 
     _parameter_constraints = {
@@ -199,34 +292,107 @@ class FastDecaySpectralKernel(_AlignmentKernel, SemiSupervisedClassifier):
     kernel over training and new points is ``P diag(mu) P^T``, hence PSD.  DSK uses no
     graph.
 
+    Degenerate case: ``mu_i = eta^{-(i-1)}``, ``degenerate_ = True``, reported in
+    ``fit_report_``.  Eigendecompositions are memoized per (data, width) by
+    :func:`rbf_spectrum`, so fits over many splits, folds and candidates compute each once.
+
     Parameters
     ----------
-    n_components : number of leading eigenpairs of ``K0`` (default 10, as OSK/TSK; not
-        stated by Liu et al.).  ``None``: all with ``s_i > 1e-10 s_1``; pairs below that
-        are always dropped (the Nystrom extension divides by ``s_i``), so fewer than
-        asked may be kept (``eigenvalues_.size``).
-    eta : decay factor (default 2, the eta Liu et al. fix for TSK, Sec. 5).
-    kernel_width : the RBF width ``w``: a number, ``"median"`` (default; the median
-        pairwise distance of all n points, :func:`sskernels.kernels.rbf.median_distance`)
-        or ``"mean-norm"``; the width used is ``kernel_width_scale`` times it.
-    kernel_width_scale : factor on ``kernel_width`` (default 1).  Liu et al. (Sec. 5.1)
-        set DSK's initial kernel "by cross validation"; our choice, the default selection
-        of the ``dsk`` method (``_selection``): the scale from :data:`WIDTH_SCALES` by
-        5-fold cross-validation on the labeled points only
-        (:class:`~sskernels.learners.selection.SelectOnLabeled`: a fold's labels are
-        hidden, ``mu`` is learned from the other labeled points and the fold classified
-        by eq. (5)); ties go to the scale nearest 1 in log scale, then the larger.
-    metric : "euclidean" or "cosine" (RBF on unit-normalized rows).
-    target : the ideal kernel, as for :class:`OrderConstrainedSpectralKernel`.
+    n_components : int or None, default=10
+        Number of leading eigenpairs of ``K0`` (10 as OSK/TSK; not stated by Liu et al.).
+        ``None``: all with ``s_i > 1e-10 s_1``; pairs below that are always dropped (the
+        Nystrom extension divides by ``s_i``), so fewer than asked may be kept
+        (``eigenvalues_.size``).
+    eta : float, default=2.0
+        Decay factor (>= 1; the eta Liu et al. fix for TSK, Sec. 5).
+    kernel_width : {"median", "mean-norm"} or float, default="median"
+        The RBF width ``w``: a number, ``"median"`` (the median pairwise distance of all n
+        points, :func:`sskernels.kernels.rbf.median_distance`) or ``"mean-norm"``; the
+        width used is ``kernel_width_scale`` times it.
+    kernel_width_scale : float, default=1.0
+        Factor on ``kernel_width``.  Liu et al. (Sec. 5.1) set DSK's initial kernel "by
+        cross validation"; our choice, the default selection of the ``dsk`` method
+        (``_selection``): the scale from :data:`WIDTH_SCALES` by 5-fold cross-validation
+        on the labeled points only (:class:`~sskernels.learners.selection.SelectOnLabeled`:
+        a fold's labels are hidden, ``mu`` is learned from the other labeled points and
+        the fold classified by eq. (5)); ties go to the scale nearest 1 in log scale,
+        then the larger.
+    metric : {"euclidean", "cosine"}, default="euclidean"
+        ``"cosine"``: the RBF kernel on unit-normalized rows.
+    target : {"simplex", "pm1"}, default="simplex"
+        The ideal kernel, as for :class:`OrderConstrainedSpectralKernel`.
 
-    Degenerate case: ``mu_i = eta^{-(i-1)}``, ``degenerate_ = True``, reported in
-    ``fit_report_``.
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The classes seen among the labeled points.
+    labeled_ : ndarray of shape (n_labeled,)
+        Positions of the labeled points in the training data.
+    X_fit_ : ndarray or sparse matrix of shape (n_samples, n_features)
+        The training points.
+    width_ : float
+        The RBF width ``w`` used.
+    eigenvalues_ : ndarray of shape (n_kept,)
+        The eigenvalues ``s_i`` of ``K0`` kept, largest first.
+    eigenvectors_ : ndarray of shape (n_samples, n_kept)
+        The eigenvectors ``u_i``.
+    mu_ : ndarray of shape (n_kept,)
+        The spectral coefficients maximizing the alignment.
+    alignment_ : float
+        Cristianini alignment ``<K_LL, T>_F / (||K_LL||_F ||T||_F)`` of the learned kernel.
+    alignment_value_ : float
+        The optimum of the program above (``<K_LL, T>_F`` with ``||K_LL||_F = 1``).
+    degenerate_ : bool
+        True when no feasible ``mu`` has a positive alignment.
+    kernel_ : ndarray of shape (n_samples, n_samples)
+        The learned kernel; ``kernel(A, B)`` evaluates its Nystrom extension between any
+        point sets.
+    C_L_ : ndarray of shape (n_labeled, n_classes)
+        The class indicator matrix of the labeled points.
+    scores_ : ndarray of shape (n_samples, n_classes)
+        The scores of Liu et al. eq. (5) of every training point.
+    transduction_ : ndarray of shape (n_samples,)
+        The label of every training point: the class of its largest score.
+    fit_report_ : FitReport
+        The solvers, fallbacks and degenerate cases of the fit
+        (:class:`~sskernels.solvers.report.FitReport`).
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+    feature_names_in_ : ndarray of shape (n_features,)
+        Names of the features seen during ``fit``; defined only when ``X`` has feature
+        names that are all strings.
 
-    Fitted attributes: ``eigenvalues_`` (the ``s_i``), ``eigenvectors_`` (the ``u_i``),
-    ``mu_``, ``width_`` (the width used), ``kernel_`` (n, n), ``scores_``,
-    ``transduction_``, ``alignment_``, ``alignment_value_``, ``degenerate_``.
-    Eigendecompositions are memoized per (data, width) by :func:`rbf_spectrum`, so fits
-    over many splits, folds and candidates compute each once.
+    See Also
+    --------
+    OrderConstrainedSpectralKernel : The same program on the graph Laplacian's spectrum.
+    KernelSVM : An SVM on the DSK kernel ("DSK+SVM").
+
+    References
+    ----------
+    S. Hoi, M. Lyu and E. Chang. Learning the unified kernel machines for
+    classification. In Proc. KDD, 2006.
+
+    W. Liu, B. Qian, J. Cui and J. Liu. Spectral kernel learning for semi-supervised
+    classification. In IJCAI, 2009: eq. (5), (8); Sec. 5.1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.datasets import load_wine
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from sskernels.learners import FastDecaySpectralKernel
+    >>> X, y = load_wine(return_X_y=True)
+    >>> X = StandardScaler().fit_transform(X)
+    >>> y_partial = np.full_like(y, -1)
+    >>> y_partial[::10] = y[::10]                 # 18 labeled points, 160 unlabeled
+    >>> est = FastDecaySpectralKernel().fit(X, y_partial)
+    >>> bool(np.all(est.mu_[:-1] >= est.eta * est.mu_[1:] - 1e-12))
+    True
+    >>> unlabeled = y_partial == -1
+    >>> bool((est.transduction_[unlabeled] == y[unlabeled]).mean() > 0.9)
+    True
+    >>> est.predict(X[[0, 100, 170]])
+    array([0, 1, 2])
     """
 
     _parameter_constraints = {
@@ -268,6 +434,21 @@ class FastDecaySpectralKernel(_AlignmentKernel, SemiSupervisedClassifier):
         return self._spectrum(X)[1]
 
     def fit(self, X, y):
+        """Learn ``mu`` on the RBF spectrum of ``X`` and score every training point.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training points, labeled and unlabeled (sparse input accepted).
+        y : array-like of shape (n_samples,)
+            Labels of the training points, ``-1`` for the unlabeled ones; at least two
+            classes must be labeled.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
         X, labeled, y_enc = self._fit_start(X, y)
         self.X_fit_ = X
         self.width_, spectrum = self._spectrum(X)
@@ -331,6 +512,16 @@ class FastDecaySpectralKernel(_AlignmentKernel, SemiSupervisedClassifier):
 
         (s, c) for c > 2 classes; for two classes, scikit-learn's (s,) with positive =
         ``classes_[1]``: ``F[:, 1] - F[:, 0]``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features)
+            New points.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_queries,) or (n_queries, n_classes)
+            The scores of eq. (5) on the Nystrom-extended kernel.
         """
         check_is_fitted(self, "mu_")
         U_L = self.eigenvectors_[self.labeled_]
