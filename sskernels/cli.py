@@ -1,9 +1,15 @@
-"""Command line: ``sskernels run | table | datasets | methods | bench``.
+"""Command line: ``sskernels run | table | datasets | methods | bench | get-configs``.
 
-One module, ~600 lines: it is the Typer app, one short function per command (run, bound, table,
-figure, archive, datasets, methods, bench) and the one error handler of main(); every command
-only parses options and calls the experiment layer, so splitting it would scatter the CLI's
---help text without separating any logic.
+A spec path that does not exist here names a packaged spec (the repository's ``configs/``,
+shipped with the package: ``sskernels run liu2009/heart.yaml``; :mod:`sskernels.spec_params`),
+said in one line on stderr; ``sskernels get-configs DIR`` writes them out.  ``run --with
+[LABEL=]pkg.module:Class`` adds a user's estimator to every spec of the run
+(:mod:`sskernels.user_methods`).
+
+One module, ~700 lines: it is the Typer app, one short function per command (run, bound, table,
+figure, archive, datasets, methods, bench, get-configs) and the one error handler of main();
+every command only parses options and calls the experiment layer, so splitting it would
+scatter the CLI's --help text without separating any logic.
 """
 
 from __future__ import annotations
@@ -34,10 +40,21 @@ app.add_typer(methods_app, name="methods")
 _DEBUG = [False]
 
 
+def _print_version(value: bool):
+    """``--version``: ``sskernels X.Y.Z``, exit 0."""
+    if value:
+        from sskernels import __version__
+
+        typer.echo(f"sskernels {__version__}")
+        raise typer.Exit()
+
+
 @app.callback()
 def _options(debug: bool = typer.Option(
         False, "--debug", help="Show the full traceback of any error (a spec or data error "
-                               "too; an internal error always shows its traceback).")):
+                               "too; an internal error always shows its traceback)."),
+             version: bool = typer.Option(False, "--version", callback=_print_version,
+                                          is_eager=True, help="Print the version and exit.")):
     """Semi-supervised kernel learning: run YAML experiment specs and reproduce the papers'
     tables."""
     _DEBUG[0] = debug
@@ -46,21 +63,51 @@ out = Console(width=None if sys.stdout.isatty() else 120)
 err = Console(stderr=True)
 
 
-def _specs(paths, readings=None):
+def _specs(paths, readings=None, with_=()):
     """The specs of ``paths``; with ``readings`` (names, or ``["all"]``) each spec under each
     of those readings it declares instead (:func:`sskernels.spec.load_spec`'s ``reading``):
-    a named reading a spec does not declare is an error, ``all`` skips specs without any."""
-    from sskernels.spec import load_spec
+    a named reading a spec does not declare is an error, ``all`` skips specs without any.
+    A path that does not exist here may name a packaged spec (:func:`_spec_file`); each
+    ``with_`` value (``--with``) adds its method to every spec."""
+    from functools import partial
 
+    from sskernels.spec import load_spec
+    from sskernels.user_methods import with_entry
+
+    extra = [(f"--with[{i}]", with_entry(w)) for i, w in enumerate(with_ or ())]
+    files = [_spec_file(p) for p in paths]
+    loads = [partial(load_spec, path, extra_methods=extra, output_base=base)
+             for path, base in files]
     if not readings:
-        return [load_spec(p) for p in paths]
+        return [load() for load in loads]
     out = []
-    for p in paths:
-        names = list(load_spec(p).readings) if readings == ["all"] else readings
-        out += [load_spec(p, reading=name) for name in names]
+    for load in loads:
+        names = list(load().readings) if readings == ["all"] else readings
+        out += [load(reading=name) for name in names]
     if not out:
         raise UserError("--reading all: none of the specs declares a reading (readings:)")
     return out
+
+
+def _spec_file(path):
+    """``(file, output_base)`` of a spec path given on the command line: the path itself, or,
+    when it does not exist here, the packaged spec it names, whose relative output is taken
+    under the current directory (said in one line on stderr)."""
+    from sskernels.spec_params import packaged_output_base, packaged_spec
+
+    found = packaged_spec(path)
+    if found is None:
+        return path, None
+    base = packaged_output_base(found)
+    print(f"note: {path} is not a file here; running the packaged spec {found} (its outputs "
+          f"under {Path.cwd()})", file=sys.stderr)
+    return found, base
+
+
+_WITH_HELP = ("Add a method to every spec (repeatable): a user's estimator by its import path "
+              "pkg.module:Class, a registered method's name or an entry point of "
+              "'sskernels.methods'; LABEL=... names its row (default: the path or name).  The "
+              "estimator takes -1 for unlabeled points and gives transduction_ or predict.")
 
 
 _READING_HELP = ("Run the specs under these documented alternative readings (their "
@@ -120,7 +167,7 @@ def run(
     table: Optional[Path] = typer.Option(
         None, "--table", "-t",
         help="Also write one combined table STEM.csv/STEM.md and its per-split values "
-             "STEM_splits.csv."),
+             "STEM_splits.csv (STEM.md or STEM.csv names the same STEM)."),
     title: Optional[str] = typer.Option(None, help="Title of the combined table."),
     metric: Optional[List[str]] = typer.Option(
         None, help="Keep only these metrics in the combined table (repeatable)."),
@@ -142,6 +189,8 @@ def run(
              "(e.g. tcp://host:8786) whose workers run the tasks."),
     reading: Optional[List[str]] = typer.Option(None, "--reading", metavar="NAME",
                                                 help=_READING_HELP),
+    with_: Optional[List[str]] = typer.Option(None, "--with", metavar="[LABEL=]MODULE:CLASS",
+                                              help=_WITH_HELP),
 ):
     """Run every method of each spec on every split (resuming what is already recorded).
 
@@ -158,7 +207,7 @@ def run(
     from sskernels.experiment.runner import worker_pool
 
     pool = worker_pool(backend, jobs, scheduler)    # bad options fail before any spec is read
-    parsed = _specs(specs, reading)
+    parsed = _specs(specs, reading, with_)
     for spec in parsed:              # every output folder checked before any spec runs
         claim_output(spec)
     for spec in parsed:
@@ -184,10 +233,17 @@ def run(
     if table is not None:
         from sskernels.experiment.tables import select_metrics
 
+        table = _stem(table)
         write_table(select_metrics(pd.concat(frames, ignore_index=True), metric), str(table),
                     title=title)
         _write_splits(per_split, table, metric)
         out.print(f"wrote {table}.csv and {table}.md")
+
+
+def _stem(path):
+    """A table's STEM: ``OUT.md`` and ``OUT.csv`` name ``OUT`` (the files written are
+    ``OUT.md``, ``OUT.csv``, not ``OUT.md.md``)."""
+    return path.with_suffix("") if path.suffix in (".md", ".csv") else path
 
 
 def _write_splits(per_split, stem, metric=None):
@@ -296,6 +352,8 @@ def table_cmd(
     splits: Optional[int] = typer.Option(
         None, "--splits", min=1, help="Only the first N splits of each spec (as run with "
                                        "`sskernels run --splits N`); later ones are ignored."),
+    with_: Optional[List[str]] = typer.Option(None, "--with", metavar="[LABEL=]MODULE:CLASS",
+                                              help=_WITH_HELP),
 ):
     """Re-render a summary table from the specs' recorded splits, without running anything."""
     import pandas as pd
@@ -305,8 +363,9 @@ def table_cmd(
 
     from sskernels.experiment.tables import split_rows
 
+    output = _stem(output)
     frames, per_split = [], []
-    for spec in _specs(specs, reading):
+    for spec in _specs(specs, reading, with_):
         records = load_records(spec, n_splits=splits)
         if records.empty:
             raise UserError(f"{spec.path}: no records under {spec.output}; run it first")
@@ -409,15 +468,51 @@ def datasets_fetch(names: List[str] = typer.Argument(..., help="Registered data 
 
 @methods_app.command("list")
 def methods_list():
-    """Name, paper, equation and whether the method predicts unseen points."""
-    from sskernels.learners.registry import METHODS
+    """Name, paper, equation and whether the method predicts unseen points; then the methods
+    installed packages register (entry points of 'sskernels.methods')."""
+    from sskernels.learners.registry import METHODS, get_method
+    from sskernels.user_methods import entry_point_names
 
     t = Table(title="methods")
     for col in ("name", "paper", "equation", "inductive", "description"):
         t.add_column(col)
     for m in sorted(METHODS.values(), key=lambda m: m.name):
         t.add_row(m.name, m.paper, m.equation, "yes" if m.inductive else "no", m.description)
+    for name in entry_point_names():
+        if name in METHODS:
+            continue
+        try:
+            m = get_method(name)
+        except Exception as exc:    # noqa: BLE001 - a broken package: listed, not fatal
+            t.add_row(name, "entry point", "", "", f"cannot be used: {exc}")
+            continue
+        t.add_row(name, "entry point", m.equation, "yes" if m.inductive else "no",
+                  m.description)
     out.print(t)
+
+
+@app.command("get-configs")
+def get_configs(
+    dest: Optional[Path] = typer.Argument(
+        None, help="Folder to write the packaged specs to (./configs gives the repository's "
+                   "layout: their outputs then go under ./results)."),
+    list_: bool = typer.Option(False, "--list", help="List the packaged specs instead."),
+    force: bool = typer.Option(False, "--force",
+                               help="Overwrite files in DEST that differ from the packaged."),
+):
+    """Write out the paper specs that ship with the package (the repository's configs/), or
+    list them.  Any command also takes a packaged spec by its name, e.g. `sskernels run
+    liu2009/heart.yaml`, when no such file exists here."""
+    from sskernels.spec_params import packaged_specs, write_packaged
+
+    if list_:
+        for name in packaged_specs():
+            typer.echo(name)
+        return
+    if dest is None:
+        raise UserError("get-configs: give a folder to write the packaged specs to, or --list")
+    written = write_packaged(dest, force=force)
+    typer.echo(f"wrote {len(written)} specs under {dest}")
 
 
 @app.command()

@@ -14,13 +14,21 @@ list of methods::
     methods:
       - name: tsk                   # a registered method (``sskernels methods list``)
         label: TSK                  # optional display name (default: name)
-        paper: TSK                  # optional row of the paper table (default: label)
+        paper_row: TSK              # optional row of the paper table (old name: paper;
+                                    # default: the label if the table has exactly that row)
         params: {n_components: 10, eta: 2}
         select: oracle              # optional, NOT the default: see "Selection" below
+      - estimator: mypkg.module:MyClassifier   # a user's estimator (instead of name:)
+        grid: {n_neighbors: [1, 3]}            # optional: selected on the labeled points
     metrics: [error, alignment]     # optional: metrics recorded beside accuracy (see below)
     paper: {table: liu2009_table3_uci_transductive_accuracy, dataset: heart}   # optional
                                     # (time_table: a paper table of seconds, for metric "seconds")
     output: ../results/runs/heart_tsk  # optional: where records and the summary go
+
+A method's ``name`` may also be an entry point of the group ``sskernels.methods``; a
+user's estimator, its ``grid:`` and its record key are described in
+:mod:`sskernels.user_methods`, the paper rows (``paper_row:``) in
+:mod:`sskernels.spec_params`.
 
 Split protocols (:mod:`sskernels.experiment.splits`): ``random`` (uniform, redrawn until
 every class occurs), ``official`` (the data set's own splits), ``class-first`` (one point per
@@ -97,7 +105,7 @@ precomputed input, ``graph: precomputed`` or ``kernel: precomputed``: held-out r
 its estimator's constraints, every value of a grid it selects over included, and against the
 shape the parameter takes where those constraints are loose (a parameter whose default is a
 number takes no mapping, and a list only as a grid or where it takes a sequence, of numbers:
-:func:`_value_problems`).  What only the
+:func:`sskernels.spec_params._value_problems`).  What only the
 data can tell (the held-out fraction against the classes, ``n_labeled`` and ``k`` against the
 points the learners see) is checked once the data set loads, before any graph is built
 (:func:`sskernels.experiment.runner.prepare`).
@@ -110,15 +118,17 @@ nodes with aliases expanded, :data:`MAX_YAML_DEPTH` levels), with no types a spe
 take (sets, dates, binary), and whatever fails while reading it (a tag PyYAML cannot build, a
 date that does not exist) is one such line with its line and column, not a traceback.
 
-One module, ~1170 lines: the experiment spec's schema (its readings included), defaults and
+One module, ~880 lines: the experiment spec's schema (its readings included), defaults and
 one-line errors are one contract with the user, validated in one pass before any data loads;
 the method keys beside it are the spec's side of a record's key.  (Reading the YAML is apart,
-in :mod:`sskernels.spec_yaml`: it knows nothing of the schema.)
+in :mod:`sskernels.spec_yaml`: it knows nothing of the schema; the checks of one method
+entry, its paper row and the packaged specs are in :mod:`sskernels.spec_params`.)
 """
 
 from __future__ import annotations
 
 import math
+import os
 import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -126,11 +136,12 @@ from pathlib import Path
 import yaml
 
 from sskernels.data.transforms import PREPROCESSINGS as PREPROCESS
-from sskernels.errors import SpecError, UnknownNameError
+from sskernels.errors import SpecError
 from sskernels.hashing import json_digest
 # the YAML reader (its bounds re-exported: they are the spec's)
 from sskernels.spec_yaml import MAX_YAML_DEPTH, MAX_YAML_NODES  # noqa: F401
 from sskernels.spec_yaml import SpecYAMLError, read_yaml
+from sskernels.spec_params import method_entry, paper_row, paper_rows
 
 PROTOCOLS = ("random", "official", "class-first", "per-class")
 COVERS = ("classes", "groups")
@@ -189,6 +200,10 @@ PROTOCOLS_OF_ROWS = ("paper",)
 #: the fields of one reading (``readings:``) and the top-level fields its ``set:`` may replace
 READING_FIELDS = ("name", "quote", "set", "methods", "only")
 READING_SET = ("preprocess", "graph", "splits", "dataset", "metrics")
+#: the fields of one method entry (``estimator`` and ``grid``: a user's estimator,
+#: :mod:`sskernels.user_methods`; ``paper`` is the old name of ``paper_row``)
+METHOD_FIELDS = ("name", "estimator", "label", "paper_row", "paper", "params", "grid", "select",
+                 "protocol")
 
 
 @dataclass
@@ -244,6 +259,9 @@ class MethodSpec:
     pick: str | None = None
     #: "paper": this row follows the paper's stated protocol for its paper cell; None: ours
     protocol: str | None = None
+    #: a user's estimator only (``estimator:``): ``{parameter: [values]}`` selected on the
+    #: labeled points; None for every registered method (it selects through its params)
+    grid: dict | None = None
 
 
 @dataclass
@@ -317,12 +335,12 @@ def method_key(spec, method):
     Only the spec's side of a record's key: the runner adds the content of the
     prepared data and the code and library versions
     (:func:`sskernels.experiment.records.record_key`), which a spec cannot see.
-    The spec's extra ``metrics`` and a method's ``select: oracle`` enter the hash only
-    when set, so the keys of the specs that predate them are unchanged.  The spec's graph
-    enters only when the method uses it (:func:`graph_matters`), so the records of a method
-    that ignores the graph are shared by specs that differ in it alone (``sskernels run``
-    reuses them; Wang et al.'s Tables 1 and 2 run the same label-aware rows).
-    """
+    The spec's extra ``metrics``, a method's ``select: oracle`` and a user's ``grid`` enter
+    the hash only when set, so the keys of the specs that predate them are unchanged.  The
+    spec's graph enters only when the method uses it (:func:`graph_matters`), so the records
+    of a method that ignores the graph are shared by specs that differ in it alone
+    (``sskernels run`` reuses them; Wang et al.'s Tables 1 and 2 run the same label-aware
+    rows)."""
     d = {"data": spec.data_key(graph=graph_matters(spec, method)), "name": method.name,
          "params": method.params}
     metrics = getattr(spec, "metrics", None)
@@ -330,6 +348,8 @@ def method_key(spec, method):
         d["metrics"] = list(metrics)
     if getattr(method, "select", None) is not None:
         d["select"] = method.select
+    if getattr(method, "grid", None):       # a user's estimator: older keys unchanged
+        d["grid"] = method.grid
     return _hash(d)
 
 
@@ -455,13 +475,16 @@ def _yaml_number_hint(value):
     return ""
 
 
-def load_spec(path, check_names=True, reading=None):
+def load_spec(path, check_names=True, reading=None, extra_methods=(), output_base=None):
     """Read and validate a spec file; raises :class:`SpecError` with one line.
 
     The YAML is read by :func:`sskernels.spec_yaml.read_yaml` (bounded, strict about its
     types: any failure to read it is one such line, with its line and column).  ``reading``:
     the name of one of the spec's ``readings:``; the spec returned is the primary one with
-    that reading's overlay applied (:func:`apply_reading`)."""
+    that reading's overlay applied (:func:`apply_reading`).  ``extra_methods``: ``(field,
+    entry)`` pairs of method entries added after the spec's own (``sskernels run --with``;
+    ``field`` names each in errors); ``output_base``: the folder a relative ``output`` is
+    taken from instead of the spec's (a packaged spec: :mod:`sskernels.spec_params`)."""
     path = Path(path)
     if not path.is_file():
         raise _error(path, "(file)", "an existing YAML file", str(path))
@@ -478,7 +501,8 @@ def load_spec(path, check_names=True, reading=None):
         raise _error(path, "(file)", "a UTF-8 text file") from None
     except OSError as exc:
         raise _error(path, "(file)", "a readable file", exc.strerror or str(exc)) from None
-    return parse_spec(raw, path, check_names=check_names, reading=reading)
+    return parse_spec(raw, path, check_names=check_names, reading=reading,
+                      extra_methods=extra_methods, output_base=output_base)
 
 
 def _yaml_problem(exc, what=""):
@@ -490,7 +514,8 @@ def _yaml_problem(exc, what=""):
     return f"{head}: {problem}" if head else problem
 
 
-def parse_spec(raw, path="<spec>", check_names=True, reading=None):
+def parse_spec(raw, path="<spec>", check_names=True, reading=None, extra_methods=(),
+               output_base=None):
     v = _V(path)
     if not isinstance(raw, dict):
         raise _error(path, "(top level)", "a mapping of fields", type(raw).__name__)
@@ -602,65 +627,18 @@ def parse_spec(raw, path="<spec>", check_names=True, reading=None):
     if not isinstance(methods_raw, list) or not methods_raw:
         v.fail("methods", "a non-empty list of methods", methods_raw)
     metrics = _metrics(v, raw.get("metrics"), regression, dataset.display)
-    methods, labels = [], set()
-    for i, m in enumerate(methods_raw):
-        where = f"methods[{i}]"
-        if isinstance(m, str):
-            m = {"name": m}
-        if not isinstance(m, dict):
-            v.fail(where, "a method name or a mapping with 'name'", m)
-        v.mapping(m, where, ("name", "label", "paper", "params", "select", "protocol"))
-        mname = v.string(m.get("name"), f"{where}.name")
-        params = m.get("params") or {}
-        if not isinstance(params, dict):
-            v.fail(f"{where}.params", "a mapping of parameter names to values", params)
-        for key in params:
-            if not isinstance(key, str) or not key.strip():
-                v.fail(f"{where}.params", f"parameter names (text), not {key!r}")
-        select = v.choice(m.get("select", "labeled"), f"{where}.select", SELECTIONS)
-        select = None if select == "labeled" else select
-        pick = None
-        if select == "oracle-mean":          # the per-split oracle's records, picked at the end
-            select, pick = "oracle", "mean"
-            extra = [x for x in metrics if x not in ("accuracy", "error")]
-            if extra:
-                v.fail(f"{where}.select", "select: oracle (per split) with metrics other than "
-                       "accuracy and error: oracle-mean knows each candidate's accuracy only",
-                       "oracle-mean")
-        protocol = m.get("protocol")
-        if protocol is not None:
-            v.choice(protocol, f"{where}.protocol", PROTOCOLS_OF_ROWS)
-        _check_param_numbers(v, f"{where}.params", params)
-        _check_param_ranges(v, f"{where}.params", params)
-        if holdout:
-            pre = _precomputed_param(params)
-            if pre is not None:
-                v.fail("splits.holdout", f"0 with {where}.params.{pre}: precomputed, or no "
-                       f"precomputed input with splits.holdout: the two do not combine (the "
-                       f"data's rows and columns are the same points; held-out rows leave a "
-                       f"matrix that is not square)", holdout)
-        if check_names:
-            _check_method_task(v, where, mname, task, dataset.display)
-            est = _check_method(v, where, mname, params, graph)
-            if select == "oracle" and regression:
-                v.fail(f"{where}.select", "selection on the labeled points (default): the oracle "
-                       "ranks candidates by accuracy, which a regression data set has not", select)
-            if select == "oracle":
-                _check_oracle(v, where, mname, est)
-        default_label = mname if select is None else f"{mname} (oracle)"
-        label = v.string(m.get("label", default_label), f"{where}.label")
-        if select == "oracle" and "oracle" not in label.lower():
-            v.fail(f"{where}.label", "a label that says 'oracle' with select: oracle (its "
-                   "parameters are chosen on the test labels)", label)
-        if label in labels:
-            v.fail(f"{where}.label", "a label not used by another method of this spec", label)
-        labels.add(label)
-        methods.append(MethodSpec(mname, label, v.string(m.get("paper", label), f"{where}.paper"),
-                                  params, select, pick, protocol))
-    if reading is not None:
-        only = readings[reading].get("only")
-        if only:
-            methods = [m for m in methods if m.label in only]
+    methods, labels, entries = [], set(), []
+    for where, m in [(f"methods[{i}]", m) for i, m in enumerate(methods_raw)] + list(
+            extra_methods):
+        e = method_entry(v, where, m, metrics, holdout, graph, task, dataset.display,
+                         check_names)
+        if e["label"] in labels:
+            v.fail(f"{where}.label", "a label not used by another method of this spec",
+                   e["label"])
+        labels.add(e["label"])
+        entries.append((where, e["raw"], e["user"]))
+        methods.append(MethodSpec(e["name"], e["label"], None, e["params"], e["select"],
+                                  e["pick"], e["protocol"], e["grid"]))
 
     p = v.mapping(raw.get("paper"), "paper", ("table", "dataset", "time_table"))
     paper = PaperSpec(table=v.string(p.get("table"), "paper.table", optional=True),
@@ -672,6 +650,13 @@ def parse_spec(raw, path="<spec>", check_names=True, reading=None):
         value = getattr(paper, fld)
         if value is not None and value not in paper_table_names():
             v.fail(f"paper.{fld}", f"one of {', '.join(paper_table_names())}", value)
+    rows = paper_rows(paper)
+    for method, (where, m, user) in zip(methods, entries):  # labels are for display only
+        method.paper = paper_row(v, where, m, method.label, rows,
+                                 paper.table or paper.time_table, user)
+    if reading is not None and readings[reading].get("only"):   # --with's methods kept
+        methods = [m for m, (where, _, _) in zip(methods, entries)
+                   if m.label in readings[reading]["only"] or not where.startswith("methods[")]
     output = v.string(raw.get("output", f"results/runs/{base_name}"), "output")
     if "\x00" in output:
         v.fail("output", "a folder path", output)
@@ -679,7 +664,12 @@ def parse_spec(raw, path="<spec>", check_names=True, reading=None):
         out_path = Path(output).expanduser()
     except RuntimeError:            # ~name of an unknown user
         v.fail("output", "a folder path (~ followed by a user's name: no such user)", output)
-    if not out_path.is_absolute():  # one rule for every relative path: the spec's folder
+    if not out_path.is_absolute() and output_base is not None:    # a packaged spec
+        out_path = Path(os.path.normpath(Path(output_base) / out_path))
+        if not out_path.is_relative_to(Path.cwd()):
+            v.fail("output", "a relative folder that stays under the current directory (a "
+                   "packaged spec's output is taken from there)", output)
+    elif not out_path.is_absolute():  # one rule for every relative path: the spec's folder
         out_path = Path(path).parent / out_path
     if reading is not None:             # its own records, beside the primary spec's
         out_path = out_path.with_name(f"{out_path.name}.{reading}")
@@ -753,7 +743,7 @@ def _method_label(m):
     """The label of a raw ``methods:`` entry (its name by default), or None when the entry,
     or its label, is not text (the methods' own validation says what is wrong)."""
     if isinstance(m, dict):
-        m = m.get("label") or m.get("name")
+        m = m.get("label") or m.get("name") or m.get("estimator")
     return m if isinstance(m, str) else None
 
 
@@ -788,17 +778,6 @@ def apply_reading(raw, reading):
     return out
 
 
-def _check_method_task(v, where, name, task, dataset):
-    """A classifier on a classification data set, a regressor on a regression data set."""
-    from sskernels.learners.registry import METHODS, get_method, method_names
-
-    if name not in METHODS and name not in {a for m in METHODS.values() for a in m.aliases}:
-        return   # an unknown name: _check_method says so
-    if get_method(name).task != task:
-        v.fail(f"{where}.name", f"a {task} method for the {task} data set {dataset} (one of "
-               f"{', '.join(method_names(task))})", name)
-
-
 def _metrics(v, raw, regression=False, dataset=None):
     """The extra metrics of ``metrics:`` in :data:`EXTRA_METRICS` order (``accuracy``, always
     recorded, may be listed); [] when absent.  A regression data set records
@@ -817,21 +796,6 @@ def _metrics(v, raw, regression=False, dataset=None):
     if regression:
         return [m for m in REGRESSION_METRICS if m in raw]
     return [m for m in EXTRA_METRICS if m in raw]
-
-
-def _check_oracle(v, where, name, est):
-    """``select: oracle`` needs a grid to choose from (a parameter set to auto, a list, or
-    selected by default)."""
-    from sskernels.experiment.oracle import flatten
-
-    try:
-        grid = flatten(est)[1]
-    except Exception:           # noqa: BLE001 - a grid that cannot be read is no grid
-        grid = None
-    if not grid:
-        v.fail(f"{where}.select", f"selection on the labeled points (default): {name} with these "
-               "params selects nothing, so an oracle has no grid to choose from (set a "
-               "parameter to auto or to a list)", "oracle")
 
 
 def _split_options(v, s, protocol):
@@ -911,273 +875,3 @@ def _check_splits_against_data(v, splits, dataset):
         if splits.protocol in ("class-first", "per-class") and n >= entry.n:
             fld = "splits.per_class" if splits.per_class else "splits.n_labeled"
             v.fail(fld, f"fewer labeled points than the {entry.n} points of {dataset.name}", n)
-
-
-def _param_leaves(value, path=""):
-    """``(path, value)`` of every leaf of a method's ``params`` (nested mappings and lists),
-    the path as a spec writes it: ``alpha``, ``alpha[1]``, ``kernel_params.b_scale``."""
-    if isinstance(value, dict):
-        for k, x in value.items():
-            yield from _param_leaves(x, f"{path}.{k}" if path else str(k))
-    elif isinstance(value, (list, tuple)):
-        for i, x in enumerate(value):
-            yield from _param_leaves(x, f"{path}[{i}]")
-    else:
-        yield path, value
-
-
-def _check_param_numbers(v, where, params):
-    """Every number of a method's parameters, however nested, is finite (an integer too:
-    10**400 is beyond the range of a float)."""
-    for path, value in _param_leaves(params):
-        if isinstance(value, (int, float)) and not isinstance(value, bool) \
-                and not _finite(value):
-            v.fail(f"{where}.{path}", "a finite number (within the range of a float)", value)
-
-
-def _check_param_ranges(v, where, params):
-    """The parameters that mean the same in every method, by name, wherever they appear in
-    ``params`` (nested, or as a grid), within ranges the estimators' own constraints leave
-    open: an RBF width ``kernel_width`` and its factor ``kernel_width_scale`` within
-    [:data:`SIGMA_MIN`, :data:`SIGMA_MAX`] (:data:`WIDTH_REASON`), ``laplacian_degree`` 1 to
-    :data:`MAX_LAPLACIAN_DEGREE`, every other real number 0 or of a magnitude within
-    :data:`PARAM_MAGNITUDE`."""
-    for path, value in _param_leaves(params):
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            continue                # text (a width rule, auto) and the rest: the estimator's
-        key = re.sub(r"(\[\d+\])+$", "", path).rsplit(".", 1)[-1]
-        key = key[:-len("_grid")] if key.endswith("_grid") else key
-        if key in ("kernel_width", "kernel_width_scale"):
-            v.number(value, f"{where}.{path}", minimum=SIGMA_MIN, maximum=SIGMA_MAX,
-                     reason=WIDTH_REASON)
-        elif key == "laplacian_degree" and isinstance(value, int):
-            v.integer(value, f"{where}.{path}", minimum=1, maximum=MAX_LAPLACIAN_DEGREE)
-        elif isinstance(value, float) and value != 0 and not (
-                PARAM_MAGNITUDE[0] <= abs(value) <= PARAM_MAGNITUDE[1]):
-            v.fail(f"{where}.{path}", f"0 or a magnitude from {PARAM_MAGNITUDE[0]:g} to "
-                   f"{PARAM_MAGNITUDE[1]:g} (beyond it a solver over- or underflows: a "
-                   "trade-off of 1e-300 makes a matrix singular, a decay of 1e300 "
-                   "overflows)", value)
-
-
-def _precomputed_param(params, path=""):
-    """The path of a ``graph: precomputed`` or ``kernel: precomputed`` among a method's
-    parameters (nested mappings included), or None."""
-    for key, value in params.items():
-        here = f"{path}.{key}" if path else str(key)
-        if key in ("graph", "kernel") and value == "precomputed":
-            return here
-        if isinstance(value, dict):
-            found = _precomputed_param(value, here)
-            if found is not None:
-                return found
-    return None
-
-
-def _check_graph_params(v, where, params):
-    """A method's own graph keys (``n_neighbors``, ``sigma``, ``weights``, ``metric``,
-    ``method``, which replace the spec's ``graph``) under the rules of ``graph:``."""
-    from sskernels.graph import METRICS, WEIGHTS
-    from sskernels.graph.knn import METHODS as SEARCHES
-
-    if "n_neighbors" in params:
-        v.integer(params["n_neighbors"], f"{where}.n_neighbors", minimum=1,
-                  maximum=MAX_NEIGHBORS)
-    if "sigma" in params:
-        v.number(params["sigma"], f"{where}.sigma", positive=True, optional=True,
-                 minimum=SIGMA_MIN, maximum=SIGMA_MAX, reason=SIGMA_REASON)
-    for key, choices in (("weights", WEIGHTS), ("metric", METRICS), ("method", SEARCHES)):
-        if key in params:
-            v.choice(params[key], f"{where}.{key}", choices)
-
-
-def _check_method(v, where, name, params, graph=None):
-    """The method exists and its parameters are valid, before any data is loaded.
-
-    The estimator is built exactly as the runner builds it
-    (:func:`sskernels.learners.registry.make_method`) and every parameter is
-    checked against the estimator's declared constraints (scikit-learn's
-    ``_parameter_constraints``, nested estimators included), every value of a grid to
-    select from (a parameter given as a list, or ``auto``) included; a problem is one
-    line naming the spec file, the method and the field (``methods[i].params.alpha``).
-    """
-    from sskernels.learners.registry import get_method, make_method
-
-    try:
-        info = get_method(name)
-    except UnknownNameError:
-        from sskernels.learners.registry import method_names
-
-        v.fail(f"{where}.name", f"a registered method ({', '.join(method_names())})", name)
-    if getattr(info.factory, "cls", None) is not None:
-        _check_graph_params(v, f"{where}.params", params)
-    base = {}
-    if info.uses_graph and graph is not None:
-        base = {"n_neighbors": graph.k, "weights": graph.weights, "sigma": graph.sigma,
-                "metric": graph.metric, "method": graph.method}
-
-    def built(p):
-        est = make_method(name, **{**base, **p})
-        _validate_nested(est)
-        return est
-
-    try:
-        est = built(params)
-    except Exception as exc:    # noqa: BLE001 - whatever building raises is about the spec
-        _fail_param(v, where, name, info, params, exc, built)
-    for key, value, problem in _value_problems(est):
-        path = _find_key(params, key)
-        if path is not None:    # a value the spec gave (not a default, not the graph's)
-            v.fail(f"{where}.params.{path}", f"{problem} ({name}'s {key})", value)
-    _check_grids(v, where, name, params, est)
-    return est
-
-
-def _value_problems(est):
-    """``(key, value, problem)`` of each parameter of ``est`` and the estimators inside it
-    whose value is of a shape the parameter never takes, where the estimator's constraints
-    may let it through: a parameter whose default is a number, or that takes a sequence
-    (``"array-like"``, or a tuple by default), is given a mapping, a list it cannot take, or
-    a list of other things than numbers (supervised-mr's ``gamma_I: {}`` passed its
-    ``"array-like"`` constraint and failed in the fit)."""
-    import inspect
-    from numbers import Real
-
-    def number(x):
-        return isinstance(x, Real) and not isinstance(x, bool)
-
-    todo, seen = [est], set()
-    while todo:
-        obj = todo.pop()
-        if id(obj) in seen or not hasattr(obj, "get_params") or isinstance(obj, type):
-            continue
-        seen.add(id(obj))
-        try:
-            values = obj.get_params(deep=False)
-            defaults = {k: p.default for k, p in
-                        inspect.signature(type(obj).__init__).parameters.items()}
-        except Exception:       # noqa: BLE001, S112 - not an estimator we can read
-            continue
-        constraints = getattr(type(obj), "_parameter_constraints", None) or {}
-        for key, value in values.items():
-            if hasattr(value, "get_params"):
-                todo.append(value)
-                continue
-            default, allowed = defaults.get(key), constraints.get(key) or ()
-            sequence = isinstance(default, (list, tuple)) or any(
-                isinstance(c, str) and c == "array-like" for c in allowed)
-            if not (number(default) or sequence):
-                continue
-            what = ("a number" if not sequence else "a list of numbers" if not number(default)
-                    else "a number or a list of numbers")
-            if isinstance(value, dict) or (isinstance(value, (list, tuple)) and not (
-                    sequence and all(number(x) for x in value))):
-                yield key, value, what
-
-
-def _find_key(params, key):
-    """The dotted path of parameter ``key`` (or ``key_grid``) in a method's ``params``,
-    nested mappings included (``kernel_params.b_scale``); None when the spec does not set
-    it."""
-    for k, value in params.items():
-        if k in (key, f"{key}_grid"):
-            return str(k)
-        if isinstance(value, dict):
-            inner = _find_key(value, key)
-            if inner is not None:
-                return f"{k}.{inner}"
-    return None
-
-
-def _fail_param(v, where, name, info, params, exc, built):
-    """One line for a parameter the estimator refused: the parameter named by the message,
-    else the first parameter refused on its own (``built`` with it alone)."""
-    msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-    bad = (re.search(r"unexpected keyword argument '(\w+)'", msg)
-           or re.search(r"The '(\w+)' parameter", msg)
-           or re.search(r"^graph (\w+) must", msg)
-           or re.search(r"^(\w+)(?:\.\w+)? (?:must|is not)", msg))
-    key = bad.group(1) if bad else None
-    if key is not None and key not in params:
-        key = next((k for k in params if k.startswith(key) or key.startswith(k)), None)
-    if key is None and _builds(built, {}):    # else: not any parameter's problem
-        key = next((k for k in params if not _builds(built, {k: params[k]})), None)
-    if not isinstance(exc, (TypeError, ValueError, UnknownNameError)):
-        msg = f"{type(exc).__name__}: {msg}"
-    field_ = f"{where}.params.{key}" if key else f"{where}.params"
-    if "unexpected keyword" in msg:
-        known = sorted(info.factory.cls().get_params(deep=False)) if hasattr(
-            info.factory, "cls") else []
-        v.fail(field_, f"a parameter of {name}" + (f" ({', '.join(known)})" if known else ""))
-    v.fail(field_, f"a valid value for {name} ({msg[:300]})",
-           params[key] if key in params else None)
-
-
-def _builds(built, params):
-    """Whether ``built(params)`` raises nothing."""
-    try:
-        built(params)
-    except Exception:           # noqa: BLE001 - any failure is a no
-        return False
-    return True
-
-
-def _check_grids(v, where, name, params, est):
-    """Every candidate of the estimator's grids (a parameter given as a list, ``auto``, or
-    selected by default; nested grids included) passes the estimator's constraints: a grid
-    value out of range is refused now, naming the parameter, not at the first split."""
-    from sklearn.base import clone
-
-    from sskernels.experiment.oracle import flatten
-
-    try:
-        base, grid = flatten(est)
-    except Exception:           # noqa: BLE001 - no grid to check; the run says what is wrong
-        return
-    for key, values in grid.items():
-        leaf = key.rsplit("__", 1)[-1]
-        spec_path = next((p for p, _ in _param_leaves(params)
-                          if re.sub(r"\[\d+\]$", "", p).rsplit(".", 1)[-1]
-                          in (leaf, f"{leaf}_grid")), None)
-        spec_path = re.sub(r"\[\d+\]$", "", spec_path) if spec_path else None
-        for value in values:
-            try:
-                candidate = clone(base).set_params(**{key: value})
-            except Exception:   # noqa: BLE001 - not settable alone (the grid sets it jointly)
-                continue
-            try:
-                _validate_nested(candidate)
-                problem = next((p for k, _, p in _value_problems(candidate) if k == leaf), None)
-                if problem is not None:
-                    raise ValueError(f"{leaf} must be {problem}")
-            except Exception as exc:    # noqa: BLE001 - whatever the check raises: refused
-                msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-                field_ = f"{where}.params.{spec_path}" if spec_path else f"{where}.params"
-                v.fail(field_, f"a grid of values valid for {name} ({leaf} is selected over "
-                       f"it; {value!r} is not valid: {msg[:300]})", _get_path(params, spec_path))
-
-
-def _get_path(params, path):
-    """The value at a dotted ``path`` of ``params`` (None when absent)."""
-    if path is None:
-        return None
-    value = params
-    for part in path.split("."):
-        if not isinstance(value, dict) or part not in value:
-            return None
-        value = value[part]
-    return value
-
-
-def _validate_nested(est):
-    """Run scikit-learn's parameter validation on an estimator and the estimators inside it."""
-    check = getattr(est, "_validate_params", None)
-    if check is not None:
-        check()
-    for key in ("estimator", "kernel_learner"):
-        inner = getattr(est, key, None)
-        if inner is not None and hasattr(inner, "get_params"):
-            _validate_nested(inner)
-    graph = getattr(est, "graph", None)
-    if graph is not None and hasattr(graph, "validate"):
-        graph.validate()

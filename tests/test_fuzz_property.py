@@ -38,7 +38,6 @@ import bz2
 import contextlib
 import faulthandler
 import gzip
-import io
 import itertools
 import math
 import os
@@ -50,6 +49,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from cli_helpers import run_cli
 import scipy.sparse as sp
 import yaml
 from hypothesis import HealthCheck, Phase, given, note, settings
@@ -237,7 +237,7 @@ def _warm_imports(tmp_path_factory):
     """Import what a spec's validation imports (learners, graph, tables) before the first
     timed example, so that no deadline counts an import."""
     path = tmp_path_factory.mktemp("warm") / "warm.yaml"
-    path.write_text("dataset: sklearn-wine\nmethods: [harmonic, tsk]\n"
+    path.write_text("dataset: sklearn-wine\nmethods: [harmonic, {name: tsk, paper_row: TSK}]\n"
                     "paper: {table: liu2009_table3_uci_transductive_accuracy}\n")
     load_spec(path)
 
@@ -1112,24 +1112,6 @@ def cli_data(tmp_path_factory):
 CHEAP = ["harmonic", "consistency", "1nn", "label-spreading", "osk", "tsk", "svm", "rsk", "dsk",
          "supervised-mr"]
 CLI_SETS = ["two-moons", "sklearn-iris"]
-
-
-def run_cli(args):
-    """``sskernels ARGS`` in this process: (exit code, stdout, stderr)."""
-    from sskernels import cli
-
-    out, err = io.StringIO(), io.StringIO()
-    argv = sys.argv
-    sys.argv = ["sskernels", *map(str, args)]
-    code = 0
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            cli.main()
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-    finally:
-        sys.argv = argv
-    return code, out.getvalue(), err.getvalue()
 
 
 @fuzz_settings("cli_runs", deadline=timedelta(seconds=30))

@@ -296,14 +296,16 @@ def record_keys(prep):
 def method_code(spec, mi):
     """``{"code": key, "modules": {file: digest}}`` of the code method ``mi`` of ``spec``
     runs (:func:`sskernels.experiment.tasks.method_code_modules`, then
-    :func:`sskernels.provenance.code_modules`); the spec is not run and no data is loaded."""
+    :func:`sskernels.provenance.code_modules`, and a user's estimator's own module); the spec
+    is not run and no data is loaded."""
     method = spec.methods[mi]
     try:
         est = build(spec, method)
+        foreign = _provenance.foreign_modules(est)   # a user's estimator's own module
     except (ValueError, TypeError) as exc:
         raise UserError(f"{spec.path}: methods[{mi}] ({method.label}): {exc}") from None
     roots = method_code_modules(est, oracle=getattr(method, "select", None) == "oracle")
-    digests = _provenance.code_modules(roots)
+    digests = {**_provenance.code_modules(roots), **foreign}
     return {"code": _provenance.key_of(digests),
             "modules": {_provenance.module_path(m): d[:12] for m, d in digests.items()}}
 

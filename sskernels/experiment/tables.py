@@ -31,7 +31,7 @@ Beside a combined table ``STEM.csv`` the per-split values are published as
 metric, full precision): a rerun of a few splits is compared with them
 (:mod:`sskernels.experiment.regression`), which a mean over all splits does not allow.
 
-One module, ~530 lines: the summary schema, the paper-table lookups (value, spread, cell
+One module, ~540 lines: the summary schema, the paper-table lookups (value, spread, cell
 identity) and the verdict rules (matched, beyond our reading) are one contract that every
 table, the bounds and the fidelity report share; split, they would drift apart.
 """
@@ -88,18 +88,19 @@ def summarize(records, spec):
     protocols = {m.label: getattr(m, "protocol", None) for m in spec.methods}
     for (_, method, metric), g in records.groupby(["setting", "method", "metric"], sort=False):
         first = g.iloc[0]
+        row_name = paper_row_of(spec, method, first)
         pm = ps = np.nan
-        if spec.paper.table:
-            pm, ps = _paper_value(spec.paper.table, first["dataset"], first["paper"],
+        if spec.paper.table and row_name is not None:
+            pm, ps = _paper_value(spec.paper.table, first["dataset"], row_name,
                                   first.get("n_labeled"), metric)
         row = _row(spec, first, method, metric, g["value"].to_numpy(float), pm, ps,
                    decimals=METRIC_DECIMALS.get(metric, 2))
         if not np.isnan(pm):
-            row["paper_spread"] = paper_spread(spec.paper.table, first["dataset"], first["paper"],
+            row["paper_spread"] = paper_spread(spec.paper.table, first["dataset"], row_name,
                                                first.get("n_labeled"), metric)
             row["matched"] = within_spread(row["mean"], pm, 0.0 if np.isnan(ps) else ps)
             row["paper_cell"], row["paper_n"] = paper_cell(
-                spec.paper.table, first["dataset"], first["paper"], first.get("n_labeled"),
+                spec.paper.table, first["dataset"], row_name, first.get("n_labeled"),
                 metric)
         row["protocol"] = protocols.get(method) or ""
         row["reading"] = getattr(spec, "reading", None) or ""
@@ -110,6 +111,17 @@ def summarize(records, spec):
     if spec.paper.time_table:
         rows += _time_rows(records, spec)
     return pd.DataFrame(rows, columns=SCHEMA)
+
+
+def paper_row_of(spec, label, record=None):
+    """The paper row a method's rows are compared with: the spec's ``paper_row`` of the
+    method labelled ``label`` (None: no paper row; :mod:`sskernels.spec_params`), else, for a
+    label the spec does not hold, the record's own ``paper`` field."""
+    for m in spec.methods:
+        if m.label == label:
+            return getattr(m, "paper", None)
+    paper = None if record is None else record.get("paper")
+    return paper if isinstance(paper, str) else None
 
 
 #: the decimals a paper prints (every paper table here: 2) and to which ours is rounded before
@@ -264,8 +276,9 @@ def _time_rows(records, spec):
     for (setting, method), g in one.groupby(["setting", "method"], sort=False):
         first = g.iloc[0]
         vals = g["seconds"].to_numpy(float)
-        pm, ps = _paper_value(spec.paper.time_table, first["dataset"], first["paper"],
-                              first.get("n_labeled"))
+        row_name = paper_row_of(spec, method, first)
+        pm, ps = ((np.nan, np.nan) if row_name is None else _paper_value(
+            spec.paper.time_table, first["dataset"], row_name, first.get("n_labeled")))
         row = _row(spec, first, method, "seconds", vals, pm, ps, decimals=4)
         row["notes"] = _notes(g)
         rows.append(row)

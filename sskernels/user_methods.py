@@ -1,0 +1,142 @@
+"""A user's own estimator as a method of a spec, beside the registered ones.
+
+A spec's method may name an estimator class by its import path instead of a registered
+name::
+
+    methods:
+      - estimator: mypkg.module:MyClassifier     # importable from the Python path
+        label: Mine                              # default: the import path
+        params: {n_neighbors: 3}                 # constructor parameters, as given
+        grid: {n_neighbors: [1, 3, 5]}           # optional: selected on the labeled points
+        paper_row: TSK                           # optional: compared with that paper row
+
+or by a name that a package registers in the entry-point group ``sskernels.methods``
+(``name: mine`` with ``mine = mypkg.module:MyClassifier`` there).  ``sskernels run SPEC
+--with mypkg.module:MyClassifier`` (or ``--with Mine=mypkg.module:MyClassifier``, or
+``--with NAME``) adds such a method to every spec of the run (:func:`with_entry`).
+
+The estimator follows scikit-learn's conventions for semi-supervised learning: ``fit(X, y)``
+with ``-1`` marking the unlabeled points, then either ``transduction_`` (a label for every
+point of ``X``) or ``predict(X)``.  Its ``grid:`` is searched by
+:class:`~sskernels.learners.selection.SelectOnLabeled` (k-fold on the labeled points only);
+a registered method selects through its own parameters instead (``P: auto``, ``P_grid``), so
+``grid:`` there is an error.  The class is imported when the spec loads: an import path that
+cannot be imported, or a class without ``fit``, is one line naming the spec file, the field
+and the path.  Its record key holds the source of the estimator's own module
+(:func:`sskernels.provenance.foreign_modules`), so an edit of it recomputes its records.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+
+from sskernels.learners.registry import ENTRY_POINT_GROUP  # noqa: F401 - re-exported
+#: an import path ``pkg.module:Class`` (the attribute may be dotted: ``module:Outer.Inner``)
+IMPORT_PATH = re.compile(r"[A-Za-z_][\w]*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
+#: a ``--with`` value's label (``LABEL=TARGET``)
+_WITH = re.compile(r"([^=:]+)=(.+)")
+
+
+def is_import_path(text):
+    """Whether ``text`` reads as ``pkg.module:Attr``."""
+    return isinstance(text, str) and IMPORT_PATH.fullmatch(text) is not None
+
+
+def entry_point_names():
+    """The names registered in the entry-point group :data:`ENTRY_POINT_GROUP`, sorted."""
+    from importlib.metadata import entry_points
+
+    try:
+        return sorted({ep.name for ep in entry_points(group=ENTRY_POINT_GROUP)})
+    except Exception:           # noqa: BLE001 - a broken distribution's metadata: none
+        return []
+
+
+def did_you_mean(name, task=None):
+    """`` (did you mean 'harmonic'?)`` for a misspelt method name, or ``""``: the closest
+    registered name or entry point (:func:`difflib.get_close_matches`)."""
+    from sskernels.learners.registry import ALIASES, method_names
+
+    known = method_names(task) + sorted(ALIASES) + entry_point_names()
+    close = difflib.get_close_matches(str(name), known, n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def with_entry(text):
+    """The spec method entry of a ``--with`` value: ``pkg.module:Class`` -> ``{"estimator":
+    ...}``, ``NAME`` -> ``{"name": NAME}`` (registered or an entry point), either after
+    ``LABEL=`` -> with ``label``."""
+    text = str(text).strip()
+    entry = {}
+    m = _WITH.fullmatch(text)
+    if m and not is_import_path(text):
+        entry["label"], text = m.group(1).strip(), m.group(2).strip()
+    entry["estimator" if ":" in text else "name"] = text
+    return entry
+
+
+def check_estimator(v, field_, path):
+    """An ``estimator:`` import path that imports and names a class with ``fit``, through the
+    registry (:func:`sskernels.learners.registry.get_method`); else ``v.fail`` with its
+    one-line reason."""
+    from sskernels.learners.registry import get_method
+
+    if not is_import_path(path):
+        v.fail(field_, "an import path pkg.module:Class", path)
+    try:
+        return get_method(path)
+    except Exception as exc:    # noqa: BLE001 - whatever the user's module raises on import
+        msg = (str(exc).splitlines() or [type(exc).__name__])[0]
+        v.fail(field_, f"an importable estimator class with fit ({msg[:300]})", path)
+
+
+def grid(v, where, raw, user):
+    """A method's ``grid:`` ({parameter: [values]}), validated in shape; None when absent.
+    Only a user's estimator takes one."""
+    if raw is None:
+        return None
+    if not user:
+        v.fail(f"{where}.grid", "no grid: on a registered method (it selects over its own "
+               "grids: set a parameter to auto, to a list, or P_grid: [...] in params)", raw)
+    if not isinstance(raw, dict) or not raw:
+        v.fail(f"{where}.grid", "a mapping of parameter names to lists of candidate values",
+               raw)
+    for key, values in raw.items():
+        if not isinstance(key, str) or not key.strip():
+            v.fail(f"{where}.grid", f"parameter names (text), not {key!r}")
+        if not isinstance(values, list) or not values:
+            v.fail(f"{where}.grid.{key}", "a non-empty list of candidate values", values)
+    return {k: list(vals) for k, vals in raw.items()}
+
+
+def check_grid(v, where, est, grid_):
+    """Every candidate of a user's ``grid:`` is a parameter of the estimator that it accepts
+    (its ``set_params`` and, where it declares them, scikit-learn's parameter constraints)."""
+    from sklearn.base import clone
+
+    known = set(est.get_params(deep=True)) if hasattr(est, "get_params") else set()
+    for key, values in grid_.items():
+        if key not in known:
+            v.fail(f"{where}.grid.{key}", "a parameter of the estimator ("
+                   + ", ".join(sorted(known)) + ")", key)
+        for value in values:
+            try:
+                candidate = clone(est).set_params(**{key: value})
+                check = getattr(candidate, "_validate_params", None)
+                if check is not None and hasattr(type(candidate), "_parameter_constraints"):
+                    check()
+            except Exception as exc:    # noqa: BLE001 - the estimator refuses the value
+                msg = (str(exc).splitlines() or [type(exc).__name__])[0]
+                v.fail(f"{where}.grid.{key}", f"values the estimator accepts ({msg[:300]})",
+                       value)
+
+
+def selection_wrapper(est, grid_):
+    """``est`` as the runner fits it: within :class:`SelectOnLabeled` over ``grid_`` when
+    one is given (:func:`sskernels.experiment.tasks.build`)."""
+    if not grid_:
+        return est
+    from sskernels.learners.selection import SelectOnLabeled
+
+    return SelectOnLabeled(est, grid_, random_state=0)
