@@ -2,9 +2,8 @@
 
 For each data set and r: the label-independent GP factors (K, K^{-1}) once, then one
 fit per labeled split (20 labels, one BLAS thread as in the runner); the solver's
-certified relative duality gap of (14)-(16) and its iterations.  The acceptance
-target of issue #10: one binary N ~ 2000 problem solved to a gap <= 1e-6 in under
-2 s.  Prints a table; exits 1 if a fit is not certified or a binary fit's median time
+certified relative duality gap of (14)-(16) and its iterations.  The target: one
+binary N ~ 2000 problem solved to a gap <= 1e-6 in under 2 s.  Prints a table; exits 1 if a fit is not certified or a binary fit's median time
 exceeds ``--budget`` seconds (default 2).
 """
 

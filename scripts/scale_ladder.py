@@ -1,4 +1,4 @@
-"""The scale ladder (``make bench-scale``, issue #13 item 5): time and peak memory per stage.
+"""The scale ladder (``make bench-scale``): time and peak memory per stage.
 
 For each data set (SecStr subsets; 50-dimensional Gaussian blobs) and each size n, every
 stage runs in a process of its own (so its peak resident memory, ``ru_maxrss``, is its own;

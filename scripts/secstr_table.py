@@ -1,4 +1,4 @@
-"""The SecStr scale table (``make table-secstr``, issue #13 item 4).
+"""The SecStr scale table (``make table-secstr``).
 
 Runs ``configs/scale/secstr_<L>.yaml`` (the SSL-book SecStr set, 83,679 points, official
 splits) like ``sskernels run`` does — same records, resume and summary — and writes

@@ -1,4 +1,4 @@
-"""SKL_KTA on a truncated spectrum: what keeping m eigenpairs costs in accuracy (issue #13).
+"""SKL_KTA on a truncated spectrum: what keeping m eigenpairs costs in accuracy.
 
 Mao & Tsang's Algorithms 1-2 use the full spectrum (``[U, Upsilon] = eig(L)``), which is a
 dense n x n eigendecomposition; at scale (SecStr, 83,679 points; ``configs/scale/``) only the

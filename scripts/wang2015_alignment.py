@@ -1,5 +1,5 @@
 """Wang et al. (2015), Fig. 3: the target alignment of each individual base kernel on the
-unlabeled points, label-aware vectors vs the unsupervised eigenvectors (issue #11).
+unlabeled points, label-aware vectors vs the unsupervised eigenvectors.
 
 For every base vector ``v`` the rank-one kernel ``v v^T`` is restricted to the unlabeled
 points, and its centered alignment (Cortes et al. 2010) with the labels of those points is

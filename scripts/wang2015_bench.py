@@ -5,7 +5,7 @@ Table 3 pooled): the label-independent eigenvectors once (Nystrom, 10 % landmark
 vectors per width; counted: they must be computed once per (data set, width, p) and reused by
 every repetition), then one ``LabelAwareKernel`` fit per labeled split (50 per class, one BLAS
 thread as in the runner) — the label-aware vectors plus alignf, the step the paper times at
-1.2 s in MATLAB.  The acceptance target of issue #11: under 0.2 s per repetition for
+1.2 s in MATLAB.  The target set for it: under 0.2 s per repetition for
 n <= 2007 with one width.  Prints a table; exits 1 if a one-width median exceeds ``--budget``
 seconds or the eigenvectors were computed more than once per width.
 """

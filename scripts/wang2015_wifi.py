@@ -1,4 +1,4 @@
-"""Wang et al. (2015), Figs. 1 and 2: WiFi localization as regression (issue #11).
+"""Wang et al. (2015), Figs. 1 and 2: WiFi localization as regression.
 
 Reads the spec ``configs/wang2015/wifi.yaml`` (data, preprocessing, target scaling, splits,
 methods) and writes, under ``results/wang2015/``:
@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 
@@ -51,16 +50,15 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
+from sskernels.experiment.records import atomic_write_text
+from sskernels.experiment.runner import load_data, prepare
+from sskernels.experiment.tasks import method_params, regression_metrics
+from sskernels.learners.label_aware_regression import WIDE_B_SCALES
+from sskernels.learners.registry import make_method
+from sskernels.spec import load_spec
+
+#: the repository (the script reads its spec and writes its results there)
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from sskernels.experiment.records import atomic_write_text  # noqa: E402
-from sskernels.experiment.runner import load_data, prepare  # noqa: E402
-from sskernels.experiment.tasks import method_params, regression_metrics  # noqa: E402
-from sskernels.learners.label_aware_regression import WIDE_B_SCALES  # noqa: E402
-from sskernels.learners.registry import make_method  # noqa: E402
-from sskernels.spec import load_spec  # noqa: E402
-
 SPEC = ROOT / "configs" / "wang2015" / "wifi.yaml"
 OUT = ROOT / "results" / "wang2015"
 #: Fig. 2(a): unlabeled sample sizes (Sec. 4.2: "from 200 to 2000"), repetitions, seed
