@@ -30,7 +30,8 @@ repository's root (``../../results/liu2009/runs/heart`` of ``configs/liu2009/hea
 becomes ``./results/liu2009/runs/heart``), never inside the installed package
 (:func:`packaged_output_base`).
 
-One module, ~600 lines: the checks of a method entry are one pass that builds the estimator
+Why it stays whole: one module, ~600 lines: the checks of a method entry are one pass that builds
+the estimator
 exactly as the runner will (split, a check would drift from the build it checks); the paper
 rows and the packaged specs are the spec's two references outside its file.
 """

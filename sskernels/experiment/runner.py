@@ -19,7 +19,8 @@ the method, the content of the prepared data and the code and library versions
 (:func:`sskernels.experiment.records.record_key`), so neither an edited data
 file nor a change of the code ever brings old numbers back.
 
-One module, ~1000 lines, held together by one job, scheduling a run: preparing the data, keying
+Why it stays whole: one module, ~1000 lines, held together by one job, scheduling a run: preparing
+the data, keying
 and looking up the records, the local worker pool and the overlapped warm-ups of several specs
 share the Prepared state and its lifecycle; the task body (experiment/tasks.py), the store
 (records.py, archive.py) and the Dask back end already live apart.

@@ -31,7 +31,8 @@ Beside a combined table ``STEM.csv`` the per-split values are published as
 metric, full precision): a rerun of a few splits is compared with them
 (:mod:`sskernels.experiment.regression`), which a mean over all splits does not allow.
 
-One module, ~540 lines: the summary schema, the paper-table lookups (value, spread, cell
+Why it stays whole: one module, ~540 lines: the summary schema, the paper-table lookups (value,
+spread, cell
 identity) and the verdict rules (matched, beyond our reading) are one contract that every
 table, the bounds and the fidelity report share; split, they would drift apart.
 """

@@ -6,7 +6,8 @@ which points are labeled, so :func:`get_graph` memoizes graphs by the data's
 fingerprint and the graph parameters: every split and every method of a run
 share one graph and one eigendecomposition.
 
-One module, ~590 lines, half of them docstrings: the graph classes, the builder the
+Why it stays whole: one module, ~590 lines, half of them docstrings: the graph classes, the builder
+the
 learners take, the memo they all go through and its record of the neighbour searches
 stay together, so that a graph is made and memoized in one place.
 """

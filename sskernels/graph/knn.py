@@ -154,7 +154,8 @@ Every graph was bit-identical to the first (W.data, W.indices, W.indptr, h,
 sigma; 5,204,508 stored weights, 50,587 crowded rows).  With the second core
 free, two 4,096-row blocks take 11.1 s on one thread and 5.5 s on two.
 
-One module, ~740 lines: the exact search with its tie rule, the approximate index and its
+Why it stays whole: one module, ~740 lines: the exact search with its tie rule, the approximate
+index and its
 measured recall, and the threaded row blocks must produce the same edge list bit for bit; the
 weights and the search are one definition of eq. (2)'s graph, kept in one place so the
 committed tables' graphs cannot drift apart.

@@ -26,7 +26,8 @@ label-independent work is the public step :meth:`precompute`: it builds (and
 memoizes) the graph and whatever spectrum the learner needs, and returns the
 :class:`~sskernels.graph.Graph`.
 
-One module, ~660 lines, half of them docstrings: the base classes and the rules every
+Why it stays whole: one module, ~660 lines, half of them docstrings: the base classes and the rules
+every
 learner shares (validation, partial labels, the unreached-point rule, the fit report) stay
 together so that each exists once.
 """

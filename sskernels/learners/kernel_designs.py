@@ -63,7 +63,8 @@ Choices the papers leave open (repeated where implemented):
 * max-alignment: the uncentered (Cristianini) alignment with the ``target`` ideal kernel, so that
   it is OSK's objective; the degenerate case (no positive alignment) uses uniform ``mu``, noted.
 
-One module, ~640 lines, two thirds of them docstrings: the three kernel designs of Wang et
+Why it stays whole: one module, ~640 lines, two thirds of them docstrings: the three kernel designs
+of Wang et
 al.'s Table 1 share one base class (width, eigenvectors, eq. (5), the fold predictor).
 """
 

@@ -28,7 +28,8 @@ Choices the paper leaves open, made here:
   C selection (memoized by content of ``X``, the labels and the learner's
   parameters: :func:`_fitted_learner`).
 
-One module, ~540 lines, two fifths of them docstrings: the SVM on a learned kernel, its
+Why it stays whole: one module, ~540 lines, two fifths of them docstrings: the SVM on a learned
+kernel, its
 fold and oracle fast paths and the memo of fitted kernel learners they share.
 """
 

@@ -89,7 +89,8 @@ Choices the paper leaves open, made here (repeated where implemented):
   read as n - 1 (the smallest eigenvalue), with a ``degenerate`` note, and a relative tail
   below ``1e-12`` is floored there (noted too).
 
-One module, ~800 lines (over two fifths docstrings): Algorithm 1 (label-aware vectors, the
+Why it stays whole: one module, ~800 lines (over two fifths docstrings): Algorithm 1 (label-aware
+vectors, the
 Nystrom or exact eigenbasis, eq. (6)/(7)) and its two weightings (alignf, local Rademacher)
 are one estimator family; the solvers they call live in solvers/cone.py and
 solvers/rademacher.py, and the shared embedding-kernel mixin is here because

@@ -54,7 +54,8 @@ Choices the paper leaves open:
   coordinate.  Eq. (11.18) has no bias (``fit_intercept=False``, the default).
 * Multi-class: one-vs-rest (the paper is binary).
 
-One module, ~530 lines, three fifths of them docstrings: the two linear learners share
+Why it stays whole: one module, ~530 lines, three fifths of them docstrings: the two linear
+learners share
 their parameters, graph term and prediction (``_LinearManifold``).
 """
 

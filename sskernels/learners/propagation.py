@@ -62,7 +62,8 @@ Jacobi converges in a few dozen.  Consistency's condition number is at most
 ``(1 + alpha) / (1 - alpha)`` (199 at 0.99), so for alpha <= 0.99 Jacobi stays under the
 switch there.
 
-One module, ~730 lines, three fifths of them docstrings: the two classifiers share the
+Why it stays whole: one module, ~730 lines, three fifths of them docstrings: the two classifiers
+share the
 solvers above (LU, CG, the AMG switch, the polish) and the regressor their harmonic
 solution.
 """

@@ -30,7 +30,8 @@ no other candidate is left.  A ``fallback`` note says when it happened and
 ``passed_over_`` lists the candidates passed over.  Our rule: the papers' selection
 protocols are silent on it.
 
-One module, ~760 lines (under half docstrings), because the classifier and regressor
+Why it stays whole: one module, ~760 lines (under half docstrings), because the classifier and
+regressor
 wrappers share the fold rules, the candidates' order and the tie rule, which must stay one.
 
 **Speed.**  An estimator may offer ``_fold_predictor(X, labeled, y_enc, keys)``

@@ -63,7 +63,8 @@ Linear systems (``K_ll + I/C``, ``K̄_ll``) are solved by Cholesky, with the
 least-squares fallback of :mod:`sskernels.solvers.psd`, reported in ``fit_report_``;
 a kernel whose ``lambda`` are all 0 is reported as degenerate.
 
-One module, ~580 lines, three fifths of them docstrings: Mao & Tsang's closed forms and
+Why it stays whole: one module, ~580 lines, three fifths of them docstrings: Mao & Tsang's closed
+forms and
 the two estimators built on them.
 """
 

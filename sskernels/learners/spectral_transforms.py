@@ -40,7 +40,8 @@ Choices the papers leave open (each repeated where it is implemented):
   ``{0.25, 0.5, 1, 2, 4}`` on the labeled points (ties: nearest the median, then the
   wider); eigenpairs with ``s_i <= 1e-10 s_1`` are dropped.
 
-One module, ~530 lines, three fifths of them docstrings: OSK and DSK share the alignment
+Why it stays whole: one module, ~530 lines, three fifths of them docstrings: OSK and DSK share the
+alignment
 program (P) and its degenerate-case rule.
 """
 

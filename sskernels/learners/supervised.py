@@ -5,7 +5,8 @@ Not in the papers' methods, but in their tables as references (Liu et al.
 they take partial labels (``y == -1`` = unlabeled) and ignore the unlabeled
 points, except for the width rule of the SVM (a choice, stated below).
 
-One module, ~570 lines, three fifths of them docstrings: the three supervised baselines,
+Why it stays whole: one module, ~570 lines, three fifths of them docstrings: the three supervised
+baselines,
 the papers' reference rows, kept together.
 """
 
