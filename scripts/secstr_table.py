@@ -64,16 +64,16 @@ def _stage_rows(spec, first, stages):
 
 def _graph_stages():
     """Seconds and details of the k-NN graph and spectrum memoized in this process."""
-    from sskernels.graph import cache_items, search_summary
+    from sskernels.graph import cached_graphs, search_summary
 
     out = {}
-    for key, g in cache_items():
+    for key, g in cached_graphs():
         info = dict(getattr(g, "knn_info", None) or {})
         if info.get("seconds") is not None:
             out["graph_seconds"] = out.get("graph_seconds", 0.0) + float(info["seconds"])
             # the search, its tie handling and (approximate search) its recall on a sample
             out["graph_detail"] = search_summary({"weights": key[2], **info})
-        spec = g._spectrum
+        spec = g.computed_spectrum
         if spec is not None and spec.seconds is not None:
             out["spectrum_seconds"] = out.get("spectrum_seconds", 0.0) + spec.seconds
             out["spectrum_detail"] = (f"{spec.values.size} pairs by {spec.solver}"
@@ -167,7 +167,8 @@ class TreeMemory:
 
 def _graph_builders(spec):
     """The k-NN graph builders of ``spec``'s graph methods (empty for the peers)."""
-    from sskernels.experiment.tasks import make_method, method_params
+    from sskernels.experiment.plan import method_params
+    from sskernels.learners.registry import make_method
 
     out = []
     for m in spec.methods:

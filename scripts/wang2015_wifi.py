@@ -52,7 +52,8 @@ from threadpoolctl import threadpool_limits
 
 from sskernels.experiment.records import atomic_write_text
 from sskernels.experiment.runner import load_data, prepare
-from sskernels.experiment.tasks import method_params, regression_metrics
+from sskernels.experiment.plan import method_params
+from sskernels.experiment.tasks import regression_metrics
 from sskernels.learners.label_aware_regression import WIDE_B_SCALES
 from sskernels.learners.registry import make_method
 from sskernels.spec import load_spec

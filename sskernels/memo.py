@@ -22,7 +22,10 @@ import scipy.sparse as sp
 
 from sskernels.hashing import digest
 
-__all__ = ["LRU", "content_key", "freeze", "sizeof"]
+__all__ = ["LRU", "clear_shared", "content_key", "freeze", "put_shared", "shared_items", "sizeof"]
+
+#: the shared memos by their module's name (:class:`LRU` ``shared=__name__``)
+_SHARED: dict = {}
 
 
 def sizeof(value):
@@ -77,14 +80,34 @@ class LRU(OrderedDict):
     recently used; :meth:`lookup` refreshes.  The byte total is kept as entries come and go
     (a store costs O(1) besides the evictions); a value that grows after it was stored (a
     graph's lazily computed spectrum) is measured again when it is looked up.
+
+    ``shared``: the defining module's ``__name__`` for a memo of label-independent
+    artifacts that the runner computes once and hands to its workers (graphs, spectra,
+    bases): :func:`shared_items` lists every such memo, :func:`put_shared` fills one in a
+    worker, :func:`clear_shared` empties them all.  A new memoizing module declares itself
+    this way and nothing else changes.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sskernels.memo import LRU
+    >>> memo = LRU(2)
+    >>> a = memo.store("a", np.zeros(3))
+    >>> a.flags.writeable, memo.lookup("a") is a
+    (False, True)
+    >>> _ = memo.store("b", 1.0); _ = memo.store("c", 2.0)
+    >>> list(memo)                      # the least recently used dropped
+    ['b', 'c']
     """
 
-    def __init__(self, size, max_bytes=None):
+    def __init__(self, size, max_bytes=None, shared=None):
         super().__init__()
         self.size = int(size)
         self.max_bytes = max_bytes
         self._sizes = {}
         self._total = 0
+        if shared is not None:
+            _SHARED[shared] = self
 
     def _measure(self, key, value):
         n = sizeof(value)
@@ -140,3 +163,27 @@ def content_key(*parts):
     (scalars count as 0-d arrays, as float): the key of a memo whose value is a function of
     exactly these inputs."""
     return digest(*[np.asarray(a, dtype=float) for a in parts])
+
+
+def shared_items():
+    """``{module: [(key, artifact)]}`` of every shared memo (``LRU(shared=__name__)``): what
+    a worker receives so that it computes no graph, spectrum or basis again."""
+    return {name: list(memo.items()) for name, memo in sorted(_SHARED.items())}
+
+
+def put_shared(module, key, artifact):
+    """Store ``artifact`` under ``key`` in the shared memo of ``module`` (imported first, so
+    that its memo exists in this process); returns it."""
+    import importlib
+
+    if module not in _SHARED:
+        importlib.import_module(module)
+    if module not in _SHARED:
+        raise KeyError(f"{module} declares no shared memo (LRU(..., shared=__name__))")
+    return _SHARED[module].store(key, artifact)
+
+
+def clear_shared():
+    """Empty every shared memo."""
+    for memo in _SHARED.values():
+        memo.clear()

@@ -286,6 +286,25 @@ def foreign_modules(est):
     return out
 
 
+def estimator_digest(est):
+    """:func:`sskernels.hashing.params_key` of ``est``: its class and parameters
+    (``get_params(deep=True)``), the part of a record's key that says which estimator the
+    registry (or a user's spec) built, so that the registry's own code need not be in it.
+
+    Examples
+    --------
+    >>> from sskernels.learners import LapRLS
+    >>> from sskernels.provenance import estimator_digest
+    >>> estimator_digest(LapRLS()) == estimator_digest(LapRLS())
+    True
+    >>> estimator_digest(LapRLS()) == estimator_digest(LapRLS(gamma_A=0.5))
+    False
+    """
+    from sskernels.hashing import params_key
+
+    return params_key(est)
+
+
 def code_modules(modules, root=None):
     """``{module: digest}`` of :func:`closure` of ``modules``."""
     return {m: module_digest(m, root) for m in closure(modules, root)}

@@ -127,7 +127,7 @@ def _check_method_task(v, where, name, task, dataset, field_=None):
 def _check_oracle(v, where, name, est):
     """``select: oracle`` needs a grid to choose from (a parameter set to auto, a list, or
     selected by default)."""
-    from sskernels.experiment.oracle import flatten
+    from sskernels.learners.selection import flatten
 
     try:
         grid = flatten(est)[1]
@@ -450,7 +450,7 @@ def _check_grids(v, where, name, params, est):
     value out of range is refused now, naming the parameter, not at the first split."""
     from sklearn.base import clone
 
-    from sskernels.experiment.oracle import flatten
+    from sskernels.learners.selection import flatten
 
     try:
         base, grid = flatten(est)

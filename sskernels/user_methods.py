@@ -134,7 +134,7 @@ def check_grid(v, where, est, grid_):
 
 def selection_wrapper(est, grid_):
     """``est`` as the runner fits it: within :class:`SelectOnLabeled` over ``grid_`` when
-    one is given (:func:`sskernels.experiment.tasks.build`)."""
+    one is given (:func:`sskernels.experiment.plan.build`)."""
     if not grid_:
         return est
     from sskernels.learners.selection import SelectOnLabeled

@@ -169,7 +169,7 @@ def test_verdict_beyond_reach_needs_a_gap_of_two_standard_errors():
 
 def test_a_method_whose_grid_cannot_be_built_is_named_not_skipped(tmp_path, monkeypatch):
     # an error building the grid used to read as "no parameter to choose" (method left out)
-    import sskernels.experiment.oracle as oracle
+    import sskernels.learners.selection as oracle
     from sskernels.experiment.bound import bound_spec
     from sskernels.spec import load_spec
 

@@ -11,16 +11,18 @@ from sklearn.datasets import load_wine
 from sklearn.preprocessing import StandardScaler
 
 import sskernels.graph as graph
+import sskernels.graph.cache as graph_cache
+from sskernels.memo import put_shared, shared_items
 import sskernels.kernels.deformed as deformed
 import sskernels.kernels.rbf as rbf
 import sskernels.kernels.spectra as spectra
 import sskernels.learners.base as base
-import sskernels.learners.kernel_machines as km
+import sskernels.learners.fitted as fitted
 import sskernels.learners.label_aware as la
 import sskernels.learners.self_consistent as sc
 import sskernels.learners.spectral as spectral
 import sskernels.solvers.rademacher as rad
-from sskernels.hashing import digest, json_digest
+from sskernels.hashing import digest, json_digest, params_key
 from sskernels.learners import KernelSVM, TransductiveSpectralKernel
 from sskernels.memo import LRU, content_key, sizeof
 
@@ -47,7 +49,7 @@ def _read_only(a):
 
 @pytest.fixture(autouse=True)
 def _fresh_caches():
-    caches = [graph.clear_cache, spectra.clear_rbf_cache, deformed.clear_cache, km.clear_cache,
+    caches = [graph.clear_cache, spectra.clear_rbf_cache, deformed.clear_cache, fitted.clear_cache,
               sc.clear_cache, spectral._LPS.clear, rad._PATHS.clear]
     for clear in caches:
         clear()
@@ -80,7 +82,7 @@ def test_the_memoized_fit_gives_what_a_fresh_fit_gives():
     X, y = _wine_split(seed=1)
     first = KernelSVM(kernel_learner=TransductiveSpectralKernel(beta=10)).fit(X, y)
     memoized = KernelSVM(kernel_learner=TransductiveSpectralKernel(beta=10)).fit(X, y)
-    km.clear_cache()
+    fitted.clear_cache()
     graph.clear_cache()
     fresh = KernelSVM(kernel_learner=TransductiveSpectralKernel(beta=10)).fit(X, y)
     for est in (first, memoized):
@@ -92,25 +94,25 @@ def test_the_memoized_fit_gives_what_a_fresh_fit_gives():
 
 def test_learner_parameters_key_sees_every_parameter_nested_ones_too():
     tsk = TransductiveSpectralKernel(beta=10)
-    assert km.params_key(tsk) == km.params_key(TransductiveSpectralKernel(beta=10))
-    assert km.params_key(tsk) != km.params_key(TransductiveSpectralKernel(beta=1))
-    assert km.params_key(tsk) != km.params_key(TransductiveSpectralKernel(beta=10, eta=3.0))
+    assert params_key(tsk) == params_key(TransductiveSpectralKernel(beta=10))
+    assert params_key(tsk) != params_key(TransductiveSpectralKernel(beta=1))
+    assert params_key(tsk) != params_key(TransductiveSpectralKernel(beta=10, eta=3.0))
     g6 = TransductiveSpectralKernel(beta=10, graph=graph.KNNGraph(n_neighbors=6))
     g7 = TransductiveSpectralKernel(beta=10, graph=graph.KNNGraph(n_neighbors=7))
-    assert km.params_key(g6) != km.params_key(g7)
-    assert km.params_key(g6) == km.params_key(
+    assert params_key(g6) != params_key(g7)
+    assert params_key(g6) == params_key(
         TransductiveSpectralKernel(beta=10, graph=graph.KNNGraph(n_neighbors=6)))
-    assert km.params_key(g6) != km.params_key(tsk)
+    assert params_key(g6) != params_key(tsk)
 
 
 # -- (b) every cache: an LRU bounded in bytes, read-only arrays -----------------------------
 
 def test_every_module_cache_is_an_lru():
-    for cache in (graph._CACHE, spectra._RBF_CACHE, rbf._MEDIAN_CACHE, deformed._BASIS_CACHE,
-                  km._FITTED, sc._FACTORS, spectral._LPS, la._BASES, la._DISTANCES, la._TAILS,
+    for cache in (graph_cache._CACHE, spectra._RBF_CACHE, rbf._MEDIAN_CACHE, deformed._BASIS_CACHE,
+                  fitted._FITTED, sc._FACTORS, spectral._LPS, la._BASES, la._DISTANCES, la._TAILS,
                   rad._PATHS, base._PRECOMPUTED):
         assert isinstance(cache, LRU)
-    for cache in (graph._CACHE, spectra._RBF_CACHE, deformed._BASIS_CACHE, sc._FACTORS,
+    for cache in (graph_cache._CACHE, spectra._RBF_CACHE, deformed._BASIS_CACHE, sc._FACTORS,
                   spectral._LPS, la._BASES, la._DISTANCES, la._TAILS, rad._PATHS):
         assert cache.max_bytes is not None
 
@@ -137,10 +139,10 @@ def test_lru_store_makes_arrays_read_only_and_measures_a_grown_value_on_lookup()
     assert _read_only(a)
     g = graph.get_graph(_blobs(0), k=5)
     assert c.lookup("k") is not None
-    before = graph._CACHE.nbytes()
+    before = graph_cache._CACHE.nbytes()
     g.spectrum(None)                           # grows after it was stored
     graph.get_graph(_blobs(0), k=5)            # measured again on the lookup
-    assert graph._CACHE.nbytes() == g.nbytes > before
+    assert graph_cache._CACHE.nbytes() == g.nbytes > before
 
 
 def test_graph_cache_is_bounded_in_bytes_and_read_only(monkeypatch):
@@ -153,21 +155,21 @@ def test_graph_cache_is_bounded_in_bytes_and_read_only(monkeypatch):
     assert _read_only(g1.spectrum().vectors) and _read_only(g1.spectrum().values)
     assert X1.flags.writeable                  # the caller's data are left alone
     assert graph.get_graph(X1, k=5) is g1      # the lookup measures the grown graph
-    assert graph._CACHE.nbytes() == g1.nbytes
-    monkeypatch.setattr(graph._CACHE, "max_bytes", g1.nbytes + 1)
+    assert graph_cache._CACHE.nbytes() == g1.nbytes
+    monkeypatch.setattr(graph_cache._CACHE, "max_bytes", g1.nbytes + 1)
     g2 = graph.get_graph(X2, k=5)
-    assert [v for _, v in graph.cache_items()] == [g2]
+    assert [v for _, v in shared_items()['sskernels.graph.cache']] == [g2]
     assert graph.get_graph(X1, k=5) is not g1   # evicted: built again
 
 
 def test_graph_put_by_a_worker_is_read_only():
     g = graph.get_graph(_blobs(3), k=5)
     g.spectrum(None)
-    key, _ = graph.cache_items()[0]
+    key, _ = shared_items()['sskernels.graph.cache'][0]
     back = pickle.loads(pickle.dumps(g))       # what a worker loads: writable again
-    graph.cache_clear()
+    graph.clear_cache()
     assert back.W.data.flags.writeable
-    graph.cache_put(key, back)
+    put_shared('sskernels.graph.cache', key, back)
     assert _read_only(back.W.data) and _read_only(back.spectrum().vectors)
 
 
@@ -177,7 +179,7 @@ def test_rbf_spectra_cache_is_bounded_in_bytes_and_read_only(monkeypatch):
     assert _read_only(s1.vectors) and _read_only(s1.values)
     monkeypatch.setattr(spectra._RBF_CACHE, "max_bytes", sizeof(s1) + 1)
     s2 = spectra.rbf_spectrum(X, 2.0)
-    assert [v for _, v in spectra.cache_items()] == [s2]
+    assert [v for _, v in shared_items()['sskernels.kernels.spectra']] == [s2]
     back = pickle.loads(pickle.dumps(s1))
     assert back.vectors.flags.writeable
     spectra.cache_put(("w", 1), back)
@@ -198,7 +200,7 @@ def test_deformation_basis_cache_is_bounded_in_bytes_and_read_only(monkeypatch):
     assert _read_only(G) and _read_only(lam)
     monkeypatch.setattr(deformed, "BASIS_CACHE_BYTES", G.nbytes + lam.nbytes + 1)
     deformed.cached_deformation_basis("b", lambda: 2 * K, M)
-    assert [k for k, _ in deformed.cache_items()] == ["b"]
+    assert [k for k, _ in shared_items()['sskernels.kernels.deformed']] == ["b"]
     back = pickle.loads(pickle.dumps((G, lam)))
     deformed.cache_put("c", back)
     assert _read_only(back[0])
@@ -274,7 +276,7 @@ def test_learner_parameters_key_sees_a_random_states_state():
     from sskernels.learners.label_aware import LabelAwareKernel
 
     def key(state):
-        return km.params_key(LabelAwareKernel(random_state=state))
+        return params_key(LabelAwareKernel(random_state=state))
 
     assert key(np.random.RandomState(0)) == key(np.random.RandomState(0))
     assert key(np.random.RandomState(0)) != key(np.random.RandomState(1))

@@ -103,7 +103,7 @@ def test_warm_ups_run_on_the_cluster_and_share_their_artifacts(pool, tmp_path):
     for name, methods in (("a", a), ("b", b)):
         run_spec(_spec(tmp_path / "local", name, methods), progress=False, reuse=False)
     local = _driver_artifacts()
-    assert local["sskernels.graph"] == 1           # one graph (with its spectrum) locally
+    assert local["sskernels.graph.cache"] == 1           # one graph (with its spectrum) locally
     clear_artifact_caches()
     made0 = pool.artifacts_made
     run_spec(_spec(tmp_path, "a", a), progress=False, reuse=False, workers=pool)
@@ -113,7 +113,7 @@ def test_warm_ups_run_on_the_cluster_and_share_their_artifacts(pool, tmp_path):
     assert pool.artifacts_made - made0 == first    # the same graph and spectrum: none made
     # nothing of the warm-ups was computed here, and the cluster holds what was made
     assert _driver_artifacts() == {m: 0 for m in local}
-    assert [m for m, _, _ in pool.artifacts()] == ["sskernels.graph"]
+    assert [m for m, _, _ in pool.artifacts()] == ["sskernels.graph.cache"]
     for name in ("a", "b"):
         assert _metrics(tmp_path / name) == _metrics(tmp_path / "local" / name)
         seconds = json.loads((tmp_path / name / "graph_seconds.json").read_text())
@@ -146,7 +146,7 @@ def test_a_graph_whose_spectrum_grew_is_a_new_artifact(pool, tmp_path):
     assert fut_small.key not in pool._artifacts
     g = fut_large.result()
     assert g.state_token() is not None
-    assert artifact_name("sskernels.graph", key, g) == fut_large.key
+    assert artifact_name("sskernels.graph.cache", key, g) == fut_large.key
     for name in ("s", "l"):
         assert _metrics(tmp_path / name) == _metrics(tmp_path / "local" / name)
 

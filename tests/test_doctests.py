@@ -1,7 +1,8 @@
-"""The docstring examples of the learners, graphs and kernels run as part of the suite.
+"""Every docstring example of the package runs as part of the suite (``pytest
+--doctest-modules sskernels``'s equivalent).
 
-The modules are found by walking :mod:`sskernels.learners`, :mod:`sskernels.graph` and
-:mod:`sskernels.kernels` (a new module is covered without editing this file); each module's
+The modules are found by walking :mod:`sskernels` (a new module is covered without editing
+this file); each module's
 doctests run through :func:`doctest.testmod`, one test per module, with BLAS on one thread
 (as the other tests: the examples' numbers do not depend on it, their time does).  A failed
 example prints doctest's report (expected and got) in the captured output.
@@ -21,7 +22,7 @@ import pkgutil
 import pytest
 from threadpoolctl import threadpool_limits
 
-PACKAGES = ("sskernels.learners", "sskernels.graph", "sskernels.kernels")
+PACKAGES = ("sskernels",)
 
 
 def _modules():

@@ -325,8 +325,8 @@ def test_embedding_training_points_with_exclusion_gives_their_eigenvector_rows(l
 def test_fingerprint_memo_only_for_frozen_arrays():
     """A read-only array is hashed once; a writable one every time (its content may change),
     and a frozen view of a writable base is not trusted either."""
-    from sskernels.graph import fingerprint
-    import sskernels.graph as g
+    import sskernels.hashing as g
+    from sskernels.hashing import fingerprint
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(50, 4))

@@ -8,6 +8,7 @@ from sklearn.model_selection import GridSearchCV
 from sklearn.preprocessing import minmax_scale
 from sklearn.svm import SVC
 
+import sskernels.learners.fitted as fitted_memo
 import sskernels.learners.kernel_machines as km
 from sskernels.experiment.splits import random_split
 from sskernels.graph import Graph, KNNGraph
@@ -30,9 +31,9 @@ def wine_split():
 
 @pytest.fixture(autouse=True)
 def _fresh_cache():
-    km.clear_cache()
+    fitted_memo.clear_cache()
     yield
-    km.clear_cache()
+    fitted_memo.clear_cache()
 
 
 def test_spec_hook_builds_the_kernel_learner_with_the_spec_graph():
@@ -383,7 +384,7 @@ def test_c_selection_without_the_full_scaled_kernel_is_unchanged(wine_split, mon
     X, _, yp, _ = wine_split
     learner = make_method("diffusion-kernel", n_components=15)
     fast = SelectOnLabeled(KernelSVM(learner), {"C": list(C_GRID)}).fit(X, yp)
-    km.clear_cache()
+    fitted_memo.clear_cache()
     monkeypatch.setattr(km, "capped_svc_predict", km._svc_predict)
     slow = SelectOnLabeled(KernelSVM(learner), {"C": list(C_GRID)}).fit(X, yp)
     np.testing.assert_array_equal(fast.cv_results_["mean_test_score"],

@@ -126,13 +126,13 @@ def test_one_block_where_rows_depend_on_the_block():
 
 
 def test_search_threads_restores_and_checks():
-    assert knn_mod._SEARCH_THREADS == 1
+    assert knn_mod._SEARCH_THREADS.get() == 1
     with search_threads(2):
-        assert knn_mod._SEARCH_THREADS == 2
+        assert knn_mod._SEARCH_THREADS.get() == 2
         with search_threads(3):
-            assert knn_mod._SEARCH_THREADS == 3
-        assert knn_mod._SEARCH_THREADS == 2
-    assert knn_mod._SEARCH_THREADS == 1
+            assert knn_mod._SEARCH_THREADS.get() == 3
+        assert knn_mod._SEARCH_THREADS.get() == 2
+    assert knn_mod._SEARCH_THREADS.get() == 1
     with pytest.raises(ValueError, match="threads"):
         with search_threads(0):
             pass
@@ -150,7 +150,7 @@ def test_run_spec_searches_on_its_jobs(tmp_path, monkeypatch):
 
     def spy(prep):
         blas = {p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"}
-        seen.append((knn_mod._SEARCH_THREADS, blas))
+        seen.append((knn_mod._SEARCH_THREADS.get(), blas))
         return warm(prep)
 
     monkeypatch.setattr(runner, "warm_graphs", spy)
@@ -160,4 +160,4 @@ def test_run_spec_searches_on_its_jobs(tmp_path, monkeypatch):
         "methods": [{"name": "harmonic"}], "output": str(tmp_path / "out"),
     }, tmp_path / "spec.yaml")
     runner.run_spec(spec, jobs=2, progress=False)
-    assert seen == [(2, {1})] and knn_mod._SEARCH_THREADS == 1
+    assert seen == [(2, {1})] and knn_mod._SEARCH_THREADS.get() == 1

@@ -391,7 +391,8 @@ def test_the_eigenvector_count_p_is_a_grid_the_oracle_scans_as_separate_fits(moo
     """Sec. 4.3.2: "p is chosen among 0.01n, ..., 0.2n".  A list of ``n_components`` is a
     selection grid; the oracle's choice over (p, C) equals the best of the fits with each p
     fixed, and without a list the fixed default (0.1 n) is what is fitted, as before."""
-    from sskernels.experiment.oracle import flatten, oracle_fit
+    from sskernels.experiment.oracle import oracle_fit
+    from sskernels.learners.selection import flatten
     from sskernels.learners.registry import make_method
 
     X, y, y_partial = moons

@@ -12,6 +12,7 @@ from sklearn.preprocessing import minmax_scale
 
 from sskernels.kernels import deformed, spectra
 from sskernels.learners.registry import make_method
+from sskernels.memo import shared_items
 
 GRAPH = dict(n_neighbors=6, weights="hein-maier", sigma=None, metric="euclidean")
 
@@ -38,7 +39,7 @@ def test_lapsvm_bases_for_every_width_are_precomputed(wine_split, monkeypatch):
     deformed.clear_cache()
     est = make_method("lapsvm", **GRAPH)             # selects width scale, gamma_A, gamma_I
     est.precompute(X)
-    assert len(deformed.cache_items()) == 5          # one basis per width factor of the grid
+    assert len(shared_items()['sskernels.kernels.deformed']) == 5          # one basis per width factor of the grid
     _forbid(monkeypatch, deformed, "deformation_basis")
     est.fit(X, yp)                                   # the fold fits only read the bases
     assert est.best_params_["kernel_width_scale"] in (0.25, 0.5, 1.0, 2.0, 4.0)
@@ -49,7 +50,7 @@ def test_dsk_spectra_for_every_width_are_precomputed(wine_split, monkeypatch):
     spectra.clear_rbf_cache()
     est = make_method("dsk", n_components=10, eta=2)
     est.precompute(X)
-    assert len(spectra.cache_items()) == 5
+    assert len(shared_items()['sskernels.kernels.spectra']) == 5
     misses = spectra.rbf_cache_info()["misses"]
     est.fit(X, yp)
     assert spectra.rbf_cache_info()["misses"] == misses
@@ -57,7 +58,7 @@ def test_dsk_spectra_for_every_width_are_precomputed(wine_split, monkeypatch):
 
 def test_tsk_spectrum_is_precomputed(wine_split, monkeypatch):
     from sskernels.graph import laplacian
-    import sskernels.graph as graph_module
+    import sskernels.graph.graphs as graph_module
 
     X, yp = wine_split
     est = make_method("tsk", n_components=10, **GRAPH)

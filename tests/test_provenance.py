@@ -12,7 +12,8 @@ from sklearn.datasets import load_wine
 
 from sskernels import provenance as prov
 from sskernels.errors import UserError
-from sskernels.experiment import runner, tasks
+from sskernels.experiment import plan, runner
+from sskernels.hashing import json_digest
 from sskernels.experiment.runner import load_records, run_spec
 from sskernels.solvers.report import FitReport, SolveInfo
 from sskernels.spec import load_spec, parse_spec
@@ -177,8 +178,12 @@ def test_record_key_of_a_method_is_its_code_key(wine_csv_spec):
     for a method whose code differs."""
     spec = load_spec(wine_csv_spec)
     code = runner.method_code(spec, 0)
-    assert code["code"] == prov.code_key(runner.method_code_modules(runner.build(
-        spec, spec.methods[0])))
+    est = runner.build(spec, spec.methods[0])
+    run = runner.method_run(spec, 0)
+    assert code["code"] == prov.key_of({**prov.code_modules(runner.method_code_modules(est)),
+                                        "estimator": prov.estimator_digest(est),
+                                        "flags": json_digest(run.flags())})
+    assert code["modules"]["estimator"] == prov.estimator_digest(est)[:12]
     assert "sskernels/learners/propagation.py" in code["modules"]
     assert "sskernels/learners/spectral.py" not in code["modules"]
 
@@ -268,8 +273,8 @@ class FakeSelector:
     def fit(self, X, y):
         self.transduction_ = np.where(y == -1, 0, y)
         self.best_params_ = {"beta": np.float64(10.0), "grid": (np.int64(1), 2), "kernel": "tsk"}
-        self.best_estimator_ = SimpleNamespace(beta_=np.float64(10.0),
-                                               mu_=np.array([0.5, 0.25]))
+        self.best_estimator_ = SimpleNamespace(selected_params_={
+            "beta_": np.float64(10.0), "mu_": np.array([0.5, 0.25])})
         self.fit_report_ = FitReport()
         self.fit_report_.add(SolveInfo("highs-lp", fallback="lp highs->nnls (test)"))
         return self
@@ -292,12 +297,16 @@ class FakePeer:
         self.beta_ = np.float32(0.5)
         return self
 
+    @property
+    def selected_params_(self):      # the estimator's own hook: what it selected
+        return {"beta_": self.beta_}
+
 
 def test_record_holds_fit_report_and_selected_parameters(tmp_path, monkeypatch):
     FakeSelector.precomputed.clear()
     FakePeer.spectra.clear()
     fakes = {"harmonic": FakeSelector, "tsk": FakePeer}
-    monkeypatch.setattr(tasks, "make_method", lambda name, **params: fakes[name](**params))
+    monkeypatch.setattr(plan, "make_method", lambda name, **params: fakes[name](**params))
     spec = parse_spec({"dataset": "sklearn-wine", "splits": {"n_splits": 1, "n_labeled": 10},
                        "methods": ["harmonic", {"name": "tsk", "params": {"n_components": 7}}],
                        "output": str(tmp_path / "out")}, tmp_path / "fake.yaml")

@@ -104,13 +104,21 @@ def test_an_edit_of_provenance_itself_recomputes_nothing(package_copy):
     ("learners/propagation.py", ("ALPHAS, WIDE_B_SCALES", "ALPHAS, WIDE_B_SCALES  # x\n_E = 1"),
      {"harmonic", "consistency"}),
     # Liu et al.'s family: OSK and DSK subclass its classifier (SpectralKernelClassifier), and
-    # a kernel SVM's learner is TSK unless the spec names another
+    # a kernel SVM's learner is TSK unless the spec names another (KernelSVM imports it for
+    # that default: every kernel SVM holds spectral.py)
     ("learners/spectral.py", ("_LPS = LRU(", "_LPS = LRU(1 + "),
-     {"rsk", "tsk", "osk", "dsk", "kernel-svm", "kernel-svm/tsk"}),
+     {"rsk", "tsk", "osk", "dsk", "kernel-svm", "kernel-svm/tsk", "kernel-svm/label-aware",
+      "kernel-svm/cluster-kernel"}),
     # the kernel SVM: every method that runs an SVM on a learned kernel
-    ("learners/kernel_machines.py", ("_FITTED = LRU(", "_FITTED = LRU(1 + "),
+    ("learners/kernel_machines.py", ("C_GRID = ", "C_GRID = 1 * "),
+     {"kernel-svm", "kernel-svm/tsk", "kernel-svm/label-aware", "kernel-svm/cluster-kernel"}),
+    # the memo of fitted kernel learners: the kernel SVMs and the self-consistent labeling
+    ("learners/fitted.py", ("_FITTED = LRU(", "_FITTED = LRU(1 + "),
      {"kernel-svm", "kernel-svm/tsk", "kernel-svm/label-aware", "kernel-svm/cluster-kernel",
       "self-consistent"}),
+    # the registry names the methods and builds their estimators: in no record's code key
+    # (the estimator it builds is, as its parameters), so a new method leaves every key
+    ("learners/registry.py", ("_P = ", "_Q = 1\n_P = "), set()),
 ])
 def test_a_change_in_one_learner_recomputes_only_its_own_methods(package_copy, module, edit_,
                                                                  expected):
@@ -143,6 +151,7 @@ def executed_files():
     through the task body."""
     from types import SimpleNamespace
 
+    from sskernels.experiment.plan import method_runs
     from sskernels.experiment.tasks import run_task
 
     X, y = load_wine(return_X_y=True)
@@ -161,7 +170,8 @@ def executed_files():
             name="t", table=None, paper=SimpleNamespace(dataset=None),
             dataset=SimpleNamespace(display="wine"), metrics=("alignment",))
         prep = SimpleNamespace(spec=spec, X=X, y=y, classes=np.arange(3), task="classification",
-                               settings=[("12 labeled", [labeled])], X_test=None)
+                               settings=[("12 labeled", [labeled])], X_test=None,
+                               runs=method_runs(spec))
         files = set()
 
         def profile(frame, event, arg):

@@ -350,7 +350,7 @@ def test_spec_with_a_learned_kernel_runs(tmp_path):
     report = rec["report"].iloc[0]
     assert "projected-newton" in report["solvers"], report
     scl = spec.methods[0]
-    from sskernels.experiment.tasks import method_params
+    from sskernels.experiment.plan import method_params
     from sskernels.learners.registry import make_method
 
     est = make_method(scl.name, **method_params(spec, scl))

@@ -22,7 +22,7 @@ from sklearn.base import clone
 from sklearn.datasets import load_wine, make_moons
 from sklearn.preprocessing import minmax_scale
 
-import sskernels.graph as graph_mod
+import sskernels.graph.graphs as graph_mod
 import sskernels.solvers.psd as psd
 from sskernels.graph import KNNGraph, get_graph
 from sskernels.learners.registry import make_method

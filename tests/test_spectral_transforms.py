@@ -664,7 +664,7 @@ def test_osk_precomputed_graph_equals_the_feature_graph():
     (FastDecaySpectralKernel, dict(n_components=2.5)),
 ])
 def test_invalid_parameters_fail_before_any_computation(make, bad, monkeypatch):
-    import sskernels.graph as graph_mod
+    import sskernels.graph.graphs as graph_mod
 
     built = []
     monkeypatch.setattr(graph_mod, "knn_graph", lambda *a, **k: built.append(1))

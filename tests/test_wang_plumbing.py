@@ -8,7 +8,8 @@ import pytest
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from sskernels.errors import SpecError
-from sskernels.experiment.oracle import flatten, oracle_fit
+from sskernels.experiment.oracle import oracle_fit
+from sskernels.learners.selection import flatten
 from sskernels.experiment.runner import run_spec
 from sskernels.experiment.tasks import unlabeled_alignment
 from sskernels.experiment.splits import random_split

@@ -81,8 +81,8 @@ def _freed(method):
 
 def _grid(spec, method, params):
     """The flattened grid ``{name: values}`` the oracle would scan (empty: nothing to choose)."""
-    from sskernels.experiment.oracle import flatten
-    from sskernels.experiment.tasks import method_params
+    from sskernels.learners.selection import flatten
+    from sskernels.experiment.plan import method_params
     from sskernels.learners.registry import make_method
 
     probe = dataclasses.replace(method, params=params)

@@ -178,7 +178,7 @@ class DaskPool:
         (:func:`sskernels.graph.graph_searches`)."""
         from distributed import wait
 
-        from sskernels.experiment.tasks import method_params
+        from sskernels.experiment.plan import method_params
         from sskernels.provenance import provenance_key
 
         client = self.client()
@@ -399,13 +399,13 @@ def _load(token, code, state, artifacts):
     with _LOCK:
         if _LOADED.get("token") == token:
             return _LOADED["prep"]
-        import importlib
+        from sskernels.memo import put_shared
 
         from sskernels.experiment.runner import frozen
 
         _check_code(code)
         for module, key, artifact in artifacts:
-            importlib.import_module(module).cache_put(key, artifact)
+            put_shared(module, key, artifact)
         prep = copy.copy(state)           # the scattered object stays as received
         prep.X = frozen(state.X)          # unpickled arrays come back writable
         _LOADED.clear()
@@ -444,7 +444,7 @@ def warm_task(payload, held):
     driver (the exact k-NN search's row blocks as tasks of their own).  Returns ``(seconds,
     searches, items)``, ``items`` the caches afterwards as ``(module, key, name,
     artifact or None)``: None for those it started from."""
-    import importlib
+    from sskernels.memo import put_shared
 
     from sskernels.experiment.runner import (artifact_items, clear_artifact_caches, frozen,
                                              warm_graphs)
@@ -460,7 +460,7 @@ def warm_task(payload, held):
         loaded = set()
         for module, key, artifact in held:
             artifact = copy.deepcopy(artifact)
-            importlib.import_module(module).cache_put(key, artifact)
+            put_shared(module, key, artifact)
             loaded.add(artifact_name(module, key, artifact))
         prep = copy.copy(state)
         prep.X = frozen(state.X)

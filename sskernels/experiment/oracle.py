@@ -31,32 +31,12 @@ This lives in ``experiment/`` and not in ``learners/``: a learner never sees tes
 from __future__ import annotations
 
 import numpy as np
-from sklearn.base import BaseEstimator, clone
+from sklearn.base import clone
 
 from sskernels.learners.base import UNLABELED
-from sskernels.learners.selection import SelectOnLabeled, candidates, default_grid
+from sskernels.learners.selection import candidates, flatten
 
 __all__ = ["flatten", "oracle_fit"]
-
-
-def flatten(est):
-    """``(estimator, grid)``: ``est`` without its ``SelectOnLabeled`` wrappers and their grids
-    joined, nested grids first (their parameter names prefixed, scikit-learn style:
-    ``kernel_learner__b_scale``), then the outer wrapper's.  ``est`` is not modified."""
-    outer = {}
-    if isinstance(est, SelectOnLabeled):
-        outer = dict(est.param_grid if est.param_grid is not None
-                     else default_grid(est.estimator))
-        est = est.estimator
-    est = clone(est)
-    inner = {}
-    for key, value in est.get_params(deep=False).items():
-        if isinstance(value, BaseEstimator):
-            sub, sub_grid = flatten(value)
-            if sub_grid:
-                est.set_params(**{key: sub})
-                inner.update({f"{key}__{k}": v for k, v in sub_grid.items()})
-    return est, {**inner, **outer}
 
 
 def oracle_fit(est, X, y_partial, y_true):

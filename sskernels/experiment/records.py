@@ -42,7 +42,7 @@ def data_fingerprint(X, y, classes, extra=()):
     ``extra`` holds further arrays or matrices the records depend on (held-out
     points and labels, official splits); a None entry hashes as a marker.
     """
-    from sskernels.graph import fingerprint
+    from sskernels.hashing import fingerprint
 
     parts = [fingerprint(X), fingerprint(_int_array(y)), json.dumps(plain(list(classes)))]
     for part in extra:

@@ -44,7 +44,8 @@ from sskernels.experiment.records import (data_fingerprint, plain, read_data_fin
                                           write_data_fingerprint, write_graph_seconds,
                                           write_record)
 from sskernels.experiment.splits import SplitError, make_splits, regression_splits
-from sskernels.experiment.tasks import build, method_code_modules, run_task
+from sskernels.experiment.plan import build, method_run, method_runs
+from sskernels.experiment.tasks import method_code_modules, run_task
 from sskernels.graph import graph_searches, graphs_used
 from sskernels.spec import method_key
 
@@ -66,6 +67,7 @@ class Prepared:
     task: str = "classification"   # or "regression": y (n, k) float targets, metrics rmse/mse
     pool: np.ndarray = None        # regression: the rows labeled points are drawn from; its
                                    # rows not drawn in a split are that split's test points
+    runs: list = None              # each method's plan.MethodRun (its unfitted estimator)
 
     @property
     def n_splits(self):
@@ -287,6 +289,8 @@ def record_keys(prep):
         if prep.data_fingerprint is None:   # a Prepared built by hand (tests)
             prep.data_fingerprint = data_fingerprint(prep.X, prep.y, prep.classes,
                                                      extra=(prep.X_test, prep.y_test, None))
+        if prep.runs is None:
+            prep.runs = method_runs(prep.spec)
         prep.codes = [method_code(prep.spec, i) for i in range(len(prep.spec.methods))]
         prep.keys = [record_key(method_key(prep.spec, m), prep.data_fingerprint, code["code"])
                      for m, code in zip(prep.spec.methods, prep.codes)]
@@ -297,18 +301,25 @@ def record_keys(prep):
 def method_code(spec, mi):
     """``{"code": key, "modules": {file: digest}}`` of the code method ``mi`` of ``spec``
     runs (:func:`sskernels.experiment.tasks.method_code_modules`, then
-    :func:`sskernels.provenance.code_modules`, and a user's estimator's own module); the spec
-    is not run and no data is loaded."""
-    method = spec.methods[mi]
+    :func:`sskernels.provenance.code_modules`, and a user's estimator's own module), with the
+    estimator the registry built (:func:`sskernels.provenance.estimator_digest`) and the
+    flags the task reads (:meth:`~sskernels.experiment.plan.MethodRun.flags`); the spec is
+    not run and no data is loaded."""
+    from sskernels.hashing import json_digest
+
+    run = method_run(spec, mi)
     try:
-        est = build(spec, method)
-        foreign = _provenance.foreign_modules(est)   # a user's estimator's own module
+        foreign = _provenance.foreign_modules(run.estimator)   # a user's estimator's module
     except (ValueError, TypeError) as exc:
+        method = spec.methods[mi]
         raise UserError(f"{spec.path}: methods[{mi}] ({method.label}): {exc}") from None
-    roots = method_code_modules(est, oracle=getattr(method, "select", None) == "oracle")
+    roots = method_code_modules(run.estimator, oracle=run.oracle)
     digests = {**_provenance.code_modules(roots), **foreign}
-    return {"code": _provenance.key_of(digests),
-            "modules": {_provenance.module_path(m): d[:12] for m, d in digests.items()}}
+    built = {"estimator": _provenance.estimator_digest(run.estimator),
+             "flags": json_digest(run.flags())}
+    modules = {_provenance.module_path(m): d[:12] for m, d in digests.items()}
+    return {"code": _provenance.key_of({**digests, **built}),
+            "modules": {**modules, **{k: v[:12] for k, v in built.items()}}}
 
 
 def warm_graphs(prep):
@@ -332,25 +343,20 @@ def warm_graphs(prep):
 _STATE: Prepared | None = None
 
 
-#: modules whose memoized label-independent artifacts (graphs and spectra, deformation
-#: bases, RBF spectra) the parent computes once and hands to every worker
-ARTIFACT_CACHES = ("sskernels.graph", "sskernels.kernels.deformed", "sskernels.kernels.spectra")
-
-
 def artifact_items():
-    """``{module: [(key, artifact)]}`` of every artifact cache, for the workers."""
-    import importlib
+    """``{module: [(key, artifact)]}`` of every shared memo (:func:`sskernels.memo.shared_items`:
+    graphs and spectra, deformation bases, RBF spectra), for the workers."""
+    from sskernels.memo import shared_items
 
-    return {m: importlib.import_module(m).cache_items() for m in ARTIFACT_CACHES}
+    return shared_items()
 
 
 def clear_artifact_caches():
-    """Empty every cache of :data:`ARTIFACT_CACHES` (a Dask worker before it rebuilds the
-    driver's cache state for a warm-up: :func:`sskernels.experiment.dask_backend.warm_task`)."""
-    import importlib
+    """Empty every shared memo (a Dask worker before it rebuilds the driver's cache state for
+    a warm-up: :func:`sskernels.experiment.dask_backend.warm_task`)."""
+    from sskernels.memo import clear_shared
 
-    for m in ARTIFACT_CACHES:
-        importlib.import_module(m).cache_clear()
+    clear_shared()
 
 
 def _init_worker():
@@ -397,7 +403,7 @@ def _load_state(path):
     """A worker's state for one spec (written by :meth:`WorkerPool.state_file`): the prepared
     data and the parent's label-independent artifacts, loaded once per spec."""
     global _STATE, _STATE_PATH
-    import importlib
+    from sskernels.memo import put_shared
     import pickle
 
     with open(path, "rb") as fh:
@@ -405,9 +411,8 @@ def _load_state(path):
     _STATE = state
     _STATE.X = frozen(state.X)              # unpickled arrays come back writable
     for module, items in artifacts.items():
-        put = importlib.import_module(module).cache_put
         for key, artifact in items:
-            put(key, artifact)
+            put_shared(module, key, artifact)
     _STATE_PATH = path
 
 
@@ -557,6 +562,8 @@ def _run_task(task, prep=None):
 
     mi, gi, si = task
     prep = _STATE if prep is None else prep
+    if prep.runs is None:
+        prep.runs = method_runs(prep.spec)
     spec, method = prep.spec, prep.spec.methods[mi]
     where = f"{spec.path}: methods[{mi}] ({method.label}), split {si}"
     try:

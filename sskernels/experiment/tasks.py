@@ -1,13 +1,14 @@
 """The task body: one method on one split, fitted and scored (a worker runs this, nothing else).
 
-This module holds exactly the code a record's numbers come from beside the method's own:
-the estimator built from the spec (:func:`method_params`, the registry), the fit (or the
-oracle's grid), the metrics (accuracy, error, centered alignment; rmse and mse for
-regression) and the parameters read back from the fitted estimator.  A record's code key
-is the hash of this module, the split rules (:mod:`sskernels.experiment.splits`) and the
-modules of the method's estimators, with everything they import
-(:func:`method_code_modules`); scheduling, storing and summarizing records are elsewhere and
-do not enter it.
+This module holds exactly the code a record's numbers come from beside the method's own: the
+fit of the method's estimator (built from the spec by :mod:`sskernels.experiment.plan`, handed
+here unfitted in ``prep.runs``) or the oracle's grid, the metrics (accuracy, error, centered
+alignment; rmse and mse for regression) and the parameters the fitted estimator says it
+selected (:func:`sskernels.learners.base.selected_params`).  A record's code key is the hash of
+this module, the split rules (:mod:`sskernels.experiment.splits`) and the modules of the
+method's estimators, with everything they import (:func:`method_code_modules`), plus the
+constructed estimator's parameters; the registry that names the methods, the scheduling, the
+store and the summaries are elsewhere and do not enter it.
 
 Examples
 --------
@@ -24,37 +25,10 @@ import time
 
 import numpy as np
 
-from sskernels.learners.registry import get_method, make_method
+from sskernels.learners.base import selected_params
 
 #: the modules every record's computation runs, beside its method's estimators
 TASK_MODULES = ("sskernels.experiment.tasks", "sskernels.experiment.splits")
-
-#: fitted attributes recorded as the parameters a method selected on the labeled points
-SELECTED = ("beta_", "C_", "gamma_A_", "gamma_I_", "kernel_width_", "width_", "mu_")
-
-
-def method_params(spec, method):
-    """Constructor parameters: the spec's graph for graph-based methods, then the method's own."""
-    params = {}
-    if get_method(method.name).uses_graph:
-        g = spec.graph
-        params.update(n_neighbors=g.k, weights=g.weights, sigma=g.sigma, metric=g.metric,
-                      method=g.method)
-    params.update(method.params)
-    return params
-
-
-def build(spec, method):
-    """The unfitted estimator of ``method`` of ``spec``; a method with a ``grid`` (a user's
-    estimator) is wrapped in the selection on the labeled points
-    (:class:`~sskernels.learners.selection.SelectOnLabeled`)."""
-    est = make_method(method.name, **method_params(spec, method))
-    grid = getattr(method, "grid", None)
-    if grid:
-        from sskernels.learners.selection import SelectOnLabeled
-
-        est = SelectOnLabeled(est, dict(grid))
-    return est
 
 
 def labels_of(est, X, n, name, what="transduction"):
@@ -104,61 +78,58 @@ def method_code_modules(est, oracle=False):
 
 def run_task(task, prep):
     """One record's computed part: method ``mi`` on split ``si`` of setting ``gi`` of ``prep``
-    (a :class:`~sskernels.experiment.runner.Prepared`).  Exceptions propagate: the caller
-    decides whether one is the user's (a bad parameter) or ours."""
+    (a :class:`~sskernels.experiment.prepare.Prepared` whose ``runs`` hold each method's
+    unfitted estimator and flags, :class:`~sskernels.experiment.plan.MethodRun`).
+
+    One body for both tasks: the partial labels (``-1`` for a class, NaN for a regression
+    target), the fit (or the oracle's grid), the metrics of the task (accuracy on the
+    unlabeled points and, with held-out points and an inductive method, on those; rmse and
+    mse on the regression pool's unlabeled rows), the seconds of the fit and prediction,
+    the selected parameters and the fit report.  Exceptions propagate: the caller decides
+    whether one is the user's (a bad parameter) or ours.
+    """
+    import copy
+
     mi, gi, si = task
-    if prep.task == "regression":
-        return run_regression_task(task, prep)
-    spec = prep.spec
-    method = spec.methods[mi]
-    setting, splits = prep.settings[gi]
-    labeled = splits[si]
-    y_partial = np.full(prep.y.size, -1)
+    run = prep.runs[mi]
+    labeled = prep.settings[gi][1][si]
+    regression = prep.task == "regression"
+    y_partial = np.full(prep.y.shape if regression else prep.y.size,
+                        np.nan if regression else -1)
     y_partial[labeled] = prep.y[labeled]
-    unl = y_partial == -1
+    est = copy.deepcopy(run.estimator)      # unfitted: every task fits its own
     oracle = None
-    est = build(spec, method)
-    info = get_method(method.name)
     t0 = time.perf_counter()
-    if getattr(method, "select", None) == "oracle":   # best TEST accuracy: never a default
+    if run.oracle:                          # best TEST accuracy: never a default
         from sskernels.experiment.oracle import oracle_fit
 
         est, oracle = oracle_fit(est, prep.X, y_partial, prep.y)
     else:
-        _fit(est, prep.X, y_partial, info)
-    pred = labels_of(est, prep.X, prep.y.size, method.name)
-    metrics = {"accuracy": 100.0 * float(np.mean(pred[unl] == prep.y[unl]))}
-    if prep.X_test is not None and info.inductive:
-        pred_test = labels_of(est, prep.X_test, prep.y_test.size, method.name, "predict")
-        metrics["inductive accuracy"] = 100.0 * float(np.mean(pred_test == prep.y_test))
-    seconds = time.perf_counter() - t0
-    metrics.update(extra_metrics(getattr(spec, "metrics", None) or (), est, metrics, unl,
-                                 prep.y, prep.classes.size))
-    extra = {} if oracle is None else {"selection": "oracle", "oracle": oracle}
-    return {**extra, **_identity(prep, mi, gi, si),
-            "n_unlabeled": int(unl.sum()), "metrics": metrics, "seconds": seconds,
-            "selected": selected_params(est, oracle), "report": _report(est)}
-
-
-def run_regression_task(task, prep):
-    """One regression record's computed part: NaN marks the unlabeled targets; rmse and mse
-    on the test rows (the pool's rows not labeled in this split)."""
-    mi, gi, si = task
-    spec, method = prep.spec, prep.spec.methods[mi]
-    labeled = prep.settings[gi][1][si]
-    y_partial = np.full(prep.y.shape, np.nan)
-    y_partial[labeled] = prep.y[labeled]
-    test = np.setdiff1d(prep.pool, labeled)
-    est = build(spec, method)
-    t0 = time.perf_counter()
-    est.fit(prep.X, y_partial)
-    F = np.asarray(est.transduction_)
-    seconds = time.perf_counter() - t0
-    metrics = regression_metrics(F, prep.y, test)
-    return {**_identity(prep, mi, gi, si),
-            "n_unlabeled": int(prep.y.shape[0] - labeled.size), "n_test": int(test.size),
-            "metrics": metrics, "seconds": seconds, "selected": selected_params(est),
-            "report": _report(est)}
+        _fit(est, prep.X, y_partial, run)
+    if regression:
+        F = np.asarray(est.transduction_)
+        seconds = time.perf_counter() - t0
+        test = np.setdiff1d(prep.pool, labeled)
+        metrics = regression_metrics(F, prep.y, test)
+        counts = {"n_unlabeled": int(prep.y.shape[0] - labeled.size), "n_test": int(test.size)}
+    else:
+        unl = y_partial == -1
+        pred = labels_of(est, prep.X, prep.y.size, run.name)
+        metrics = {"accuracy": 100.0 * float(np.mean(pred[unl] == prep.y[unl]))}
+        if prep.X_test is not None and run.inductive:
+            pred_test = labels_of(est, prep.X_test, prep.y_test.size, run.name, "predict")
+            metrics["inductive accuracy"] = 100.0 * float(np.mean(pred_test == prep.y_test))
+        seconds = time.perf_counter() - t0
+        metrics.update(extra_metrics(getattr(prep.spec, "metrics", None) or (), est, metrics,
+                                     unl, prep.y, prep.classes.size))
+        counts = {"n_unlabeled": int(unl.sum())}
+    selected = selected_params(est)
+    extra = {}
+    if oracle is not None:    # the candidate the oracle chose, under its own names
+        extra = {"selection": "oracle", "oracle": oracle}
+        selected = {**selected, **oracle["params"][oracle["best_index"]]}
+    return {**extra, **_identity(prep, mi, gi, si), **counts, "metrics": metrics,
+            "seconds": seconds, "selected": selected, "report": _report(est)}
 
 
 def _identity(prep, mi, gi, si):
@@ -246,28 +217,3 @@ def unlabeled_alignment(K, unlabeled, y, n_classes=None):
     K_UU = K[np.ix_(idx, idx)]
     c = int(np.max(y)) + 1 if n_classes is None else int(n_classes)
     return centered_alignment(K_UU, ideal_kernel(np.asarray(y)[idx], c))
-
-
-def selected_params(est, oracle=None):
-    """The parameters a fitted estimator selected on the labeled points.
-
-    With ``oracle`` (:func:`sskernels.experiment.oracle.oracle_fit`'s info) the candidate the
-    oracle chose on the test labels is added (its own names, e.g. ``kernel_learner__b_scale``).
-
-    A model-selection wrapper (``best_params_``) gives its chosen parameters, plus
-    the :data:`SELECTED` attributes of its ``best_estimator_``; any other estimator
-    gives its own :data:`SELECTED` attributes.
-    """
-    def own(e):
-        out = {k: getattr(e, k) for k in SELECTED if hasattr(e, k)}
-        learner = getattr(e, "learner_", None)  # a kernel machine's kernel learner
-        if learner is not None:
-            out.update({f"kernel_learner__{k}": v for k, v in selected_params(learner).items()})
-        return out
-
-    if oracle is not None:
-        return {**selected_params(est), **oracle["params"][oracle["best_index"]]}
-    if getattr(est, "best_params_", None) is not None:
-        inner = getattr(est, "best_estimator_", None)
-        return {**(own(inner) if inner is not None else {}), **dict(est.best_params_)}
-    return own(est)

@@ -166,6 +166,7 @@ from __future__ import annotations
 import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from contextvars import ContextVar
 
 import numpy as np
 import scipy.sparse as sp
@@ -193,15 +194,16 @@ _TINY = 1e-12
 _BLOCK = 256
 #: query rows per block of the exact search, in scikit-learn's ``pairwise_dist_chunk_size``
 _QUERY_CHUNKS = 16
-#: threads of the exact search (:func:`search_threads`)
-_SEARCH_THREADS = 1
+#: threads of the exact search (:func:`search_threads`): a context variable, so that the
+#: setting of one thread (or asyncio task) never reaches another's search
+_SEARCH_THREADS = ContextVar("sskernels_search_threads", default=1)
 #: scikit-learn ``working_memory`` (MB) of a row-by-row block query, per thread
 _ROW_WORKING_MEMORY = 32
 
 
 #: where the exact search's row blocks run when set (:func:`search_mapper`): a callable
-#: ``(fn, shared, items, cfg) -> [fn(shared, item) for item in items]``
-_SEARCH_MAP = None
+#: ``(fn, shared, items, cfg) -> [fn(shared, item) for item in items]`` (a context variable)
+_SEARCH_MAP = ContextVar("sskernels_search_map", default=None)
 
 
 @contextmanager
@@ -217,12 +219,11 @@ def search_mapper(mapper):
     those of the local threads, so the graph is bit-identical.  The edges are assembled
     and symmetrized here, in the caller's process.  A search of one block stays local.
     """
-    global _SEARCH_MAP
-    before, _SEARCH_MAP = _SEARCH_MAP, mapper
+    token = _SEARCH_MAP.set(mapper)
     try:
         yield
     finally:
-        _SEARCH_MAP = before
+        _SEARCH_MAP.reset(token)
 
 
 @contextmanager
@@ -234,15 +235,14 @@ def search_threads(n):
     result: the graphs are bit-identical to ``n = 1``.  The approximate
     (hnswlib) path is not affected; it always uses one thread.
     """
-    global _SEARCH_THREADS
     n = int(n)
     if n < 1:
         raise ValueError(f"search threads must be >= 1, got {n}")
-    before, _SEARCH_THREADS = _SEARCH_THREADS, n
+    token = _SEARCH_THREADS.set(n)
     try:
         yield
     finally:
-        _SEARCH_THREADS = before
+        _SEARCH_THREADS.reset(token)
 
 
 def _map_blocks(fn, shared, items, by_rows):
@@ -260,11 +260,12 @@ def _map_blocks(fn, shared, items, by_rows):
     on two; the same neighbours).
     """
     cfg = get_config()
-    threads = min(_SEARCH_THREADS, len(items))
+    threads = min(_SEARCH_THREADS.get(), len(items))
     if by_rows:
         cfg["working_memory"] = min(cfg["working_memory"], _ROW_WORKING_MEMORY)
-    if _SEARCH_MAP is not None and len(items) > 1:
-        return list(_SEARCH_MAP(fn, shared, items, cfg))
+    mapper = _SEARCH_MAP.get()
+    if mapper is not None and len(items) > 1:
+        return list(mapper(fn, shared, items, cfg))
 
     def call(x):
         with config_context(**cfg), threadpool_limits(1, user_api="openmp"):

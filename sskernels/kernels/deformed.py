@@ -237,7 +237,7 @@ def deformation_basis(K, M):
 BASIS_CACHE_BYTES = 400 * 2**20
 #: the memoized deformation bases ``(G, lam)`` (read-only), at most 256 and
 #: :data:`BASIS_CACHE_BYTES` (read when storing: a test may lower it)
-_BASIS_CACHE = LRU(256, max_bytes=BASIS_CACHE_BYTES)
+_BASIS_CACHE = LRU(256, max_bytes=BASIS_CACHE_BYTES, shared=__name__)
 
 
 def cached_deformation_basis(key, make_K, M):
@@ -258,15 +258,9 @@ def clear_cache():
     _BASIS_CACHE.clear()
 
 
-def cache_items():
-    """The memoized bases, to hand to worker processes (computed once, in the parent)."""
-    return list(_BASIS_CACHE.items())
-
 
 def cache_put(key, basis):
     """Memoize ``basis`` under ``key`` (its arrays made read-only); returns it."""
     _BASIS_CACHE.max_bytes = BASIS_CACHE_BYTES
     return _BASIS_CACHE.store(key, basis)
 
-
-cache_clear = clear_cache

@@ -20,7 +20,7 @@ from sklearn.metrics.pairwise import euclidean_distances
 from sklearn.preprocessing import normalize
 
 from sskernels.errors import ParameterError
-from sskernels.graph import fingerprint
+from sskernels.hashing import fingerprint
 from sskernels.memo import LRU
 
 WIDTH_RULES = ("median", "mean-norm")

@@ -18,7 +18,7 @@ import numpy as np
 from scipy.linalg import eigh
 
 from sskernels.errors import ParameterError
-from sskernels.graph import fingerprint
+from sskernels.hashing import fingerprint
 from sskernels.kernels.rbf import rbf_kernel
 from sskernels.memo import LRU
 
@@ -63,7 +63,7 @@ _RBF_CACHE_SIZE = 64
 #: bytes the memoized spectra may take (:mod:`sskernels.memo`; the newest entry always kept)
 _RBF_CACHE_BYTES = 2 * 2**30
 #: the memoized RBF spectra and the learners' own label-independent spectra (:func:`cache_get`)
-_RBF_CACHE = LRU(_RBF_CACHE_SIZE, max_bytes=_RBF_CACHE_BYTES)
+_RBF_CACHE = LRU(_RBF_CACHE_SIZE, max_bytes=_RBF_CACHE_BYTES, shared=__name__)
 _RBF_STATS = {"hits": 0, "misses": 0}
 
 
@@ -76,17 +76,11 @@ def clear_rbf_cache():
     _RBF_STATS.update(hits=0, misses=0)
 
 
-def cache_items():
-    """The memoized RBF spectra, to hand to worker processes (computed once, in the parent)."""
-    return list(_RBF_CACHE.items())
-
 
 def cache_put(key, spectrum):
     """Memoize ``spectrum`` under ``key`` (its arrays made read-only); returns it."""
     return _RBF_CACHE.store(key, spectrum)
 
-
-cache_clear = clear_rbf_cache
 
 
 def cache_get(key):

@@ -72,8 +72,22 @@ __all__ = [
 ]
 
 
+def _registered(name):
+    """The module of a registered method's class named ``name`` (a family added with one
+    registry entry is importable from here without a line above), or None."""
+    from sskernels.learners.registry import METHODS
+
+    for info in METHODS.values():
+        factory = info.factory
+        if getattr(factory, "cls_name", None) == name and hasattr(factory, "module"):
+            return factory.module
+    return None
+
+
 def __getattr__(name):
     module = _EXPORTS.get(name)
+    if module is None and not name.startswith("_"):
+        module = _registered(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     value = getattr(importlib.import_module(module), name)
@@ -82,4 +96,7 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_EXPORTS))
+    from sskernels.learners.registry import METHODS
+
+    names = {getattr(i.factory, "cls_name", None) for i in METHODS.values()}
+    return sorted(set(globals()) | set(_EXPORTS) | {n for n in names if n and "." not in n})

@@ -45,7 +45,8 @@ from sklearn.utils.validation import (check_array, check_consistent_length, chec
                                       validate_data)
 
 from sskernels.errors import ParameterError
-from sskernels.graph import KNNGraph, PrecomputedGraph, check_affinity, fingerprint
+from sskernels.graph import KNNGraph, PrecomputedGraph, check_affinity
+from sskernels.hashing import fingerprint
 from sskernels.memo import LRU
 from sskernels.solvers.report import FitReport
 
@@ -152,7 +153,52 @@ def as_scores(F):
     return np.column_stack([-F, F]) if F.ndim == 1 else F
 
 
-class SemiSupervisedClassifier(ClassifierMixin, BaseEstimator):
+class SelectedParamsMixin:
+    """``selected_params_``: the parameters a fitted estimator selected or resolved on the
+    labeled points, which the runner records with each split (the ``selected`` column).
+
+    A family declares the fitted attributes that hold them in ``_selected_attributes`` (in
+    the order they are reported); an estimator fitted around a kernel learner
+    (``learner_``) adds the learner's, prefixed ``kernel_learner__``.  Read with
+    :func:`selected_params`, which also unwraps a selection wrapper.
+    """
+
+    #: the fitted attributes reported as selected parameters (each family declares its own)
+    _selected_attributes: tuple = ()
+
+    @property
+    def selected_params_(self):
+        out = {k: getattr(self, k) for k in self._selected_attributes if hasattr(self, k)}
+        learner = getattr(self, "learner_", None)   # a kernel machine's kernel learner
+        if learner is not None:
+            out.update({f"kernel_learner__{k}": v for k, v in selected_params(learner).items()})
+        return out
+
+
+def selected_params(est):
+    """The parameters a fitted estimator selected on the labeled points: a selection
+    wrapper's (``best_params_``, e.g. :class:`~sskernels.learners.selection.SelectOnLabeled`
+    or scikit-learn's ``GridSearchCV``) joined to its chosen estimator's, else the
+    estimator's own ``selected_params_`` (:class:`SelectedParamsMixin`); ``{}`` for an
+    estimator that declares none.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sskernels.learners import LapRLS
+    >>> from sskernels.learners.base import selected_params
+    >>> X = np.r_[np.random.RandomState(0).randn(20, 2), 4 + np.random.RandomState(1).randn(20, 2)]
+    >>> y = np.full(40, -1); y[[0, 1, 20, 21]] = [0, 0, 1, 1]
+    >>> sorted(selected_params(LapRLS(gamma_A=0.1).fit(X, y)))
+    ['gamma_A_', 'gamma_I_', 'kernel_width_']
+    """
+    if getattr(est, "best_params_", None) is not None:
+        inner = getattr(est, "best_estimator_", None)
+        return {**(selected_params(inner) if inner is not None else {}), **dict(est.best_params_)}
+    return dict(getattr(est, "selected_params_", None) or {})
+
+
+class SemiSupervisedClassifier(SelectedParamsMixin, ClassifierMixin, BaseEstimator):
     """Base of every semi-supervised classifier: validation, labels, the fit report.
 
     Subclasses call :meth:`_fit_start` first in ``fit`` and :meth:`_check_X`
@@ -182,7 +228,7 @@ class SemiSupervisedClassifier(ClassifierMixin, BaseEstimator):
     accept_sparse = ("csr", "csc")
 
     @classmethod
-    def _spec_params(cls, params, make_method, graph_given):
+    def _spec_params(cls, params, make_learner, graph_given):
         """The registry's hook from a spec's parameters to this class's (default: as given,
         but a kernel without a width drops the width parameters and their grids)."""
         if cls._widthless and params.get(cls._widthless[0]) == cls._widthless[1]:
@@ -587,7 +633,7 @@ def labeled_rows(Y):
     return np.flatnonzero(~nan.any(axis=1))
 
 
-class SemiSupervisedRegressor(RegressorMixin, BaseEstimator):
+class SemiSupervisedRegressor(SelectedParamsMixin, RegressorMixin, BaseEstimator):
     """Base of the semi-supervised regressors (Wang et al. 2015's WiFi task).
 
     The convention for partial targets: ``y`` is (n,) or (n, k) float, and a NaN target (a

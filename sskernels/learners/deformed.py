@@ -326,6 +326,9 @@ class SupervisedManifoldRLS(GraphSemiSupervisedClassifier):
     array([0, 1, 2])
     """
 
+    #: the fitted parameters reported as selected on the labeled points (``selected_params_``)
+    _selected_attributes = ("gamma_A_", "gamma_I_", "kernel_width_")
+
     _parameter_constraints = {
         **GraphSemiSupervisedClassifier._parameter_constraints,
         "gamma_A": [Interval(Real, 0, None, closed="neither")],

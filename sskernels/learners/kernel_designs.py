@@ -77,7 +77,7 @@ from sklearn.base import clone
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_array, check_is_fitted
 
-from sskernels.graph import fingerprint
+from sskernels.hashing import fingerprint
 from sskernels.kernels.alignment import TARGETS, alignment_terms, ideal_kernel, kernel_alignment
 from sskernels.kernels.rbf import mean_squared_distance
 from sskernels.learners.base import SemiSupervisedClassifier, indicator
@@ -109,6 +109,9 @@ class _SpectralDesign(EmbeddingKernel, RBFEigenbasis, SemiSupervisedClassifier):
     ``alignment_`` (Cristianini alignment of ``kernel_[L, L]`` with the ideal kernel),
     ``kernel_``, ``scores_``, ``transduction_``, ``fit_report_``.
     """
+
+    #: the fitted parameters reported as selected on the labeled points (``selected_params_``)
+    _selected_attributes = ("mu_",)
 
     _parameter_constraints = {
         "b_scale": [Interval(Real, 0, None, closed="neither")],

@@ -26,7 +26,7 @@ Choices the paper leaves open, made here:
   unlabeled points): kernel learners depend on the partition of the labeled
   points only, and the same encoding lets the final fit reuse the fit of the
   C selection (memoized by content of ``X``, the labels and the learner's
-  parameters: :func:`_fitted_learner`).
+  parameters: :func:`sskernels.learners.fitted._fitted_learner`).
 
 Why it stays whole: one module, ~540 lines, two fifths of them docstrings: the SVM on a learned
 kernel, its
@@ -35,10 +35,6 @@ fold and oracle fast paths and the memo of fitted kernel learners they share.
 
 from __future__ import annotations
 
-import copy
-import dataclasses
-import pickle
-import re
 from numbers import Real
 
 import numpy as np
@@ -46,12 +42,9 @@ from sklearn.base import clone
 from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.validation import check_array, check_is_fitted
 
-from sskernels.errors import ParameterError
-from sskernels.graph import Graph, fingerprint
-from sskernels.hashing import digest
-from sskernels.learners.base import (UNLABELED, SemiSupervisedClassifier, indicator,
-                                     unreached_scores)
-from sskernels.memo import LRU
+from sskernels.hashing import fingerprint
+from sskernels.learners.base import SemiSupervisedClassifier, indicator, unreached_scores
+from sskernels.learners.fitted import _fitted_learner
 from sskernels.solvers.libsvm import fit_precomputed
 from sskernels.solvers.report import FitReport, SolveInfo
 
@@ -94,39 +87,6 @@ def _svc_predict(C, K, y, K_pred):
 def _cap_note(C):
     return (f"libsvm stopped at its iteration cap ({SVM_MAX_ITER:,}) at C = {C:g}: the SVM "
             "is not optimal")
-
-
-def kernel_learner_from_spec(name, kernel_params, make_method, graph_given, who):
-    """The kernel learner a spec names: ``make_method(name, **graph, **kernel_params)``.
-
-    The spec's graph keys go to the kernel learner when its method uses the
-    graph (else only those its constructor takes).  Unknown kernel parameters
-    and methods without a learned kernel are refused with a ValueError (``who``
-    names the method asking, for the message).
-    """
-    from sskernels.learners.registry import get_method
-
-    kernel_params = dict(kernel_params or {})
-    info = get_method(name)
-    graph = dict(graph_given)
-    cls = getattr(info.factory, "cls", None)
-    if not info.uses_graph:
-        try:
-            accepted = set(cls().get_params(deep=False)) if cls is not None else set()
-        except TypeError:
-            accepted = set()
-        graph = {k: v for k, v in graph.items() if k in accepted}
-    try:
-        learner = make_method(name, **{**graph, **kernel_params})
-    except TypeError as exc:
-        bad = re.search(r"unexpected keyword argument '(\w+)'", str(exc))
-        known = ", ".join(sorted(cls().get_params(deep=False))) if cls is not None else ""
-        what = f"kernel_params.{bad.group(1)}" if bad else "kernel_params"
-        raise ParameterError(f"{what} is not a parameter of {name} ({known})") from None
-    inner = getattr(learner, "estimator", learner)    # a SelectOnLabeled wrapper's learner
-    if not callable(getattr(inner, "kernel", None)):
-        raise ParameterError(f"{who}: {name} does not learn a kernel")
-    return learner
 
 
 class KernelSVM(SemiSupervisedClassifier):
@@ -221,6 +181,9 @@ class KernelSVM(SemiSupervisedClassifier):
     array([0, 1, 2])
     """
 
+    #: the fitted parameters reported as selected on the labeled points (``selected_params_``)
+    _selected_attributes = ("C_",)
+
     _parameter_constraints = {
         "kernel_learner": [None, HasMethods(["fit", "kernel"])],
         "C": [Interval(Real, 0, None, closed="neither")],
@@ -234,23 +197,22 @@ class KernelSVM(SemiSupervisedClassifier):
         self.C = C
 
     @staticmethod
-    def _spec_params(params, make_method, graph_given):
-        """Spec ``kernel`` + ``kernel_params`` -> ``kernel_learner=make_method(kernel, ...)``
-        (:func:`kernel_learner_from_spec`)."""
+    def _spec_params(params, make_learner, graph_given):
+        """Spec ``kernel`` + ``kernel_params`` -> ``kernel_learner=make_learner(kernel, ...)``
+        (the registry's :func:`~sskernels.learners.registry.kernel_learner_from_spec`)."""
         params = dict(params)
         if "kernel_learner" in params:
             return params
         name = params.pop("kernel", "tsk")
         kernel_params = params.pop("kernel_params", None)
-        params["kernel_learner"] = kernel_learner_from_spec(name, kernel_params, make_method,
-                                                            graph_given, "kernel-svm")
+        params["kernel_learner"] = make_learner(name, kernel_params, "kernel-svm")
         return params
 
     def _learner_template(self):
-        if self.kernel_learner is None:     # the registry's TSK class, its defaults
-            from sskernels.learners.registry import get_method
+        if self.kernel_learner is None:     # TSK with its defaults
+            from sskernels.learners.spectral import TransductiveSpectralKernel
 
-            return get_method("tsk").factory.cls()
+            return TransductiveSpectralKernel()
         return self.kernel_learner
 
     def kernel_factors(self):
@@ -460,85 +422,3 @@ def _labeled_columns(learner, labeled):
     K = np.asarray(learner.kernel_, dtype=float)
     return K[:, labeled], np.diag(K)
 
-
-#: fitted kernel learners, by (data, labels, learner parameters); a few entries.  What is
-#: stored is never handed out: every caller gets its own copy (:func:`_private_copy`)
-_FITTED = LRU(2)
-
-
-def _param_part(value):
-    """A learner parameter as a part of :func:`sskernels.hashing.digest`: an estimator by its
-    class (its parameters are listed by ``get_params(deep=True)`` themselves), an array or
-    scalar as it is, anything else by its pickle (a ``RandomState``: its state), else its
-    ``repr``."""
-    if hasattr(value, "get_params") and not isinstance(value, type):
-        return "estimator:" + type(value).__module__ + "." + type(value).__qualname__
-    if isinstance(value, (tuple, list)):
-        return [type(value).__name__] + [_param_part(v) for v in value]
-    try:
-        digest(value)
-        return value
-    except TypeError:
-        pass
-    try:
-        return pickle.dumps(value, protocol=4)
-    except Exception:
-        return "repr:" + repr(value)
-
-
-def params_key(estimator):
-    """A digest of ``estimator``'s class and its ``get_params(deep=True)`` (nested estimators'
-    parameters included): equal for equal parameters, different when any differs."""
-    params = sorted(estimator.get_params(deep=True).items())
-    return digest(type(estimator).__module__ + "." + type(estimator).__qualname__,
-                  [(k, _param_part(v)) for k, v in params])
-
-
-def _private_copy(learner):
-    """A deep copy of a fitted learner that shares with it only what no one may change: its
-    read-only arrays (a memoized spectrum's, a learned kernel's) and the memoized graphs
-    (:func:`sskernels.graph.get_graph`; label-independent, shared by design)."""
-    memo, seen, stack = {}, set(), [learner.__dict__]
-    while stack:
-        obj = stack.pop()
-        if id(obj) in seen:
-            continue
-        seen.add(id(obj))
-        for v in (obj.values() if isinstance(obj, dict) else obj):
-            if isinstance(v, Graph) or (isinstance(v, np.ndarray) and not v.flags.writeable):
-                memo[id(v)] = v
-            elif isinstance(v, (tuple, list, dict)):
-                stack.append(v)
-            elif dataclasses.is_dataclass(v) and not isinstance(v, type):
-                stack.append(vars(v))
-    return copy.deepcopy(learner, memo)
-
-
-def _fitted_learner(template, X, labeled, y_enc, with_kernel=False):
-    """``clone(template)`` fitted on ``X`` with the encoded partial labels (memoized).
-
-    The C selection fits the kernel learner once with all labels; the final
-    fit of the selected SVM then finds the same fit here instead of redoing it
-    (for TSK with beta selected: the whole beta cross-validation).  The key is
-    the content of ``X``, the labeled positions, their encoded classes and a
-    digest of the learner's (unfitted) parameters (:func:`params_key`).  Every call
-    returns a private copy of the stored fit (:func:`_private_copy`): two estimators never
-    share a fitted learner.  ``with_kernel``: the caller reads ``kernel_``; a learner that
-    memoizes it (read-only) computes it once, in the stored fit, and its copies share it.
-    """
-    learner = clone(template)
-    key = (fingerprint(X), fingerprint(np.asarray(labeled)), fingerprint(np.asarray(y_enc)),
-           params_key(learner))
-    hit = _FITTED.lookup(key)
-    if hit is None:
-        y_fit = np.full(X.shape[0], UNLABELED, dtype=int)
-        y_fit[labeled] = y_enc
-        hit = _FITTED.store(key, learner.fit(X, y_fit))
-    if with_kernel and getattr(hit, "_memoizes_kernel", False):
-        hit.kernel_                     # memoized in the stored fit, read-only
-    return _private_copy(hit)
-
-
-def clear_cache():
-    """Forget the memoized kernel-learner fits."""
-    _FITTED.clear()

@@ -111,7 +111,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from sskernels.errors import ParameterError
-from sskernels.graph import fingerprint
+from sskernels.hashing import fingerprint
 from sskernels.kernels.alignment import (
     TARGETS,
     alignment_terms,
@@ -518,6 +518,9 @@ class LabelAwareKernel(EmbeddingKernel, RBFEigenbasis, SemiSupervisedClassifier)
     >>> est.predict(X[[0, 100, 170]])
     array([0, 1, 2])
     """
+
+    #: the fitted parameters reported as selected on the labeled points (``selected_params_``)
+    _selected_attributes = ("mu_",)
 
     _parameter_constraints = {
         "b_scale": [Interval(Real, 0, None, closed="neither")],

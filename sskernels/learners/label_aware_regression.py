@@ -48,7 +48,7 @@ import numpy as np
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_array, check_is_fitted
 
-from sskernels.graph import fingerprint
+from sskernels.hashing import fingerprint
 from sskernels.kernels.alignment import centered_alignment
 from sskernels.kernels.rbf import mean_squared_distance, squared_distances
 from sskernels.learners.base import SemiSupervisedRegressor
@@ -100,6 +100,9 @@ class LabelAwareRegressionKernel(EmbeddingKernel, RBFEigenbasis, SemiSupervisedR
     alignment of ``K_LL`` with ``Y_c Y_c^T``), ``extension_``, ``kernel_``,
     ``fit_report_``.
     """
+
+    #: the fitted parameters reported as selected on the labeled points (``selected_params_``)
+    _selected_attributes = ("mu_",)
 
     #: LabelAwareKernel's constraints of the parameters the two share (one width, no target)
     _parameter_constraints = {k: LabelAwareKernel._parameter_constraints[k] for k in (
@@ -271,6 +274,9 @@ class LabelAwareSVR(SemiSupervisedRegressor):
     >>> est.predict(X[:3]).shape
     (3,)
     """
+
+    #: the fitted parameters reported as selected on the labeled points (``selected_params_``)
+    _selected_attributes = ("C_",)
 
     _parameter_constraints = {
         **LabelAwareRegressionKernel._parameter_constraints,

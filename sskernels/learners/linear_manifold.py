@@ -109,6 +109,9 @@ class _LinearManifold(GraphSemiSupervisedClassifier):
     a constant prediction noted as degenerate).
     """
 
+    #: the fitted parameters reported as selected on the labeled points (``selected_params_``)
+    _selected_attributes = ("gamma_A_", "gamma_I_")
+
     _parameter_constraints = {
         **GraphSemiSupervisedClassifier._parameter_constraints,
         "gamma_A": [Interval(Real, 0, None, closed="neither")],

@@ -55,7 +55,7 @@ from sklearn.base import clone
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_array, check_is_fitted
 
-from sskernels.graph import fingerprint
+from sskernels.hashing import fingerprint
 from sskernels.kernels.deformed import (
     LAPLACIANS,
     cached_deformation_basis,
@@ -123,6 +123,9 @@ class _ManifoldRegularizer(GraphSemiSupervisedClassifier):
     ``decision_function`` follows scikit-learn: (n,) for two classes (positive
     means ``classes_[1]``), (n, c) one-vs-rest values otherwise.
     """
+
+    #: the fitted parameters reported as selected on the labeled points (``selected_params_``)
+    _selected_attributes = ("gamma_A_", "gamma_I_", "kernel_width_")
 
     _parameter_constraints = {
         **GraphSemiSupervisedClassifier._parameter_constraints,

@@ -202,6 +202,9 @@ class SimpleMKL(SemiSupervisedClassifier):
     array([0, 1, 2])
     """
 
+    #: the fitted parameters reported as selected on the labeled points (``selected_params_``)
+    _selected_attributes = ("C_",)
+
     _parameter_constraints = {
         "gaussian_widths": ["array-like"],
         "poly_degrees": ["array-like"],

@@ -13,6 +13,7 @@ together, so that a method is named and built in one place.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -338,7 +339,7 @@ def make_method(name, **params):
       selected over its default grid (the paper's choices recorded there);
     * ``n_folds`` (old: ``cv_folds``, ``beta_folds``, ``C_folds``), ``cv_protocol``
       (``standard`` = ``kfold``, ``one-fold-labeled``), ``random_state`` -> the wrapper;
-    * a class may define ``_spec_params(params, make_method, graph_given)`` to map nested
+    * a class may define ``_spec_params(params, make_learner, graph_given)`` to map nested
       specs (``kernel-svm``: ``kernel`` + ``kernel_params`` -> ``kernel_learner``).
 
     scikit-learn's peers (``label-spreading``, ``label-propagation``) and estimators that
@@ -399,7 +400,10 @@ def make_method(name, **params):
         params["graph"] = KNNGraph(**{**default, **graph_given})
     hook = getattr(cls, "_spec_params", None)
     if hook is not None:
-        params = hook(params, make_method, graph_given)
+        def make_learner(name, kernel_params, who):
+            return kernel_learner_from_spec(name, kernel_params, graph_given, who)
+
+        params = hook(params, make_learner, graph_given)
     wrapper = {"random_state": params.get("random_state", 0)}
     if "random_state" in params and "random_state" not in accepted:
         params.pop("random_state")
@@ -439,6 +443,37 @@ def make_method(name, **params):
     if issubclass(cls, SemiSupervisedRegressor):
         return SelectOnLabeledRegressor(est, grid, **wrapper)
     return SelectOnLabeled(est, grid, **wrapper)
+
+
+def kernel_learner_from_spec(name, kernel_params, graph_given, who):
+    """The kernel learner a spec names: ``make_method(name, **graph, **kernel_params)``.
+
+    The spec's graph keys go to the kernel learner when its method uses the
+    graph (else only those its constructor takes).  Unknown kernel parameters
+    and methods without a learned kernel are refused with a ValueError (``who``
+    names the method asking, for the message).
+    """
+    kernel_params = dict(kernel_params or {})
+    info = get_method(name)
+    graph = dict(graph_given)
+    cls = getattr(info.factory, "cls", None)
+    if not info.uses_graph:
+        try:
+            accepted = set(cls().get_params(deep=False)) if cls is not None else set()
+        except TypeError:
+            accepted = set()
+        graph = {k: v for k, v in graph.items() if k in accepted}
+    try:
+        learner = make_method(name, **{**graph, **kernel_params})
+    except TypeError as exc:
+        bad = re.search(r"unexpected keyword argument '(\w+)'", str(exc))
+        known = ", ".join(sorted(cls().get_params(deep=False))) if cls is not None else ""
+        what = f"kernel_params.{bad.group(1)}" if bad else "kernel_params"
+        raise ParameterError(f"{what} is not a parameter of {name} ({known})") from None
+    inner = getattr(learner, "estimator", learner)    # a SelectOnLabeled wrapper's learner
+    if not callable(getattr(inner, "kernel", None)):
+        raise ParameterError(f"{who}: {name} does not learn a kernel")
+    return learner
 
 
 def _default_constructible(cls):

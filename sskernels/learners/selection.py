@@ -763,3 +763,31 @@ class SelectOnLabeledRegressor(MetaEstimatorMixin, RegressorMixin, BaseEstimator
         tags = super().__sklearn_tags__()
         tags.target_tags.multi_output = True
         return tags
+
+
+def flatten(est):
+    """``(estimator, grid)``: ``est`` without its ``SelectOnLabeled`` wrappers and their grids
+    joined, nested grids first (their parameter names prefixed, scikit-learn style:
+    ``kernel_learner__b_scale``), then the outer wrapper's.  ``est`` is not modified.
+
+    Examples
+    --------
+    >>> from sskernels.learners import LapRLS, SelectOnLabeled
+    >>> est, grid = flatten(SelectOnLabeled(LapRLS(), {"gamma_A": [0.01, 0.1]}))
+    >>> type(est).__name__, grid
+    ('LapRLS', {'gamma_A': [0.01, 0.1]})
+    """
+    outer = {}
+    if isinstance(est, SelectOnLabeled):
+        outer = dict(est.param_grid if est.param_grid is not None
+                     else default_grid(est.estimator))
+        est = est.estimator
+    est = clone(est)
+    inner = {}
+    for key, value in est.get_params(deep=False).items():
+        if isinstance(value, BaseEstimator):
+            sub, sub_grid = flatten(value)
+            if sub_grid:
+                est.set_params(**{key: sub})
+                inner.update({f"{key}__{k}": v for k, v in sub_grid.items()})
+    return est, {**inner, **outer}

@@ -78,7 +78,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from sskernels.errors import ParameterError
-from sskernels.graph import fingerprint
+from sskernels.hashing import fingerprint
 from sskernels.kernels.rbf import rbf, squared_distances
 from sskernels.learners.base import SemiSupervisedClassifier, ovr_targets
 from sskernels.memo import LRU, freeze
@@ -339,20 +339,18 @@ class SelfConsistentLabeling(SemiSupervisedClassifier):
         self.eta = eta
 
     @classmethod
-    def _spec_params(cls, params, make_method, graph_given):
+    def _spec_params(cls, params, make_learner, graph_given):
         """Spec ``kernel: {learner: NAME, params: {...}}`` -> ``kernel_learner``."""
         params = dict(params)
         spec = params.get("kernel")
         if isinstance(spec, dict):
-            from sskernels.learners.kernel_machines import kernel_learner_from_spec
-
             unknown = set(spec) - {"learner", "params"}
             if "learner" not in spec or unknown:
                 raise ParameterError("kernel: expected 'rbf', 'precomputed' or a mapping "
                                  "{learner: NAME, params: {...}}")
             params.pop("kernel")        # the spec's graph goes to the kernel learner
-            params["kernel_learner"] = kernel_learner_from_spec(
-                spec["learner"], spec.get("params"), make_method, graph_given, "self-consistent")
+            params["kernel_learner"] = make_learner(spec["learner"], spec.get("params"),
+                                                    "self-consistent")
         return params
 
     def precompute(self, X):
@@ -368,7 +366,7 @@ class SelfConsistentLabeling(SemiSupervisedClassifier):
         """The GP factors of this fit: memoized for the RBF and a given Gram matrix."""
         n = X.shape[0]
         if self.kernel_learner is not None:
-            from sskernels.learners.kernel_machines import _fitted_learner
+            from sskernels.learners.fitted import _fitted_learner
 
             learner = _fitted_learner(self.kernel_learner, X, labeled, y_enc)
             self.learner_ = learner

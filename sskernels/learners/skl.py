@@ -210,6 +210,9 @@ _ZERO_KERNEL = "zero kernel: every lambda* of eq. (8) is clipped to 0"
 class _SpectralKernelLearningBase(GraphClassifier):
     """Shared machinery: the graph (k = 10, heat), the memoized spectrum, A and B, the kernel."""
 
+    #: the fitted parameters reported as selected on the labeled points (``selected_params_``)
+    _selected_attributes = ("C_", "mu_")
+
     _parameter_constraints = {
         **GraphClassifier._parameter_constraints,
         "laplacian_degree": [Interval(Real, 0, None, closed="neither")],

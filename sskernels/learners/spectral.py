@@ -57,6 +57,9 @@ class SpectralKernelClassifier(GraphClassifier):
     kernel matrix; ``kernel(A, B)`` evaluates it between any point sets.
     """
 
+    #: the fitted parameters reported as selected on the labeled points (``selected_params_``)
+    _selected_attributes = ("mu_",)
+
     _parameter_constraints = {**GraphClassifier._parameter_constraints,
                               "n_components": [Interval(Integral, 1, None, closed="left"), None]}
 

@@ -76,7 +76,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from sskernels.errors import ParameterError
-from sskernels.learners.base import DefaultGraphMixin
+from sskernels.learners.base import DefaultGraphMixin, SelectedParamsMixin
 from sskernels.kernels.rbf import WIDTH_RULES, rbf, resolve_width, squared_distances
 
 
@@ -107,12 +107,16 @@ def regularized_eigenfunctions(K, L, gamma_A, gamma_I, n_functions, eig_rtol=1e-
     return alpha, lam
 
 
-class _RegularizedEigenBase(ClassNamePrefixFeaturesOutMixin, DefaultGraphMixin, BaseEstimator):
+class _RegularizedEigenBase(SelectedParamsMixin, ClassNamePrefixFeaturesOutMixin, DefaultGraphMixin,
+                            BaseEstimator):
     """Shared parts: parameters, input validation, the eigenproblem eq. (11.13).
 
     The transformers' output columns are named ``<classname>0``, ``<classname>1``, ...
     (``get_feature_names_out``), and ``set_output(transform="pandas")`` works.
     """
+
+    #: the fitted parameters reported as selected on the labeled points (``selected_params_``)
+    _selected_attributes = ("kernel_width_",)
 
     _parameter_constraints: dict = {
         "gamma_A": [Interval(Real, 0, None, closed="left")],

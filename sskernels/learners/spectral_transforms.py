@@ -54,7 +54,7 @@ from sklearn.base import clone
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_array, check_is_fitted
 
-from sskernels.graph import fingerprint
+from sskernels.hashing import fingerprint
 from sskernels.kernels.alignment import (  # noqa: F401 - re-exported (old import path)
     TARGETS,
     alignment_terms,
@@ -395,6 +395,9 @@ class FastDecaySpectralKernel(_AlignmentKernel, SemiSupervisedClassifier):
     >>> est.predict(X[[0, 100, 170]])
     array([0, 1, 2])
     """
+
+    #: the fitted parameters reported as selected on the labeled points (``selected_params_``)
+    _selected_attributes = ("width_", "mu_")
 
     _parameter_constraints = {
         "n_components": [Interval(Integral, 1, None, closed="left"), None],

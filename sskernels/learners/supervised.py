@@ -126,6 +126,9 @@ class SVMBaseline(SemiSupervisedClassifier):
     array([0, 1, 2])
     """
 
+    #: the fitted parameters reported as selected on the labeled points (``selected_params_``)
+    _selected_attributes = ("C_", "kernel_width_")
+
     _parameter_constraints = {
         "C": [Interval(Real, 0, None, closed="neither")],
         "kernel_width": [Interval(Real, 0, None, closed="neither"), StrOptions(set(WIDTH_RULES))],
@@ -351,7 +354,7 @@ class OneNN(SemiSupervisedClassifier):
         self.metric = metric
 
     @classmethod
-    def _spec_params(cls, params, make_method, graph_given):
+    def _spec_params(cls, params, make_learner, graph_given):
         """``metric`` is this learner's own parameter, not a graph's (the registry takes
         it for one): put it back."""
         if "metric" in graph_given and graph_given["metric"] is not None:
@@ -493,6 +496,9 @@ class SVRBaseline(SemiSupervisedRegressor):
     >>> est.predict(X[:3]).shape
     (3,)
     """
+
+    #: the fitted parameters reported as selected on the labeled points (``selected_params_``)
+    _selected_attributes = ("C_",)
 
     _parameter_constraints = {
         "b_scale": [Interval(Real, 0, None, closed="neither")],

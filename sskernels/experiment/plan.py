@@ -1,0 +1,112 @@
+"""What a spec's tasks run: each method's estimator built from the spec, and its record key.
+
+The registry (:mod:`sskernels.learners.registry`) turns a spec's method (a name and its
+parameters, the spec's graph for a graph-based method) into an unfitted estimator; this happens
+here, in the process that plans the run, once per method.  The task body
+(:mod:`sskernels.experiment.tasks`) receives the estimator and the method's flags
+(:class:`MethodRun`) and never imports the registry, so a record's key does not hold the
+registry's code: adding a method (one registry entry) leaves every other record current.  What
+the registry decides for a method is in the key instead, as data: the constructed estimator's
+parameters (:func:`sskernels.provenance.estimator_digest`) and the flags the task reads.
+
+Examples
+--------
+>>> from sskernels.experiment.plan import method_runs
+>>> from sskernels.spec import parse_spec
+>>> spec = parse_spec({"name": "demo", "dataset": "wine", "splits": {"n_labeled": [10]},
+...                    "methods": [{"name": "harmonic"}, {"name": "svm"}]})
+>>> [(r.name, r.inductive, type(r.estimator).__name__) for r in method_runs(spec)]
+[('harmonic', True, 'HarmonicFunction'), ('svm', True, 'SelectOnLabeled')]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sskernels.errors import UserError
+from sskernels.learners.registry import get_method, make_method
+
+
+@dataclass(frozen=True)
+class MethodRun:
+    """One method of a spec as its tasks run it.
+
+    Parameters
+    ----------
+    name : str
+        The method's name in the spec (the registry's, or a user's import path).
+    estimator : estimator
+        The unfitted estimator (each task fits a deep copy).
+    inductive : bool
+        Whether it labels held-out points (``predict``): the inductive accuracy is measured.
+    user : bool
+        A user's estimator: an exception of its ``fit`` is the user's (one line, exit 2).
+    oracle : bool
+        ``select: oracle``: every grid point fitted, the best TEST accuracy kept.
+    """
+
+    name: str
+    estimator: object
+    inductive: bool
+    user: bool = False
+    oracle: bool = False
+
+    def flags(self):
+        """The flags a record's numbers depend on (part of its key)."""
+        return {"inductive": bool(self.inductive), "user": bool(self.user),
+                "oracle": bool(self.oracle)}
+
+
+def method_params(spec, method):
+    """Constructor parameters: the spec's graph for graph-based methods, then the method's own.
+
+    Parameters
+    ----------
+    spec : Spec
+        The experiment spec.
+    method : MethodSpec
+        One of ``spec.methods``.
+
+    Returns
+    -------
+    dict
+        Keyword arguments of the method's factory.
+    """
+    params = {}
+    if get_method(method.name).uses_graph:
+        g = spec.graph
+        params.update(n_neighbors=g.k, weights=g.weights, sigma=g.sigma, metric=g.metric,
+                      method=g.method)
+    params.update(method.params)
+    return params
+
+
+def build(spec, method):
+    """The unfitted estimator of ``method`` of ``spec``; a method with a ``grid`` (a user's
+    estimator) is wrapped in the selection on the labeled points
+    (:class:`~sskernels.learners.selection.SelectOnLabeled`)."""
+    est = make_method(method.name, **method_params(spec, method))
+    grid = getattr(method, "grid", None)
+    if grid:
+        from sskernels.learners.selection import SelectOnLabeled
+
+        est = SelectOnLabeled(est, dict(grid))
+    return est
+
+
+def method_run(spec, mi):
+    """:class:`MethodRun` of method ``mi`` of ``spec``; a parameter the estimator refuses
+    (``ValueError``, ``TypeError``) is one :class:`UserError` line naming the method."""
+    method = spec.methods[mi]
+    try:
+        est = build(spec, method)
+    except (ValueError, TypeError) as exc:
+        raise UserError(f"{spec.path}: methods[{mi}] ({method.label}): {exc}") from None
+    info = get_method(method.name)
+    return MethodRun(method.name, est, bool(info.inductive), bool(info.user),
+                     getattr(method, "select", None) == "oracle")
+
+
+def method_runs(spec):
+    """:func:`method_run` of every method of ``spec``, in order."""
+    return [method_run(spec, mi) for mi in range(len(spec.methods))]
