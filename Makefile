@@ -70,7 +70,8 @@ test: $(STAMP)
 
 # The documentation site (Sphinx, warnings as errors; the gallery's examples run at every
 # build): docs/requirements.txt installed into .venv once (its own stamp), output in
-# docs/_build/html
+# docs/_build/html; -E: a fresh environment every time (api/methods.rst is generated from the
+# method registry, docs/_ext/method_reference.py)
 DOCS_STAMP := $(VENV)/.docs-installed
 
 $(DOCS_STAMP): $(STAMP) docs/requirements.txt
@@ -78,7 +79,7 @@ $(DOCS_STAMP): $(STAMP) docs/requirements.txt
 	@touch $(DOCS_STAMP)
 
 docs: $(STAMP) $(DOCS_STAMP)
-	$(PY) -m sphinx -W --keep-going -b html docs docs/_build/html
+	$(PY) -m sphinx -E -W --keep-going -b html docs docs/_build/html
 
 # The property-based fuzz test (tests/test_fuzz_property.py) in its long mode: FUZZ_EXAMPLES
 # generated specs, YAML texts and data files (make test runs 1,200 fixed ones), new random
@@ -310,7 +311,7 @@ sweep-liu2009-beta: $(STAMP)
 # per-split values results/**/*_splits.csv (what tests/test_regression.py checks).  There is
 # nothing to re-record: after an intended numerical change, rerun the table's target.
 regression: $(STAMP)
-	$(PY) -m sskernels.experiment.regression
+	$(PY) -m paper.regression
 
 clean:
 	rm -rf $(VENV) $(OLDEST_VENV) .pytest_cache results/runs

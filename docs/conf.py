@@ -38,6 +38,7 @@ extensions = [
     "sphinx_gallery.gen_gallery",
     "spec_reference",           # _ext/: the spec's field tables from sskernels.spec
     "cli_reference",            # _ext/: the CLI page from the Typer app
+    "method_reference",         # _ext/: api/methods.rst from the method registry
 ]
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}

@@ -42,7 +42,7 @@ import numpy as np
 import pandas as pd
 
 from sskernels.experiment.figures import ONE_CLASS_SHARE, one_class_points
-from sskernels.experiment.runner import load_records
+from sskernels.experiment import load_records
 from sskernels.spec import load_spec
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs" / "kscl"

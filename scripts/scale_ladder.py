@@ -298,7 +298,7 @@ def main(argv=None):
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(f"{out}.csv", df.to_csv(index=False, float_format="%.4g"))
-    atomic_write_text(f"{out}.md", _markdown(df, "Scale ladder (issue #13)"))
+    atomic_write_text(f"{out}.md", _markdown(df, "Scale ladder"))
     _plot(df, f"{out}.png")
     return 0
 

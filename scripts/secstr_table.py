@@ -39,7 +39,7 @@ import numpy as np
 
 
 def _stage_rows(spec, first, stages):
-    from sskernels.experiment.tables import _row
+    from sskernels.experiment.tables import summary_row
 
     rows = []
     nan = np.nan
@@ -55,7 +55,7 @@ def _stage_rows(spec, first, stages):
         value = stages.get(key)
         if value is None:
             continue
-        row = _row(spec, first, label, metric, np.array([float(value)]), nan, nan, decimals=2)
+        row = summary_row(spec, first, label, metric, np.array([float(value)]), nan, nan, decimals=2)
         row["notes"] = stages.get(key.replace("seconds", "detail").replace("peak_mb",
                                                                           "peak_detail"), "")
         rows.append(row)
@@ -212,10 +212,10 @@ class Beside:
         return self
 
     def _run(self):
-        from sskernels.experiment.runner import WorkerPool, run_spec
+        from sskernels.experiment import LocalExecutor, run_spec
 
         try:
-            with WorkerPool(self.jobs) as workers:
+            with LocalExecutor(self.jobs) as workers:
                 for spec in self.specs:
                     t0 = time.perf_counter()
                     records = run_spec(spec, jobs=self.jobs, progress=False,
@@ -253,7 +253,7 @@ def main(argv=None):
 
     from sskernels.experiment.records import (atomic_write_text, read_graph_searches,
                                               read_graph_seconds, write_graph_seconds)
-    from sskernels.experiment.runner import WorkerPool, pending_tasks, prepare, run_spec
+    from sskernels.experiment import LocalExecutor, pending_tasks, prepare, run_spec
     from sskernels.experiment.tables import split_rows, summarize, write_splits, write_table
     from sskernels.graph import clear_cache
     from sskernels.spec import load_spec
@@ -263,7 +263,7 @@ def main(argv=None):
     beside = Beside([s for s in specs if not _graph_builders(s)], args.jobs, args.splits)
     done, fresh_graphs = {}, {}
     t_all = time.perf_counter()
-    with TreeMemory() as memory, WorkerPool(args.jobs) as workers:
+    with TreeMemory() as memory, LocalExecutor(args.jobs) as workers:
         for spec in ours:
             clear_cache()                        # the stages below are this spec's own
             t0 = time.perf_counter()

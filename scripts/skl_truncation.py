@@ -33,7 +33,7 @@ def main(argv=None):
     import pandas as pd
 
     from sskernels.experiment.records import atomic_write_text
-    from sskernels.experiment.runner import run_spec
+    from sskernels.experiment import run_spec
     from sskernels.provenance import summary_header
     from sskernels.spec import MethodSpec, load_spec
 

@@ -51,7 +51,7 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from sskernels.experiment.records import atomic_write_text
-from sskernels.experiment.runner import load_data, prepare
+from sskernels.experiment import load_data, prepare
 from sskernels.experiment.plan import method_params
 from sskernels.experiment.tasks import regression_metrics
 from sskernels.learners.label_aware_regression import WIDE_B_SCALES

@@ -205,9 +205,9 @@ def run(
 
     from sskernels.experiment.records import claim_output
 
-    from sskernels.experiment.runner import worker_pool
+    from sskernels.experiment.executors import make_executor
 
-    pool = worker_pool(backend, jobs, scheduler)    # bad options fail before any spec is read
+    pool = make_executor(backend, jobs, scheduler)    # bad options fail before any spec is read
     parsed = _specs(specs, reading, with_)
     for spec in parsed:              # every output folder checked before any spec runs
         claim_output(spec)
@@ -291,7 +291,9 @@ def bound(
 
     from sskernels.experiment.bound import bound_rows, bound_spec, write_bound
     from sskernels.experiment.records import claim_output
-    from sskernels.experiment.runner import WorkerPool, load_records, run_spec
+    from sskernels.experiment.collect import load_records
+    from sskernels.experiment.executors import LocalExecutor
+    from sskernels.experiment.runner import run_spec
 
     parsed = []
     for spec in _specs(specs):
@@ -306,7 +308,7 @@ def bound(
             raise UserError(f"{bspec.path}: --splits {splits} exceeds the spec's "
                             f"splits.n_splits ({bspec.splits.n_splits})")
     frames, skipped_all = [], []
-    with WorkerPool(jobs) as workers:
+    with LocalExecutor(jobs) as workers:
         for spec, bspec, grids, skipped in parsed:
             with _interrupt_message():
                 records = run_spec(bspec, jobs=jobs, progress=progress, n_splits=splits,
@@ -359,7 +361,7 @@ def table_cmd(
     """Re-render a summary table from the specs' recorded splits, without running anything."""
     import pandas as pd
 
-    from sskernels.experiment.runner import load_records
+    from sskernels.experiment.collect import load_records
     from sskernels.experiment.tables import summarize, write_table
 
     from sskernels.experiment.tables import split_rows
@@ -419,7 +421,7 @@ def figure(
     import pandas as pd
 
     from sskernels.experiment.figures import error_curves, write_figure
-    from sskernels.experiment.runner import load_records
+    from sskernels.experiment.collect import load_records
     from sskernels.experiment.tables import split_rows, summarize, write_table
 
     records, frames, per_split = [], [], []
@@ -475,7 +477,8 @@ def methods_list():
     from sskernels.user_methods import entry_point_names
 
     t = Table(title="methods")
-    for col in ("name", "paper", "equation", "inductive", "description"):
+    t.add_column("name", no_wrap=True, min_width=max(len(n) for n in METHODS))   # never cut
+    for col in ("paper", "equation", "inductive", "description"):
         t.add_column(col)
     for m in sorted(METHODS.values(), key=lambda m: m.name):
         t.add_row(m.name, m.paper, m.equation, "yes" if m.inductive else "no", m.description)
@@ -542,7 +545,8 @@ def bench(
     import tempfile
 
     from sskernels.experiment.floors import floors as measure_floors
-    from sskernels.experiment.runner import prepare, run_spec
+    from sskernels.experiment.preparation import prepare
+    from sskernels.experiment.runner import run_spec
     from sskernels.graph import clear_cache
 
     t = Table(title="benchmark: wall seconds of fresh runs (no resume)")

@@ -108,7 +108,7 @@ number takes no mapping, and a list only as a grid or where it takes a sequence,
 :func:`sskernels.spec_params._value_problems`).  What only the
 data can tell (the held-out fraction against the classes, ``n_labeled`` and ``k`` against the
 points the learners see) is checked once the data set loads, before any graph is built
-(:func:`sskernels.experiment.runner.prepare`).
+(:func:`sskernels.experiment.preparation.prepare`).
 
 Every problem is a :class:`~sskernels.errors.SpecError` naming the file, the
 field and what was expected, in one line (:func:`one_line`: every line break and control
@@ -128,7 +128,6 @@ entry, its paper row and the packaged specs are in :mod:`sskernels.spec_params`.
 
 from __future__ import annotations
 
-import math
 import os
 import re
 from dataclasses import asdict, dataclass, field
@@ -142,39 +141,15 @@ from sskernels.hashing import json_digest
 # the YAML reader (its bounds re-exported: they are the spec's)
 from sskernels.spec_yaml import MAX_YAML_DEPTH, MAX_YAML_NODES  # noqa: F401
 from sskernels.spec_yaml import SpecYAMLError, read_yaml
+from sskernels.spec_limits import (  # noqa: F401 - the spec's bounds, used here and re-exported
+    MAX_LABELED, MAX_LAPLACIAN_DEGREE, MAX_NEIGHBORS, MAX_SPLITS, METHOD_FIELDS, PARAM_MAGNITUDE,
+    PROTOCOLS_OF_ROWS, SELECTIONS, SIGMA_MAX, SIGMA_MIN, SIGMA_REASON, WIDTH_REASON, _finite)
 from sskernels.spec_params import method_entry, paper_row, paper_rows
 
 PROTOCOLS = ("random", "official", "class-first", "per-class")
 COVERS = ("classes", "groups")
 SPLIT_FIELDS = ("protocol", "n_splits", "n_labeled", "seed", "holdout", "per_class", "cover")
 NAME_RE = re.compile(r"[A-Za-z0-9_\-][A-Za-z0-9_.\-]{0,99}")
-
-#: bounds on what a spec can ask for (a run of 10^9 splits would never end, silently)
-MAX_SPLITS = 10_000
-MAX_NEIGHBORS = 10_000
-#: a bound on a split's labeled points (and on each per-class count); the data set's own
-#: size bounds it again once it is loaded (:func:`sskernels.experiment.runner.prepare`)
-MAX_LABELED = 10_000_000
-#: the accepted range of a heat-weight width ``sigma`` (``graph.sigma``, or a method's
-#: ``params.sigma``).  The weights are ``exp(-d^2 / (2 sigma^2))``: within these bounds
-#: ``sigma^2`` stays a normal float (1e300 overflowed it) and the exponent is finite for any
-#: distance below 1e146, while a width outside them is no longer a scale of any data set's
-#: distances (every weight 1, i.e. ``weights: binary``, or every weight 0, an empty graph).
-SIGMA_MIN, SIGMA_MAX = 1e-8, 1e8
-#: the magnitudes a real-valued method parameter (a trade-off, a decay, a tolerance) may take
-#: besides 0: every value of the configs lies within 1e-6 and 1e6
-PARAM_MAGNITUDE = (1e-12, 1e12)
-SIGMA_REASON = ("outside it the heat weights exp(-d^2 / (2 sigma^2)) overflow, or are all "
-                "1 or all 0")
-#: a method's RBF width ``kernel_width`` (a number) and the factor ``kernel_width_scale`` of a
-#: width rule's width, wherever they appear in ``params``: the range of ``sigma``, for the same
-#: reason (1e300 overflowed ``w^2`` in the fit)
-WIDTH_REASON = ("outside it the RBF kernel exp(-d^2 / (2 w^2)) overflows, or is all 1 or "
-                "all 0")
-#: the largest ``laplacian_degree`` (the power p of the regularizer L^p: p - 1 products of the
-#: n x n Laplacian; 10**12 never ended)
-MAX_LAPLACIAN_DEGREE = 100
-
 
 def maximum_reason(field_):
     if field_.endswith("laplacian_degree"):
@@ -191,20 +166,9 @@ EXTRA_METRICS = ("error", "alignment")
 REGRESSION_METRICS = ("rmse", "mse")
 #: ``target_scale:`` of a regression spec: none, or minmax (each target to [0, 1])
 TARGET_SCALES = ("none", "minmax")
-#: ``select:`` of a method: ``labeled`` (the default, SelectOnLabeled), ``oracle`` (per split,
-#: the best candidate on the test labels) or ``oracle-mean`` (one candidate for every split:
-#: the best on average over the splits, a table-level oracle)
-SELECTIONS = ("labeled", "oracle", "oracle-mean")
-#: ``protocol:`` of a method: ``paper`` marks the row that follows the paper's stated protocol
-#: for its paper cell (the fidelity report counts it; other rows of the cell are ours)
-PROTOCOLS_OF_ROWS = ("paper",)
 #: the fields of one reading (``readings:``) and the top-level fields its ``set:`` may replace
 READING_FIELDS = ("name", "quote", "set", "methods", "only")
 READING_SET = ("preprocess", "graph", "splits", "dataset", "metrics")
-#: the fields of one method entry (``estimator`` and ``grid``: a user's estimator,
-#: :mod:`sskernels.user_methods`; ``paper`` is the old name of ``paper_row``)
-METHOD_FIELDS = ("name", "estimator", "label", "paper_row", "paper", "params", "grid", "select",
-                 "protocol")
 
 
 @dataclass
@@ -393,14 +357,6 @@ def _error(path, field_, expected, got=None):
     """A :class:`SpecError` whose message is one line whatever the path, the field's name or
     the values quoted in ``expected`` hold (``got`` is quoted by its ``repr``)."""
     return SpecError(one_line(path), one_line(field_), one_line(expected), got)
-
-
-def _finite(value):
-    """Whether a number is finite (an integer beyond the float range is not: 10**400)."""
-    try:
-        return math.isfinite(value)
-    except OverflowError:
-        return False
 
 
 class _V:
@@ -645,7 +601,7 @@ def parse_spec(raw, path="<spec>", check_names=True, reading=None, extra_methods
     paper = PaperSpec(table=v.string(p.get("table"), "paper.table", optional=True),
                       dataset=v.string(p.get("dataset"), "paper.dataset", optional=True),
                       time_table=v.string(p.get("time_table"), "paper.time_table", optional=True))
-    from sskernels.experiment.tables import paper_table_names
+    from sskernels.paper_tables import paper_table_names
 
     for fld in ("table", "time_table"):
         value = getattr(paper, fld)

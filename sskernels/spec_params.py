@@ -55,7 +55,7 @@ PACKAGED_DIR = "configs"
 def paper_rows(paper):
     """The rows (methods) of a spec's paper tables (``table`` and ``time_table``) as a set,
     or None when the spec names no paper table."""
-    from sskernels.experiment.tables import paper_table
+    from sskernels.paper_tables import paper_table
 
     names = [t for t in (paper.table, paper.time_table) if t]
     if not names:
@@ -145,7 +145,7 @@ def method_entry(v, where, m, metrics, holdout, graph, task, dataset, check_name
     "select", "pick", "protocol", "user", "raw"}`` (``raw`` the entry as a mapping).  The
     spec's ``metrics``, ``holdout``, ``graph`` and ``task`` (of data set ``dataset``) are
     what the entry is checked against; ``check_names``: the method is looked up and built."""
-    from sskernels.spec import METHOD_FIELDS, PROTOCOLS_OF_ROWS, SELECTIONS
+    from sskernels.spec_limits import METHOD_FIELDS, PROTOCOLS_OF_ROWS, SELECTIONS
 
     regression = task == "regression"
     if isinstance(m, str):
@@ -232,7 +232,7 @@ def _param_leaves(value, path=""):
 def _check_param_numbers(v, where, params):
     """Every number of a method's parameters, however nested, is finite (an integer too:
     10**400 is beyond the range of a float)."""
-    from sskernels.spec import _finite
+    from sskernels.spec_limits import _finite
 
     for path, value in _param_leaves(params):
         if isinstance(value, (int, float)) and not isinstance(value, bool) \
@@ -247,7 +247,7 @@ def _check_param_ranges(v, where, params):
     [:data:`SIGMA_MIN`, :data:`SIGMA_MAX`] (:data:`WIDTH_REASON`), ``laplacian_degree`` 1 to
     :data:`MAX_LAPLACIAN_DEGREE`, every other real number 0 or of a magnitude within
     :data:`PARAM_MAGNITUDE`."""
-    from sskernels.spec import (MAX_LAPLACIAN_DEGREE, PARAM_MAGNITUDE, SIGMA_MAX, SIGMA_MIN,
+    from sskernels.spec_limits import (MAX_LAPLACIAN_DEGREE, PARAM_MAGNITUDE, SIGMA_MAX, SIGMA_MIN,
                                 WIDTH_REASON)
 
     for path, value in _param_leaves(params):
@@ -287,7 +287,7 @@ def _check_graph_params(v, where, params):
     ``method``, which replace the spec's ``graph``) under the rules of ``graph:``."""
     from sskernels.graph import METRICS, WEIGHTS
     from sskernels.graph.knn import METHODS as SEARCHES
-    from sskernels.spec import MAX_NEIGHBORS, SIGMA_MAX, SIGMA_MIN, SIGMA_REASON
+    from sskernels.spec_limits import MAX_NEIGHBORS, SIGMA_MAX, SIGMA_MIN, SIGMA_REASON
 
     if "n_neighbors" in params:
         v.integer(params["n_neighbors"], f"{where}.n_neighbors", minimum=1,

@@ -6,7 +6,8 @@ import shutil
 from sskernels import provenance as prov
 from sskernels.experiment import runner
 from sskernels.experiment.archive import archive_path, write_archive
-from sskernels.experiment.runner import load_records, run_spec
+from sskernels.experiment.collect import load_records
+from sskernels.experiment.runner import run_spec
 from sskernels.spec import load_spec
 
 SPEC = """\
@@ -24,9 +25,9 @@ def spec_counting_tasks(tmp_path, monkeypatch):
     out = tmp_path / "out"
     path.write_text(SPEC.format(output=out))
     ran = []
-    real = runner._run_task
-    monkeypatch.setattr(runner, "_run_task",
-                        lambda t, prep=None: ran.append(t) or real(t, prep))
+    real = runner.run_record
+    monkeypatch.setattr(runner, "run_record",
+                        lambda t, prep: ran.append(t) or real(t, prep))
     return path, out, ran
 
 

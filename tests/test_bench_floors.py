@@ -1,5 +1,5 @@
 """``sskernels bench`` quotes every stage against floors measured in the same run
-(issue #14 item 6): the floors are real measurements of the stated operations, and the
+(the benchmark's floors): the floors are real measurements of the stated operations, and the
 written table's ratios are the seconds divided by them."""
 
 import numpy as np
@@ -67,11 +67,11 @@ def test_bench_without_floors(tmp_path):
 
 def test_bench_loads_each_data_set_once(tmp_path, monkeypatch):
     """The floors and the timed run share one prepared data set (it was loaded twice)."""
-    from sskernels.experiment import runner
+    from sskernels.experiment import preparation as prepare
 
     calls = []
-    real = runner.load_data
-    monkeypatch.setattr(runner, "load_data", lambda spec: calls.append(spec.name) or real(spec))
+    real = prepare.load_data
+    monkeypatch.setattr(prepare, "load_data", lambda spec: calls.append(spec.name) or real(spec))
     raw = {"name": "once", "dataset": "sklearn-wine", "graph": {"k": 6},
            "splits": {"n_splits": 1, "n_labeled": 20, "seed": 1},
            "methods": [{"name": "harmonic"}]}
@@ -83,7 +83,8 @@ def test_bench_loads_each_data_set_once(tmp_path, monkeypatch):
 
 
 def test_run_spec_refuses_another_specs_preparation(tmp_path):
-    from sskernels.experiment.runner import prepare, run_spec
+    from sskernels.experiment.preparation import prepare
+    from sskernels.experiment.runner import run_spec
     from sskernels.spec import parse_spec
 
     def spec(name):

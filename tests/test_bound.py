@@ -51,7 +51,7 @@ def read(path):
 
 def brute_force(spec_path, name, param, values, **fixed):
     """``(mean of per-split best, best mean over candidates, its value)`` by hand."""
-    from sskernels.experiment.runner import prepare
+    from sskernels.experiment.preparation import prepare
     from sskernels.learners.registry import make_method
     from sskernels.spec import load_spec
 

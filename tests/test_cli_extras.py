@@ -114,7 +114,7 @@ def test_a_label_matching_a_row_only_in_case_is_refused(tmp_path):
     assert err.field == "methods[0].label" and "did you mean paper_row: TSK?" in str(err)
     err = _error(tmp_path, ["harmonic", {"name": "consistency", "label": "Consistency"}])
     assert err.field == "methods[1].label" and "paper_row: consistency?" in str(err)
-    # a method's name taken as its label (the silent miss) is refused the same way
+    # a method's name taken as its label (once a silent miss) is refused the same way
     err = _error(tmp_path, ["harmonic", "tsk"])
     assert err.field == "methods[1].name" and "did you mean paper_row: TSK?" in str(err)
     s = _spec(tmp_path, ["harmonic", {"name": "tsk", "paper_row": "TSK"},

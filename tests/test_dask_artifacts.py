@@ -1,4 +1,4 @@
-"""The Dask back end's label-independent work (issue #13 item 6): the exact k-NN search's row
+"""The Dask back end's label-independent work: the exact k-NN search's row
 blocks as tasks on the cluster, from the driver or from a worker's task (bit-identical
 graphs), and each spec's warm-up as a task on the cluster whose artifacts (graphs, spectra,
 bases) stay there under their content keys, made once for every spec that uses them and
@@ -14,8 +14,8 @@ import scipy.sparse as sp
 pytest.importorskip("distributed", reason="needs Dask's 'distributed' package")
 
 from sskernels.experiment.dask_backend import DaskPool, artifact_name  # noqa: E402
-from sskernels.experiment.runner import (artifact_items, clear_artifact_caches,  # noqa: E402
-                                         run_spec)
+from sskernels.experiment.runner import run_spec  # noqa: E402
+from sskernels.experiment.worker import artifact_items, clear_artifact_caches  # noqa: E402
 from sskernels.graph import knn as knn_mod  # noqa: E402
 from sskernels.spec import parse_spec  # noqa: E402
 

@@ -248,7 +248,7 @@ def test_a_task_refusing_the_spec_is_one_line_and_exit_2(tmp_path, edit, needle)
 @pytest.mark.parametrize("where", [["--jobs", "2"], ["--scheduler", "tcp://127.0.0.1:9"]])
 def test_a_graph_k_of_n_or_more_is_refused_on_the_driver_before_any_task(tmp_path, where):
     """graph.k >= n never reaches a task: the driver refuses it once the data are loaded
-    (runner.check_neighbours), before it starts or reaches a cluster.  With a scheduler at a
+    (preparation.check_neighbours), before it starts or reaches a cluster.  With a scheduler at a
     closed port the refusal is still the spec's line, not "cannot connect"."""
     spec = bad_spec(tmp_path, {"k: 6,": "k: 500,"})
     env = cli_env(tmp_path)

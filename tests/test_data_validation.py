@@ -1,4 +1,4 @@
-"""Bad data files give one clear error, never a silently wrong answer (issue 9, items 2 and 11)."""
+"""Bad data files give one clear error, never a silently wrong answer."""
 
 import numpy as np
 import pytest

@@ -280,7 +280,7 @@ def test_supervised_input_validated_the_sklearn_way(blobs):
 
 
 def test_iterated_laplacian_is_memoized_per_graph_and_read_only():
-    # issue #14, item 1: L^p is label-independent, computed once per graph
+    # L^p is label-independent: computed once per graph
     from sklearn.datasets import make_moons
 
     from sskernels.graph import Graph

@@ -1,4 +1,4 @@
-"""Every method that ``sskernels methods list`` names runs from a spec (issue 9, item 7)."""
+"""Every method that ``sskernels methods list`` names runs from a spec."""
 
 import json
 

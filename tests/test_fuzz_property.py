@@ -289,7 +289,7 @@ def _schema():
     """Valid values of each spec field, read from the package (so new names are fuzzed)."""
     from sskernels.data import dataset_names
     from sskernels.data.registry import REGISTRY
-    from sskernels.experiment.tables import paper_table_names
+    from sskernels.paper_tables import paper_table_names
     from sskernels.graph import METRICS, WEIGHTS
     from sskernels.graph.knn import METHODS as SEARCHES
     from sskernels.learners.registry import make_method, method_names

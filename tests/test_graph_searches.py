@@ -1,5 +1,5 @@
 """How a run's graphs were searched is recorded with the run and shown in its time table
-(issue #13: the approximate graph's recall is reported, not only kept in memory)."""
+(the approximate graph's recall is reported, not only kept in memory)."""
 
 import json
 
@@ -99,6 +99,6 @@ def test_each_spec_records_only_its_own_graphs(tmp_path):
     run_spec(spec(6, "c"), progress=False, reuse=False)
     assert [s["k"] for s in read_graph_searches(tmp_path / "c")] == [6]
     # and without keys every graph of the data set is listed (the old behaviour)
-    from sskernels.experiment.runner import prepare
+    from sskernels.experiment.preparation import prepare
     X = prepare(spec(6, "d")).X
     assert sorted(s["k"] for s in graph_searches(X)) == [6, 9]

@@ -1,9 +1,9 @@
-"""The exact k-NN search on several threads (issue #13): the thread count changes no result.
+"""The exact k-NN search on several threads: the thread count changes no result.
 
 ``search_threads(n)`` runs the exact search's fixed row blocks on ``n`` threads.
 The graphs (``W.data``, ``W.indices``, ``W.indptr``, ``h``, ``sigma``) must be
 bit-identical to the whole-query, one-thread search for every thread count,
-and that to the code before issue #13 (``_old_knn_graph`` of test_knn_scale.py:
+and that to the code before the batched search (``_old_knn_graph`` of test_knn_scale.py:
 a (k + 1)-query for h, a (k + 11)-query for the edges; the committed paper
 tables depend on it), on dense and sparse data with many ties.  ``pairwise_dist_chunk_size = 20`` (the
 least scikit-learn allows) gives blocks of 320 rows, so small sets have several.

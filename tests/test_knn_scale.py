@@ -1,6 +1,6 @@
-"""k-NN graphs at scale (issue #13, item 2): the batched tie pass and the approximate path.
+"""k-NN graphs at scale: the batched tie pass and the approximate path.
 
-* The exact path must give bit-for-bit the graphs of the code before issue #13
+* The exact path must give bit-for-bit the graphs of the per-row search it replaced
   (``_old_knn_graph`` below is that code, frozen: one ``radius_neighbors`` query
   per crowded row) and eq. (2) of Liu et al. as a brute-force reference, on
   data with heavy ties (binary and integer features).
@@ -32,7 +32,7 @@ def one_thread():
 # ---------------------------------------------------------------------------- references
 
 def _old_knn_graph(X, k, weights="hein-maier", metric="euclidean"):
-    """``knn_graph`` as it was before issue #13 (per-row radius queries), frozen here."""
+    """``knn_graph`` as it was before the batched tie pass (per-row radius queries), frozen here."""
     Z = normalize(X) if metric == "cosine" else X
     n = Z.shape[0]
     nn = NearestNeighbors().fit(Z)

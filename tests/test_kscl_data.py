@@ -23,7 +23,8 @@ from sskernels.data.registry import REGISTRY
 from sskernels.data.synthetic import two_spirals
 from sskernels.errors import DataError, UserError
 from sskernels.experiment.records import data_fingerprint
-from sskernels.experiment.runner import prepare, run_spec, setting_labels
+from sskernels.experiment.preparation import prepare, setting_labels
+from sskernels.experiment.runner import run_spec
 from sskernels.experiment.splits import (SplitError, class_first_split, make_splits,
                                          per_class_split, random_split)
 from sskernels.spec import _hash, load_spec, parse_spec

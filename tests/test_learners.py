@@ -23,7 +23,8 @@ from sklearn.semi_supervised import LabelSpreading
 
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from sskernels.experiment import runner
+from sskernels.experiment.preparation import Prepared
+from sskernels.experiment.worker import run_record
 from sskernels.experiment.splits import make_splits, random_split
 from sskernels.graph import KNNGraph, get_graph, knn_graph
 from sskernels.learners import (
@@ -431,11 +432,8 @@ def test_tsk_auto_beta_never_reads_unlabeled_labels():
     pred = est.fit(X, yp).transduction_
     recs = []
     for yy in (y, y2):
-        runner._STATE = runner.Prepared(spec, X, yy, np.arange(3), [("20 labeled", [lab])])
-        try:
-            recs.append(runner._run_task((0, 0, 0)))
-        finally:
-            runner._STATE = None
+        prep = Prepared(spec, X, yy, np.arange(3), [("20 labeled", [lab])])
+        recs.append(run_record((0, 0, 0), prep))
     assert recs[0]["selected"]["beta"] == recs[1]["selected"]["beta"] == est.best_params_["beta"]
     for rec, yy in zip(recs, (y, y2)):
         assert rec["n_unlabeled"] == 158

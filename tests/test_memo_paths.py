@@ -1,4 +1,4 @@
-"""Shortcuts on the learners' hot paths give exactly what the long way gives (issue #14):
+"""Shortcuts on the learners' hot paths give exactly what the long way gives:
 the TSK LP memo, the {-1, +1} target encoding of the bare libsvm call, the folds computed
 once per selection."""
 

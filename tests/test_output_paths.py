@@ -1,5 +1,5 @@
 """Output folders: one rule for relative paths, one-line refusals before anything runs, and
-never a file overwritten that sskernels did not write (issue 9, items 6 and 9)."""
+never a file overwritten that sskernels did not write."""
 
 import os
 import subprocess

@@ -1,4 +1,4 @@
-"""The label-independent work is one public step, done once per data set (issue 8).
+"""The label-independent work is one public step, done once per data set.
 
 After ``precompute`` (the runner's warm-up), fitting a method on a split computes no
 graph, spectrum or deformation basis: the seconds of a split do not depend on which

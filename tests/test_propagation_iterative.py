@@ -1,4 +1,4 @@
-"""The harmonic function and consistency solved by preconditioned CG (issue #13, item 1).
+"""The harmonic function and consistency solved by preconditioned CG.
 
 ``solver="cg"`` must give the direct (sparse LU) solution to 1e-6 with identical
 transductions, record its iterations and residuals, report a cap hit as a fallback, never

@@ -13,8 +13,10 @@ from sklearn.datasets import load_wine
 from sskernels import provenance as prov
 from sskernels.errors import UserError
 from sskernels.experiment import plan, runner
+from sskernels.experiment.tasks import method_code_modules
 from sskernels.hashing import json_digest
-from sskernels.experiment.runner import load_records, run_spec
+from sskernels.experiment.collect import load_records
+from sskernels.experiment.runner import run_spec
 from sskernels.solvers.report import FitReport, SolveInfo
 from sskernels.spec import load_spec, parse_spec
 
@@ -54,13 +56,13 @@ def wine_csv_spec(tmp_path):
 def tasks_run(monkeypatch):
     """The tasks the runner executes from now on (the task function wrapped with a counter)."""
     ran = []
-    task = runner._run_task
+    task = runner.run_record
 
-    def counting(t, prep=None):
+    def counting(t, prep):
         ran.append(t)
         return task(t, prep)
 
-    monkeypatch.setattr(runner, "_run_task", counting)
+    monkeypatch.setattr(runner, "run_record", counting)
     return ran
 
 
@@ -90,7 +92,7 @@ def test_rerun_unchanged_reuses_every_record(wine_csv_spec, tasks_run):
     assert len(recs) == 3
     for rec in recs.values():
         assert {k: rec["provenance"][k] for k in prov.provenance()} == prov.provenance()
-        assert rec["provenance"]["code"] == runner.method_code(spec, 0)["code"]
+        assert rec["provenance"]["code"] == plan.method_code(spec, 0)["code"]
         assert rec["report"].keys() == {"solvers", "notes"}
         assert rec["data_fingerprint"] == json.loads(
             (out / "data_fingerprint.json").read_text())["data_fingerprint"]
@@ -177,10 +179,10 @@ def test_record_key_of_a_method_is_its_code_key(wine_csv_spec):
     """The record key holds the method's own code key: the same for a spec run twice, another
     for a method whose code differs."""
     spec = load_spec(wine_csv_spec)
-    code = runner.method_code(spec, 0)
-    est = runner.build(spec, spec.methods[0])
-    run = runner.method_run(spec, 0)
-    assert code["code"] == prov.key_of({**prov.code_modules(runner.method_code_modules(est)),
+    code = plan.method_code(spec, 0)
+    est = plan.build(spec, spec.methods[0])
+    run = plan.method_run(spec, 0)
+    assert code["code"] == prov.key_of({**prov.code_modules(method_code_modules(est)),
                                         "estimator": prov.estimator_digest(est),
                                         "flags": json_digest(run.flags())})
     assert code["modules"]["estimator"] == prov.estimator_digest(est)[:12]

@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from sskernels.errors import SpecError
-from sskernels.experiment.runner import best_on_average
+from sskernels.experiment.collect import best_on_average
 from sskernels.experiment.tables import paper_cell
 from sskernels.spec import load_spec
 

@@ -1,7 +1,7 @@
 """The committed tables are reproduced by the code: re-run their first splits, compare with
 the per-split values we publish (``results/<table>_splits.csv``).
 
-For every committed table and figure (:data:`sskernels.experiment.regression.CHECKS`: Liu et
+For every committed table and figure (:data:`paper.regression.CHECKS`: Liu et
 al.'s Table 3 and its raw-feature variant, WebKB Fig. 1, Mao & Tsang's Table 2, Sindhwani et
 al.'s linear table) the first 2-3 splits of a representative set of methods are re-run through
 the real runner on the real specs (records in ``tmp_path``), and every value is compared with
@@ -29,7 +29,7 @@ import pandas as pd
 import pytest
 
 from conftest import require_data
-from sskernels.experiment import regression
+from paper import regression
 from sskernels.experiment.tables import SCHEMA, SPLITS_SCHEMA, read_splits
 from sskernels.spec import load_spec
 

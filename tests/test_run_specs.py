@@ -9,7 +9,9 @@ import multiprocessing as mp
 import time
 
 from sskernels.experiment import runner
-from sskernels.experiment.runner import WorkerPool, run_spec, run_specs
+from sskernels.experiment.executors import LocalExecutor
+from sskernels.experiment.runner import run_spec, run_specs
+from sskernels.experiment.worker import artifact_items, run_record
 from sskernels.spec import parse_spec
 
 
@@ -34,7 +36,7 @@ def test_overlapped_specs_give_the_records_of_specs_run_one_by_one(tmp_path):
         run_spec(_spec(tmp_path / "alone", name, m, n_labeled=15), progress=False,
                  reuse=False)
     specs = [_spec(tmp_path / "overlap", name, m, n_labeled=15) for name, m in methods.items()]
-    with WorkerPool(2) as pool:
+    with LocalExecutor(2) as pool:
         got = [(s.name, len(df)) for s, df in run_specs(specs, jobs=2, progress=False,
                                                        reuse=False, workers=pool)]
     assert [g[0] for g in got] == ["a", "b", "c"] and all(n > 0 for _, n in got)
@@ -52,7 +54,7 @@ def test_a_spec_that_can_reuse_the_running_specs_records_still_reuses_them(tmp_p
     queued only then), so it copies a's records instead of computing them anew."""
     a = _spec(tmp_path, "a", ["consistency", "harmonic"])
     b = _spec(tmp_path, "b", ["consistency"])
-    with WorkerPool(2) as pool:
+    with LocalExecutor(2) as pool:
         list(run_specs([a, b], jobs=2, progress=False, workers=pool))
     recs = _records(tmp_path / "b")
     assert len(recs) == 3
@@ -87,11 +89,11 @@ def test_the_next_spec_is_queued_before_the_running_one_is_drained(tmp_path, mon
         local = True
 
         def artifacts(self):
-            return runner.artifact_items()
+            return artifact_items()
 
         def start(self, state, artifacts, tasks):
             log.append(("start", state.spec.name))
-            recs = [runner._run_task(t, state) for t in tasks]
+            recs = [run_record(t, state) for t in tasks]
             return _SlowStream(recs, log)
 
     monkeypatch.setattr(runner, "write_record", lambda out, rec: rec)
@@ -115,7 +117,7 @@ def test_a_spec_looked_up_again_is_not_prepared_again(tmp_path, monkeypatch):
     a = _spec(tmp_path, "a", ["consistency", "harmonic"])
     b = _spec(tmp_path, "b", ["consistency", "harmonic", {"name": "tsk", "params": {
         "n_components": 10, "eta": 2, "beta": 1.0}}])
-    with WorkerPool(2) as pool:
+    with LocalExecutor(2) as pool:
         list(run_specs([a, b], jobs=2, progress=False, workers=pool))
     assert calls.count(("prepare", "b")) == 1 and calls.count(("warm", "b")) == 1
     recs = [json.loads(p.read_text()) for p in (tmp_path / "b").rglob("split_*.json")]

@@ -123,8 +123,8 @@ def test_a_sibling_specs_record_with_the_same_key_is_reused_not_recomputed(tmp_p
     first = spec("t2", [{"name": "harmonic", "label": "harmonic (Table 2)"}])
     run_spec(first, progress=False)
     calls = []
-    real = runner._run_task
-    monkeypatch.setattr(runner, "_run_task", lambda t, prep=None: calls.append(t) or real(t, prep))
+    real = runner.run_record
+    monkeypatch.setattr(runner, "run_record", lambda t, prep: calls.append(t) or real(t, prep))
     second = spec("t3", [{"name": "harmonic", "label": "harmonic (as in Table 2)"},
                          {"name": "consistency", "label": "consistency"}])
     df = run_spec(second, progress=False)
@@ -171,8 +171,8 @@ def test_bench_computes_every_row_even_when_a_sibling_spec_holds_its_key(tmp_pat
         paths.append(tmp_path / f"{name}.yaml")
         paths[-1].write_text(yaml.safe_dump(raw))
     calls = []
-    real = runner._run_task
-    monkeypatch.setattr(runner, "_run_task", lambda t, prep=None: calls.append(t) or real(t, prep))
+    real = runner.run_record
+    monkeypatch.setattr(runner, "run_record", lambda t, prep: calls.append(t) or real(t, prep))
     res = CliRunner().invoke(app, ["bench", *map(str, paths)])
     assert res.exit_code == 0, res.output
     assert len(calls) == 4                                 # 2 specs x 2 splits, none reused

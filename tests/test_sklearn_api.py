@@ -89,7 +89,7 @@ def test_selection_wrapper_delegates_probabilities():
 
 
 def test_grid_search_tunes_the_default_graph():
-    """The call from the issue: graph__* parameters with the default graph=None."""
+    """The reported call: graph__* parameters with the default graph=None."""
     X, y = make_moons(120, noise=0.1, random_state=0)
     search = GridSearchCV(Consistency(), {"graph__n_neighbors": [5, 10]}, cv=2).fit(X, y)
     assert search.best_params_["graph__n_neighbors"] in (5, 10)

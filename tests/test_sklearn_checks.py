@@ -1,4 +1,4 @@
-"""scikit-learn's own estimator checks over every estimator of the package (issue 8).
+"""scikit-learn's own estimator checks over every estimator of the package.
 
 ``parametrize_with_checks`` runs scikit-learn's API and legacy checks on each
 estimator of the package: all are on the estimator layer of

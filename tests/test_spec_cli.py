@@ -145,7 +145,7 @@ MALFORMED = {
     "splits_per_class_class_too_small": (BASE + "splits: {protocol: per-class, "
                                          "per_class: [100, 5, 5]}\n",
                                          "field 'splits.per_class[0]'"),
-    # every number against its range and the data before any work (issue #31)
+    # every number against its range and the data before any work
     "graph_sigma_overflows": (BASE + "graph: {weights: heat, sigma: 1.0e+300}\n",
                               "field 'graph.sigma'"),
     "holdout_leaves_nothing": (BASE + "splits: {holdout: 0.999999}\n", "field 'splits.holdout'"),

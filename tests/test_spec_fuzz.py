@@ -1,4 +1,4 @@
-"""A spec fuzz test: hundreds of malformed specs, zero tracebacks, zero hangs (issue 9).
+"""A spec fuzz test: hundreds of malformed specs, zero tracebacks, zero hangs.
 
 Every mutation of a valid spec (a wrong type at every level, unknown keys, huge and
 negative numbers, unicode, empty values) must either parse or raise a

@@ -1,5 +1,5 @@
-"""Every number of a spec is checked against its range, and against the data, before any work
-(issue #31, item 2).
+"""Every number of a spec is checked against its range, and against the data, before any
+work.
 
 Each reproduction below once ended in a traceback, in scikit-learn's words or in a message that
 did not name the spec's field; each must now end with exit code 2 and exactly one line on

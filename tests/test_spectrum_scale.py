@@ -1,4 +1,4 @@
-"""Partial Laplacian spectra at scale (issue #13, item 3): the Lanczos pairs' residual is
+"""Partial Laplacian spectra at scale: the Lanczos pairs' residual is
 checked and recorded, and a full (dense) spectrum is refused where it cannot fit."""
 
 import numpy as np

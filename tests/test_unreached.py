@@ -68,7 +68,7 @@ def test_every_graph_learner_gives_unreached_points_the_labeled_class_frequencie
 
 @pytest.mark.parametrize("name", PRECOMPUTED)
 def test_three_isolated_points_of_a_precomputed_graph(name):
-    """The issue's reproduction: three isolated unlabeled points in a precomputed graph."""
+    """The reported reproduction: three isolated unlabeled points in a precomputed graph."""
     X, y = load_wine(return_X_y=True)
     X = (X - X.mean(0)) / X.std(0)
     W = KNNGraph(n_neighbors=6).build(X).W
@@ -192,7 +192,7 @@ def test_best_candidate_orders_by_score_then_index():
 
 @pytest.mark.datasets("yeast")
 def test_tsk_on_yeast_collapses_because_its_lp_optimum_is_a_zero_kernel(data_mirror):
-    """The issue's yeast reproduction (10 classes, 50 labels): why TSK's selection on the
+    """The reported yeast reproduction (10 classes, 50 labels): why TSK's selection on the
     labeled points cannot avoid one class.  Eq. (13) weighs every differently labeled pair -1
     and every same-labeled pair +1; with ten classes about 4/5 of the pairs differ, T mu is
     at most 0 on (nearly) every row for every mu in the decay cone, and mu = 0 is the LP's

@@ -270,7 +270,7 @@ def test_labels_of_the_wrong_length_are_one_line_naming_the_method(on_path):
 def test_a_grid_is_selected_on_the_labeled_points_and_keyed(on_path):
     """``grid:`` wraps the estimator in the selection on the labeled points (its choice is
     recorded) and enters the method's key; a registered method's key has no grid."""
-    from sskernels.experiment.runner import load_records
+    from sskernels.experiment.collect import load_records
     from sskernels.spec import load_spec, method_key
 
     spec = small_spec(on_path, "[harmonic, {estimator: 'usermod_ssk:LabeledKNN', label: G, "
@@ -293,7 +293,7 @@ def test_an_edit_of_the_users_module_changes_its_code_key(tmp_path, monkeypatch)
     makes its records stale; a registered method's key does not see it."""
     import importlib
 
-    from sskernels.experiment.runner import method_code
+    from sskernels.experiment.plan import method_code
     from sskernels.spec import load_spec
 
     mod = tmp_path / "editmod_ssk.py"

@@ -181,7 +181,7 @@ def test_a_classifier_on_a_regression_set_is_refused(tmp_path):
 
 @pytest.mark.datasets("wifi")
 def test_the_runner_refuses_a_regression_set_to_a_classification_spec(data_mirror, tmp_path):
-    from sskernels.experiment.runner import prepare
+    from sskernels.experiment.preparation import prepare
 
     # without the registry's names the spec cannot know the task: the runner checks it
     spec = parse_spec({"dataset": "wifi", "methods": ["harmonic"]}, tmp_path / "w.yaml",

@@ -1,4 +1,4 @@
-"""WiFi localization as a regression task (Wang et al. 2015, Sec. 4.2; issue #11).
+"""WiFi localization as a regression task (Wang et al. 2015, Sec. 4.2).
 
 The regressors against their definitions (label-aware vectors ``D^-1 K_nl Y_c``, the alignf
 terms of the target ``Y_c Y_c^T``, an SVR on the learned kernel = scikit-learn's SVR on the
@@ -371,7 +371,7 @@ def test_the_units_read_the_runs_fits(data_mirror, tmp_path):
     check of the script fails on a different value."""
     from dataclasses import replace
 
-    from sskernels.experiment.runner import prepare
+    from sskernels.experiment.preparation import prepare
 
     w = _wifi_script()
     spec = w.load_spec(w.SPEC)

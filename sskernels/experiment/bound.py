@@ -128,7 +128,7 @@ def bound_spec(spec, free=True):
 
 def bound_rows(records, spec, bspec, grids, ours=None):
     """Rows in :data:`BOUND_SCHEMA`, one per (setting, method), from the bound run's records
-    (a :func:`~sskernels.experiment.runner.records_frame` with its ``oracle`` column) and,
+    (a :func:`~sskernels.experiment.collect.records_frame` with its ``oracle`` column) and,
     when given, the spec's own records (``ours``: its selected result beside)."""
     from sskernels.experiment.tables import (_paper_value, beyond_reading, paper_cell,
                                              paper_se, paper_spread, table_name)

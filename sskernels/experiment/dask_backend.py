@@ -1,6 +1,6 @@
 """The experiment grid on a Dask cluster: ``sskernels run --backend dask``.
 
-:class:`DaskPool` stands where :class:`sskernels.experiment.runner.WorkerPool` stands for
+:class:`DaskPool` stands where :class:`sskernels.experiment.executors.LocalExecutor` stands for
 ``--jobs N``: the runner hands it one spec's prepared state (data, splits, record keys) to
 warm up (:meth:`DaskPool.warm`) and the tasks ``(method, setting, split)`` still to run; it
 yields the records as they complete.  The
@@ -8,7 +8,7 @@ driver alone writes them (atomically, as the local runner does), so resuming, re
 and summaries are the local runner's own code.
 
 Where the label-independent work runs: on the cluster.  Each spec's warm-up (its graphs,
-spectra and bases, :func:`~sskernels.experiment.runner.warm_graphs`) is one task,
+spectra and bases, :func:`~sskernels.experiment.worker.warm_graphs`) is one task,
 :func:`warm_task`, named by a fingerprint of its inputs (``sskernels-warm-<hash>``: the data,
 the methods' parameters, the code and the artifacts it starts from).  It starts from the
 cache state the previous spec's warm-up left, so an artifact two specs share (the same
@@ -29,7 +29,7 @@ that made it); back, one record (a small dict), and from the warm-up its seconds
 graphs' search report and the artifacts' names -- never the artifacts themselves.
 
 Why the numbers equal ``--jobs 1``: each worker runs the local runner's
-:func:`~sskernels.experiment.runner._run_task` on the same state, with BLAS pinned to one
+:func:`~sskernels.experiment.worker.run_record` on the same state, with BLAS pinned to one
 thread (threadpoolctl) as locally; a worker whose code or libraries differ from the
 driver's (another :func:`~sskernels.provenance.provenance_key`) refuses the task, since its
 records would carry the driver's key but other numbers.
@@ -167,7 +167,7 @@ class DaskPool:
 
     def warm(self, state):
         """The label-independent work of ``state``'s spec (graphs, spectra, bases:
-        :func:`~sskernels.experiment.runner.warm_graphs`) as ONE task on the cluster,
+        :func:`~sskernels.experiment.worker.warm_graphs`) as ONE task on the cluster,
         :func:`warm_task`, named by its inputs' fingerprint (the data, the methods'
         parameters, the code, the artifacts it starts from).  It starts from the artifacts
         the previous warm-up left (so nothing already on the cluster is computed again) and
@@ -393,7 +393,7 @@ def _pin_blas():
 
 
 def _load(token, code, state, artifacts):
-    """This worker's :class:`~sskernels.experiment.runner.Prepared` for the spec ``token``
+    """This worker's :class:`~sskernels.experiment.preparation.Prepared` for the spec ``token``
     names: artifacts (``[(module, key, artifact)]``) put into this process's caches and the
     data frozen, once per spec."""
     with _LOCK:
@@ -401,7 +401,7 @@ def _load(token, code, state, artifacts):
             return _LOADED["prep"]
         from sskernels.memo import put_shared
 
-        from sskernels.experiment.runner import frozen
+        from sskernels.experiment.preparation import frozen
 
         _check_code(code)
         for module, key, artifact in artifacts:
@@ -440,14 +440,14 @@ def warm_task(payload, held):
 
     This worker's artifact caches are set to ``held`` (``[(module, key, artifact)]``, the
     cache state the driver's previous warm-up left, copied: the cluster's data are not
-    changed in place), then :func:`~sskernels.experiment.runner.warm_graphs` runs as on the
+    changed in place), then :func:`~sskernels.experiment.worker.warm_graphs` runs as on the
     driver (the exact k-NN search's row blocks as tasks of their own).  Returns ``(seconds,
     searches, items)``, ``items`` the caches afterwards as ``(module, key, name,
     artifact or None)``: None for those it started from."""
     from sskernels.memo import put_shared
 
-    from sskernels.experiment.runner import (artifact_items, clear_artifact_caches, frozen,
-                                             warm_graphs)
+    from sskernels.experiment.preparation import frozen
+    from sskernels.experiment.worker import artifact_items, clear_artifact_caches, warm_graphs
     from sskernels.graph import graph_searches, graphs_used
     from sskernels.graph.knn import search_mapper, search_threads
 
@@ -491,14 +491,14 @@ def _pick(result, i):
 
 @_refusing
 def run_task(payload, artifacts, task):
-    """A worker's task: one record of the local runner's ``_run_task`` on the scattered
+    """A worker's task: one record of the local runner's ``run_record`` on the scattered
     state ``payload = (token, provenance key, state)`` and ``artifacts``
     (``[(module, key, artifact)]``, resolved by Dask from the cluster's data)."""
-    from sskernels.experiment.runner import _run_task
+    from sskernels.experiment.worker import run_record
 
     _pin_blas()
     prep = _load(*payload, artifacts)
-    return _run_task(task, prep)
+    return run_record(task, prep)
 
 
 def run_block(fn, shared, item, cfg):

@@ -23,8 +23,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from sskernels import provenance as _provenance
 from sskernels.errors import UserError
+from sskernels.experiment.records import data_fingerprint, record_key
+from sskernels.experiment.tasks import method_code_modules
 from sskernels.learners.registry import get_method, make_method
+from sskernels.spec import method_key
 
 
 @dataclass(frozen=True)
@@ -110,3 +114,48 @@ def method_run(spec, mi):
 def method_runs(spec):
     """:func:`method_run` of every method of ``spec``, in order."""
     return [method_run(spec, mi) for mi in range(len(spec.methods))]
+
+
+def record_keys(prep):
+    """The record key of each method of the spec, computed once and kept on ``prep``.
+
+    key = hash(``method_key(spec, method)``, the data fingerprint, the method's code key):
+    the code key hashes the code the method's task runs (:mod:`sskernels.experiment.tasks`,
+    the split rules and its estimators' modules, with what they import; docstrings and
+    comments excluded) and the library versions (:func:`method_code`).
+    """
+    if prep.keys is None:
+        if prep.data_fingerprint is None:   # a Prepared built by hand (tests)
+            prep.data_fingerprint = data_fingerprint(prep.X, prep.y, prep.classes,
+                                                     extra=(prep.X_test, prep.y_test, None))
+        if prep.runs is None:
+            prep.runs = method_runs(prep.spec)
+        prep.codes = [method_code(prep.spec, i) for i in range(len(prep.spec.methods))]
+        prep.keys = [record_key(method_key(prep.spec, m), prep.data_fingerprint, code["code"])
+                     for m, code in zip(prep.spec.methods, prep.codes)]
+        prep.provenance = _provenance.provenance()
+    return prep.keys
+
+
+def method_code(spec, mi):
+    """``{"code": key, "modules": {file: digest}}`` of the code method ``mi`` of ``spec``
+    runs (:func:`sskernels.experiment.tasks.method_code_modules`, then
+    :func:`sskernels.provenance.code_modules`, and a user's estimator's own module), with the
+    estimator the registry built (:func:`sskernels.provenance.estimator_digest`) and the
+    flags the task reads (:meth:`~sskernels.experiment.plan.MethodRun.flags`); the spec is
+    not run and no data is loaded."""
+    from sskernels.hashing import json_digest
+
+    run = method_run(spec, mi)
+    try:
+        foreign = _provenance.foreign_modules(run.estimator)   # a user's estimator's module
+    except (ValueError, TypeError) as exc:
+        method = spec.methods[mi]
+        raise UserError(f"{spec.path}: methods[{mi}] ({method.label}): {exc}") from None
+    roots = method_code_modules(run.estimator, oracle=run.oracle)
+    digests = {**_provenance.code_modules(roots), **foreign}
+    built = {"estimator": _provenance.estimator_digest(run.estimator),
+             "flags": json_digest(run.flags())}
+    modules = {_provenance.module_path(m): d[:12] for m, d in digests.items()}
+    return {"code": _provenance.key_of({**digests, **built}),
+            "modules": {**modules, **{k: v[:12] for k, v in built.items()}}}

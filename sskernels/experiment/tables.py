@@ -29,7 +29,7 @@ primary spec).
 Beside a combined table ``STEM.csv`` the per-split values are published as
 ``STEM_splits.csv`` (:data:`SPLITS_SCHEMA`: one row per record and accuracy-type
 metric, full precision): a rerun of a few splits is compared with them
-(:mod:`sskernels.experiment.regression`), which a mean over all splits does not allow.
+(``paper/regression.py`` in the repository), which a mean over all splits does not allow.
 
 Why it stays whole: one module, ~540 lines: the summary schema, the paper-table lookups (value,
 spread, cell
@@ -40,13 +40,12 @@ table, the bounds and the fidelity report share; split, they would drift apart.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
-from importlib import resources
 
 import numpy as np
 import pandas as pd
 
 from sskernels.experiment.records import atomic_write_text
+from sskernels.paper_tables import paper_table
 
 SCHEMA = ["table", "dataset", "setting", "method", "metric", "mean", "std", "se", "n_splits",
           "paper_mean", "paper_std", "paper_spread", "delta", "matched", "seconds", "notes",
@@ -68,19 +67,6 @@ def table_name(spec):
     return f"{name}@{reading}" if reading else name
 
 
-def paper_table_names():
-    files = resources.files("sskernels") / "paper_tables"
-    return sorted(p.name[:-4] for p in files.iterdir() if p.name.endswith(".csv"))
-
-
-@lru_cache(maxsize=None)
-def paper_table(name):
-    """A transcribed paper table (long format: method, dataset, mean, std, ...)."""
-    path = resources.files("sskernels") / "paper_tables" / f"{name}.csv"
-    with path.open() as fh:
-        return pd.read_csv(fh, comment="#", dtype={"method": str, "dataset": str})
-
-
 def summarize(records, spec):
     """Schema rows of one spec's records."""
     if records.empty:
@@ -94,7 +80,7 @@ def summarize(records, spec):
         if spec.paper.table and row_name is not None:
             pm, ps = _paper_value(spec.paper.table, first["dataset"], row_name,
                                   first.get("n_labeled"), metric)
-        row = _row(spec, first, method, metric, g["value"].to_numpy(float), pm, ps,
+        row = summary_row(spec, first, method, metric, g["value"].to_numpy(float), pm, ps,
                    decimals=METRIC_DECIMALS.get(metric, 2))
         if not np.isnan(pm):
             row["paper_spread"] = paper_spread(spec.paper.table, first["dataset"], row_name,
@@ -280,7 +266,7 @@ def _time_rows(records, spec):
         row_name = paper_row_of(spec, method, first)
         pm, ps = ((np.nan, np.nan) if row_name is None else _paper_value(
             spec.paper.time_table, first["dataset"], row_name, first.get("n_labeled")))
-        row = _row(spec, first, method, "seconds", vals, pm, ps, decimals=4)
+        row = summary_row(spec, first, method, "seconds", vals, pm, ps, decimals=4)
         row["notes"] = _notes(g)
         rows.append(row)
     graph = read_graph_seconds(spec.output)
@@ -288,14 +274,18 @@ def _time_rows(records, spec):
         first = one.iloc[0]
         pm, ps = _paper_value(spec.paper.time_table, first["dataset"], "graph (Lap)",
                               first.get("n_labeled"))
-        row = _row(spec, first, "graph (Lap)", "seconds", np.array([graph]), pm, ps, decimals=4)
+        row = summary_row(spec, first, "graph (Lap)", "seconds", np.array([graph]), pm, ps, decimals=4)
         # how the graphs' neighbours were searched (exact or approximate, with its recall)
         row["notes"] = "; ".join(search_summary(s) for s in read_graph_searches(spec.output))
         rows.append(row)
     return rows
 
 
-def _row(spec, first, method, metric, vals, pm, ps, decimals=2):
+def summary_row(spec, first, method, metric, vals, pm, ps, decimals=2):
+    """One schema row (:data:`SCHEMA`) of ``spec``'s summary: the mean, standard deviation and
+    standard error of the per-split values ``vals`` of ``method``'s ``metric`` in the setting
+    of ``first`` (a record row: its ``dataset`` and ``setting``), beside the paper's mean
+    ``pm`` and spread ``ps`` (NaN: no paper cell), rounded to ``decimals``."""
     mean = float(vals.mean())
     std = float(vals.std(ddof=1)) if vals.size > 1 else 0.0
     return {

@@ -78,7 +78,7 @@ def method_code_modules(est, oracle=False):
 
 def run_task(task, prep):
     """One record's computed part: method ``mi`` on split ``si`` of setting ``gi`` of ``prep``
-    (a :class:`~sskernels.experiment.prepare.Prepared` whose ``runs`` hold each method's
+    (a :class:`~sskernels.experiment.preparation.Prepared` whose ``runs`` hold each method's
     unfitted estimator and flags, :class:`~sskernels.experiment.plan.MethodRun`).
 
     One body for both tasks: the partial labels (``-1`` for a class, NaN for a regression

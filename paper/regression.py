@@ -15,7 +15,7 @@ tolerance is :data:`TOLERANCE` (accuracy in percent, absolute) for every method;
 a method that is not bit-stable would get its own entry in ``Check.tolerance``
 with the reason.
 
-``python -m sskernels.experiment.regression [STEM ...]`` runs the checks of
+``python -m paper.regression [STEM ...]`` (from the repository root) runs the checks of
 :data:`CHECKS` and prints the mismatches (exit status 1 if any); the test suite
 runs the same checks (``tests/test_regression.py``).
 """
@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "results"
 
 #: absolute tolerance on a published per-split accuracy (percent)
@@ -253,7 +253,7 @@ def load_run_spec(run, output):
 
 def rerun(run, output):
     """Per-split values of a fresh run (``tables.SPLITS_SCHEMA``) and the spec that made them."""
-    from sskernels.experiment.runner import run_spec
+    from sskernels.experiment import run_spec
     from sskernels.experiment.tables import split_rows
 
     spec = load_run_spec(run, output)
@@ -277,7 +277,7 @@ def expected_rows(pub, got_spec, run, got=None):
            & pub["method"].isin([m.label for m in got_spec.methods])
            & (pub["split"] < run.n_splits))
     if got_spec.splits.protocol != "official":
-        from sskernels.experiment.runner import setting_labels
+        from sskernels.experiment import setting_labels
 
         sel &= pub["setting"].isin(setting_labels(got_spec))
     elif got is not None:

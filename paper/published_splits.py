@@ -4,10 +4,10 @@
 files themselves; this script rebuilds them from the per-split JSON records of a
 finished ``make tables`` (e.g. in another clone) without running or re-keying
 anything, with the same writer (:func:`sskernels.experiment.tables.write_splits`).
-The tables and their specs are :data:`sskernels.experiment.regression.PUBLISHED`.
+The tables and their specs are :data:`paper.regression.PUBLISHED`.
 
-    python scripts/published_splits.py                 # records of this clone
-    python scripts/published_splits.py --from /tmp/baseline   # records of another clone
+    python -m paper.published_splits                 # records of this clone
+    python -m paper.published_splits --from /tmp/baseline   # records of another clone
 """
 
 import argparse
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from sskernels.experiment.regression import PUBLISHED, ROOT
+from paper.regression import PUBLISHED, ROOT
 from sskernels.experiment.tables import split_rows, write_splits
 from sskernels.spec import load_spec
 

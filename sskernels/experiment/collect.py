@@ -1,0 +1,169 @@
+"""Records as the tables read them: the long frame of a run, and the records already written.
+
+:func:`records_frame` turns records into one row per (method, split, metric), applying
+``select: oracle-mean`` (:func:`best_on_average`); :func:`load_records` reads a spec's
+records without running anything (``sskernels table``), refusing stale ones by name;
+:func:`restored` and :func:`reused` relabel an archived or a sibling spec's record for the
+spec at hand.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from sskernels.errors import UserError
+from sskernels.experiment.plan import method_code
+from sskernels.experiment.preparation import setting_labels
+from sskernels.experiment.records import (read_data_fingerprint, record_key, record_state,
+                                          write_record)
+from sskernels.spec import method_key
+
+
+def restored(rec, spec, method):
+    """An archived record of this spec's (the same key), under the spec's current names."""
+    if rec is None:
+        return None
+    if rec.get("method") == method.label and rec.get("spec") == spec.name:
+        return rec
+    return {**rec, "spec": spec.name, "table": spec.table or "",
+            "dataset": spec.paper.dataset or spec.dataset.display, "method": method.label,
+            "paper": method.paper}
+
+
+def reused(rec, spec, method):
+    """A sibling spec's record (same key: the same computation) relabeled for ``spec``'s
+    ``method``, with ``reused_from`` naming its origin; None for None."""
+    if rec is None:
+        return None
+    origin = rec.get("reused_from") or {"spec": rec.get("spec"), "method": rec.get("method")}
+    return {**rec, "spec": spec.name, "table": spec.table or "",
+            "dataset": spec.paper.dataset or spec.dataset.display, "method": method.label,
+            "paper": method.paper, "reused_from": origin}
+
+
+def records_frame(records, spec, n_splits):
+    """Long-format records: one row per (method, split, metric), limited to the spec's splits."""
+    rows = []
+    order = {m.label: i for i, m in enumerate(spec.methods)}
+    for r in records:
+        if r["split"] >= n_splits or r["method"] not in order:
+            continue
+        for metric, value in r["metrics"].items():
+            rows.append({**{k: r[k] for k in ("table", "dataset", "setting", "method", "paper",
+                                              "split", "seconds", "n_labeled")},
+                         "metric": metric, "value": value, "order": order[r["method"]],
+                         "report": r.get("report"), "oracle": r.get("oracle"),
+                         "selected": r.get("selected")})
+    df = pd.DataFrame(rows)
+    if not df.empty:
+        df = df.sort_values(["n_labeled", "order", "split"]).reset_index(drop=True)
+        for method in spec.methods:
+            if getattr(method, "pick", None) == "mean":
+                df = best_on_average(df, method.label)
+    return df
+
+
+def best_on_average(df, label):
+    """``select: oracle-mean``: the rows of method ``label`` with, in each setting, the one
+    grid candidate whose accuracy on the unlabeled points is best on average over the splits
+    (ties: the first in grid order), instead of each split's own best (the per-split oracle's
+    records hold every candidate's accuracy).  Mao & Tsang, Sec. 5.3: "we report the best
+    average results over the 10 random splits on the grid".  ``accuracy`` and ``error`` are
+    replaced (any other metric is refused by the spec) and ``selected`` names the candidate."""
+    mine = df["method"] == label
+    for setting in df.loc[mine, "setting"].unique():
+        rows = df.index[mine & (df["setting"] == setting)]
+        first = df.loc[rows].drop_duplicates("split")["oracle"]
+        if any(not isinstance(o, dict) or "accuracy" not in o for o in first):
+            raise UserError(f"{label}: select oracle-mean needs the per-split oracle's "
+                            "records (every candidate's accuracy); a record lacks them")
+        acc = np.array([o["accuracy"] for o in first], dtype=float)   # splits x candidates
+        if acc.ndim != 2:
+            raise UserError(f"{label}: the splits' oracle grids differ; no common candidate")
+        best = int(np.argmax(acc.mean(axis=0)))          # argmax: the first of ties
+        params = next(iter(first))["params"][best]
+        by_split = dict(zip(df.loc[rows].drop_duplicates("split")["split"], acc[:, best]))
+        for i in rows:
+            value = by_split[df.at[i, "split"]]
+            metric = df.at[i, "metric"]
+            if metric == "accuracy":
+                df.at[i, "value"] = value
+            elif metric == "error":
+                df.at[i, "value"] = 100.0 - value
+            else:
+                raise UserError(f"{label}: select oracle-mean knows each candidate's accuracy "
+                                f"only, not its {metric}")
+            df.at[i, "selected"] = {**(df.at[i, "selected"] or {}), **params}
+    return df
+
+
+def load_records(spec, n_splits=None):
+    """The records already written for a spec, as a DataFrame, without running anything.
+
+    The data are not loaded: the record keys are made with the data fingerprint
+    the last run stored in ``<output>/data_fingerprint.json`` and the code each method
+    runs now (:func:`method_code`).  Raises :class:`UserError` when any record is stale
+    (made by other code or other data; every record is stale when the fingerprint file
+    is absent), naming the modules whose code changed, or when there is no record at
+    all.  Splits not run yet (``run --splits N``) are left out, as the summary's
+    ``n_splits`` column shows.
+    """
+    import json
+    from pathlib import Path
+
+    from sskernels.experiment.archive import ArchivedRecords
+    from sskernels.experiment.records import _safe, record_path
+
+    n = n_splits or spec.splits.n_splits
+    archived = ArchivedRecords(spec.output)
+    archived.restore_files(spec.output)          # what a fresh clone has only archived
+    fp = read_data_fingerprint(spec.output)
+    recs, stale, changed = [], 0, set()
+    for mi, method in enumerate(spec.methods):
+        code = method_code(spec, mi)
+        # without a fingerprint no key can match: every existing record is stale
+        key = (record_key(method_key(spec, method), fp, code["code"]) if fp
+               else "no data fingerprint")
+        labels = setting_labels(spec)
+        if labels is None:
+            root = Path(spec.output) / "records" / _safe(method.label)
+            paths = sorted(root.glob("*/split_*.json")) if root.is_dir() else []
+            labels = sorted({json.loads(p.read_text()).get("setting") for p in paths[:1]} - {None})
+            labels = labels or archived.settings(key)
+        for setting in labels:
+            for si in range(n):
+                state, rec = record_state(spec.output, method.label, setting, si, key=key)
+                if state != "current":      # the committed archive (a fresh clone)
+                    back = restored(archived.get(key, setting, si), spec, method)
+                    if back is not None:
+                        state, rec = "current", write_record(spec.output, back)
+                stale += state == "stale"
+                if state == "stale" and fp:
+                    changed.update(_changed_code(record_path(spec.output, method.label,
+                                                             setting, si), code))
+                if rec is not None:
+                    recs.append(rec)
+    rerun = f"rerun `sskernels run {spec.path}`"
+    if stale:
+        why = (f"code changed in {', '.join(sorted(changed))}" if changed else
+               "made by other code, library versions or data")
+        raise UserError(f"{spec.path}: {stale} record(s) under {spec.output} are stale "
+                        f"({why}); {rerun}")
+    if not recs:
+        raise UserError(f"{spec.path}: no records under {spec.output} (missing); {rerun}")
+    return records_frame(recs, spec, n)
+
+
+def _changed_code(path, code):
+    """The files whose code differs between a stale record (at ``path``) and ``code`` (the
+    method's code now, :func:`method_code`); empty when the record does not say."""
+    import json
+
+    from sskernels.provenance import changed_modules
+
+    try:
+        old = json.loads(path.read_text()).get("provenance", {}).get("modules")
+    except (OSError, ValueError, AttributeError):
+        return []
+    return changed_modules(old, code["modules"]) if isinstance(old, dict) else []

@@ -1,0 +1,235 @@
+"""Where a run's tasks execute: the executor interface, local worker processes, the factory.
+
+An executor takes one spec's prepared state, the artifacts its warm-up memoized and the tasks
+``(method, setting, split)`` still to run, and gives back their records as they complete; the
+runner (:mod:`sskernels.experiment.runner`) alone writes them.  Two implement it:
+
+* :class:`LocalExecutor` (``--jobs N``): spawned worker processes shared by every spec of
+  one ``sskernels run``;
+* :class:`~sskernels.experiment.dask_backend.DaskPool` (``--backend dask``): a Dask
+  cluster, which also runs the warm-ups (:meth:`~sskernels.experiment.dask_backend.DaskPool.warm`).
+
+The interface (:class:`Executor`): ``local`` (whether the warm-up runs in this process),
+``artifacts()``, ``imap(state, artifacts, tasks)`` (the records in completion order) and
+``close()``; a local executor also has ``start(state, artifacts, tasks)``, which queues the
+tasks behind those queued before and returns their stream (the runner overlaps the specs
+with it).  :func:`make_executor` makes the one a command line asks for.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import threading
+from contextlib import contextmanager
+from typing import Protocol
+
+from sskernels.errors import UserError
+from sskernels.experiment.preparation import frozen
+from sskernels.experiment.worker import artifact_items, load_artifacts, run_record
+
+
+class Executor(Protocol):
+    """What the runner asks of an executor."""
+
+    #: True when the warm-up runs in this process and the executor only runs tasks
+    local: bool
+
+    def artifacts(self):
+        """What the workers get beside a spec's state (its warm-up's artifacts)."""
+
+    def imap(self, state, artifacts, tasks):
+        """The records of ``tasks`` (in completion order)."""
+
+    def close(self):
+        """Release the workers."""
+
+
+def _init_worker():
+    from threadpoolctl import threadpool_limits
+
+    # Ctrl-C is the parent's to handle (it says what is kept); a worker that also took it
+    # would print its own traceback ("SpawnPoolWorker ...") over the message.  The worker
+    # started with SIGINT blocked (_sigint_blocked): ignoring it drops a Ctrl-C pending
+    # since, and only then is it unblocked
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    # one BLAS thread per worker: the workers already use the cores
+    threadpool_limits(1)
+
+
+@contextmanager
+def _sigint_blocked():
+    """SIGINT blocked in this thread while it spawns the local workers, which inherit the
+    mask: a Ctrl-C (sent to the whole process group) while a worker still imports, before
+    :func:`_init_worker` ignores it, stays pending there instead of printing a
+    KeyboardInterrupt traceback.  Here it stays pending too, and is raised once unblocked
+    (the run's one line, exit 130).  Multiprocessing's resource tracker is started first:
+    starting it unblocks SIGINT (SIG_UNBLOCK, not the mask it found), which would let the
+    workers spawned after it start with SIGINT deliverable."""
+    import signal
+
+    if not hasattr(signal, "pthread_sigmask"):       # no signal masks (Windows)
+        yield
+        return
+    from multiprocessing import resource_tracker
+
+    resource_tracker.ensure_running()
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+#: a local worker process's state: the spec it last loaded (:func:`_load_state`) and its
+#: state file; private to this module (a worker runs one task at a time)
+_STATE = None
+_STATE_PATH = None
+
+
+def _load_state(path):
+    """A worker's state for one spec (written by :meth:`LocalExecutor.state_file`): the
+    prepared data and the parent's label-independent artifacts, loaded once per spec."""
+    global _STATE, _STATE_PATH
+    import pickle
+
+    with open(path, "rb") as fh:
+        state, artifacts = pickle.load(fh)
+    _STATE = state
+    _STATE.X = frozen(state.X)              # unpickled arrays come back writable
+    load_artifacts(artifacts)
+    _STATE_PATH = path
+
+
+def _run_spec_task(item):
+    """A worker's task: ``(state file, task)``; the state is loaded when the spec changes."""
+    path, task = item
+    if _STATE_PATH != path:
+        _load_state(path)
+    return run_record(task, _STATE)
+
+
+
+class LocalExecutor:
+    """Worker processes shared by every spec of one ``sskernels run`` (``--jobs N``).
+
+    Started on first use, not once per spec: a spawned worker imports the package and its
+    libraries (3 to 5 s of wall time per pool on this machine; Wang et al.'s 36 table specs
+    paid it 36 times).  Each spec's prepared data and artifacts go to a state file the
+    workers load when their next task belongs to another spec.  A context manager: leaving
+    it terminates the workers and removes the state files.
+    """
+
+    #: local worker processes: used only when ``--jobs`` > 1 and there are several tasks
+    local = True
+
+    def __init__(self, jobs):
+        self.jobs = int(jobs)
+        self._lock = threading.Lock()
+        self._pool = None
+        self._dir = None
+        self._n = 0
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def pool(self):
+        if self._pool is None:
+            import tempfile
+
+            self._dir = tempfile.mkdtemp(prefix="sskernels-workers-")
+            # the workers, and the pool's threads that replace them, inherit the mask
+            with _sigint_blocked():
+                self._pool = mp.get_context("spawn").Pool(self.jobs, initializer=_init_worker)
+        return self._pool
+
+    def state_file(self, state, artifacts):
+        """Write one spec's worker state; returns its path."""
+        import os
+        import pickle
+
+        self.pool()
+        with self._lock:                 # the runner's look-ahead thread writes them too
+            self._n += 1
+            path = os.path.join(self._dir, f"state_{self._n:04d}.pkl")
+        with open(path, "wb") as fh:
+            pickle.dump((state, artifacts), fh, protocol=pickle.HIGHEST_PROTOCOL)
+        return path
+
+    def artifacts(self):
+        """What the workers get beside a spec's state: this process's artifact caches
+        (:func:`artifact_items`), filled by the spec's warm-up."""
+        return artifact_items()
+
+    def imap(self, state, artifacts, tasks):
+        """The records of ``tasks`` (in completion order), run by the workers."""
+        stream = self.start(state, artifacts, tasks)
+        try:
+            for _ in range(len(tasks)):
+                yield stream.next()
+        finally:
+            stream.close()
+
+    def start(self, state, artifacts, tasks):
+        """Queue ``tasks`` now, behind those queued before, and return their
+        :class:`_Stream`."""
+        path = self.state_file(state, artifacts)
+        return _Stream(self.pool().imap_unordered(_run_spec_task, [(path, t) for t in tasks]),
+                       path)
+
+    def close(self):
+        if self._pool is not None:
+            self._pool.terminate()
+            self._pool.join()
+            self._pool = None
+        if self._dir is not None:
+            import shutil
+
+            shutil.rmtree(self._dir, ignore_errors=True)
+            self._dir = None
+
+
+class _Stream:
+    """The records of tasks queued by :meth:`LocalExecutor.start`: ``next(timeout=None)`` in
+    completion order (``multiprocessing.TimeoutError`` after ``timeout`` seconds without
+    one); ``close()`` once every record is in removes the spec's state file."""
+
+    def __init__(self, it, path):
+        self._it, self.path = it, path
+
+    def next(self, timeout=None):
+        return self._it.next(timeout)
+
+    def close(self):
+        import os
+
+        try:
+            os.remove(self.path)
+        except FileNotFoundError:
+            pass
+
+
+def make_executor(backend="local", jobs=1, scheduler=None):
+    """The workers of one ``sskernels run``: :class:`LocalExecutor` for ``backend="local"``,
+    :class:`~sskernels.experiment.dask_backend.DaskPool` for ``"dask"`` (a local cluster of
+    ``jobs`` processes, or the scheduler at ``scheduler``).  Raises :class:`UserError` for
+    options that do not go together, and when Dask is not installed."""
+    if backend not in ("local", "dask"):
+        raise UserError(f"--backend: expected local or dask, got {backend!r}")
+    if scheduler is not None and backend != "dask":
+        raise UserError(f"--scheduler {scheduler} needs --backend dask")
+    if backend == "local":
+        return LocalExecutor(jobs)
+    if scheduler is not None and jobs != 1:
+        raise UserError(f"--jobs {jobs} does not apply with --scheduler: the scheduler's "
+                        f"workers run the tasks (start as many as you want)")
+    from sskernels.experiment.dask_backend import DaskPool
+
+    return DaskPool(jobs, scheduler)

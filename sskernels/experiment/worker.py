@@ -1,0 +1,96 @@
+"""The worker side of a run: what every executor (local processes, a Dask cluster) runs.
+
+:func:`warm_graphs` does a spec's label-independent work (graphs, spectra, bases) through
+each estimator's public ``precompute``; :func:`artifact_items` and :func:`load_artifacts`
+hand what it memoized (the shared memos of :mod:`sskernels.memo`) from the process that made
+it to the workers; :func:`run_record` runs one task (:func:`sskernels.experiment.tasks.run_task`)
+and stamps its record with the key and provenance, turning a parameter the method refuses
+into one line for the user and any other exception into an internal error with its
+traceback.
+"""
+
+from __future__ import annotations
+
+import time
+
+from sskernels import provenance as _provenance
+from sskernels.errors import UserError
+from sskernels.experiment.plan import build, method_runs, record_keys
+from sskernels.experiment.records import plain
+from sskernels.experiment.tasks import run_task
+
+
+def warm_graphs(prep):
+    """Build every graph and spectrum the methods will ask for; returns the seconds spent.
+
+    Each estimator's public ``precompute(X)`` builds and memoizes its
+    label-independent work (graph, spectrum), which worker processes then receive.
+    """
+    t0 = time.perf_counter()
+    for i, method in enumerate(prep.spec.methods):
+        try:
+            est = build(prep.spec, method)
+            pre = getattr(est, "precompute", None)   # scikit-learn's peers have none
+            if pre is not None:
+                pre(prep.X)
+        except ValueError as exc:
+            raise UserError(f"{prep.spec.path}: methods[{i}] ({method.label}): {exc}") from None
+    return time.perf_counter() - t0
+
+
+def artifact_items():
+    """``{module: [(key, artifact)]}`` of every shared memo (:func:`sskernels.memo.shared_items`:
+    graphs and spectra, deformation bases, RBF spectra), for the workers."""
+    from sskernels.memo import shared_items
+
+    return shared_items()
+
+
+def load_artifacts(artifacts):
+    """Put ``artifacts`` (``{module: [(key, artifact)]}``, :func:`artifact_items` of another
+    process) into this process's shared memos."""
+    from sskernels.memo import put_shared
+
+    for module, items in artifacts.items():
+        for key, artifact in items:
+            put_shared(module, key, artifact)
+
+
+def clear_artifact_caches():
+    """Empty every shared memo (a Dask worker before it rebuilds the driver's cache state for
+    a warm-up: :func:`sskernels.experiment.dask_backend.warm_task`)."""
+    from sskernels.memo import clear_shared
+
+    clear_shared()
+
+
+def run_record(task, prep):
+    """One record: method ``mi`` on split ``si`` of setting ``gi`` of ``prep``, computed by
+    :func:`sskernels.experiment.tasks.run_task` and stamped with its key and provenance.
+
+    A parameter the method refuses (:func:`~sskernels.errors.is_user_error`) is the user's:
+    a one-line :class:`UserError` naming the spec, the method and the split.  Any other
+    exception is ours: an :class:`~sskernels.errors.InternalError` carrying the traceback.
+    """
+    import traceback
+
+    from sskernels.errors import InternalError, is_user_error
+
+    mi, gi, si = task
+    if prep.runs is None:
+        prep.runs = method_runs(prep.spec)
+    spec, method = prep.spec, prep.spec.methods[mi]
+    where = f"{spec.path}: methods[{mi}] ({method.label}), split {si}"
+    try:
+        rec = run_task(task, prep)
+    except UserError:
+        raise
+    except Exception as exc:
+        if is_user_error(exc):
+            raise UserError(f"{where}: {exc}") from None
+        raise InternalError(f"{where}: {type(exc).__name__}: {exc}",
+                            traceback.format_exc()) from None
+    keys = record_keys(prep)
+    prov = prep.provenance or _provenance.provenance()
+    return plain({**rec, "key": keys[mi], "data_fingerprint": prep.data_fingerprint,
+                  "provenance": {**prov, **prep.codes[mi]}})
