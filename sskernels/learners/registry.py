@@ -112,6 +112,11 @@ METHODS = {m.name: m for m in [
     MethodInfo("harmonic", _lazy(_P + "propagation", "HarmonicFunction"),
                "Zhu, Ghahramani & Lafferty 2003", "eq. (5): f_U = -L_UU^-1 L_UL f_L", True,
                "Gaussian fields and harmonic functions"),
+    MethodInfo("label-propagation-iterative",
+               _lazy(_P + "label_propagation", "IterativeLabelPropagation"),
+               "Zhu & Ghahramani 2002", "Sec. 2.2: Y <- D^-1 W Y, rows normalized, labeled "
+               "rows clamped, until sum |dY| < tol; the fixed point is the harmonic function",
+               True, "iterative label propagation with hard clamping (on the spec's graph)"),
     MethodInfo("consistency", _lazy(_P + "propagation", "Consistency"),
                "Zhou et al. 2004", "Liu et al. eq. (3): F = (1-a)(I - aS)^-1 C", True,
                "local and global consistency"),
