@@ -18,6 +18,11 @@ module finds that code statically and hashes it:
 * :func:`provenance` — the process-level description stored in every record (versions,
   git commit) and :func:`summary_header`, one line of it for a summary.
 
+Why it stays whole: one module, ~450 lines: finding a method's code (the import closure of its
+modules), hashing it (docstring-free syntax trees) and describing the process it ran in
+(versions, commit) are the one definition of a record's code key; split, two halves could
+disagree on what a key covers.
+
 Examples
 --------
 >>> from sskernels.provenance import closure, code_key
