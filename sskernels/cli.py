@@ -539,9 +539,9 @@ def bench(
     """Time fresh runs of specs (records go to a temporary folder; nothing is resumed, and no
     record is copied from another spec: every row is computed).
 
-    Each stage is also given as a multiple of its floor on this machine, measured in the same
-    run: a method's seconds per split in dense n x n solves, the graphs and spectra in one
-    brute-force k-NN pass plus one dense eigh."""
+    Each stage is also given as a multiple of its floor on the machine that runs it, measured
+    in the same run: a method's seconds per split in dense n x n solves, the graphs and
+    spectra in one brute-force k-NN pass plus one dense eigh."""
     import tempfile
 
     from sskernels.experiment.floors import floors as measure_floors

@@ -117,8 +117,8 @@ class LocalExecutor:
     """Worker processes shared by every spec of one ``sskernels run`` (``--jobs N``).
 
     Started on first use, not once per spec: a spawned worker imports the package and its
-    libraries (3 to 5 s of wall time per pool on this machine; Wang et al.'s 36 table specs
-    paid it 36 times).  Each spec's prepared data and artifacts go to a state file the
+    libraries (seconds of wall time per pool, which a pool per spec would pay once per
+    spec).  Each spec's prepared data and artifacts go to a state file the
     workers load when their next task belongs to another spec.  A context manager: leaving
     it terminates the workers and removes the state files.
     """

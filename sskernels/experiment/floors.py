@@ -1,7 +1,7 @@
-"""What this machine can do at a data set's size: the floors ``sskernels bench`` divides by.
+"""What the machine at hand can do at a data set's size: the floors ``sskernels bench`` divides by.
 
-Issue #14 measures every stage of a table against the cost of the elementary operation it
-cannot beat, taken in the same run (these machines are noisy: ratios, not seconds):
+``sskernels bench`` measures every stage of a table against the cost of the elementary
+operation it cannot beat, taken in the same run (machines are noisy: ratios, not seconds):
 
 ``solve``
     one dense ``n x n`` linear solve (``numpy.linalg.solve``, LU, one right-hand side) of a

@@ -139,13 +139,12 @@ def run_specs(specs, jobs=1, progress=True, n_splits=None, console=None, reuse=T
     """``(spec, records)`` of each spec in order, as :func:`run_spec` gives them, with the
     specs overlapped on a local executor (``jobs > 1``): while the workers run
     one spec's tasks, this process prepares the next spec (data, resume, graphs and spectra:
-    :func:`_begin`, in a thread, :class:`_Ahead`) and queues its tasks behind them, so that neither the
-    warm-up nor a spec's last task leaves a core idle (Wang et al.'s 60 table specs: one
-    core idle for a few seconds per spec).  The records, and every number in them, are
-    those of the specs run one after the other: the same tasks on the same data, with one
-    BLAS thread.  A spec whose record keys meet the running spec's (records it could reuse
-    once written) is queued only after it, its records looked up again.  Otherwise (one job,
-    Dask, one spec) the specs run one after the other."""
+    :func:`_begin`, in a thread, :class:`_Ahead`) and queues its tasks behind them, so that
+    neither the warm-up nor a spec's last task leaves a core idle.  The records, and every
+    number in them, are those of the specs run one after the other: the same tasks on the
+    same data, with one BLAS thread.  A spec whose record keys meet the running spec's
+    (records it could reuse once written) is queued only after it, its records looked up
+    again.  Otherwise (one job, Dask, one spec) the specs run one after the other."""
     specs = list(specs)
     if not (workers is not None and workers.local and jobs > 1 and len(specs) > 1):
         for spec in specs:

@@ -26,10 +26,10 @@ Two neighbour searches (``method=``)
 ``"exact"`` (``"auto"`` when ``n <= EXACT_MAX_N = 20000``, or for sparse input
 ``n <= EXACT_MAX_N_SPARSE = 100000``: :func:`auto_method`)
     scikit-learn ``NearestNeighbors``: eq. (2) exactly, every point tied at the
-    k-th distance an edge.  The graphs are bit-identical to the code before
-    the approximate index was added (the committed paper tables depend on them).  Rows with more than
-    ``extra = 10`` points tied at their k-th distance ("crowded" rows) used to get
-    one ``radius_neighbors`` query each; they now come from one batched pass:
+    k-th distance an edge (the committed paper tables depend on these graphs, bit for
+    bit).  Rows with more than ``extra = 10`` points tied at their k-th distance
+    ("crowded" rows) get the edges of one ``radius_neighbors`` query per row, computed
+    in one batched pass:
 
     * sparse input and tree indexes (kd/ball tree): one ``radius_neighbors``
       call per block of 256 crowded rows (rows sorted by radius, each block
@@ -42,8 +42,8 @@ Two neighbour searches (``method=``)
       The pass repeats the one-row arithmetic (one ``dgemm`` of shape
       ``(256, 1)`` per data chunk, no scikit-learn call per row) and checks it
       against scikit-learn's own one-row query on two crowded rows; if that
-      check fails (another scikit-learn or BLAS), the rows get today's per-row
-      query, recorded in ``knn_info["crowded"]``.
+      check fails (another scikit-learn or BLAS), the rows get one
+      ``radius_neighbors`` query each, recorded in ``knn_info["crowded"]``.
 
 ``"approximate"`` (``"auto"`` above those sizes)
     An HNSW index (``hnswlib``, M = 16, ef_construction = 200, ef = max(64,
@@ -69,48 +69,15 @@ Two neighbour searches (``method=``)
     the rule keeps, ``h_exact`` the share of sampled points whose h_i is the
     exact one.
 
-Choice of the index, measured on 2 shared cores with one thread, k = 10, 40
-candidates, recall on 500 rows (raw build + query, before re-ranking):
+Choice of the index: hnswlib and pynndescent were compared on SecStr and on dense
+blobs (k = 10, one thread, recall of the raw index against brute force).  hnswlib is used:
+it has the higher recall on SecStr, and pynndescent compiles with numba in every new
+process.
 
-==================  ===========  ========================  ========  ===========
-data                library      CPU s (build + query)     recall    edge recall
-==================  ===========  ========================  ========  ===========
-SecStr 20,000       hnswlib       22.4                     0.999     0.906
-SecStr 20,000       pynndescent   35.4 (97 s wall, JIT)    0.992     0.858
-SecStr 83,679       hnswlib      148.9                     0.995     0.765
-SecStr 83,679       pynndescent   84.6 (196 s wall)        0.979     0.714
-blobs 50k x 50      hnswlib       12.5                     0.998     0.998
-blobs 50k x 50      pynndescent   44.6 (99 s wall, JIT)    0.999     0.999
-==================  ===========  ========================  ========  ===========
-
-hnswlib is used: it has the higher recall on SecStr and is faster on two sets
-of three (pynndescent is 1.8x faster on the whole of SecStr, at a lower
-recall, and compiles with numba in every new process).
-
-The whole build (k = 10, hein-maier, this module; CPU seconds, peak RSS of the
-process; the code before this search took about 1,470 s on SecStr 83,679):
-
-==================  ============  ========  =========  ======  =======  ========
-data                method        CPU s     edges/row  recall  edge r.  peak RSS
-==================  ============  ========  =========  ======  =======  ========
-SecStr 10,000       old code       14.3     48.6       exact   exact
-SecStr 10,000       exact           6.4     48.6       exact   exact
-SecStr 10,000       approximate     8.1     48.0       1.000   0.981    0.5 GB
-SecStr 20,000       exact          20.8     35.3       exact   exact
-SecStr 20,000       approximate    30.4     34.3       1.000   0.947
-SecStr 83,679       exact         258.3     62.2       exact   exact    2.3 GB
-SecStr 83,679       approximate   216-232   56.0       0.998   0.847    0.6 GB
-blobs 50k x 50      approximate    18.8     17.0       0.997   0.997
-==================  ============  ========  =========  ======  =======  ========
-
-(The SecStr 10,000 and 20,000 rows are seeded random subsets; the "exact" and
-"old code" graphs of the 10,000 subset are bit-identical; two approximate
-builds of SecStr 83,679 gave the same graph, 216 and 232 s on a busy machine.)  On SecStr the exact search costs only 1.2x the approximate one (one-hot rows
-make sparse brute force cheap), so ``method="exact"`` is the better choice
-there; ``EXACT_MAX_N`` guards against the quadratic cost on dense data.  Since the
-one-query change below the exact search of SecStr 83,679 takes 122 s on one
-thread, 1.8x faster than the approximate one: ``"auto"`` searches sparse input
-exactly up to ``EXACT_MAX_N_SPARSE`` = 100,000 points.
+On sparse one-hot data such as SecStr the exact search is cheap (scikit-learn's sparse
+brute force) and finds every tied edge, where the approximate one misses part of them, so
+``"auto"`` searches sparse input exactly up to ``EXACT_MAX_N_SPARSE`` = 100,000 points;
+``EXACT_MAX_N`` guards against the quadratic cost of the exact search on dense data.
 
 Every choice and measurement of a build is returned in ``knn_info``
 (``knn_graph(..., return_info=True)``, ``Graph.knn_info``).
@@ -132,33 +99,13 @@ searched row by row, and dense brute force (scikit-learn's ``ArgKmin``) in
 dense query ``ArgKmin`` cannot take), the rows are one block.  The approximate
 path stays single-threaded (a multithreaded HNSW build is not deterministic).
 
-One query of the k + 11 nearest gives both h and the edges (the code before
-queried the k + 1 nearest for h separately), and the row-by-row block queries
-compute their distances in chunks of at most 32 MB (:func:`_map_blocks`).
-Full SecStr, k = 10, heat weights; wall seconds in one process, the builds one
-after another, on 2 cores shared with another job that kept about one core
-busy (so the 2-thread rows got about one core: CPU/wall 1.3, 1.0, 1.0):
+One query of the k + 11 nearest gives both h and the edges, and the row-by-row block
+queries compute their distances in chunks of at most 32 MB (:func:`_map_blocks`).
 
-=====================================  ======  ==========  ============  ========
-exact search                           wall s  kneighbors  crowded pass  assemble
-=====================================  ======  ==========  ============  ========
-before: two whole queries, 1 thread    265.0   241.6       22.6          0.6
-two queries in blocks, 1 thread        268.5   250.9       17.0          0.6
-two queries in blocks, 2 threads       208.0   186.0       21.6          0.2
-one query in blocks, 1 thread          152.9   127.6       24.3          0.7
-one query, blocks of <= 32 MB, 1       122.7    94.5       27.0          0.7
-one query, blocks of <= 32 MB, 2       121.2    92.4       27.7          0.6
-=====================================  ======  ==========  ============  ========
-
-Every graph was bit-identical to the first (W.data, W.indices, W.indptr, h,
-sigma; 5,204,508 stored weights, 50,587 crowded rows).  With the second core
-free, two 4,096-row blocks take 11.1 s on one thread and 5.5 s on two.
-
-Why it stays whole: one module, ~740 lines: the exact search with its tie rule, the approximate
-index and its
-measured recall, and the threaded row blocks must produce the same edge list bit for bit; the
-weights and the search are one definition of eq. (2)'s graph, kept in one place so the
-committed tables' graphs cannot drift apart.
+Why it stays whole: one module, ~690 lines: the exact search with its tie rule, the approximate
+index and its measured recall, and the threaded row blocks must produce the same edge list bit
+for bit; the weights and the search are one definition of eq. (2)'s graph, kept in one place so
+the committed tables' graphs cannot drift apart.
 """
 
 from __future__ import annotations
@@ -255,9 +202,8 @@ def _map_blocks(fn, shared, items, by_rows):
     ``by_rows``: the rows' results do not depend on the rows queried with them
     (:func:`_rows_independent`); ``working_memory``, which then only sets how many
     rows scikit-learn computes at once, is at most 32 MB: its default 1 GB
-    chunks of distances cost more in page faults than in arithmetic (sparse
-    SecStr, 2 x 4,096 rows: 14.4 s at 1 GB, 9.7 s at 32 MB on one thread, 5.2 s
-    on two; the same neighbours).
+    chunks of distances cost more in page faults than in arithmetic (the neighbours
+    are the same).
     """
     cfg = get_config()
     threads = min(_SEARCH_THREADS.get(), len(items))
@@ -400,8 +346,8 @@ def auto_method(X):
     20,000 dense points or :data:`EXACT_MAX_N_SPARSE` = 100,000 sparse ones, "approximate"
     above.  Sparse rows make the exact search cheap (scikit-learn's sparse brute force, no
     densifying) while the HNSW index needs them dense in blocks: on SecStr (83,679 one-hot
-    rows) the exact search took 122 s on one thread and the approximate one 216-232 s,
-    finding 85 % of the tied edges (this module's docstring)."""
+    rows) the exact search is the faster one, and the approximate one misses part of the
+    tied edges (this module's docstring)."""
     return "exact" if X.shape[0] <= _exact_max_n(X) else "approximate"
 
 
@@ -429,8 +375,8 @@ def _exact_edges(Z, k, extra=10):
     # h: distance to the k-th neighbour other than the point itself.  The first k + 1
     # columns hold the k + 1 smallest distances, the values a (k + 1)-query returns (a tie
     # may swap an index, never a value); dropping the point itself, or the last column
-    # where a tie at its distance pushed it out, leaves the same values (the code before
-    # this change queried k + 1 separately: the graphs are bit-identical)
+    # where a tie at its distance pushed it out, leaves the same values (so the graphs
+    # equal those of a separate (k + 1)-query, bit for bit)
     h = _drop_self(dist[:, :k + 1], ind[:, :k + 1])[0][:, k - 1]
     # directed edges i -> j with d_ij <= h_i, ties at the k-th distance included
     # (eq. (2) is a distance rule, so every tied neighbour is an edge)

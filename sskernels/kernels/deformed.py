@@ -42,7 +42,7 @@ _INTRINSIC = weakref.WeakKeyDictionary()
 def intrinsic_matrix(graph, laplacian="unnormalized", degree=1):
     """``M = L^p``: the graph regularizer of eq. (11.5) (iterated Laplacians, Remark 1).
 
-    Memoized per graph object (the same product as before, computed once) and read-only:
+    Memoized per graph object (the same product, computed once) and read-only:
     its arrays are not writeable, so a caller that changed it in place would fail loudly
     instead of changing every later fit.
 
@@ -140,10 +140,10 @@ def intrinsic_product(M, K):
 
     ``L^p`` fills in with ``p`` (``L^5`` of Mao & Tsang's TEXT graph has every entry
     non-zero) while it is stored sparse; a sparse-times-dense product of a full matrix
-    costs ~50x the dense (BLAS) one (TEXT, n = 1,946: 6.6 s against 0.13 s).  So a sparse
-    ``M`` with at least :data:`DENSE_FRACTION` of its entries non-zero is multiplied as a
-    dense matrix (converted once per ``M``, memoized while ``M`` lives); a sparse one stays
-    sparse.  The two products differ in rounding only (the summation order)."""
+    costs far more than the dense (BLAS) one.  So a sparse ``M`` with at least
+    :data:`DENSE_FRACTION` of its entries non-zero is multiplied as a dense matrix
+    (converted once per ``M``, memoized while ``M`` lives); a sparse one stays sparse.
+    The two products differ in rounding only (the summation order)."""
     if sp.issparse(M) and M.nnz >= DENSE_FRACTION * M.shape[0] * M.shape[1]:
         return _dense(M) @ K
     return np.asarray(M @ K)

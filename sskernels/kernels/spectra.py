@@ -56,9 +56,9 @@ class RBFSpectrum:
 
 
 #: entries kept (LRU).  One Wang et al. Table 1 spec holds 28 label-independent spectra (seven
-#: widths for each of four kernel designs; 10 % of n vectors, a few MB each at n = 2007): at 16
-#: the cross-validation over widths evicted and recomputed them on every split (3.2 s instead of
-#: 0.2-0.4 s per cluster / max-alignment kernel split in a worker)
+#: widths for each of four kernel designs; 10 % of n vectors, a few MB each at n = 2007): with
+#: room for fewer than 28, the cross-validation over widths would evict and recompute them on
+#: every split
 _RBF_CACHE_SIZE = 64
 #: bytes the memoized spectra may take (:mod:`sskernels.memo`; the newest entry always kept)
 _RBF_CACHE_BYTES = 2 * 2**30

@@ -28,7 +28,7 @@ Choices the paper leaves open, made here:
   C selection (memoized by content of ``X``, the labels and the learner's
   parameters: :func:`sskernels.learners.fitted._fitted_learner`).
 
-Why it stays whole: one module, ~540 lines, two fifths of them docstrings: the SVM on a learned
+Why it stays whole: one module, ~420 lines, two fifths of them docstrings: the SVM on a learned
 kernel, its
 fold and oracle fast paths and the memo of fitted kernel learners they share.
 """

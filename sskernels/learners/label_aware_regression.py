@@ -30,14 +30,17 @@ Choices the paper leaves open, made here:
   labeled points.  A rank-one kernel's alignment does not depend on its scale, so alignf's
   optimal kernels are the same; but unscaled, alignf's ``G`` spans ~5 orders of magnitude
   (label-aware vectors of size ~1 per point, unit-norm eigenvectors of size ~1/sqrt(n)) and
-  its min-norm tie rule (HiGHS QP) took 3.5 s per call on the WiFi data, with "Solve error"
-  fallbacks; scaled, 0.02 s.  The tie rule's minimum-norm weights are those of the scaled
-  vectors;
+  its min-norm tie rule is slow and can fail ("Solve error" fallbacks); scaled, it is fast.
+  The tie rule's minimum-norm weights are those of the scaled vectors;
 * ``epsilon = 0.05`` (Sec. 4.2, for targets scaled to [0, 1]); ``C`` and the width factor
   ``b_scale`` are selected on the labeled points (``_selection``: C over
   :data:`C_GRID`, the paper's grid; ``b_scale`` over :data:`WIDE_B_SCALES`, the
   classification grid of Sec. 4.1 extended by 20, 50, 100: on the WiFi data with
   ``b0 = 1 / mean squared distance`` the best widths of the harmonic function lie there).
+
+Why it stays whole: one module, ~400 lines: the regression kernel and the SVR on it are the two
+halves of Wang et al.'s WiFi method (the SVR fits on the kernel's labeled block), with the
+label-aware vectors of continuous targets they share.
 """
 
 from __future__ import annotations

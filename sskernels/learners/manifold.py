@@ -608,8 +608,8 @@ class LapSVM(_ManifoldRegularizer):
         A choice made for speed: the selection's fold fits (``_fold_predictor``) solve
         the same dual with the deformed kernel by libsvm
         (:func:`~sskernels.solvers.svm.svm_precomputed_decision`,
-        ``C = 1/(2 gamma_A l)``, libsvm's default tolerance), about 3x faster than
-        HiGHS on these tiny QPs; ``"highs"`` uses :func:`svm_dual_qp` there too.
+        ``C = 1/(2 gamma_A l)``, libsvm's default tolerance), faster than HiGHS on
+        these tiny QPs; ``"highs"`` uses :func:`svm_dual_qp` there too.
         The fit itself always goes through :func:`svm_dual_qp`.
 
     Attributes

@@ -17,12 +17,12 @@ points of the other components are not in the system, see the orphan rule below)
 
 * ``"direct"`` — a sparse LU (:func:`scipy.sparse.linalg.splu`), exact to rounding.  Its
   fill grows fast with n on k-NN graphs: on the SSL-book SecStr set (n = 83,679, 10-NN)
-  the factors would hold 0.3-0.9 n^2 entries (tens of GB); at n = 10,000 a fit takes
-  155-345 s and about 1 GB.
+  the factors would hold 0.3-0.9 n^2 entries (tens of GB), and already at n = 10,000 a fit
+  is slow and memory-bound.
 * ``"cg"`` — preconditioned conjugate gradients (:func:`sskernels.solvers.cg.cg_solve`),
   one column per class, Jacobi (diagonal) preconditioner, stopped when the true residual
   satisfies ``||b - A x|| <= CG_RTOL ||b||`` (:data:`CG_RTOL` = 1e-10, which keeps the
-  scores within 1e-6 of the direct solution on the test graphs, in practice ~1e-9) or
+  scores within 1e-6 of the direct solution on the test graphs) or
   after :data:`CG_MAXITER` iterations (10,000).  A run that stops at the cap is recorded
   as a ``fallback`` in ``fit_report_`` (the last iterate is used), never silently.
   Iterations and relative residuals per column are in ``solve_info_.stats``,
@@ -34,37 +34,19 @@ points of the other components are not in the system, see the orphan rule below)
   sets, at most 1,051 points) keeps the direct path and its exact numbers.
 
 Algebraic multigrid (pyamg's smoothed aggregation, one V-cycle as preconditioner; pyamg is
-optional) is used only where it was measured to pay: when the first class column still
-needs more than :data:`AMG_AFTER` = 300 Jacobi iterations, every column is solved with it
-(the first from its Jacobi iterate; ``stats["preconditioner"] == "jacobi+amg"``).
-Measured (two shared and busy cores, BLAS on one thread, 10-NN hein-maier graphs, 100
-labels, fit times of the solve without the graph build; SecStr's graph is the package's,
-62 edges a point from the ties of its one-hot rows):
-
-===================================  =====================  ==================  ===========
-graph, learner                       Jacobi CG              AMG CG from start   sparse LU
-===================================  =====================  ==================  ===========
-SecStr n = 10,000, harmonic          22 it., 0.2-0.3 s      6 it., 0.7 s        345 s, 1 GB
-SecStr n = 10,000, consistency       22 it., 0.2 s          6 it., 0.5-0.8 s    257 s, 1 GB
-SecStr n = 83,679, harmonic          20-26 it., 0.9-1.1 s   6 it., 10-13 s      --
-SecStr n = 83,679, consistency       24 it., 0.8-1.3 s      6 it., 13 s         --
-swiss roll n = 80,000, harmonic      630-654 it., 13.2 s    18 it., 5.8 s       --
-swiss roll n = 80,000, consistency   129 it., 3.1 s         15 it., 5.3 s       --
-===================================  =====================  ==================  ===========
-
-(SecStr n = 83,679 with 1,000 and 10,000 labels: the same iterations and times.)  The
-rule as shipped gives Jacobi's row everywhere but the swiss roll's harmonic function,
-where it switches after 300 Jacobi iterations: 311 + 18 it., 5.5 s.  At n = 10,000 CG and
-the LU agree to 4e-12 (harmonic) and 2e-13 (consistency) with identical transductions.
-AMG pays only on a low-dimensional manifold at large n with the harmonic function's
-Dirichlet problem, where Jacobi needs hundreds of iterations; on SecStr-like graphs
-Jacobi converges in a few dozen.  Consistency's condition number is at most
+optional) is used only where it pays: when the first class column still needs more than
+:data:`AMG_AFTER` = 300 Jacobi iterations, every column is solved with it (the first from
+its Jacobi iterate; ``stats["preconditioner"] == "jacobi+amg"``).  AMG's setup costs about
+as much as a few hundred Jacobi iterations, so it pays only on a low-dimensional manifold
+at large n with the harmonic function's Dirichlet problem (e.g. a swiss roll), where Jacobi
+needs hundreds of iterations; on SecStr-like k-NN graphs Jacobi converges in a few dozen
+and the rule keeps it.  Consistency's condition number is at most
 ``(1 + alpha) / (1 - alpha)`` (199 at 0.99), so for alpha <= 0.99 Jacobi stays under the
-switch there.
+switch there.  On the graphs compared, CG's solutions agree with the LU's far within the
+1e-6 above, with the same transductions.
 
-Why it stays whole: one module, ~730 lines, three fifths of them docstrings: the two classifiers
-share the
-solvers above (LU, CG, the AMG switch, the polish) and the regressor their harmonic
+Why it stays whole: one module, ~720 lines, three fifths of them docstrings: the two classifiers
+share the solvers above (LU, CG, the AMG switch, the polish) and the regressor their harmonic
 solution.
 """
 
@@ -86,10 +68,10 @@ from sskernels.solvers.cg import (amg_preconditioner, cg_solve, have_pyamg,
 from sskernels.solvers.report import SolveInfo
 
 #: ``solver="auto"`` solves by sparse LU up to this many training points and by
-#: preconditioned CG above (a choice: the LU's fill depends on the graph, and on SecStr's
-#: 10-NN graph the two fits take 28 s at 5,000 points and one 155-345 s at 10,000, against 0.05 and
-#: 0.2 s for CG; every paper table that runs these learners -- Liu et al.'s sets, at most
-#: 1,051 points -- stays direct, with its exact numbers)
+#: preconditioned CG above (a choice: the LU's fill depends on the graph, and on k-NN graphs
+#: such as SecStr's its cost grows far faster with n than CG's; every paper table that runs
+#: these learners -- Liu et al.'s sets, at most 1,051 points -- stays direct, with its exact
+#: numbers)
 DIRECT_MAX_N = 2_000
 #: CG's relative tolerance on the true residual, ``||b - A x|| <= CG_RTOL ||b||`` (a choice:
 #: keeps the scores within 1e-6 of the direct solution with a wide margin)
@@ -97,8 +79,8 @@ CG_RTOL = 1e-10
 #: CG's iteration cap per column (a choice; reaching it is a recorded fallback)
 CG_MAXITER = 10_000
 #: Jacobi iterations after which CG switches to pyamg's smoothed-aggregation preconditioner
-#: (from the Jacobi iterates), if pyamg is installed (a choice, measured: AMG's setup costs
-#: about as much as 250-300 Jacobi iterations on the k-NN graphs of the module docstring)
+#: (from the Jacobi iterates), if pyamg is installed (a choice: about as many Jacobi
+#: iterations as AMG's setup costs on k-NN graphs, module docstring)
 AMG_AFTER = 300
 #: consistency's CG solution is polished (:func:`_polish`) when some point's largest score
 #: is below this fraction of the largest score (a choice: CG resolves scores to about

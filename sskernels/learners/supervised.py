@@ -218,7 +218,7 @@ class SVMBaseline(SemiSupervisedClassifier):
         The kernel columns of the labeled points ``K[:, L]`` once per width (the distances
         and the rule's width once), then one libsvm fit on the precomputed labeled block
         per candidate and its prediction from ``K[:, L]`` — instead of libsvm's own RBF at
-        every candidate (on sparse Text: 31 predictions, 1.3 s).  The entries equal
+        every candidate (slow on sparse data such as Text).  The entries equal
         libsvm's up to rounding; the oracle refits the chosen candidate and records any
         disagreement.  None for other grid keys.
         """

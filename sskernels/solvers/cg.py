@@ -13,8 +13,7 @@ matrix or a ``LinearOperator`` (:func:`jacobi_preconditioner`,
   stopping rule with ``atol = 0``), the documented rule;
 * **fallback** (still ``solver="cg"``) — a column stopped at the iteration cap
   ``maxiter`` (``None``: scipy's ``10 * dim``) before reaching ``rtol``.  The
-  last iterate is returned (what the package always did; it used to say so in
-  a ``RuntimeWarning`` only) and the :class:`SolveInfo`'s ``fallback`` names the
+  last iterate is returned and the :class:`SolveInfo`'s ``fallback`` names the
   columns, the cap and their relative residuals, so the fit report carries it;
 * an **error** (:class:`~sskernels.solvers.SolverError`) — scipy reports a
   breakdown or illegal input (``info < 0``).

@@ -19,6 +19,10 @@ and rescales (derivation in its docstring).  The solver rule, in this one place:
 * any other ``A`` — HiGHS's QP solver: ``"highs-qp"`` (documented, not a fallback);
 * **fallback**: when NNLS stops at its iteration limit (``50 m``), HiGHS solves the
   same scaled (Q); the returned :class:`SolveInfo` says so.
+
+Why it stays whole: one module, ~460 lines: the cone's generators, the two solvers of (Q) with
+their fallback rule, the polishing step and the min-norm tie rule of alignf all work on the same
+scaled problem, and a change of the scaling must reach each of them together.
 """
 
 from __future__ import annotations
@@ -339,12 +343,12 @@ def min_norm_optimum(G, mu, eig=None):
     point is unique (a strictly convex QP).  ``eig``: ``np.linalg.eigh(G)`` if known.
 
     Method (exact, certified): the least-distance program in the null-space coordinates
-    (:func:`_ldp_optimum`: one NNLS with ``m - r + 1`` rows; Wang et al. Table 3's seven
-    pooled widths, m = 1403, r = 1332: 10 ms), certified when its relative duality gap is
-    at most ``TIE_GAP_TOL`` and the equality rows hold to ``TIE_FEAS_TOL``
-    (``tie_method: "ldp"``).
+    (:func:`_ldp_optimum`: one NNLS with ``m - r + 1`` rows, small when ``G``'s rank r is
+    close to m, as for Wang et al. Table 3's seven pooled widths), certified when its
+    relative duality gap is at most ``TIE_GAP_TOL`` and the equality rows hold to
+    ``TIE_FEAS_TOL`` (``tie_method: "ldp"``).
 
-    Otherwise the earlier method runs, a fallback (``"ldp->tikhonov (...)"`` in the
+    Otherwise a Tikhonov method runs, a fallback (``"ldp->tikhonov (...)"`` in the
     :class:`SolveInfo`; ``tie_method: "tikhonov"``, the LDP's gap in ``tie_ldp_gap``), in
     stages:
 
@@ -368,11 +372,12 @@ def min_norm_optimum(G, mu, eig=None):
     in the stats and the note; such a point is never longer than the minimum-norm optimum, since
     ``rho^2 ||res||^2 + ||x_rho||^2 <= ||x*||^2``).  Otherwise the point with the smallest
     gap is kept and the :class:`SolveInfo` says so (a fallback, with gap and residual).
-    The Tikhonov NNLS has ``r + m`` rows and m columns: 3 s at m = 1403 (the LDP: 10 ms).
+    The Tikhonov NNLS has ``r + m`` rows and m columns, so it costs far more than the
+    LDP's.
 
-    Before either, this was HiGHS's QP on the rows ``R = diag(sqrt(lambda)) Q_r^T``
-    (condition up to ``1e6``): it ended *Unbounded*, *Infeasible*, *Solve error* or at its
-    time limit on many real instances (Wang et al. Table 2: up to 30 of 30 splits per row).
+    A general QP solver is not used: HiGHS's QP on the rows ``R = diag(sqrt(lambda)) Q_r^T``
+    (condition up to ``1e6``) ends *Unbounded*, *Infeasible*, *Solve error* or at its time
+    limit on many real instances (e.g. Wang et al. Table 2's).
 
     Returns ``(x, SolveInfo)``; ``(mu, None)`` when ``G`` has full rank (nothing to break).
     """

@@ -1,14 +1,13 @@
 """libsvm on a precomputed kernel, called as ``sklearn.svm.SVC`` calls it, without the estimator.
 
-``SVC(kernel="precomputed").fit`` spends about twice libsvm's own time on scikit-learn's
-input and target validation when the kernel is a few hundred points wide (measured on
-Wang et al.'s COIL local Rademacher fits, P = 6 one-vs-rest SVMs per eta-trick step:
-8,101 fits, 5.2 s in libsvm, 9.2 s around it).  The learners that fit thousands of small
-SVMs (the C selection's folds, oracle candidates, SimpleMKL's and the eta-trick's inner
-SVMs) call libsvm here with **the same arguments** ``SVC`` passes (so the same solution,
-bit for bit: tested against ``SVC`` in ``tests/test_libsvm.py``), and a scikit-learn without
-its private ``sklearn.svm._libsvm`` module goes through ``SVC`` itself (same numbers,
-slower).
+``SVC(kernel="precomputed").fit`` spends more time on scikit-learn's input and target
+validation than libsvm spends solving when the kernel is a few hundred points wide (e.g.
+Wang et al.'s COIL local Rademacher fits, P = 6 one-vs-rest SVMs per eta-trick step).
+The learners that fit thousands of small SVMs (the C selection's folds, oracle candidates,
+SimpleMKL's and the eta-trick's inner SVMs) call libsvm here with **the same arguments**
+``SVC`` passes (so the same solution, bit for bit: tested against ``SVC`` in
+``tests/test_libsvm.py``), and a scikit-learn without its private ``sklearn.svm._libsvm``
+module goes through ``SVC`` itself (same numbers, slower).
 
 ``SVC.fit`` draws libsvm's seed from the global RNG (``check_random_state(None)``); it is
 drawn here too, so that the global RNG's state after a call is the same as after ``SVC``'s.

@@ -35,12 +35,11 @@ minimized over the simplex there).  :func:`lrc_mkl` solves it
   ``min C sum xi`` under the margins and ``||w||_1 <= t`` (``w = w+ - w-``): ``f`` is convex
   and piecewise linear, so the optimum is the root of ``t = -f'(t)`` (the LP's dual of the
   norm row), found by bisection with a fixed-point shortcut over hot-started HiGHS LPs
-  (:func:`_root`; HiGHS's QP solver, tried first, ended in "Solve error" or its time
-  limit on usps38's instances, the LPs never).  The LP does not depend on C: the C values of
-  a selection grid (``C_path``) are solved on one LP in increasing order, each bracket
-  starting from the points already solved (:func:`_binary_path`; the 30 (theta, C)
-  candidates of one width took 43 LPs, 0.09 s, against 446 LPs, 3.3 s, one C at a time on
-  usps38, weights equal within 1e-6);
+  (:func:`_root`; not HiGHS's QP solver, which can end in "Solve error" or at its time
+  limit on these instances, e.g. usps38's, where the LPs do not).  The LP does not depend
+  on C: the C values of a selection grid (``C_path``) are solved on one LP in increasing
+  order, each bracket starting from the points already solved (:func:`_binary_path`; a
+  grid then takes a fraction of the LPs of one C at a time, for the same weights);
 * for P > 1 (one-vs-rest with ONE shared ``d``, SimpleMKL Sec. 4) by the
   variational ("eta-trick") alternation: the P SVMs at ``d`` (libsvm,
   :func:`sskernels.solvers.mkl.svm_solution`, tolerance :data:`INNER_TOL_RATIO` ``tol``), then
@@ -68,6 +67,10 @@ problem is solved with ``a C`` in place of ``C`` (the SVM with kernel ``a K`` an
 the same decisions and the same minimizing ``d`` as with ``K`` and ``a C``:
 ``J_{aK, C}(d) = J_{K, aC}(d) / a``), so that a tiny tail sum (large theta) does not make
 huge features; ``objective`` is reported in the original scale.
+
+Why it stays whole: one module, ~490 lines: the binary parametric LP and the one-vs-rest
+alternation solve the same scaled objective (tail counts, feature scale, stopping gap), and
+keeping both paths beside the one definition of that objective keeps them solving one problem.
 """
 
 from __future__ import annotations
@@ -88,18 +91,15 @@ __all__ = ["LRCResult", "lrc_mkl", "relative_tail", "tail_count", "mkl_objective
 
 #: relative duality gap at which the alternation (P > 1) stops (SimpleMKL's toolbox default,
 #: as in :func:`sskernels.solvers.mkl.simplemkl`): with a large effective C (a small tail
-#: sum) each libsvm solve is slow, and 1e-3 took ~40 s on 300 labeled points, 1e-2 ~5 s
+#: sum) each libsvm solve is slow, and a tighter gap multiplies the alternation's rounds
 GAP_TOL = 1e-2
 #: libsvm's stopping tolerance for the alternation's inner SVMs, as a fraction of the
 #: alternation's own (the relative duality gap ``tol``): an order of magnitude tighter, so
-#: 1e-3 (libsvm's and ``SVC``'s default) at :data:`GAP_TOL`.  It was 1e-5 whatever ``tol``
-#: (SimpleMKL's inner tolerance, as :func:`sskernels.solvers.mkl.simplemkl` keeps): at the
-#: large effective C of a small tail sum each solve then took up to ~170 ms (COIL, 300
-#: labeled points, six classes).  Measured on Wang et al.'s COIL local Rademacher specs:
-#: about the same number of rounds (split 25, baseline oracle: 685 against 682 over its 18
-#: alternations), the same errors and alignments to 4 digits in the 12 records of 3 splits,
-#: in 0.72x the time (split 25's oracle alone: 0.35x).  :func:`mkl_objective`, the checker,
-#: keeps 1e-5.
+#: 1e-3 (libsvm's and ``SVC``'s default) at :data:`GAP_TOL`.  A fixed 1e-5 whatever ``tol``
+#: (SimpleMKL's inner tolerance, as :func:`sskernels.solvers.mkl.simplemkl` keeps) makes each
+#: solve slow at the large effective C of a small tail sum, while on Wang et al.'s COIL local
+#: Rademacher specs the ratio gives about the same number of rounds and the same errors and
+#: alignments to 4 digits.  :func:`mkl_objective`, the checker, keeps 1e-5.
 INNER_TOL_RATIO = 0.1
 #: a rescaled weight below this (relative to the largest) is set to 0
 WEIGHT_PRECISION = 1e-9
@@ -178,9 +178,7 @@ class _NormLP:
         col_lower[2 * M] = -np.inf
         self.h = _solver()
         # no HiGHS scaling: the features are already on one scale (module docstring,
-        # "Numerics"), and scaling doubled the simplex time (usps38, odd/even, COIL2,
-        # seven widths: 1.3 -> 0.64 s, 3.6 -> 1.4 s, 2.2 -> 0.96 s per split's paths) for
-        # the same optimum (weights equal within 4e-9 relative, objectives within 5e-11)
+        # "Numerics"), and scaling only slows the simplex down, for the same optimum
         self.h.setOptionValue("simplex_scale_strategy", 0)
         self.h.passModel(_model(c, A, np.concatenate([np.ones(l), [-np.inf]]),
                                 np.concatenate([np.full(l, np.inf), [0.0]]), col_lower, np.inf))
@@ -237,9 +235,9 @@ def _root(at, points, C, rtol=1e-9, max_solves=100):
     the kink where the margins are first met, the hard-margin regime of large C).  The model
     bounds ``phi`` from below and is exact at the ends, so when its minimizer is an end
     that end is optimal; each solve adds a piece, so a few LPs
-    suffice, near each other (hot starts).  Before the fixed point of the last solved
-    point was tried first, which in the hard-margin regime alternated between t ~ 1e4 and
-    t ~ 8 (~700 simplex iterations per LP instead of tens).  At the root the LP's ``w`` is
+    suffice, near each other (hot starts).  Trying the fixed point of the last solved point
+    first instead alternates, in the hard-margin regime, between far-apart t (e.g. ~1e4 and
+    ~8), and each such LP needs many more simplex iterations.  At the root the LP's ``w`` is
     the optimum.  Returns ``(w, objective, new solves)``, the objective
     ``||w||_1^2 / 2 + C sum xi`` of the returned ``w``."""
     start = len(points)
@@ -375,8 +373,8 @@ class _AlternationPath:
     at ``C`` itself: a function of ``(Psi, Y, grid, C)``, whatever was asked before.  A
     grid's large C's (COIL's six-class fits reach the hard margin at a few hundred, the grid
     goes to 1e4 over tail sums < 1) then cost no alternation.  Warm starts (``d`` of the
-    previous C) were tried and were slower: from a nearly sparse ``d`` the multiplicative
-    update revives vanished weights slowly (COIL, one fold: 1277 iterations against 67)."""
+    previous C) are not used: from a nearly sparse ``d`` the multiplicative update revives
+    vanished weights slowly, in many more iterations than from the uniform ``d``."""
 
     def __init__(self, Psi, Y, Cs, tol, max_iter):
         self.Psi, self.Y, self.tol, self.max_iter = Psi, Y, tol, max_iter

@@ -17,8 +17,8 @@ import numpy as np
 from sklearn.svm import SVR
 
 #: libsvm's iteration cap for the SVRs (scikit-learn's default: none).  A learned kernel of
-#: low rank at a large C can take millions of iterations (6 s for one fit at C = 10^4 on the
-#: WiFi data); the cap stops it at ~0.01 s, and a final fit that reaches it is a note
+#: low rank at a large C can take millions of iterations; the cap stops such a fit early,
+#: and a final fit that reaches it is a note
 SVR_MAX_ITER = 20_000
 
 
