@@ -66,9 +66,28 @@ class InternalError(Exception):
 
 
 def is_user_error(exc):
-    """True for an exception that reports the user's input: a :class:`UserError`, a
-    :class:`ParameterError`, a :class:`SolveFailure`, or scikit-learn's
-    ``InvalidParameterError`` (an estimator's ``_parameter_constraints``)."""
+    """Tell whether an exception reports the user's input.
+
+    True for a :class:`UserError`, a :class:`ParameterError`, a :class:`SolveFailure`, or
+    scikit-learn's ``InvalidParameterError`` (an estimator's ``_parameter_constraints``).
+
+    Parameters
+    ----------
+    exc : BaseException
+        The exception to classify.
+
+    Returns
+    -------
+    bool
+        True when ``exc`` is one of the classes above (or a subclass of one), False otherwise
+        (also when scikit-learn's ``InvalidParameterError`` cannot be imported).
+
+    Examples
+    --------
+    >>> from sskernels.errors import ParameterError, is_user_error
+    >>> is_user_error(ParameterError("k must be positive")), is_user_error(KeyError("k"))
+    (True, False)
+    """
     if isinstance(exc, (UserError, ParameterError, SolveFailure)):
         return True
     try:

@@ -138,8 +138,29 @@ def fingerprint(X):
 
     A dense array that is read-only all the way down (``_frozen``; the runner freezes its
     data) is hashed once: its digest is kept against a weak reference to it (the experiment
-    grid asks for the fingerprint of the same ``X`` on every fit: 15-35 % of a Wang et al.
-    split's time before).  Anything writable is hashed every time.
+    grid asks for the fingerprint of the same ``X`` on every fit).  Anything writable is
+    hashed every time.
+
+    Parameters
+    ----------
+    X : array-like or scipy.sparse matrix
+        The matrix; anything not sparse is hashed as ``numpy.asarray(X)``.
+
+    Returns
+    -------
+    str
+        The 32-character hex digest (:func:`digest`) of ``X``'s contents, shape and dtype (a
+        sparse matrix: of its CSR arrays).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sskernels.graph import fingerprint
+    >>> X = np.arange(6.0).reshape(3, 2)
+    >>> fingerprint(X) == fingerprint(X.copy()), fingerprint(X) == fingerprint(X.T)
+    (True, False)
+    >>> len(fingerprint(X))
+    32
     """
     frozen = isinstance(X, np.ndarray) and _frozen(X)
     if frozen:
@@ -181,9 +202,24 @@ def _param_part(value):
 
 
 def params_key(estimator):
-    """A digest of ``estimator``'s class and its ``get_params(deep=True)`` (nested estimators'
-    parameters included): equal for equal parameters, different when any differs.  The key
-    of a memoized fit, and the part of a record's key that says which estimator was built.
+    """A digest of ``estimator``'s class and its ``get_params(deep=True)``.
+
+    Nested estimators' parameters are included: the digest is equal for equal parameters,
+    different when any differs.  The key of a memoized fit, and the part of a record's key
+    that says which estimator was built.
+
+    Parameters
+    ----------
+    estimator : object
+        An estimator (anything with ``get_params``); an object without ``get_params`` is
+        keyed by its class alone.
+
+    Returns
+    -------
+    str
+        A 32-character hex digest (:func:`digest`) of the class's qualified name and the
+        sorted parameters (an estimator parameter by its class, an array or scalar as it is,
+        anything else by its pickle, else its ``repr``).
 
     Examples
     --------

@@ -6,7 +6,7 @@ a fitted estimator: two estimators must not share a mutable fitted object.  The 
 caches of the package are all :class:`LRU` instances (``graph._CACHE``, ``kernels.spectra.
 _RBF_CACHE``, ``kernels.rbf._MEDIAN_CACHE``, ``kernels.deformed._BASIS_CACHE``,
 ``learners.base._PRECOMPUTED``, the learners' and solvers' memos).  The other module-level
-dicts are not value caches of their own: ``graph._FINGERPRINTS`` remembers the digest of
+dicts are not value caches of their own: ``hashing._FINGERPRINTS`` remembers the digest of
 read-only arrays by weak reference (64 entries at most), and ``kernels.deformed._INTRINSIC`` /
 ``_DENSE`` hold read-only products of a graph or matrix only as long as it lives (weak
 references), so they are bounded by the LRUs that hold those objects.
@@ -29,9 +29,29 @@ _SHARED: dict = {}
 
 
 def sizeof(value):
-    """The bytes of the arrays ``value`` holds: an array's ``nbytes`` (a sparse matrix's data,
-    indices and indptr), summed over a tuple, list or dict's items and a dataclass's fields;
-    an object's own integer ``nbytes`` otherwise, else 0."""
+    """The bytes of the arrays ``value`` holds.
+
+    An array's ``nbytes`` (a sparse matrix's data, indices and indptr), summed over a tuple,
+    list or dict's items and a dataclass's fields; an object's own integer ``nbytes``
+    otherwise, else 0.
+
+    Parameters
+    ----------
+    value : object
+        An array, a sparse matrix, a container of them, a dataclass, or any object.
+
+    Returns
+    -------
+    int
+        The number of bytes counted.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sskernels.memo import sizeof
+    >>> sizeof((np.zeros(3), {"b": np.zeros((2, 2), dtype=np.float32)}, "text"))
+    40
+    """
     if isinstance(value, np.ndarray):
         return int(value.nbytes)
     if sp.issparse(value):
@@ -50,8 +70,22 @@ def sizeof(value):
 
 
 def freeze(value):
-    """Make the arrays ``value`` holds read-only (in place; see :func:`sizeof` for what it
-    holds; an object with a ``freeze()`` method freezes itself) and return ``value``."""
+    """Make the arrays ``value`` holds read-only, in place, and return ``value``.
+
+    See :func:`sizeof` for what it holds; an object with a ``freeze()`` method freezes
+    itself.
+
+    Parameters
+    ----------
+    value : object
+        An array, a sparse matrix, a tuple, list or dict of them, an object with a
+        ``freeze()`` method, or a dataclass; anything else is left as it is.
+
+    Returns
+    -------
+    object
+        ``value`` itself.
+    """
     if isinstance(value, np.ndarray):
         value.setflags(write=False)
     elif sp.issparse(value):
@@ -119,11 +153,47 @@ class LRU(OrderedDict):
         self._total -= self._sizes.pop(key, 0)
 
     def popitem(self, last=True):
+        """Remove and return an entry, keeping the byte total.
+
+        Parameters
+        ----------
+        last : bool, default=True
+            True: the most recently used entry; False: the least recently used one.
+
+        Returns
+        -------
+        tuple
+            The removed ``(key, value)``.
+
+        Raises
+        ------
+        KeyError
+            When the memo is empty.
+        """
         key, value = super().popitem(last=last)
         self._total -= self._sizes.pop(key, 0)
         return key, value
 
     def pop(self, key, *default):
+        """Remove ``key`` and return its value, keeping the byte total.
+
+        Parameters
+        ----------
+        key : hashable
+            The key to remove.
+        *default : object
+            At most one value, returned when ``key`` is not stored.
+
+        Returns
+        -------
+        object
+            The value stored under ``key``, else ``default``.
+
+        Raises
+        ------
+        KeyError
+            When ``key`` is not stored and no ``default`` is given.
+        """
         if key in self:
             self._total -= self._sizes.pop(key, 0)
         return super().pop(key, *default)
@@ -134,7 +204,20 @@ class LRU(OrderedDict):
         self._total = 0
 
     def lookup(self, key):
-        """The value stored under ``key`` (now the most recent), or None."""
+        """The value stored under ``key`` (now the most recent), or None.
+
+        Its size is measured again (a value may have grown since it was stored).
+
+        Parameters
+        ----------
+        key : hashable
+            The key looked up.
+
+        Returns
+        -------
+        object or None
+            The stored value, or None when ``key`` is not stored.
+        """
         hit = self.get(key)
         if hit is not None:
             self.move_to_end(key)
@@ -146,8 +229,22 @@ class LRU(OrderedDict):
         return self._total
 
     def store(self, key, value):
-        """Store ``value`` (its arrays made read-only) under ``key``, drop the oldest entries
-        past ``size`` (or past ``max_bytes``, but never ``value``); returns it."""
+        """Store ``value`` (its arrays made read-only) under ``key``; returns it.
+
+        Then drop the oldest entries past ``size`` (or past ``max_bytes``, but never ``value``).
+
+        Parameters
+        ----------
+        key : hashable
+            The key to store under (an existing entry is replaced).
+        value : object
+            The value; its arrays are made read-only in place (:func:`freeze`).
+
+        Returns
+        -------
+        object
+            ``value`` itself.
+        """
         freeze(value)
         self[key] = value
         self.move_to_end(key)
@@ -159,9 +256,30 @@ class LRU(OrderedDict):
 
 
 def content_key(*parts):
-    """A 128-bit hex digest (:func:`sskernels.hashing.digest`) of arrays' contents and shapes
-    (scalars count as 0-d arrays, as float): the key of a memo whose value is a function of
-    exactly these inputs."""
+    """A 128-bit hex digest of arrays' contents and shapes (:func:`sskernels.hashing.digest`).
+
+    Scalars count as 0-d arrays, as float: the key of a memo whose value is a function of
+    exactly these inputs.
+
+    Parameters
+    ----------
+    *parts : array-like or scalar
+        The inputs; each is hashed as ``numpy.asarray(part, dtype=float)``.
+
+    Returns
+    -------
+    str
+        The 32-character hex digest.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sskernels.memo import content_key
+    >>> content_key(np.eye(2), 0.5) == content_key(np.eye(2, dtype=int), 0.5)
+    True
+    >>> content_key(np.eye(2), 0.5) == content_key(np.eye(2), 1)
+    False
+    """
     return digest(*[np.asarray(a, dtype=float) for a in parts])
 
 
@@ -172,8 +290,31 @@ def shared_items():
 
 
 def put_shared(module, key, artifact):
-    """Store ``artifact`` under ``key`` in the shared memo of ``module`` (imported first, so
-    that its memo exists in this process); returns it."""
+    """Store ``artifact`` under ``key`` in the shared memo of ``module``; returns it.
+
+    ``module`` is imported first, so that its memo exists in this process.
+
+    Parameters
+    ----------
+    module : str
+        The dotted name of the module that declares the memo (``LRU(shared=__name__)``).
+    key : hashable
+        The key to store under.
+    artifact : object
+        The value to store (its arrays are made read-only, :meth:`LRU.store`).
+
+    Returns
+    -------
+    object
+        ``artifact`` itself.
+
+    Raises
+    ------
+    KeyError
+        When ``module`` declares no shared memo.
+    ModuleNotFoundError
+        When ``module`` cannot be imported.
+    """
     import importlib
 
     if module not in _SHARED:

@@ -18,7 +18,7 @@ module finds that code statically and hashes it:
 * :func:`provenance` — the process-level description stored in every record (versions,
   git commit) and :func:`summary_header`, one line of it for a summary.
 
-Why it stays whole: one module, ~450 lines: finding a method's code (the import closure of its
+Why it stays whole: one module, ~640 lines: finding a method's code (the import closure of its
 modules), hashing it (docstring-free syntax trees) and describing the process it ran in
 (versions, commit) are the one definition of a record's code key; split, two halves could
 disagree on what a key covers.
@@ -103,9 +103,29 @@ def _strip_docstrings(tree):
 
 
 def module_digest(name, root=None):
-    """The hash of module ``name``'s normalized source (syntax tree without docstrings;
-    comments and formatting are not in the tree): an edit that changes what the code does
-    changes it, a docstring, comment or re-formatting does not."""
+    """The hash of module ``name``'s normalized source.
+
+    The normalized source is the syntax tree without docstrings (comments and formatting are
+    not in the tree): an edit that changes what the code does changes it, a docstring,
+    comment or re-formatting does not.
+
+    Parameters
+    ----------
+    name : str
+        The dotted module name, e.g. ``"sskernels.solvers.cg"``.
+    root : str or path-like, default=None
+        The package directory to read the module from; None: this package's directory.
+
+    Returns
+    -------
+    str
+        The 32-character hex digest (:func:`sskernels.hashing.digest`) of the tree's dump.
+
+    Raises
+    ------
+    ValueError
+        When ``name`` is not a module of the package under ``root``.
+    """
     path = _module_file(name, root or PACKAGE_DIR)
     if path is None:
         raise ValueError(f"no module {name!r} under {root or PACKAGE_DIR}")
@@ -187,8 +207,28 @@ def _imports_cached(name, root, stamp):
 
 
 def imports(name, root=None):
-    """The package modules module ``name`` imports (anywhere in its code, functions
-    included), each resolved to the module that defines what is imported."""
+    """The package modules module ``name`` imports.
+
+    Imports anywhere in its code count, functions included; each is resolved to the module
+    that defines what is imported.
+
+    Parameters
+    ----------
+    name : str
+        The dotted module name.
+    root : str or path-like, default=None
+        The package directory; None: this package's directory.
+
+    Returns
+    -------
+    frozenset of str
+        The dotted names of the imported package modules, ``name`` itself excluded.
+
+    Raises
+    ------
+    ValueError
+        When ``name`` is not a module of the package under ``root``.
+    """
     root = Path(root or PACKAGE_DIR)
     path = _module_file(name, root)
     if path is None:
@@ -203,8 +243,27 @@ NOT_CODE = frozenset({f"{PACKAGE}.provenance"})
 
 
 def closure(modules, root=None):
-    """``modules`` and every package module they import, transitively: a sorted tuple.
-    Imports of :data:`NOT_CODE` modules are not followed."""
+    """``modules`` and every package module they import, transitively.
+
+    Imports of :data:`NOT_CODE` modules are not followed.
+
+    Parameters
+    ----------
+    modules : iterable of str
+        Dotted module names.
+    root : str or path-like, default=None
+        The package directory; None: this package's directory.
+
+    Returns
+    -------
+    tuple of str
+        The dotted names of the closure, sorted.
+
+    Raises
+    ------
+    ValueError
+        When a module of the closure is not a module of the package under ``root``.
+    """
     todo, seen = list(modules), set()
     while todo:
         m = todo.pop()
@@ -216,10 +275,22 @@ def closure(modules, root=None):
 
 
 def estimator_modules(est):
-    """The package modules of ``est``'s class and of every package object among its
-    parameters (``get_params(deep=True)``: a kernel machine's kernel learner, a graph
-    builder, a selection wrapper's estimator), as dotted names; a scikit-learn peer gives
-    none (its code is covered by scikit-learn's version)."""
+    """The package modules of ``est``'s class and of every package object among its parameters.
+
+    The parameters are walked recursively (``get_params(deep=False)`` of each object: a
+    kernel machine's kernel learner, a graph builder, a selection wrapper's estimator); a
+    scikit-learn peer gives none (its code is covered by scikit-learn's version).
+
+    Parameters
+    ----------
+    est : object
+        An estimator (or a list, tuple or dict of them, or a callable).
+
+    Returns
+    -------
+    set of str
+        The dotted names of the modules.
+    """
     out, todo, seen = set(), [est], set()
     while todo:
         obj = todo.pop()
@@ -251,12 +322,30 @@ _VERSIONED = frozenset({"sklearn", "numpy", "scipy", "highspy", "builtins"})
 
 
 def foreign_modules(est):
-    """``{module: digest}`` of the modules of a user's estimator classes inside ``est``
-    (``est`` itself and the estimators among its parameters, as :func:`estimator_modules`
-    walks them) that are neither the package's nor a versioned library's: a user's method
-    is keyed by its own module's normalized source, so editing it makes its records stale.
-    A module without a readable source file raises ``ValueError`` (its records could not
-    be told apart from another version's)."""
+    """``{module: digest}`` of the modules of a user's estimator classes inside ``est``.
+
+    ``est`` itself and the estimators among its parameters, as :func:`estimator_modules`
+    walks them, whose modules are neither the package's nor a versioned library's (nor the
+    standard library's): a user's method is keyed by its own module's normalized source, so
+    editing it makes its records stale.
+
+    Parameters
+    ----------
+    est : object
+        An estimator (or a list, tuple or dict of them).
+
+    Returns
+    -------
+    dict of str to str
+        The dotted name of each such module (of every class in the classes' MROs) and the
+        digest of its normalized source (as :func:`module_digest`).
+
+    Raises
+    ------
+    ValueError
+        For a module without a readable source file (its records could not be told apart
+        from another version's).
+    """
     import sys
 
     out, todo, seen = {}, [est], set()
@@ -292,9 +381,21 @@ def foreign_modules(est):
 
 
 def estimator_digest(est):
-    """:func:`sskernels.hashing.params_key` of ``est``: its class and parameters
-    (``get_params(deep=True)``), the part of a record's key that says which estimator the
-    registry (or a user's spec) built, so that the registry's own code need not be in it.
+    """:func:`sskernels.hashing.params_key` of ``est``: its class and parameters.
+
+    The parameters are ``get_params(deep=True)``: the part of a record's key that says which
+    estimator the registry (or a user's spec) built, so that the registry's own code need
+    not be in it.
+
+    Parameters
+    ----------
+    est : object
+        The estimator.
+
+    Returns
+    -------
+    str
+        The 32-character hex digest.
 
     Examples
     --------
@@ -311,19 +412,68 @@ def estimator_digest(est):
 
 
 def code_modules(modules, root=None):
-    """``{module: digest}`` of :func:`closure` of ``modules``."""
+    """``{module: digest}`` of :func:`closure` of ``modules``.
+
+    Parameters
+    ----------
+    modules : iterable of str
+        Dotted module names.
+    root : str or path-like, default=None
+        The package directory; None: this package's directory.
+
+    Returns
+    -------
+    dict of str to str
+        Each module of the closure and its :func:`module_digest`.
+
+    Raises
+    ------
+    ValueError
+        When a module of the closure is not a module of the package under ``root``.
+    """
     return {m: module_digest(m, root) for m in closure(modules, root)}
 
 
 def code_key(modules, root=None):
-    """A short hash (16 hex digits) of the code that ``modules`` run (:func:`code_modules`),
-    the package version, Python's and the numerical libraries' versions: the code part of a
-    record's key.  An edit of a module outside the closure leaves it unchanged."""
+    """A short hash (16 hex digits) of the code that ``modules`` run.
+
+    The hash covers :func:`code_modules`, the package version, Python's and the numerical
+    libraries' versions: the code part of a record's key.  An edit of a module outside the
+    closure leaves it unchanged.
+
+    Parameters
+    ----------
+    modules : iterable of str
+        Dotted module names.
+    root : str or path-like, default=None
+        The package directory; None: this package's directory.
+
+    Returns
+    -------
+    str
+        The 16 hex digits.
+
+    Raises
+    ------
+    ValueError
+        When a module of the closure is not a module of the package under ``root``.
+    """
     return key_of(code_modules(modules, root))
 
 
 def key_of(digests):
-    """:func:`code_key` of an existing ``{module: digest}`` map."""
+    """:func:`code_key` of an existing ``{module: digest}`` map.
+
+    Parameters
+    ----------
+    digests : dict of str to str
+        Module names and their digests (:func:`code_modules`).
+
+    Returns
+    -------
+    str
+        The 16 hex digits.
+    """
     from sskernels.hashing import json_digest
 
     info = _provenance()
@@ -333,15 +483,53 @@ def key_of(digests):
 
 
 def changed_modules(old, new):
-    """The modules whose digest differs between two ``{module: digest}`` maps (or that only
-    one of them holds), sorted; for a stale record, what made it stale."""
+    """The modules whose digest differs between two ``{module: digest}`` maps.
+
+    A module that only one of them holds counts as changed; for a stale record, what made it
+    stale.
+
+    Parameters
+    ----------
+    old, new : dict of str to str or None
+        The two maps (None: an empty map).
+
+    Returns
+    -------
+    list of str
+        The changed modules, sorted.
+
+    Examples
+    --------
+    >>> from sskernels.provenance import changed_modules
+    >>> changed_modules({"a": "1", "b": "2"}, {"a": "1", "b": "3", "c": "4"})
+    ['b', 'c']
+    """
     old, new = dict(old or {}), dict(new or {})
     return sorted(m for m in set(old) | set(new) if old.get(m) != new.get(m))
 
 
 def module_path(name):
-    """``sskernels/learners/spectral.py`` for ``sskernels.learners.spectral`` (as a user
-    sees the file; ``__init__.py`` for a package)."""
+    """``sskernels/learners/spectral.py`` for ``sskernels.learners.spectral``.
+
+    The path as a user sees the file (``__init__.py`` for a package).
+
+    Parameters
+    ----------
+    name : str
+        The dotted module name.
+
+    Returns
+    -------
+    str
+        The file's path relative to the package's parent directory; for a name that is not
+        a module of the package, the name with dots as slashes and ``.py`` appended.
+
+    Examples
+    --------
+    >>> from sskernels.provenance import module_path
+    >>> module_path("sskernels.learners.spectral"), module_path("sskernels.graph")
+    ('sskernels/learners/spectral.py', 'sskernels/graph/__init__.py')
+    """
     path = _module_file(name, PACKAGE_DIR)
     if path is None:
         return name.replace(".", "/") + ".py"

@@ -118,7 +118,7 @@ nodes with aliases expanded, :data:`MAX_YAML_DEPTH` levels), with no types a spe
 take (sets, dates, binary), and whatever fails while reading it (a tag PyYAML cannot build, a
 date that does not exist) is one such line with its line and column, not a traceback.
 
-Why it stays whole: one module, ~830 lines: the experiment spec's schema (its readings included),
+Why it stays whole: one module, ~980 lines: the experiment spec's schema (its readings included),
 defaults and
 one-line errors are one contract with the user, validated in one pass before any data loads;
 the method keys beside it are the spec's side of a record's key.  (Reading the YAML is apart,
@@ -152,6 +152,19 @@ SPLIT_FIELDS = ("protocol", "n_splits", "n_labeled", "seed", "holdout", "per_cla
 NAME_RE = re.compile(r"[A-Za-z0-9_\-][A-Za-z0-9_.\-]{0,99}")
 
 def maximum_reason(field_):
+    """Why a field has its largest accepted value, as the error of a larger one says it.
+
+    Parameters
+    ----------
+    field_ : str
+        The field's dotted name (``"graph.k"``, ``"splits.n_splits"``, ...).
+
+    Returns
+    -------
+    str
+        The reason (e.g. "a bound on the run's length" for ``splits.n_splits``); "the
+        largest accepted value" for a field without a reason of its own.
+    """
     if field_.endswith("laplacian_degree"):
         return "each degree is one more product of the n x n Laplacian"
     return {"splits.n_splits": "a bound on the run's length",
@@ -261,8 +274,9 @@ class Spec:
     reading: str | None = None
 
     def data_key(self, graph=True):
-        """A hash of everything a split's record depends on except the method
-        (``graph=False``: without the graph, for a method that does not use it).
+        """A hash of everything a split's record depends on except the method.
+
+        (``graph=False``: without the graph, for a method that does not use it.)
 
         ``n_splits`` is left out: split i depends only on the protocol, the
         number of labeled points, the seed and i, so adding splits keeps the
@@ -270,6 +284,16 @@ class Spec:
         per-class and class-first protocols) and are left out when None, so the
         keys of the specs that predate them are unchanged; so does the graph's ``method``
         ("auto" is left out).
+
+        Parameters
+        ----------
+        graph : bool, default=True
+            Whether the graph enters the hash.
+
+        Returns
+        -------
+        str
+            The hash, 16 hexadecimal characters.
         """
         splits = asdict(self.splits)
         splits.pop("n_splits")
@@ -294,8 +318,9 @@ def _hash(obj):
 
 
 def method_key(spec, method):
-    """A hash of the spec parts one method's records depend on (data set, preprocessing,
-    graph, split protocol, the method's name and parameters).
+    """A hash of the spec parts one method's records depend on.
+
+    (Data set, preprocessing, graph, split protocol, the method's name and parameters.)
 
     Only the spec's side of a record's key: the runner adds the content of the
     prepared data and the code and library versions
@@ -305,7 +330,20 @@ def method_key(spec, method):
     spec's graph enters only when the method uses it (:func:`graph_matters`), so the records
     of a method that ignores the graph are shared by specs that differ in it alone
     (``sskernels run`` reuses them; Wang et al.'s Tables 1 and 2 run the same label-aware
-    rows)."""
+    rows).
+
+    Parameters
+    ----------
+    spec : Spec
+        The spec.
+    method : MethodSpec
+        One of its methods.
+
+    Returns
+    -------
+    str
+        The hash, 16 hexadecimal characters.
+    """
     d = {"data": spec.data_key(graph=graph_matters(spec, method)), "name": method.name,
          "params": method.params}
     metrics = getattr(spec, "metrics", None)
@@ -319,10 +357,25 @@ def method_key(spec, method):
 
 
 def graph_matters(spec, method):
-    """Whether the spec's graph reaches the method's estimator: the estimator built with the
+    """Whether the spec's graph reaches the method's estimator.
+
+    It does when the estimator built with the
     spec's graph and with another (``k + 1``) differ in their (deep) parameters.  Decided on
     the parameters themselves, so a method that takes the graph in any nested estimator
-    counts; an unbuildable method counts as using it (its key keeps the graph)."""
+    counts; an unbuildable method counts as using it (its key keeps the graph).
+
+    Parameters
+    ----------
+    spec : Spec
+        The spec.
+    method : MethodSpec
+        One of its methods.
+
+    Returns
+    -------
+    bool
+        True when the graph reaches the estimator (or the method cannot be built).
+    """
     from sskernels.learners.registry import get_method, make_method
 
     try:
@@ -343,10 +396,25 @@ def graph_matters(spec, method):
 # -- validation helpers -------------------------------------------------------
 
 def one_line(text, limit=None):
-    """``text`` as one printable line: every character that is not printable, and so every
+    """``text`` as one printable line.
+
+    Every character that is not printable, and so every
     one :meth:`str.splitlines` breaks at (``\\n``, ``\\r``, ``\\x0b``, ``\\x0c``,
     ``\\x1c``-``\\x1e``, ``\\x85``, ``\\u2028``, ``\\u2029``), is written as its escape;
-    longer than ``limit`` characters (when given), it is cut and says how long it was."""
+    longer than ``limit`` characters (when given), it is cut and says how long it was.
+
+    Parameters
+    ----------
+    text : object
+        The text (anything else is taken as its ``str``).
+    limit : int, default=None
+        The most characters kept; None for no limit.
+
+    Returns
+    -------
+    str
+        The line.
+    """
     text = "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in str(text))
     if limit is not None and len(text) > limit:
         return f"{text[:limit]}... ({len(text)} characters)"
@@ -441,7 +509,33 @@ def load_spec(path, check_names=True, reading=None, extra_methods=(), output_bas
     that reading's overlay applied (:func:`apply_reading`).  ``extra_methods``: ``(field,
     entry)`` pairs of method entries added after the spec's own (``sskernels run --with``;
     ``field`` names each in errors); ``output_base``: the folder a relative ``output`` is
-    taken from instead of the spec's (a packaged spec: :mod:`sskernels.spec_params`)."""
+    taken from instead of the spec's (a packaged spec: :mod:`sskernels.spec_params`).
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The spec file.
+    check_names : bool, default=True
+        Check the data set and method names against the registries (and the splits
+        against the registered data set).
+    reading : str, default=None
+        The name of one of the spec's ``readings:``; None for the primary spec.
+    extra_methods : sequence of tuple, default=()
+        ``(field, entry)`` pairs of method entries added after the spec's own.
+    output_base : str or pathlib.Path, default=None
+        The folder a relative ``output`` is taken from; None for the spec file's folder.
+
+    Returns
+    -------
+    Spec
+        The validated spec.
+
+    Raises
+    ------
+    SpecError
+        For a missing or unreadable file, YAML that cannot be read, or any field that
+        is not as expected (module docstring).
+    """
     path = Path(path)
     if not path.is_file():
         raise _error(path, "(file)", "an existing YAML file", str(path))
@@ -473,6 +567,39 @@ def _yaml_problem(exc, what=""):
 
 def parse_spec(raw, path="<spec>", check_names=True, reading=None, extra_methods=(),
                output_base=None):
+    """Validate a spec's raw mapping (a spec file's YAML, read) and build its :class:`Spec`.
+
+    :func:`load_spec` reads the file and calls it; the rules are those of the module
+    docstring.  A relative ``dataset.file`` or ``output`` is taken from the folder of
+    ``path``.
+
+    Parameters
+    ----------
+    raw : object
+        The spec's content, a mapping of its fields.
+    path : str or pathlib.Path, default="<spec>"
+        The spec file, named in errors.
+    check_names : bool, default=True
+        Check the data set and method names against the registries (and the splits
+        against the registered data set).
+    reading : str, default=None
+        The name of one of the spec's ``readings:``, whose overlay is applied
+        (:func:`apply_reading`); None for the primary spec.
+    extra_methods : sequence of tuple, default=()
+        ``(field, entry)`` pairs of method entries added after the spec's own.
+    output_base : str or pathlib.Path, default=None
+        The folder a relative ``output`` is taken from; None for the folder of ``path``.
+
+    Returns
+    -------
+    Spec
+        The validated spec.
+
+    Raises
+    ------
+    SpecError
+        For any field that is not as expected.
+    """
     v = _V(path)
     if not isinstance(raw, dict):
         raise _error(path, "(top level)", "a mapping of fields", type(raw).__name__)
@@ -705,11 +832,26 @@ def _method_label(m):
 
 
 def apply_reading(raw, reading):
-    """The raw spec mapping with one reading's overlay applied (a new mapping; ``raw`` is
-    not modified): ``set``'s fields replace the spec's (``graph`` and ``splits`` are merged
+    """The raw spec mapping with one reading's overlay applied.
+
+    A new mapping; ``raw`` is
+    not modified: ``set``'s fields replace the spec's (``graph`` and ``splits`` are merged
     key by key), ``methods``' params are merged into the labelled methods' params.  Only
     well-formed parts are overlaid; any other is left as it is, for the validation of the
-    result to refuse (``methods: 5`` stays 5)."""
+    result to refuse (``methods: 5`` stays 5).
+
+    Parameters
+    ----------
+    raw : dict
+        The spec's raw mapping.
+    reading : dict
+        One reading (a mapping with ``set``, ``methods``, ...) of ``readings:``.
+
+    Returns
+    -------
+    dict
+        A new mapping, without ``readings``, with the overlay applied.
+    """
     import copy
 
     out = copy.deepcopy({k: x for k, x in raw.items() if k != "readings"})

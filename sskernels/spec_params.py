@@ -30,7 +30,7 @@ repository's root (``../../results/liu2009/runs/heart`` of ``configs/liu2009/hea
 becomes ``./results/liu2009/runs/heart``), never inside the installed package
 (:func:`packaged_output_base`).
 
-Why it stays whole: one module, ~600 lines: the checks of a method entry are one pass that builds
+Why it stays whole: one module, ~720 lines: the checks of a method entry are one pass that builds
 the estimator
 exactly as the runner will (split, a check would drift from the build it checks); the paper
 rows and the packaged specs are the spec's two references outside its file.
@@ -53,8 +53,20 @@ PACKAGED_DIR = "configs"
 # ------------------------------------------------------------------------------- paper rows
 
 def paper_rows(paper):
-    """The rows (methods) of a spec's paper tables (``table`` and ``time_table``) as a set,
-    or None when the spec names no paper table."""
+    """The rows (methods) of a spec's paper tables (``table`` and ``time_table``) as a set.
+
+    None when the spec names no paper table.
+
+    Parameters
+    ----------
+    paper : PaperSpec
+        The spec's ``paper:`` (its ``table`` and ``time_table``).
+
+    Returns
+    -------
+    set of str or None
+        The method rows of the named tables, or None.
+    """
     from sskernels.paper_tables import paper_table
 
     names = [t for t in (paper.table, paper.time_table) if t]
@@ -79,7 +91,37 @@ def paper_row(v, where, raw, label, rows, table, user=False):
     ``v`` is the spec's validator (its ``fail`` raises the one-line SpecError), ``where``
     the entry's field (``methods[2]``), ``rows`` :func:`paper_rows` of the spec (None: no
     paper table), ``table`` the paper table's name (for the message), ``user`` whether the
-    entry is a user's estimator (no row by default)."""
+    entry is a user's estimator (no row by default).
+
+    Parameters
+    ----------
+    v : object
+        The spec's validator.
+    where : str
+        The entry's field.
+    raw : dict
+        The method entry as a mapping.
+    label : str
+        The method's label.
+    rows : set of str or None
+        The paper table's rows (:func:`paper_rows`); None for no paper table.
+    table : str or None
+        The paper table's name.
+    user : bool, default=False
+        Whether the entry is a user's estimator.
+
+    Returns
+    -------
+    str or None
+        The paper row: the ``paper_row:`` given, else the label when it is a row (not for
+        a user's estimator), else None.
+
+    Raises
+    ------
+    SpecError
+        If both ``paper_row`` and ``paper`` are given, the row is not a row of the paper
+        table, or the label matches a row only in letter case.
+    """
     if "paper_row" in raw and "paper" in raw:
         v.fail(f"{where}.paper", "paper_row or its old name paper, not both", raw["paper"])
     field_ = "paper_row" if "paper_row" in raw else "paper" if "paper" in raw else None
@@ -140,11 +182,46 @@ def _check_oracle(v, where, name, est):
 
 
 def method_entry(v, where, m, metrics, holdout, graph, task, dataset, check_names=True):
-    """One method entry ``m`` of a spec (a name, or a mapping) at field ``where``
-    (``methods[2]``, or ``--with ...``), checked: ``{"name", "label", "params", "grid",
-    "select", "pick", "protocol", "user", "raw"}`` (``raw`` the entry as a mapping).  The
+    """One method entry ``m`` of a spec, checked.
+
+    The entry (a name, or a mapping) at field ``where`` (``methods[2]``, or
+    ``--with ...``), checked: ``{"name", "label", "params", "grid", "select", "pick",
+    "protocol", "user", "raw"}`` (``raw`` the entry as a mapping).  The
     spec's ``metrics``, ``holdout``, ``graph`` and ``task`` (of data set ``dataset``) are
-    what the entry is checked against; ``check_names``: the method is looked up and built."""
+    what the entry is checked against; ``check_names``: the method is looked up and built.
+
+    Parameters
+    ----------
+    v : object
+        The spec's validator (its ``fail`` raises the one-line SpecError).
+    where : str
+        The entry's field.
+    m : str or dict
+        The entry: a method name, or a mapping.
+    metrics : list of str
+        The spec's extra metrics.
+    holdout : float
+        The spec's ``splits.holdout``.
+    graph : GraphSpec
+        The spec's graph.
+    task : {"classification", "regression"}
+        The data set's task.
+    dataset : str
+        The data set's name, for the messages.
+    check_names : bool, default=True
+        Look the method up and build its estimator.
+
+    Returns
+    -------
+    dict
+        ``{"name", "label", "params", "grid", "select", "pick", "protocol", "user",
+        "raw"}``.
+
+    Raises
+    ------
+    SpecError
+        For an entry that is not as expected (module docstring).
+    """
     from sskernels.spec_limits import METHOD_FIELDS, PROTOCOLS_OF_ROWS, SELECTIONS
 
     regression = task == "regression"
@@ -540,10 +617,23 @@ def packaged_specs():
 
 
 def packaged_spec(arg):
-    """The packaged spec a command-line spec path names, or None: ``arg`` relative to the
-    packaged folder, with a leading ``configs/`` taken off (``configs/liu2009/heart.yaml``
-    names ``liu2009/heart.yaml``).  Only for a path that does not exist here and is not
-    absolute."""
+    """The packaged spec a command-line spec path names, or None.
+
+    ``arg`` relative to the packaged folder, with a leading ``configs/`` taken off
+    (``configs/liu2009/heart.yaml`` names ``liu2009/heart.yaml``).  Only for a path that
+    does not exist here and is not absolute.
+
+    Parameters
+    ----------
+    arg : str or pathlib.Path
+        The spec path given on the command line.
+
+    Returns
+    -------
+    pathlib.Path or None
+        The packaged spec file, or None (no packaged specs, an absolute or existing path,
+        a path with ``..``, or no such packaged file).
+    """
     path = Path(arg)
     root = packaged_root()
     if root is None or path.is_absolute() or path.exists():
@@ -558,16 +648,50 @@ def packaged_spec(arg):
 
 
 def packaged_output_base(found, cwd=None):
-    """The folder a packaged spec's relative ``output:`` is taken from: the spec's folder
-    as it lies under the repository's ``configs/``, placed under the current directory
-    (``cwd/configs/liu2009`` for ``liu2009/heart.yaml``)."""
+    """The folder a packaged spec's relative ``output:`` is taken from.
+
+    The spec's folder as it lies under the repository's ``configs/``, placed under the
+    current directory (``cwd/configs/liu2009`` for ``liu2009/heart.yaml``).
+
+    Parameters
+    ----------
+    found : str or pathlib.Path
+        The packaged spec file (:func:`packaged_spec`).
+    cwd : str or pathlib.Path, default=None
+        The current directory; None for :func:`os.getcwd`.
+
+    Returns
+    -------
+    pathlib.Path
+        The folder.
+    """
     rel = Path(found).resolve().parent.relative_to(packaged_root().resolve())
     return Path(cwd or os.getcwd()) / PACKAGED_DIR / rel
 
 
 def write_packaged(dest, force=False):
-    """Copy every packaged spec to ``dest`` (its subfolders kept); returns the paths
-    written.  A file already there with other content is a UserError unless ``force``."""
+    """Copy every packaged spec to ``dest`` (its subfolders kept); returns the paths written.
+
+    A file already there with other content is a UserError unless ``force``.
+
+    Parameters
+    ----------
+    dest : str or pathlib.Path
+        The folder to copy to (created as needed).
+    force : bool, default=False
+        Overwrite files there whose content differs.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files written.
+
+    Raises
+    ------
+    UserError
+        If this installation has no packaged specs, or (without ``force``) a file there
+        differs from its packaged spec.
+    """
     from sskernels.errors import UserError
 
     root = packaged_root()

@@ -61,6 +61,26 @@ class SpecLoader(yaml.SafeLoader):
     list or mapping that holds itself, and a failure is raised where its node is."""
 
     def construct_object(self, node, deep=False):
+        """Build a node's Python object, whole, refusing the types no spec field takes.
+
+        Parameters
+        ----------
+        node : yaml.Node
+            The composed node.
+        deep : bool, default=False
+            Ignored: every node is built deep.
+
+        Returns
+        -------
+        object
+            The node's value (text, number, boolean, None, list or dict).
+
+        Raises
+        ------
+        SpecYAMLError
+            For a refused tag or a plain date, an alias inside the value it names, or any
+            exception of PyYAML's constructors, at the node.
+        """
         kind = REFUSED_TAGS.get(node.tag)
         if kind == "timestamp" and isinstance(node, yaml.ScalarNode) and self.resolve(
                 yaml.ScalarNode, node.value, (True, False)) == node.tag:   # a plain date
@@ -81,6 +101,26 @@ class SpecLoader(yaml.SafeLoader):
             raise SpecYAMLError(_construct_problem(node, exc), node.start_mark) from None
 
     def construct_mapping(self, node, deep=False):
+        """Build a mapping node's dict; a key given twice is refused.
+
+        Parameters
+        ----------
+        node : yaml.Node
+            The node, a mapping node.
+        deep : bool, default=False
+            Passed on to PyYAML (the keys and values are built deep anyway).
+
+        Returns
+        -------
+        dict
+            The mapping.
+
+        Raises
+        ------
+        SpecYAMLError
+            If the node is not a mapping (a ``!!map`` tag on a scalar or a sequence), or a
+            key is given twice.
+        """
         if not isinstance(node, yaml.MappingNode):
             raise SpecYAMLError(f"{_tag(node.tag)} on a {node.id}: it tags a mapping",
                                 node.start_mark)
@@ -149,9 +189,27 @@ def _check_size(root):
 
 
 def read_yaml(text):
-    """The document of a spec file's ``text`` (None for an empty one); raises a
-    ``yaml.YAMLError`` (PyYAML's parse errors, or :class:`SpecYAMLError`) and nothing else
-    but ``MemoryError``."""
+    """The document of a spec file's ``text`` (None for an empty one).
+
+    Raises a ``yaml.YAMLError`` (PyYAML's parse errors, or :class:`SpecYAMLError`) and
+    nothing else but ``MemoryError``.
+
+    Parameters
+    ----------
+    text : str
+        The file's text.
+
+    Returns
+    -------
+    object
+        The document: text, a number, a boolean, None, a list or a dict.
+
+    Raises
+    ------
+    yaml.YAMLError
+        PyYAML's parse errors, or a :class:`SpecYAMLError` (a bound exceeded, a refused
+        type, a duplicate key, a value that cannot be built).
+    """
     loader = SpecLoader(text)
     try:
         try:

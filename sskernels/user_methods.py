@@ -39,7 +39,18 @@ _WITH = re.compile(r"([^=:]+)=(.+)")
 
 
 def is_import_path(text):
-    """Whether ``text`` reads as ``pkg.module:Attr``."""
+    """Whether ``text`` reads as ``pkg.module:Attr``.
+
+    Parameters
+    ----------
+    text : object
+        The value to test.
+
+    Returns
+    -------
+    bool
+        True for a string matching :data:`IMPORT_PATH` (the attribute may be dotted).
+    """
     return isinstance(text, str) and IMPORT_PATH.fullmatch(text) is not None
 
 
@@ -54,8 +65,24 @@ def entry_point_names():
 
 
 def did_you_mean(name, task=None):
-    """`` (did you mean 'harmonic'?)`` for a misspelt method name, or ``""``: the closest
-    registered name or entry point (:func:`difflib.get_close_matches`)."""
+    """`` (did you mean 'harmonic'?)`` for a misspelt method name, or ``""``.
+
+    The suggestion is the closest registered name or entry point
+    (:func:`difflib.get_close_matches`).
+
+    Parameters
+    ----------
+    name : object
+        The misspelt name (taken as its ``str``).
+    task : {"classification", "regression"} or None, default=None
+        Suggest the registered methods of this task only (aliases and entry points
+        whatever their task); None for all.
+
+    Returns
+    -------
+    str
+        The hint, with a leading space, or ``""`` when no name is close.
+    """
     from sskernels.learners.registry import ALIASES, method_names
 
     known = method_names(task) + sorted(ALIASES) + entry_point_names()
@@ -64,9 +91,30 @@ def did_you_mean(name, task=None):
 
 
 def with_entry(text):
-    """The spec method entry of a ``--with`` value: ``pkg.module:Class`` -> ``{"estimator":
+    """The spec method entry of a ``--with`` value.
+
+    ``pkg.module:Class`` -> ``{"estimator":
     ...}``, ``NAME`` -> ``{"name": NAME}`` (registered or an entry point), either after
-    ``LABEL=`` -> with ``label``."""
+    ``LABEL=`` -> with ``label``.
+
+    Parameters
+    ----------
+    text : object
+        The ``--with`` value (taken as its ``str``, stripped).
+
+    Returns
+    -------
+    dict
+        The method entry.
+
+    Examples
+    --------
+    >>> from sskernels.user_methods import with_entry
+    >>> with_entry("Mine=mypkg.module:MyClassifier")
+    {'label': 'Mine', 'estimator': 'mypkg.module:MyClassifier'}
+    >>> with_entry("harmonic")
+    {'name': 'harmonic'}
+    """
     text = str(text).strip()
     entry = {}
     m = _WITH.fullmatch(text)
@@ -77,9 +125,32 @@ def with_entry(text):
 
 
 def check_estimator(v, field_, path):
-    """An ``estimator:`` import path that imports and names a class with ``fit``, through the
+    """Check an ``estimator:`` import path: it imports and names a class with ``fit``.
+
+    An ``estimator:`` import path that imports and names a class with ``fit``, through the
     registry (:func:`sskernels.learners.registry.get_method`); else ``v.fail`` with its
-    one-line reason."""
+    one-line reason.
+
+    Parameters
+    ----------
+    v : object
+        The spec's validator (its ``fail`` raises the one-line SpecError).
+    field_ : str
+        The entry's field, named in the error.
+    path : str
+        The import path ``pkg.module:Class``.
+
+    Returns
+    -------
+    MethodInfo
+        The estimator's registry record.
+
+    Raises
+    ------
+    SpecError
+        If ``path`` is not an import path, or the class cannot be imported or has no
+        ``fit``.
+    """
     from sskernels.learners.registry import get_method
 
     if not is_import_path(path):
@@ -93,7 +164,31 @@ def check_estimator(v, field_, path):
 
 def grid(v, where, raw, user):
     """A method's ``grid:`` ({parameter: [values]}), validated in shape; None when absent.
-    Only a user's estimator takes one."""
+
+    Only a user's estimator takes one.
+
+    Parameters
+    ----------
+    v : object
+        The spec's validator (its ``fail`` raises the one-line SpecError).
+    where : str
+        The entry's field (``methods[2]``).
+    raw : object
+        The entry's ``grid:`` value; None when absent.
+    user : bool
+        Whether the entry is a user's estimator.
+
+    Returns
+    -------
+    dict or None
+        ``{parameter: list of values}``, or None when absent.
+
+    Raises
+    ------
+    SpecError
+        For a grid on a registered method, or one that is not a non-empty mapping of
+        parameter names (text) to non-empty lists.
+    """
     if raw is None:
         return None
     if not user:
@@ -111,8 +206,27 @@ def grid(v, where, raw, user):
 
 
 def check_grid(v, where, est, grid_):
-    """Every candidate of a user's ``grid:`` is a parameter of the estimator that it accepts
-    (its ``set_params`` and, where it declares them, scikit-learn's parameter constraints)."""
+    """Check a user's ``grid:`` against the estimator.
+
+    Every candidate of a user's ``grid:`` is a parameter of the estimator that it accepts
+    (its ``set_params`` and, where it declares them, scikit-learn's parameter constraints).
+
+    Parameters
+    ----------
+    v : object
+        The spec's validator (its ``fail`` raises the one-line SpecError).
+    where : str
+        The entry's field (``methods[2]``).
+    est : estimator
+        The estimator built from the entry.
+    grid_ : dict
+        ``{parameter: list of values}`` (:func:`grid`).
+
+    Raises
+    ------
+    SpecError
+        For a parameter the estimator does not have, or a value it refuses.
+    """
     from sklearn.base import clone
 
     known = set(est.get_params(deep=True)) if hasattr(est, "get_params") else set()
@@ -133,8 +247,23 @@ def check_grid(v, where, est, grid_):
 
 
 def selection_wrapper(est, grid_):
-    """``est`` as the runner fits it: within :class:`SelectOnLabeled` over ``grid_`` when
-    one is given (:func:`sskernels.experiment.plan.build`)."""
+    """``est`` as the runner fits it.
+
+    Within :class:`SelectOnLabeled` over ``grid_`` when one is given
+    (:func:`sskernels.experiment.plan.build`).
+
+    Parameters
+    ----------
+    est : estimator
+        The user's estimator.
+    grid_ : dict or None
+        ``{parameter: list of values}``; None or empty for no selection.
+
+    Returns
+    -------
+    estimator
+        ``SelectOnLabeled(est, grid_, random_state=0)``, or ``est`` without a grid.
+    """
     if not grid_:
         return est
     from sskernels.learners.selection import SelectOnLabeled

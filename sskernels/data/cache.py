@@ -63,7 +63,18 @@ class PackageFile:
 
 
 def package_dir(package: str) -> Path | None:
-    """The directory of an installed package, without importing it; None if not installed."""
+    """The directory of an installed package, without importing it; None if not installed.
+
+    Parameters
+    ----------
+    package : str
+        The package's import name.
+
+    Returns
+    -------
+    pathlib.Path or None
+        Its directory, or None when it is not installed (or not a package).
+    """
     try:
         spec = importlib.util.find_spec(package)
     except (ImportError, ValueError):
@@ -109,7 +120,18 @@ def mirror_dir() -> Path | None:
 
 
 def sha256sum(path: Path) -> str:
-    """Hex sha256 of a file's bytes."""
+    """Hex sha256 of a file's bytes.
+
+    Parameters
+    ----------
+    path : pathlib.Path or str
+        The file.
+
+    Returns
+    -------
+    str
+        The sha256 digest, 64 hexadecimal digits.
+    """
     digest = hashlib.sha256()
     with open(path, "rb") as fh:
         for chunk in iter(lambda: fh.read(1 << 20), b""):
@@ -122,6 +144,24 @@ def local_copy(rf: RemoteFile | PackageFile, verify: bool = False) -> Path | Non
 
     ``verify=True`` counts a copy only when its sha256 is the registered one
     (``datasets list`` uses it, so that a corrupt copy is not shown as cached).
+
+    Parameters
+    ----------
+    rf : RemoteFile or PackageFile
+        The registered file.
+    verify : bool, default=False
+        Count a copy only when its sha256 is the registered one.
+
+    Returns
+    -------
+    pathlib.Path or None
+        The mirror copy, else the cache copy (for a :class:`PackageFile`: the file in its
+        installed package), or None.
+
+    Raises
+    ------
+    DataError
+        If ``$SSKERNELS_DATA_MIRROR`` is set but is not a directory.
     """
     if isinstance(rf, PackageFile):
         root = package_dir(rf.package)
@@ -138,6 +178,23 @@ def fetch_file(rf: RemoteFile | PackageFile) -> Path:
     """A verified local path for ``rf``: from the mirror, else the cache, else downloaded.
 
     A :class:`PackageFile` is read from its installed package (never downloaded).
+
+    Parameters
+    ----------
+    rf : RemoteFile or PackageFile
+        The registered file.
+
+    Returns
+    -------
+    pathlib.Path
+        A local copy whose sha256 is the registered one.
+
+    Raises
+    ------
+    DataError
+        If the mirror is not a directory or its copy has another sha256, the download
+        fails (network, sha256) or the cache is not writable, or a package file's package
+        is not installed, lacks the file or ships another version of it.
     """
     if isinstance(rf, PackageFile):
         return _package_file(rf)

@@ -63,6 +63,18 @@ def area_weights(n_in: int = USPS_SIDE, n_out: int = SIDE) -> np.ndarray:
     Output cell ``i`` covers ``[i s, (i+1) s)`` in input pixel units, ``s = n_in / n_out``;
     its weight on input pixel ``j`` is the length of ``[j, j+1)`` inside that interval,
     divided by ``s``.  An image is resampled as ``W @ image @ W.T``.
+
+    Parameters
+    ----------
+    n_in : int, default=USPS_SIDE
+        The input side, in pixels.
+    n_out : int, default=SIDE
+        The output side, in pixels.
+
+    Returns
+    -------
+    W : ndarray of shape (n_out, n_in)
+        The weights.
     """
     s = n_in / n_out
     lo, hi = np.arange(n_out)[:, None] * s, (np.arange(n_out)[:, None] + 1) * s
@@ -72,19 +84,59 @@ def area_weights(n_in: int = USPS_SIDE, n_out: int = SIDE) -> np.ndarray:
 
 
 def resample(images: np.ndarray, side: int = SIDE) -> np.ndarray:
-    """(m, n, n) images area-averaged to (m, side, side) (see :func:`area_weights`)."""
+    """(m, n, n) images area-averaged to (m, side, side) (see :func:`area_weights`).
+
+    Parameters
+    ----------
+    images : ndarray of shape (m, n, n)
+        The square images.
+    side : int, default=SIDE
+        The output side, in pixels.
+
+    Returns
+    -------
+    ndarray of shape (m, side, side)
+        The resampled images.
+    """
     W = area_weights(images.shape[1], side)
     return np.einsum("ij,mjk,lk->mil", W, images, W)
 
 
 def quantize(values: np.ndarray, levels: int = LEVELS) -> np.ndarray:
-    """Values in [0, 1] mapped linearly to the integers ``0..levels-1`` (rounded half up)."""
+    """Values in [0, 1] mapped linearly to the integers ``0..levels-1`` (rounded half up).
+
+    Parameters
+    ----------
+    values : array-like
+        Values in [0, 1].
+    levels : int, default=LEVELS
+        The number of levels.
+
+    Returns
+    -------
+    ndarray of float64
+        ``floor((levels - 1) v + 1/2)`` clipped to ``[0, levels - 1]``, in the shape of
+        ``values``.
+    """
     q = np.floor(np.asarray(values, dtype=np.float64) * (levels - 1) + 0.5)
     return np.clip(q, 0, levels - 1)
 
 
 def first_per_class(y: np.ndarray, per_class: int) -> np.ndarray:
-    """Indices (ascending, i.e. file order) of the first ``per_class`` points of every label."""
+    """Indices (ascending, i.e. file order) of the first ``per_class`` points of every label.
+
+    Parameters
+    ----------
+    y : ndarray of shape (n,)
+        The labels.
+    per_class : int
+        The most points kept per label.
+
+    Returns
+    -------
+    ndarray of int
+        The kept indices, ascending.
+    """
     keep = np.zeros(y.size, dtype=bool)
     for label in np.unique(y):
         keep[np.flatnonzero(y == label)[:per_class]] = True
@@ -92,9 +144,32 @@ def first_per_class(y: np.ndarray, per_class: int) -> np.ndarray:
 
 
 def read_usps(path, part: str = "train") -> tuple[np.ndarray, np.ndarray]:
-    """One part of ``usps.h5`` (``"train"``: 7291 images, ``"test"``: 2007), checked: the
-    pixels (m, 256) as float64, as stored (16x16 row-major, values in [0, 1]), and the digits
-    (m,) int64, in file order."""
+    """One part of ``usps.h5`` (``"train"``: 7291 images, ``"test"``: 2007), checked.
+
+    The pixels (m, 256) as float64, as stored (16x16 row-major, values in [0, 1]), and the
+    digits (m,) int64, in file order.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The ``usps.h5`` file.
+    part : {"train", "test"}, default="train"
+        The part of Hull's split.
+
+    Returns
+    -------
+    pixels : ndarray of shape (m, 256)
+        The images, float64 in [0, 1].
+    digits : ndarray of shape (m,)
+        The digits, int64.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``part``.
+    DataError
+        If the file cannot be read, or its pixels or digits are not as described.
+    """
     if part not in USPS_PARTS:
         raise ValueError(f"part must be one of {USPS_PARTS}, got {part!r}")
     raw = parse_hdf5(path, x=f"{part}/data", y=f"{part}/target")
@@ -111,13 +186,49 @@ def read_usps(path, part: str = "train") -> tuple[np.ndarray, np.ndarray]:
 
 
 def odd_even_labels(digits: np.ndarray) -> np.ndarray:
-    """The strings ``"even"`` / ``"odd"`` of every digit."""
+    """The strings ``"even"`` / ``"odd"`` of every digit.
+
+    Parameters
+    ----------
+    digits : array-like of int
+        The digits.
+
+    Returns
+    -------
+    ndarray of str
+        ``"even"`` or ``"odd"`` for each digit, in its shape.
+    """
     return np.where(np.asarray(digits) % 2 == 0, "even", "odd")
 
 
 def parse_usps_digits(path, *, task: str, per_digit: int = PER_DIGIT) -> Parsed:
-    """The digits substitute (module docstring) from ``usps.h5``: X (2000, 196) of integers
-    0..9 as float64, labels by ``task`` (``"odd-even"`` or ``"10-digit"``), groups = digit."""
+    """The digits substitute (module docstring) from ``usps.h5``.
+
+    X (2000, 196) of integers 0..9 as float64, labels by ``task`` (``"odd-even"`` or
+    ``"10-digit"``), groups = digit.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The ``usps.h5`` file.
+    task : {"odd-even", "10-digit"}
+        The labels: ``"even"``/``"odd"``, or the digit.
+    per_digit : int, default=PER_DIGIT
+        The training images taken per digit (the first ones, in file order).
+
+    Returns
+    -------
+    Parsed
+        X (10 ``per_digit``, 196), the labels and the digits as ``groups``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``task``.
+    DataError
+        If the file cannot be read, is not as described, or has fewer than ``per_digit``
+        training images of some digit.
+    """
     if task not in TASKS:
         raise ValueError(f"task must be one of {TASKS}, got {task!r}")
     pixels, digits = read_usps(path, "train")
@@ -137,10 +248,31 @@ def parse_usps_digits(path, *, task: str, per_digit: int = PER_DIGIT) -> Parsed:
 # ---------------------------------------------------------------------------- Wang et al. 2015
 
 def parse_usps_pair(path, *, pair: tuple[int, int]) -> Parsed:
-    """Two digits of the USPS **training** part (``usps38``: 3 vs 8, ...): every training
+    """Two digits of the USPS **training** part (``usps38``: 3 vs 8, ...).
+
+    Every training
     image of either digit, in file order, pixels as stored (256 features in [0, 1]); the
     label is the digit.  Wang et al. 2015, Table 1 (usps38 1200, usps49 1296, usps56 1220,
-    usps27 1376 points: the training part's counts)."""
+    usps27 1376 points: the training part's counts).
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The ``usps.h5`` file.
+    pair : tuple of (int, int)
+        The two digits.
+
+    Returns
+    -------
+    Parsed
+        X (m, 256) and the digits as labels.
+
+    Raises
+    ------
+    DataError
+        If the file cannot be read, is not as described, or has no training image of a
+        digit of the pair.
+    """
     pixels, digits = read_usps(path, "train")
     rows = np.flatnonzero(np.isin(digits, pair))
     missing = sorted(set(pair) - set(digits[rows].tolist()))
@@ -150,7 +282,25 @@ def parse_usps_pair(path, *, pair: tuple[int, int]) -> Parsed:
 
 
 def parse_usps_odd_even(path) -> Parsed:
-    """The whole USPS **test** part (2007 images), odd vs even (Wang et al. 2015, Table 1:
-    2007 x 256): pixels as stored, labels ``"even"`` / ``"odd"``, groups = digit."""
+    """The whole USPS **test** part (2007 images), odd vs even.
+
+    Wang et al. 2015, Table 1 (2007 x 256): pixels as stored, labels ``"even"`` / ``"odd"``,
+    groups = digit.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The ``usps.h5`` file.
+
+    Returns
+    -------
+    Parsed
+        X (2007, 256), the labels and the digits as ``groups``.
+
+    Raises
+    ------
+    DataError
+        If the file cannot be read or is not as described.
+    """
     pixels, digits = read_usps(path, "test")
     return Parsed(pixels, odd_even_labels(digits), groups=digits)

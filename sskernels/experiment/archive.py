@@ -39,14 +39,38 @@ __all__ = ["ArchivedRecords", "archive_path", "write_archive"]
 
 
 def archive_path(output):
-    """``<output>.records.jsonl.gz``: the archive of the spec whose output folder is ``output``."""
+    """``<output>.records.jsonl.gz``: the archive of the spec whose output folder is ``output``.
+
+    Parameters
+    ----------
+    output : str or pathlib.Path
+        The spec's output folder (``spec.output``).
+
+    Returns
+    -------
+    pathlib.Path
+        The archive's path, beside the output folder.
+    """
     output = Path(output)
     return output.with_name(output.name + ".records.jsonl.gz")
 
 
 def write_archive(output):
-    """Pack every record under ``<output>/records`` into :func:`archive_path` (atomically);
-    returns the number of records (0: nothing written)."""
+    """Pack every record under ``<output>/records`` into :func:`archive_path` (atomically).
+
+    The run files of :data:`FILES` that the folder holds go into the archive beside the
+    records; a record file that cannot be read, or that has no ``key``, is left out.
+
+    Parameters
+    ----------
+    output : str or pathlib.Path
+        The spec's output folder.
+
+    Returns
+    -------
+    int
+        The number of records archived (0: nothing written).
+    """
     from sskernels.experiment.records import atomic_write_bytes
 
     lines = []
@@ -105,12 +129,38 @@ class ArchivedRecords:
             self._index, self.files = {}, {}
 
     def get(self, key, setting, split):
-        """The archived record with this key, setting and split, or None."""
+        """The archived record with this key, setting and split, or None.
+
+        Parameters
+        ----------
+        key : str
+            The record key (:func:`~sskernels.experiment.records.record_key`).
+        setting : str
+            The setting's label, e.g. ``"10 labeled"``.
+        split : int
+            The split's index.
+
+        Returns
+        -------
+        dict or None
+            The record as archived; None when the archive holds none (or cannot be read).
+        """
         self._load()
         return self._index.get((key, setting, split))
 
     def settings(self, key):
-        """The settings (e.g. ``"official 100 labeled"``) of the archived records with ``key``."""
+        """The settings (e.g. ``"official 100 labeled"``) of the archived records with ``key``.
+
+        Parameters
+        ----------
+        key : str
+            The record key (:func:`~sskernels.experiment.records.record_key`).
+
+        Returns
+        -------
+        list of str
+            The settings' labels, sorted (empty when no record has that key).
+        """
         self._load()
         return sorted({s for k, s, _ in self._index if k == key})
 
@@ -122,10 +172,18 @@ class ArchivedRecords:
                 self._index, self.files = {}, {}
 
     def restore_files(self, output):
-        """Write the archived run files (:data:`FILES`) the output folder lacks.  A folder
-        this creates (or finds empty) is marked as sskernels' (the marker
+        """Write the archived run files (:data:`FILES`) the output folder lacks.
+
+        A folder this creates (or finds empty) is marked as sskernels' (the marker
         :func:`~sskernels.experiment.records.claim_output` looks for), so that a later run
-        may write to it: on a fresh clone ``sskernels table`` restores before any run."""
+        may write to it: on a fresh clone ``sskernels table`` restores before any run.
+        A file the folder already holds is kept as it is.
+
+        Parameters
+        ----------
+        output : str or pathlib.Path
+            The spec's output folder.
+        """
         from sskernels.experiment.records import OUTPUT_MARKER, atomic_write_text
 
         self._load()

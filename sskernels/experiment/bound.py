@@ -95,15 +95,55 @@ def _grid(spec, method, params):
 
 
 def describe(grid):
-    """``"beta (7) x C (8)"``: a grid's parameters and sizes, nested names shortened."""
+    """``"beta (7) x C (8)"``: a grid's parameters and sizes, nested names shortened.
+
+    A nested name keeps its last part (``kernel_learner__beta``: ``beta``).
+
+    Parameters
+    ----------
+    grid : dict
+        The flattened grid ``{name: values}``
+        (:func:`sskernels.learners.selection.flatten`'s).
+
+    Returns
+    -------
+    str
+        The description; empty for an empty grid.
+    """
     return " x ".join(f"{k.split('__')[-1]} ({len(v)})" for k, v in grid.items())
 
 
 def bound_spec(spec, free=True):
-    """``(bound spec, grids, skipped)``: ``spec`` with every method that has a grid turned to
-    ``select: oracle`` (label + :data:`LABEL_SUFFIX`), output ``<output>_bound``; ``grids``
-    maps each bound label to ``(grid description, freed parameter names)``; ``skipped`` lists
-    ``(label, why)`` of the methods left out.  Raises ValueError when none is left."""
+    """The spec of a method grid's reachability bound, with the grids and the methods left out.
+
+    ``spec`` with every method that has a grid turned to ``select: oracle`` (label +
+    :data:`LABEL_SUFFIX`), output ``<output>_bound`` (and name ``<name>_bound``); a method
+    without a grid is left out.
+
+    Parameters
+    ----------
+    spec : Spec
+        A classification spec.
+    free : bool, default=True
+        Also free every parameter the spec fixes that the method can select (its class's
+        ``_selection``): set to ``auto``, over that default grid.
+
+    Returns
+    -------
+    bspec : Spec
+        The bound spec.
+    grids : dict
+        Maps each bound label to ``(grid description, freed parameter names)``
+        (:func:`describe`).
+    skipped : list of tuple
+        ``(label, why)`` of the methods left out.
+
+    Raises
+    ------
+    ValueError
+        When none is left, for a spec that is not a classification task, and for a method
+        that cannot be built with its grid.
+    """
     from sskernels.spec import MethodSpec
 
     if spec.task != "classification":
@@ -127,9 +167,41 @@ def bound_spec(spec, free=True):
 
 
 def bound_rows(records, spec, bspec, grids, ours=None):
-    """Rows in :data:`BOUND_SCHEMA`, one per (setting, method), from the bound run's records
-    (a :func:`~sskernels.experiment.collect.records_frame` with its ``oracle`` column) and,
-    when given, the spec's own records (``ours``: its selected result beside)."""
+    """Rows in :data:`BOUND_SCHEMA`, one per (setting, method), from the bound run's records.
+
+    The records are a :func:`~sskernels.experiment.collect.records_frame` with its
+    ``oracle`` column (only the ``accuracy`` metric is read); when given, the spec's own
+    records (``ours``) put its selected result beside.  The paper's value, spread and
+    standard error come from the bound spec's paper table; the ``verdict`` is empty without
+    a paper value, ``no verdict`` with one split, else ``beyond our reading``
+    (:func:`sskernels.experiment.tables.beyond_reading`) or ``within reach``.
+
+    Parameters
+    ----------
+    records : pandas.DataFrame
+        The bound run's records (long format, with the ``oracle`` column).
+    spec : Spec
+        The spec bounded (its table name and its reading: the ``table`` and ``reading``
+        columns).
+    bspec : Spec
+        The bound spec (:func:`bound_spec`); its paper table is looked up.
+    grids : dict
+        :func:`bound_spec`'s grid descriptions and freed parameters, by bound label.
+    ours : pandas.DataFrame, default=None
+        The spec's own records (long format), for the ``ours`` column.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The rows, columns :data:`BOUND_SCHEMA`.
+
+    Raises
+    ------
+    ValueError
+        For a paper table whose spread, or a cell it declares the same as another, does not
+        read as one (:func:`~sskernels.experiment.tables.paper_spread`,
+        :func:`~sskernels.experiment.tables.paper_cell`).
+    """
     from sskernels.experiment.tables import (_paper_value, beyond_reading, paper_cell,
                                              paper_se, paper_spread, table_name)
 
@@ -200,6 +272,27 @@ def _best_fixed(infos):
 
 
 def to_markdown(df, title=None, skipped=()):
+    """The Markdown page of a bound: what it means, then one table row per bound row.
+
+    Each row shows the data set, setting, method, grid, the paper's value (``se`` where its
+    ± reads as a standard error), ours, the bound ± its standard error, the best fixed
+    candidate with its parameters, the gap and the verdict; the methods left out are listed
+    under the table.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Rows in :data:`BOUND_SCHEMA` (:func:`bound_rows`).
+    title : str, default=None
+        A ``# title`` heading at the top; none when None or empty.
+    skipped : sequence of tuple, default=()
+        ``(label, why)`` of the methods left out (:func:`bound_spec`), listed by label.
+
+    Returns
+    -------
+    str
+        The page, ending with a newline.
+    """
     def num(v, f="{:.2f}"):
         return "" if pd.isna(v) else f.format(v)
 
@@ -231,6 +324,20 @@ def to_markdown(df, title=None, skipped=()):
 
 
 def write_bound(df, stem, title=None, skipped=()):
-    """Write ``stem.csv`` (:data:`BOUND_SCHEMA`) and ``stem.md`` atomically."""
+    """Write ``stem.csv`` (:data:`BOUND_SCHEMA`) and ``stem.md`` atomically.
+
+    The CSV's floats with 4 significant digits; the Markdown by :func:`to_markdown`.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Rows in :data:`BOUND_SCHEMA` (:func:`bound_rows`).
+    stem : str
+        The files' path without suffix.
+    title : str, default=None
+        The Markdown page's title.
+    skipped : sequence of tuple, default=()
+        ``(label, why)`` of the methods left out (:func:`bound_spec`).
+    """
     atomic_write_text(f"{stem}.csv", df[BOUND_SCHEMA].to_csv(index=False, float_format="%.4g"))
     atomic_write_text(f"{stem}.md", to_markdown(df, title, skipped))

@@ -21,7 +21,25 @@ from sskernels.spec import method_key
 
 
 def restored(rec, spec, method):
-    """An archived record of this spec's (the same key), under the spec's current names."""
+    """An archived record of this spec's (the same key), under the spec's current names.
+
+    Parameters
+    ----------
+    rec : dict or None
+        A record of the spec's archive
+        (:meth:`~sskernels.experiment.archive.ArchivedRecords.get`).
+    spec : Spec
+        The spec at hand.
+    method : MethodSpec
+        The spec's method the record is of.
+
+    Returns
+    -------
+    dict or None
+        None for None; ``rec`` itself when its method label and spec name are the current
+        ones, else a copy with ``spec``, ``table``, ``dataset``, ``method`` and ``paper``
+        set from ``spec`` and ``method``.
+    """
     if rec is None:
         return None
     if rec.get("method") == method.label and rec.get("spec") == spec.name:
@@ -32,8 +50,27 @@ def restored(rec, spec, method):
 
 
 def reused(rec, spec, method):
-    """A sibling spec's record (same key: the same computation) relabeled for ``spec``'s
-    ``method``, with ``reused_from`` naming its origin; None for None."""
+    """A sibling spec's record relabeled for ``spec``'s ``method``, with ``reused_from``.
+
+    The record has the same key: it is the same computation; ``reused_from`` names its
+    origin.
+
+    Parameters
+    ----------
+    rec : dict or None
+        A sibling spec's record (:meth:`~sskernels.experiment.records.SharedRecords.get`).
+    spec : Spec
+        The spec at hand.
+    method : MethodSpec
+        The spec's method the record is reused for.
+
+    Returns
+    -------
+    dict or None
+        None for None; else a copy with ``spec``, ``table``, ``dataset``, ``method`` and
+        ``paper`` set from ``spec`` and ``method``, and ``reused_from`` the record's own
+        (a record reused before) or ``{"spec", "method"}`` of the record.
+    """
     if rec is None:
         return None
     origin = rec.get("reused_from") or {"spec": rec.get("spec"), "method": rec.get("method")}
@@ -43,7 +80,46 @@ def reused(rec, spec, method):
 
 
 def records_frame(records, spec, n_splits):
-    """Long-format records: one row per (method, split, metric), limited to the spec's splits."""
+    """Long-format records: one row per (method, split, metric), limited to the spec's splits.
+
+    Records of a split ``>= n_splits``, or of a method the spec does not hold (by label), are
+    left out.  The rows are sorted by labeled points, the spec's method order and split;
+    the methods with ``select: oracle-mean`` are then summarized by :func:`best_on_average`.
+
+    Parameters
+    ----------
+    records : iterable of dict
+        Records (:func:`~sskernels.experiment.records.read_record`'s).
+    spec : Spec
+        The spec the records are of.
+    n_splits : int
+        The number of splits kept (splits ``0 .. n_splits - 1``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``table, dataset, setting, method, paper, split, seconds, n_labeled,
+        metric, value, order, report, oracle, selected`` (``order``: the method's index in
+        the spec); empty without any row.
+
+    Raises
+    ------
+    UserError
+        From :func:`best_on_average`, for a method with ``select: oracle-mean``.
+
+    Examples
+    --------
+    >>> from sskernels.experiment import records_frame
+    >>> from sskernels.spec import parse_spec
+    >>> spec = parse_spec({"name": "demo", "dataset": "sklearn-wine", "methods": ["harmonic"]})
+    >>> recs = [{"table": "", "dataset": "wine", "setting": "10 labeled", "method": "harmonic",
+    ...          "paper": None, "split": split, "seconds": 0.01, "n_labeled": 10,
+    ...          "metrics": {"accuracy": acc, "error": 100.0 - acc}}
+    ...         for split, acc in [(1, 90.0), (0, 80.0), (2, 70.0)]]
+    >>> df = records_frame(recs, spec, n_splits=2)
+    >>> df[["split", "metric", "value"]].values.tolist()
+    [[0, 'accuracy', 80.0], [0, 'error', 20.0], [1, 'accuracy', 90.0], [1, 'error', 10.0]]
+    """
     rows = []
     order = {m.label: i for i, m in enumerate(spec.methods)}
     for r in records:
@@ -65,12 +141,47 @@ def records_frame(records, spec, n_splits):
 
 
 def best_on_average(df, label):
-    """``select: oracle-mean``: the rows of method ``label`` with, in each setting, the one
-    grid candidate whose accuracy on the unlabeled points is best on average over the splits
-    (ties: the first in grid order), instead of each split's own best (the per-split oracle's
-    records hold every candidate's accuracy).  Mao & Tsang, Sec. 5.3: "we report the best
-    average results over the 10 random splits on the grid".  ``accuracy`` and ``error`` are
-    replaced (any other metric is refused by the spec) and ``selected`` names the candidate."""
+    """``select: oracle-mean``: the rows of method ``label`` with the candidate best on average.
+
+    In each setting, the one grid candidate whose accuracy on the unlabeled points is best
+    on average over the splits (ties: the first in grid order), instead of each split's own
+    best (the per-split oracle's records hold every candidate's accuracy).  Mao & Tsang,
+    Sec. 5.3: "we report the best average results over the 10 random splits on the grid".
+    ``accuracy`` and ``error`` are replaced (any other metric is refused by the spec) and
+    ``selected`` names the candidate.  ``df`` is changed in place.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Long-format records (:func:`records_frame`'s columns ``method``, ``setting``,
+        ``split``, ``metric``, ``value``, ``oracle``, ``selected``).
+    label : str
+        The method's label.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``df``, its rows of ``label`` replaced.
+
+    Raises
+    ------
+    UserError
+        When a record lacks the per-split oracle's accuracies, when the splits' grids differ,
+        or for a metric other than ``accuracy`` and ``error``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from sskernels.experiment import best_on_average
+    >>> grid = [{"C": 1}, {"C": 10}]
+    >>> df = pd.DataFrame({"method": "svm", "setting": "10 labeled", "split": [0, 1],
+    ...                    "metric": "accuracy", "value": [80.0, 90.0], "selected": None,
+    ...                    "oracle": [{"params": grid, "accuracy": [80.0, 70.0]},
+    ...                               {"params": grid, "accuracy": [60.0, 90.0]}]})
+    >>> out = best_on_average(df, "svm")     # C=10: 80 on average, C=1: 70
+    >>> out["value"].tolist(), out["selected"].tolist()
+    ([70.0, 90.0], [{'C': 10}, {'C': 10}])
+    """
     mine = df["method"] == label
     for setting in df.loc[mine, "setting"].unique():
         rows = df.index[mine & (df["setting"] == setting)]
@@ -107,7 +218,40 @@ def load_records(spec, n_splits=None):
     (made by other code or other data; every record is stale when the fingerprint file
     is absent), naming the modules whose code changed, or when there is no record at
     all.  Splits not run yet (``run --splits N``) are left out, as the summary's
-    ``n_splits`` column shows.
+    ``n_splits`` column shows.  A record missing from the output folder is taken from
+    the spec's committed archive (:mod:`sskernels.experiment.archive`) when its key matches,
+    and written back to the folder.
+
+    Parameters
+    ----------
+    spec : Spec
+        The spec whose records are read.
+    n_splits : int, default=None
+        The number of splits read; None: the spec's ``splits.n_splits``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The records in long format (:func:`records_frame`).
+
+    Raises
+    ------
+    UserError
+        When a record is stale or there is none (one line naming the spec and the output
+        folder).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from sskernels.experiment import load_records, run_spec
+    >>> from sskernels.spec import parse_spec
+    >>> spec = parse_spec({"name": "demo", "dataset": "sklearn-wine", "preprocess": "minmax",
+    ...                    "splits": {"n_splits": 2, "n_labeled": [10]}, "methods": ["harmonic"],
+    ...                    "output": tempfile.mkdtemp() + "/demo"})
+    >>> ran = run_spec(spec, progress=False)
+    >>> df = load_records(spec)           # read back: nothing is fitted
+    >>> df["value"].tolist() == ran["value"].tolist(), len(df)
+    (True, 2)
     """
     import json
     from pathlib import Path

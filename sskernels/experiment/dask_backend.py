@@ -37,7 +37,7 @@ records would carry the driver's key but other numbers.
 ``distributed`` is imported only when a pool is made: ``sskernels --help`` and the local
 back end never import Dask.
 
-Why it stays whole: one module, ~510 lines: the driver side (DaskPool) and the worker side (the
+Why it stays whole: one module, ~660 lines: the driver side (DaskPool) and the worker side (the
 task functions a
 worker unpickles by this module's name) must agree on one payload format and one artifact
 naming rule; keeping both halves together keeps that contract in one place.
@@ -166,16 +166,38 @@ class DaskPool:
         return payload
 
     def warm(self, state):
-        """The label-independent work of ``state``'s spec (graphs, spectra, bases:
-        :func:`~sskernels.experiment.worker.warm_graphs`) as ONE task on the cluster,
+        """The label-independent work of ``state``'s spec as ONE task on the cluster.
+
+        The work (graphs, spectra, bases: :func:`~sskernels.experiment.worker.warm_graphs`) is
         :func:`warm_task`, named by its inputs' fingerprint (the data, the methods'
         parameters, the code, the artifacts it starts from).  It starts from the artifacts
         the previous warm-up left (so nothing already on the cluster is computed again) and
         each artifact it makes stays on the cluster as a task of its own, named by its
         content key (module, memo key, state token); nothing of it comes to this process.
-        Artifacts the new cache state no longer holds are released.  Returns ``(seconds,
-        searches)``: the warm-up's seconds and its graphs' searches
-        (:func:`sskernels.graph.graph_searches`)."""
+        Artifacts the new cache state no longer holds are released.
+
+        Parameters
+        ----------
+        state : Prepared
+            The spec's prepared state (:func:`~sskernels.experiment.preparation.prepare`),
+            scattered to every worker once.
+
+        Returns
+        -------
+        seconds : float
+            The warm-up's seconds.
+        searches : list of dict
+            Its graphs' searches (:func:`sskernels.graph.graph_searches`).
+
+        Raises
+        ------
+        DaskRunError
+            When the cluster fails the task (its workers died, its data were lost): no split
+            was run.
+        UserError
+            The task's own, e.g. a worker whose code differs from the driver's, or a parameter
+            a method refuses.
+        """
         from distributed import wait
 
         from sskernels.experiment.plan import method_params
@@ -217,8 +239,33 @@ class DaskPool:
         return seconds, searches
 
     def imap(self, state, artifacts, tasks):
-        """The records of ``tasks`` (in completion order), run by the cluster's workers;
-        ``artifacts``: ``[(module, key, future)]`` (:meth:`artifacts`)."""
+        """The records of ``tasks`` (in completion order), run by the cluster's workers.
+
+        Each task is one :func:`run_task` on the spec's scattered state; the tasks' futures
+        are cancelled when the iteration ends (or stops early).
+
+        Parameters
+        ----------
+        state : Prepared
+            The spec's prepared state (:func:`~sskernels.experiment.preparation.prepare`).
+        artifacts : list of tuple
+            ``[(module, key, future)]`` (:meth:`artifacts`).
+        tasks : list of tuple of int
+            ``(mi, gi, si)``: method, setting and split of each task.
+
+        Yields
+        ------
+        dict
+            One record per task, as :func:`~sskernels.experiment.worker.run_record` gives it.
+
+        Raises
+        ------
+        DaskRunError
+            When the cluster fails a task (its workers died, its data were lost); the records
+            already yielded stand.
+        UserError
+            A task's own (a parameter a method refuses, a worker with other code).
+        """
         from distributed import as_completed
 
         client = self.client()
@@ -237,10 +284,33 @@ class DaskPool:
                 self._state = None
 
     def block_map(self, fn, shared, items, cfg):
-        """``[fn(shared, x) for x in items]`` as tasks on the cluster (the exact k-NN
-        search's row blocks, :func:`sskernels.graph.knn.search_mapper`): ``shared`` (the
-        fitted index and the query rows) broadcast once, one task per item under
-        scikit-learn's configuration ``cfg`` with one BLAS thread; the results in order."""
+        """``[fn(shared, x) for x in items]`` as tasks on the cluster.
+
+        Used for the exact k-NN search's row blocks (:func:`sskernels.graph.knn.search_mapper`):
+        ``shared`` (the fitted index and the query rows) broadcast once, one task per item under
+        scikit-learn's configuration ``cfg`` with one BLAS thread.
+
+        Parameters
+        ----------
+        fn : callable
+            ``fn(shared, item)``, run by a worker (:func:`run_block`).
+        shared : object
+            What every call shares, scattered once to every worker.
+        items : sequence
+            One task per item.
+        cfg : dict
+            The configuration of scikit-learn (``sklearn.get_config()``) each task runs under.
+
+        Returns
+        -------
+        list
+            The results in order.
+
+        Raises
+        ------
+        DaskRunError
+            When the cluster fails a task (its workers died, its data were lost).
+        """
         return _block_map(self.client(), fn, shared, items, cfg, self.scheduler)
 
     def close(self):
@@ -271,8 +341,25 @@ class DaskPool:
 
 
 def artifact_name(module, key, artifact):
-    """The cluster's name of an artifact: its module, memo key (the data fingerprint and
-    parameters) and :meth:`state_token` if it has one (a graph's spectrum grows)."""
+    """The cluster's name of an artifact: ``sskernels-artifact-<hash>``.
+
+    The hash is of its module, memo key (the data fingerprint and parameters) and
+    :meth:`state_token` if it has one (a graph's spectrum grows).
+
+    Parameters
+    ----------
+    module : str
+        The module whose shared memo holds the artifact (:mod:`sskernels.memo`).
+    key : object
+        The artifact's memo key.
+    artifact : object
+        The artifact (a graph, a spectrum, a basis).
+
+    Returns
+    -------
+    str
+        The name, the same on every process for the same artifact and state.
+    """
     token = getattr(artifact, "state_token", None)
     ident = (module, key, token() if callable(token) else None)
     return "sskernels-artifact-" + digest(repr(ident))
@@ -365,11 +452,18 @@ def _result(fut, spec, scheduler):
 # ------------------------------------------------------------------------- worker side
 
 def dask_setup(worker):
-    """Preload of the local cluster's workers (``preload=[this module]``): Ctrl-C is the
-    driver's to handle.  A terminal's Ctrl-C reaches the whole process group, the workers
-    included, which would each print a KeyboardInterrupt traceback over the driver's one
-    line (the local runner's workers ignore SIGINT for the same reason).  Runs at every
-    worker start, so a worker restarted after a death ignores it too."""
+    """Preload of the local cluster's workers (``preload=[this module]``): SIGINT ignored.
+
+    Ctrl-C is the driver's to handle.  A terminal's Ctrl-C reaches the whole process
+    group, the workers included, which would each print a KeyboardInterrupt traceback over
+    the driver's one line (the local runner's workers ignore SIGINT for the same
+    reason).  Runs at every worker start, so a worker restarted after a death ignores it too.
+
+    Parameters
+    ----------
+    worker : distributed.Worker
+        The worker starting (Dask passes it; it is not used).
+    """
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -441,9 +535,29 @@ def warm_task(payload, held):
     This worker's artifact caches are set to ``held`` (``[(module, key, artifact)]``, the
     cache state the driver's previous warm-up left, copied: the cluster's data are not
     changed in place), then :func:`~sskernels.experiment.worker.warm_graphs` runs as on the
-    driver (the exact k-NN search's row blocks as tasks of their own).  Returns ``(seconds,
-    searches, items)``, ``items`` the caches afterwards as ``(module, key, name,
-    artifact or None)``: None for those it started from."""
+    driver (the exact k-NN search's row blocks as tasks of their own).  A
+    :class:`UserError` (a worker whose code differs from the driver's, a parameter a method
+    refuses) or an :class:`InternalError` is returned wrapped, not raised (:func:`_refusing`);
+    the driver raises it.
+
+    Parameters
+    ----------
+    payload : tuple
+        ``(token, provenance key, state)``, the spec's state as :meth:`DaskPool.warm`
+        scattered it.
+    held : list of tuple
+        ``[(module, key, artifact)]``: the artifacts the warm-up starts from.
+
+    Returns
+    -------
+    seconds : float
+        The warm-up's seconds.
+    searches : list of dict
+        Its graphs' searches (:func:`sskernels.graph.graph_searches`).
+    items : list of tuple
+        The caches afterwards as ``(module, key, name, artifact or None)``: None for those
+        it started from.
+    """
     from sskernels.memo import put_shared
 
     from sskernels.experiment.preparation import frozen
@@ -491,9 +605,28 @@ def _pick(result, i):
 
 @_refusing
 def run_task(payload, artifacts, task):
-    """A worker's task: one record of the local runner's ``run_record`` on the scattered
-    state ``payload = (token, provenance key, state)`` and ``artifacts``
-    (``[(module, key, artifact)]``, resolved by Dask from the cluster's data)."""
+    """A worker's task: one record of the local runner's ``run_record``.
+
+    The record is computed on the scattered state ``payload = (token, provenance key,
+    state)`` and ``artifacts`` (``[(module, key, artifact)]``, resolved by Dask from the
+    cluster's data), both loaded once per spec by this worker.  A :class:`UserError` or an
+    :class:`InternalError` is returned wrapped, not raised (:func:`_refusing`); the driver
+    raises it.
+
+    Parameters
+    ----------
+    payload : tuple
+        ``(token, provenance key, state)``.
+    artifacts : list of tuple
+        ``[(module, key, artifact)]``: the spec's warm-up artifacts.
+    task : tuple of int
+        ``(mi, gi, si)``: method, setting and split.
+
+    Returns
+    -------
+    dict
+        The record (:func:`~sskernels.experiment.worker.run_record`).
+    """
     from sskernels.experiment.worker import run_record
 
     _pin_blas()
@@ -502,8 +635,26 @@ def run_task(payload, artifacts, task):
 
 
 def run_block(fn, shared, item, cfg):
-    """A worker's task: ``fn(shared, item)``, one row block of the exact k-NN search
-    (:meth:`DaskPool.block_map`), with one BLAS and one OpenMP thread as locally."""
+    """A worker's task: ``fn(shared, item)``, one row block of the exact k-NN search.
+
+    Run for :meth:`DaskPool.block_map` with one BLAS and one OpenMP thread as locally.
+
+    Parameters
+    ----------
+    fn : callable
+        ``fn(shared, item)``.
+    shared : object
+        What every block shares (the fitted index and the query rows).
+    item : object
+        This task's block.
+    cfg : dict
+        The configuration of scikit-learn (``sklearn.get_config()``) the call runs under.
+
+    Returns
+    -------
+    object
+        ``fn(shared, item)``.
+    """
     from sklearn import config_context
     from threadpoolctl import threadpool_limits
 

@@ -38,7 +38,23 @@ class Executor(Protocol):
         """What the workers get beside a spec's state (its warm-up's artifacts)."""
 
     def imap(self, state, artifacts, tasks):
-        """The records of ``tasks`` (in completion order)."""
+        """The records of ``tasks`` (in completion order).
+
+        Parameters
+        ----------
+        state : Prepared
+            The spec's prepared state (:func:`~sskernels.experiment.preparation.prepare`).
+        artifacts : object
+            What the workers get beside it: :meth:`artifacts`.
+        tasks : list of tuple of int
+            ``(mi, gi, si)``: method, setting and split of each task.
+
+        Returns
+        -------
+        iterator of dict
+            One record per task (:func:`~sskernels.experiment.worker.run_record`), as each
+            completes.
+        """
 
     def close(self):
         """Release the workers."""
@@ -151,7 +167,23 @@ class LocalExecutor:
         return self._pool
 
     def state_file(self, state, artifacts):
-        """Write one spec's worker state; returns its path."""
+        """Write one spec's worker state; returns its path.
+
+        The state and the artifacts are pickled to ``state_NNNN.pkl`` in the workers'
+        temporary folder; the worker processes are started first if they are not yet.
+
+        Parameters
+        ----------
+        state : Prepared
+            The spec's prepared state (:func:`~sskernels.experiment.preparation.prepare`).
+        artifacts : dict
+            ``{module: [(key, artifact)]}``: :meth:`artifacts`.
+
+        Returns
+        -------
+        str
+            The state file's path.
+        """
         import os
         import pickle
 
@@ -169,7 +201,25 @@ class LocalExecutor:
         return artifact_items()
 
     def imap(self, state, artifacts, tasks):
-        """The records of ``tasks`` (in completion order), run by the workers."""
+        """The records of ``tasks`` (in completion order), run by the workers.
+
+        The tasks are queued by :meth:`start`; the spec's state file is removed when the
+        iteration ends (or stops early).
+
+        Parameters
+        ----------
+        state : Prepared
+            The spec's prepared state (:func:`~sskernels.experiment.preparation.prepare`).
+        artifacts : dict
+            ``{module: [(key, artifact)]}``: :meth:`artifacts`.
+        tasks : list of tuple of int
+            ``(mi, gi, si)``: method, setting and split of each task.
+
+        Yields
+        ------
+        dict
+            One record per task (:func:`~sskernels.experiment.worker.run_record`).
+        """
         stream = self.start(state, artifacts, tasks)
         try:
             for _ in range(len(tasks)):
@@ -178,8 +228,25 @@ class LocalExecutor:
             stream.close()
 
     def start(self, state, artifacts, tasks):
-        """Queue ``tasks`` now, behind those queued before, and return their
-        :class:`_Stream`."""
+        """Queue ``tasks`` now, behind those queued before, and return their :class:`_Stream`.
+
+        The spec's state goes to a state file first (:meth:`state_file`).
+
+        Parameters
+        ----------
+        state : Prepared
+            The spec's prepared state (:func:`~sskernels.experiment.preparation.prepare`).
+        artifacts : dict
+            ``{module: [(key, artifact)]}``: :meth:`artifacts`.
+        tasks : list of tuple of int
+            ``(mi, gi, si)``: method, setting and split of each task.
+
+        Returns
+        -------
+        _Stream
+            The tasks' records in completion order (``next(timeout=None)``; ``close()``
+            removes the state file).
+        """
         path = self.state_file(state, artifacts)
         return _Stream(self.pool().imap_unordered(_run_spec_task, [(path, t) for t in tasks]),
                        path)
@@ -217,10 +284,46 @@ class _Stream:
 
 
 def make_executor(backend="local", jobs=1, scheduler=None):
-    """The workers of one ``sskernels run``: :class:`LocalExecutor` for ``backend="local"``,
+    """The workers of one ``sskernels run``: a :class:`LocalExecutor` or a Dask pool.
+
+    :class:`LocalExecutor` for ``backend="local"``,
     :class:`~sskernels.experiment.dask_backend.DaskPool` for ``"dask"`` (a local cluster of
     ``jobs`` processes, or the scheduler at ``scheduler``).  Raises :class:`UserError` for
-    options that do not go together, and when Dask is not installed."""
+    options that do not go together, and when Dask is not installed.  No worker starts
+    before the first task: the executor is a context manager whose exit releases them.
+
+    Parameters
+    ----------
+    backend : {"local", "dask"}, default="local"
+        Where the tasks run.
+    jobs : int, default=1
+        Worker processes (``--jobs``); with a ``scheduler``, it must be 1.
+    scheduler : str, default=None
+        The address of a Dask scheduler (``tcp://host:8786``); only with ``"dask"``.
+
+    Returns
+    -------
+    Executor
+        The executor.
+
+    Raises
+    ------
+    UserError
+        For an unknown ``backend``, a ``scheduler`` without ``"dask"``, ``jobs`` other than
+        1 with a ``scheduler``, and (``"dask"``) when Dask's ``distributed`` package cannot
+        be imported.
+
+    Examples
+    --------
+    >>> from sskernels.experiment import make_executor
+    >>> with make_executor("local", jobs=2) as workers:
+    ...     print(type(workers).__name__, workers.jobs, workers.local)
+    LocalExecutor 2 True
+    >>> make_executor("local", scheduler="tcp://localhost:8786")
+    Traceback (most recent call last):
+        ...
+    sskernels.errors.UserError: --scheduler tcp://localhost:8786 needs --backend dask
+    """
     if backend not in ("local", "dask"):
         raise UserError(f"--backend: expected local or dask, got {backend!r}")
     if scheduler is not None and backend != "dask":

@@ -27,19 +27,43 @@ ONE_CLASS_NOTE = "constant prediction"
 
 
 def predicts_one_class(report):
-    """Whether one record's fit report (``report`` column: ``{"notes": [...]}`` or None)
-    notes that every unlabeled point got the same class."""
+    """Whether one record's fit report notes that every unlabeled point got the same class.
+
+    Parameters
+    ----------
+    report : dict or None
+        The record's fit report (``report`` column: ``{"notes": [...]}`` or None); a note
+        containing :data:`ONE_CLASS_NOTE` marks it.
+
+    Returns
+    -------
+    bool
+        True when a note says so; False for None.
+    """
     notes = report.get("notes", ()) if isinstance(report, dict) else ()
     return any(ONE_CLASS_NOTE in str(n) for n in notes)
 
 
 def one_class_points(records, by=("method", "n_labeled")):
-    """Per point (``by``): ``one_class`` (splits predicting one class), ``n`` (splits),
-    ``share`` and ``flag`` (``share >= ONE_CLASS_SHARE``), from the records' fit reports.
+    """Per point (``by``): how many of its splits predict one class, from the fit reports.
 
-    ``records`` is the long format of ``load_records`` (one row per split and metric;
-    each split is counted once per point).  Records without a ``report`` column count as
-    not one-class.
+    ``one_class`` (splits predicting one class), ``n`` (splits), ``share`` and ``flag``
+    (``share >= ONE_CLASS_SHARE``).  ``records`` is the long format of ``load_records`` (one
+    row per split and metric; each split is counted once per point).  Records without a
+    ``report`` column count as not one-class.
+
+    Parameters
+    ----------
+    records : pandas.DataFrame
+        Records in long format (:func:`~sskernels.experiment.collect.load_records`).
+    by : sequence of str, default=("method", "n_labeled")
+        The columns that define a point.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per point: the ``by`` columns, then ``one_class``, ``n``, ``share`` and
+        ``flag``.
     """
     by = list(by)
     keep = by + ["split"]
@@ -71,7 +95,31 @@ def error_curves(records, metrics=None, title=None, accuracy=False):
     One panel row per ``panel`` (a column the caller may set, e.g. one per spec
     when two specs share a data set; default the data set), one column per
     metric.  The x-axis is the number of labeled points; settings named
-    otherwise (per-class counts such as ``"10/20 labeled"``) label the ticks.
+    otherwise (per-class counts such as ``"10/20 labeled"``) label the ticks.  Each method
+    is a curve of the mean over splits with the std as error bars; a one-class point
+    (:func:`one_class_points`) is marked with a black cross.
+
+    Parameters
+    ----------
+    records : pandas.DataFrame
+        Records in long format (:func:`~sskernels.experiment.collect.load_records`).
+    metrics : list of str, default=None
+        The metrics, one column each; None: every metric of ``records``, in order of first
+        appearance.
+    title : str, default=None
+        The figure's title; none when None or empty.
+    accuracy : bool, default=False
+        Plot the accuracy instead of the error rate (``100 - accuracy``).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+
+    Raises
+    ------
+    UserError
+        When matplotlib is not installed.
     """
     plt = _pyplot()
     metrics = metrics or list(dict.fromkeys(records["metric"]))
@@ -114,7 +162,18 @@ def error_curves(records, metrics=None, title=None, accuracy=False):
 
 
 def write_figure(fig, path):
-    """Save a figure as PNG atomically."""
+    """Save a figure as PNG atomically.
+
+    The PNG (110 dpi) goes through a temporary file beside ``path`` and a rename; the
+    parent folder is created if needed, and the figure is closed afterwards.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        The figure (:func:`error_curves`).
+    path : str or pathlib.Path
+        The PNG file to write.
+    """
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=110)
     from pathlib import Path

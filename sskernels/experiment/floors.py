@@ -40,9 +40,26 @@ def _best(fn, repeats):
 
 
 def floors(X, k=6, repeats=3):
-    """``{"n", "solve", "knn", "eigh"}`` (seconds) for the points ``X`` (dense or sparse)
-    and a k-NN graph of ``k`` neighbours; ``solve`` and ``eigh`` are None above
-    :data:`DENSE_MAX_N` points."""
+    """The floors of the data's size, in seconds: ``{"n", "solve", "knn", "eigh"}``.
+
+    The floors are measured for the points ``X`` (dense or sparse) and a k-NN graph of
+    ``k`` neighbours; ``solve`` and ``eigh`` are None above :data:`DENSE_MAX_N` points.
+
+    Parameters
+    ----------
+    X : array-like or sparse matrix of shape (n_samples, n_features)
+        The points.
+    k : int, default=6
+        The graph's neighbours (the search asks for ``k + 1``, at most ``n_samples``).
+    repeats : int, default=3
+        Timings per floor (the minimum is kept).
+
+    Returns
+    -------
+    dict
+        ``n`` (int, the number of points) and the floors ``solve``, ``knn``, ``eigh``
+        (float seconds, or None when not measured).
+    """
     import scipy.linalg
     from sklearn.neighbors import NearestNeighbors
     from threadpoolctl import threadpool_limits
@@ -63,7 +80,20 @@ def floors(X, k=6, repeats=3):
 
 
 def ratio(seconds, floor):
-    """``seconds / floor``, None when the floor was not measured or is 0."""
+    """``seconds / floor``, None when the floor was not measured or is 0.
+
+    Parameters
+    ----------
+    seconds : float or None
+        A measured time (None: not measured, the ratio is None).
+    floor : float or None
+        A floor of :func:`floors`.
+
+    Returns
+    -------
+    float or None
+        The ratio.
+    """
     if floor is None or not floor > 0 or seconds is None:
         return None
     return float(seconds) / float(floor)

@@ -45,7 +45,36 @@ def oracle_fit(est, X, y_partial, y_true):
     ``y_partial``: encoded labels with ``-1`` for the unlabeled points; ``y_true``: the
     encoded true labels of all points (only the unlabeled ones are scored).  ``info`` is
     ``{"best_index", "params" (the candidates), "accuracy" (% on the unlabeled points)}``.
-    Raises ValueError when there is no grid.
+    Raises ValueError when there is no grid.  When the estimator's fast path
+    (``_transduction_predictor``) disagrees with the chosen candidate's fit, the grid is
+    refitted candidate by candidate and ``info`` also holds ``"fallback"`` (the reason, noted
+    in the fit report too).
+
+    Parameters
+    ----------
+    est : estimator
+        The unfitted estimator a spec builds, with its ``SelectOnLabeled`` wrappers (their
+        grids are joined: :func:`flatten`).
+    X : array-like or sparse matrix of shape (n_samples, n_features)
+        All points.
+    y_partial : array-like of shape (n_samples,)
+        Encoded labels, ``-1`` for the unlabeled points.
+    y_true : array-like of shape (n_samples,)
+        The encoded true labels of all points.
+
+    Returns
+    -------
+    best : estimator
+        The candidate with the most correct predictions on the unlabeled points (ties: the
+        first in grid order), fitted.
+    info : dict
+        ``best_index``, ``params`` (the candidates) and ``accuracy`` (% on the unlabeled
+        points, one per candidate); ``fallback`` as above.
+
+    Raises
+    ------
+    ValueError
+        When ``est`` has no grid (no parameter set to ``auto`` or a list).
     """
     base, grid = flatten(est)
     if not grid:

@@ -86,9 +86,39 @@ def method_params(spec, method):
 
 
 def build(spec, method):
-    """The unfitted estimator of ``method`` of ``spec``; a method with a ``grid`` (a user's
-    estimator) is wrapped in the selection on the labeled points
-    (:class:`~sskernels.learners.selection.SelectOnLabeled`)."""
+    """The unfitted estimator of ``method`` of ``spec``.
+
+    A method with a ``grid`` (a user's estimator) is wrapped in the selection on the labeled
+    points (:class:`~sskernels.learners.selection.SelectOnLabeled`).  The registry builds
+    it from :func:`method_params` (:func:`sskernels.learners.registry.make_method`).
+
+    Parameters
+    ----------
+    spec : Spec
+        The experiment spec.
+    method : MethodSpec
+        One of ``spec.methods``.
+
+    Returns
+    -------
+    estimator
+        The unfitted estimator.
+
+    Raises
+    ------
+    ValueError, TypeError
+        For a parameter the estimator refuses (the registry's errors propagate).
+
+    Examples
+    --------
+    >>> from sskernels.experiment import build
+    >>> from sskernels.spec import parse_spec
+    >>> spec = parse_spec({"name": "demo", "dataset": "sklearn-wine", "graph": {"k": 8},
+    ...                    "methods": ["harmonic"]})
+    >>> est = build(spec, spec.methods[0])
+    >>> type(est).__name__, est.get_params()["graph__n_neighbors"]
+    ('HarmonicFunction', 8)
+    """
     est = make_method(method.name, **method_params(spec, method))
     grid = getattr(method, "grid", None)
     if grid:
@@ -99,8 +129,28 @@ def build(spec, method):
 
 
 def method_run(spec, mi):
-    """:class:`MethodRun` of method ``mi`` of ``spec``; a parameter the estimator refuses
-    (``ValueError``, ``TypeError``) is one :class:`UserError` line naming the method."""
+    """:class:`MethodRun` of method ``mi`` of ``spec``.
+
+    A parameter the estimator refuses (``ValueError``, ``TypeError``) is one
+    :class:`UserError` line naming the method.
+
+    Parameters
+    ----------
+    spec : Spec
+        The experiment spec.
+    mi : int
+        The method's index in ``spec.methods``.
+
+    Returns
+    -------
+    MethodRun
+        The method's unfitted estimator (:func:`build`) and the flags its tasks read.
+
+    Raises
+    ------
+    UserError
+        For a parameter the estimator refuses.
+    """
     method = spec.methods[mi]
     try:
         est = build(spec, method)
@@ -112,7 +162,33 @@ def method_run(spec, mi):
 
 
 def method_runs(spec):
-    """:func:`method_run` of every method of ``spec``, in order."""
+    """:func:`method_run` of every method of ``spec``, in order.
+
+    Parameters
+    ----------
+    spec : Spec
+        The experiment spec.
+
+    Returns
+    -------
+    list of MethodRun
+        One per method of ``spec.methods``.
+
+    Raises
+    ------
+    UserError
+        For a parameter an estimator refuses (naming the method).
+
+    Examples
+    --------
+    >>> from sskernels.experiment import method_runs
+    >>> from sskernels.spec import parse_spec
+    >>> spec = parse_spec({"name": "demo", "dataset": "sklearn-wine",
+    ...                    "methods": ["harmonic", {"name": "svm", "select": "oracle",
+    ...                                             "label": "svm (oracle)"}]})
+    >>> [(r.name, r.inductive, r.oracle) for r in method_runs(spec)]
+    [('harmonic', True, False), ('svm', True, True)]
+    """
     return [method_run(spec, mi) for mi in range(len(spec.methods))]
 
 
@@ -122,7 +198,38 @@ def record_keys(prep):
     key = hash(``method_key(spec, method)``, the data fingerprint, the method's code key):
     the code key hashes the code the method's task runs (:mod:`sskernels.experiment.tasks`,
     the split rules and its estimators' modules, with what they import; docstrings and
-    comments excluded) and the library versions (:func:`method_code`).
+    comments excluded) and the library versions (:func:`method_code`).  The first call also
+    keeps each method's code (``prep.codes``), the provenance of this process
+    (``prep.provenance``), the methods' :class:`MethodRun` when ``prep.runs`` is None, and the
+    data fingerprint when ``prep.data_fingerprint`` is None (a ``Prepared`` built by hand).
+
+    Parameters
+    ----------
+    prep : Prepared
+        The spec's prepared data (:func:`~sskernels.experiment.preparation.prepare`).
+
+    Returns
+    -------
+    list of str
+        One key per method of ``prep.spec.methods``
+        (:func:`~sskernels.experiment.records.record_key`).
+
+    Raises
+    ------
+    UserError
+        For a parameter an estimator refuses (naming the method).
+
+    Examples
+    --------
+    >>> from sskernels.experiment import prepare, record_keys
+    >>> from sskernels.spec import parse_spec
+    >>> spec = parse_spec({"name": "demo", "dataset": "sklearn-wine",
+    ...                    "splits": {"n_splits": 2, "n_labeled": [10]},
+    ...                    "methods": ["harmonic", "svm"]})
+    >>> prep = prepare(spec)
+    >>> keys = record_keys(prep)
+    >>> len(keys), len(keys[0]), keys[0] != keys[1], record_keys(prep) is keys
+    (2, 16, True, True)
     """
     if prep.keys is None:
         if prep.data_fingerprint is None:   # a Prepared built by hand (tests)
@@ -138,12 +245,42 @@ def record_keys(prep):
 
 
 def method_code(spec, mi):
-    """``{"code": key, "modules": {file: digest}}`` of the code method ``mi`` of ``spec``
-    runs (:func:`sskernels.experiment.tasks.method_code_modules`, then
-    :func:`sskernels.provenance.code_modules`, and a user's estimator's own module), with the
-    estimator the registry built (:func:`sskernels.provenance.estimator_digest`) and the
+    """``{"code": key, "modules": {file: digest}}`` of the code method ``mi`` of ``spec`` runs.
+
+    The code is found by :func:`sskernels.experiment.tasks.method_code_modules`, then
+    :func:`sskernels.provenance.code_modules`, and a user's estimator's own module; with
+    the estimator the registry built (:func:`sskernels.provenance.estimator_digest`) and the
     flags the task reads (:meth:`~sskernels.experiment.plan.MethodRun.flags`); the spec is
-    not run and no data is loaded."""
+    not run and no data is loaded.
+
+    Parameters
+    ----------
+    spec : Spec
+        The experiment spec.
+    mi : int
+        The method's index in ``spec.methods``.
+
+    Returns
+    -------
+    dict
+        ``code``: the code key (part of the record key); ``modules``: each file's digest
+        (12 hex characters) and those of ``estimator`` and ``flags``.
+
+    Raises
+    ------
+    UserError
+        For a parameter the estimator refuses, or a user's estimator whose module has no
+        Python source file to hash (naming the method).
+
+    Examples
+    --------
+    >>> from sskernels.experiment import method_code
+    >>> from sskernels.spec import parse_spec
+    >>> spec = parse_spec({"name": "demo", "dataset": "sklearn-wine", "methods": ["harmonic"]})
+    >>> code = method_code(spec, 0)
+    >>> sorted(code), "sskernels/learners/propagation.py" in code["modules"]
+    (['code', 'modules'], True)
+    """
     from sskernels.hashing import json_digest
 
     run = method_run(spec, mi)

@@ -7,6 +7,11 @@ see), draws the labeled points of every split (:mod:`sskernels.experiment.splits
 the content of what the tasks will see (:class:`Prepared`'s ``data_fingerprint``).  Nothing
 here depends on a method's code.
 
+Why it stays whole: one module, ~500 lines, over half of them docstrings: loading, the checks
+of the spec against the data and the drawing of the splits are one pass over the same data
+and spec fields (each check names the field the splits then read), so a message and the
+splits it guards cannot disagree.
+
 Examples
 --------
 >>> from sskernels.experiment.preparation import prepare
@@ -57,7 +62,41 @@ class Prepared:
 
 
 def load_data(spec):
-    """The spec's data set, preprocessed: ``(X, y)`` and the official splits if any."""
+    """The spec's data set, preprocessed: ``(X, y)`` and the official splits if any.
+
+    A registered data set (:func:`sskernels.data.load_dataset`) or the spec's data file
+    (:func:`sskernels.data.load_file`), with the spec's ``preprocess``.
+
+    Parameters
+    ----------
+    spec : Spec
+        The experiment spec (its ``dataset`` and ``preprocess``).
+
+    Returns
+    -------
+    Dataset
+        The data set (:class:`sskernels.data.Dataset`): ``X``, ``y``, ``splits`` and the
+        rest.
+
+    Raises
+    ------
+    DataError
+        For a file that cannot be fetched, verified or parsed
+        (:class:`~sskernels.errors.DataError`).
+    UnknownNameError
+        For an unknown data set or preprocessing
+        (:class:`~sskernels.errors.UnknownNameError`).
+
+    Examples
+    --------
+    >>> from sskernels.experiment import load_data
+    >>> from sskernels.spec import parse_spec
+    >>> spec = parse_spec({"name": "demo", "dataset": "sklearn-wine", "preprocess": "minmax",
+    ...                    "methods": ["harmonic"]})
+    >>> ds = load_data(spec)
+    >>> ds.X.shape, float(ds.X.max()), sorted(set(ds.y.tolist()))
+    ((178, 13), 1.0, [0, 1, 2])
+    """
     from sskernels import data
 
     d = spec.dataset
@@ -69,7 +108,27 @@ def load_data(spec):
 
 
 def holdout_split(y, fraction, seed):
-    """Seeded stratified split into (seen, unseen) indices; unseen is ``fraction`` of the points."""
+    """Seeded stratified split into (seen, unseen) indices; unseen is ``fraction`` of the points.
+
+    scikit-learn's ``train_test_split``: ``ceil(fraction n)`` unseen points, stratified by
+    ``y``.
+
+    Parameters
+    ----------
+    y : numpy.ndarray of shape (n_samples,)
+        The labels (the strata).
+    fraction : float
+        The share of unseen points, in (0, 1).
+    seed : int
+        The seed (``random_state``).
+
+    Returns
+    -------
+    seen : numpy.ndarray
+        The seen points' indices, sorted.
+    unseen : numpy.ndarray
+        The unseen points' indices, sorted.
+    """
     from sklearn.model_selection import train_test_split
 
     idx = np.arange(y.size)
@@ -78,6 +137,54 @@ def holdout_split(y, fraction, seed):
 
 
 def prepare(spec, n_splits=None):
+    """A spec's data loaded, checked, split and fingerprinted: the state its tasks run on.
+
+    The data set is loaded (:func:`load_data`) and must be of the spec's task; a regression
+    data set is prepared by :func:`prepare_regression`.  For a classification data set the
+    labels are encoded ``0..c-1`` in sorted order; with ``splits.holdout`` a stratified,
+    seeded part is held out (:func:`holdout_split`: the unseen points).  The spec's sizes are
+    checked against the points the learners see (:func:`check_holdout`, :func:`check_sizes`),
+    each error one line naming the spec's field, then every setting's labeled points are
+    drawn (:func:`~sskernels.experiment.splits.make_splits`), the content of what the tasks
+    will see is hashed (``data_fingerprint``) and the points are frozen (:func:`frozen`).
+
+    Parameters
+    ----------
+    spec : Spec
+        The experiment spec.
+    n_splits : int, default=None
+        The number of splits drawn per setting; None: the spec's ``splits.n_splits``.
+
+    Returns
+    -------
+    Prepared
+        The data, labels, classes, settings ``[(label, [labeled index arrays])]``, held-out
+        part and data fingerprint.
+
+    Raises
+    ------
+    UserError
+        For a data set of another task, ``splits.cover: groups`` on data without groups, a
+        holdout with official splits, or splits that cannot be drawn (one line naming the
+        spec's field).
+    SpecError
+        For sizes the data cannot give (:func:`check_holdout`, :func:`check_sizes`).
+    DataError
+        For data that cannot be loaded (:func:`load_data`).
+
+    Examples
+    --------
+    >>> from sskernels.experiment import prepare
+    >>> from sskernels.spec import parse_spec
+    >>> spec = parse_spec({"name": "demo", "dataset": "sklearn-wine",
+    ...                    "splits": {"n_splits": 3, "n_labeled": [10], "holdout": 0.2},
+    ...                    "methods": ["harmonic"]})
+    >>> prep = prepare(spec)
+    >>> prep.X.shape, prep.X_test.shape, prep.n_splits, prep.settings[0][0]
+    ((142, 13), (36, 13), 3, '10 labeled')
+    >>> [len(s) for s in prep.settings[0][1]], prep.X.flags.writeable
+    ([10, 10, 10], False)
+    """
     ds = load_data(spec)
     task = getattr(ds, "task", "classification")
     if task != getattr(spec, "task", "classification"):
@@ -147,6 +254,20 @@ def check_holdout(spec, n, n_classes):
     one point per class too, and every labeled point of the largest setting
     (``splits.n_labeled``) plus one unlabeled point.  A setting that does not fit in the
     ``n`` points even without a holdout is ``splits.n_labeled``'s error (:func:`check_sizes`).
+
+    Parameters
+    ----------
+    spec : Spec
+        The experiment spec.
+    n : int
+        The points of the data set (before the holdout).
+    n_classes : int
+        Its number of classes.
+
+    Raises
+    ------
+    SpecError
+        On the field ``splits.holdout``, when the fraction does not fit.
     """
     s = spec.splits
     n_test = _held_out(n, s.holdout)
@@ -162,10 +283,29 @@ def check_holdout(spec, n, n_classes):
 
 
 def check_sizes(spec, n, n_all):
-    """The spec's sizes against the ``n`` points the learners see (``n_all`` before the
-    holdout), before any graph is built or any method fitted: each setting's labeled points
-    leave at least one unlabeled point (``splits.n_labeled`` or ``splits.per_class[i]``),
-    and every k-NN graph has fewer neighbours than points (:func:`check_neighbours`)."""
+    """The spec's sizes against the ``n`` points the learners see, before any fit.
+
+    ``n_all`` is the number of points before the holdout.  This runs before any graph is built
+    or any method fitted: each setting's labeled points leave at least one unlabeled point
+    (``splits.n_labeled`` or ``splits.per_class[i]``), and every k-NN graph has fewer
+    neighbours than points (:func:`check_neighbours`).
+
+    Parameters
+    ----------
+    spec : Spec
+        The experiment spec.
+    n : int
+        The points the learners see.
+    n_all : int
+        The points of the data set, before the holdout (named in the message).
+
+    Raises
+    ------
+    SpecError
+        On the field at fault, when a size does not fit.
+    UserError
+        For a method whose parameters its estimator refuses (:func:`check_neighbours`).
+    """
     s = spec.splits
     if s.protocol != "official":
         for i, n_lab in enumerate(s.n_labeled):
@@ -178,8 +318,30 @@ def check_sizes(spec, n, n_all):
 
 
 def check_neighbours(spec, n, n_all=None):
-    """Every k-NN graph of the spec's methods has fewer neighbours than the ``n`` points it
-    is built on: ``graph.k``, or a method's own ``params.n_neighbors``, named when not."""
+    """Every k-NN graph of the spec's methods has fewer neighbours than the ``n`` points.
+
+    The ``n`` points are those the graph is built on; the field at fault, ``graph.k`` or a
+    method's own ``params.n_neighbors``, is named when not.
+
+    Parameters
+    ----------
+    spec : Spec
+        The experiment spec; each method's estimator is built (:func:`build`) and its k-NN
+        graph builders, nested ones included, checked.
+    n : int
+        The points the graphs are built on.
+    n_all : int, default=None
+        The points of the data set before the holdout (named in the message); None: ``n``.
+
+    Raises
+    ------
+    SpecError
+        On ``graph.k``, or on ``methods[i].params.<path>`` of a method's own
+        ``n_neighbors``, when ``k >= n``.
+    UserError
+        For a method whose parameters its estimator refuses (``ValueError``,
+        ``TypeError``), naming the method.
+    """
     for i, method in enumerate(spec.methods):
         try:
             est = build(spec, method)
@@ -216,8 +378,21 @@ def _param_path(params, key):
 
 
 def frozen(X):
-    """A read-only copy of dense X (X itself if sparse): no learner may edit the data, and
-    :func:`sskernels.graph.fingerprint` hashes a frozen array once, not on every fit."""
+    """A read-only copy of dense X (X itself if sparse, or not a numpy array).
+
+    No learner may edit the data, and :func:`sskernels.graph.fingerprint` hashes a frozen
+    array once, not on every fit.
+
+    Parameters
+    ----------
+    X : numpy.ndarray or sparse matrix
+        The points.
+
+    Returns
+    -------
+    numpy.ndarray or sparse matrix
+        A copy of ``X`` that cannot be written, or ``X`` itself.
+    """
     if sp.issparse(X) or not isinstance(X, np.ndarray):
         return X
     X = np.array(X, copy=True)
@@ -226,9 +401,24 @@ def frozen(X):
 
 
 def scale_targets(Y, how):
-    """Regression targets (n, k) as the spec asks: ``None``/``"none"`` as stored, ``"minmax"``
-    each column to [0, 1] over all n rows (the data set's extent, e.g. the WiFi floor's,
-    known without any label of a split; a constant column becomes 0)."""
+    """Regression targets (n, k) as the spec asks, as floats.
+
+    ``None``/``"none"`` as stored, ``"minmax"`` each column to [0, 1] over all n rows (the
+    data set's extent, e.g. the WiFi floor's, known without any label of a split; a constant
+    column becomes 0).
+
+    Parameters
+    ----------
+    Y : array-like of shape (n_samples, n_targets)
+        The targets.
+    how : str or None
+        None or ``"none"``: as stored; ``"minmax"`` (any other value scales as ``"minmax"``).
+
+    Returns
+    -------
+    numpy.ndarray
+        The targets, float.
+    """
     Y = np.asarray(Y, dtype=float)
     if how in (None, "none"):
         return Y
@@ -237,10 +427,35 @@ def scale_targets(Y, how):
 
 
 def prepare_regression(spec, ds, n_splits=None):
-    """A regression data set: targets scaled (``spec.target_scale``), labeled points drawn from
+    """A regression data set prepared: targets scaled, labeled points drawn from the pool.
+
+    The targets are scaled (``spec.target_scale``), labeled points drawn from
     the pool (the rows of the data set's official split, e.g. WiFi's 505 'src' points; every
     row without one), the pool's other rows are the test points, and every row outside the
-    pool (WiFi's 2137 'tar' points) is an unlabeled point that is never evaluated."""
+    pool (WiFi's 2137 'tar' points) is an unlabeled point that is never evaluated.
+
+    Parameters
+    ----------
+    spec : Spec
+        A regression spec.
+    ds : Dataset
+        Its data set (:func:`load_data`).
+    n_splits : int, default=None
+        The number of splits drawn per setting; None: the spec's ``splits.n_splits``.
+
+    Returns
+    -------
+    Prepared
+        ``task="regression"``: ``y`` the scaled targets (n, k), ``pool`` the pool's rows.
+
+    Raises
+    ------
+    UserError
+        On ``splits.n_labeled``, for a setting outside 2 to the pool's size minus one; for a
+        method whose parameters its estimator refuses (:func:`check_neighbours`).
+    SpecError
+        For a k-NN graph with as many neighbours as points (:func:`check_neighbours`).
+    """
     Y = scale_targets(ds.y, getattr(spec, "target_scale", None))
     Y = Y.reshape(len(Y), -1)
     pool = np.asarray(ds.splits[0]) if ds.splits else np.arange(len(Y))
@@ -264,6 +479,25 @@ def setting_labels(spec):
 
     ``"N labeled"``; for protocol per-class the counts in sorted label order, e.g.
     ``"10/20 labeled"`` (the record's ``n_labeled`` is their sum, 30).
+
+    Parameters
+    ----------
+    spec : Spec
+        The experiment spec.
+
+    Returns
+    -------
+    list of str or None
+        One label per setting; None for the official splits (their sizes are the data's).
+
+    Examples
+    --------
+    >>> from sskernels.experiment import setting_labels
+    >>> from sskernels.spec import parse_spec
+    >>> spec = parse_spec({"name": "demo", "dataset": "sklearn-wine",
+    ...                    "splits": {"n_labeled": [10, 20]}, "methods": ["harmonic"]})
+    >>> setting_labels(spec)
+    ['10 labeled', '20 labeled']
     """
     s = spec.splits
     if s.protocol == "official":

@@ -16,6 +16,11 @@ is that temporary file, ``.split_NNN.json.XXXXXXXX.tmp``.  The next run into the
 removes those (:func:`remove_stale_temporaries`, from :func:`claim_output`), but never one
 a live writer may still rename: a writer holds a shared lock (``flock``) on the folder of
 its temporary file while it exists, and a folder is cleaned only under an exclusive lock.
+
+Why it stays whole: one module, ~650 lines, over half of them docstrings: the record layout,
+the atomic write with its folder lock and the cleaning of stale temporary files that honours
+that lock are one contract (the cleaner must know every writer's temporary name and lock);
+split, they could drift apart.
 """
 
 from __future__ import annotations
@@ -30,8 +35,26 @@ from sskernels.hashing import digest, json_digest
 
 
 def record_key(method_key, data_fingerprint, provenance_key):
-    """The key of a record: a hash of the spec parts of the method (``spec.method_key``),
-    the data fingerprint (:func:`data_fingerprint`) and the code (``provenance_key()``)."""
+    """The key of a record: a hash of the method's spec parts, the data and the code.
+
+    The hash covers the spec parts of the method (``spec.method_key``), the data fingerprint
+    (:func:`data_fingerprint`) and the code (``provenance_key()``).
+
+    Parameters
+    ----------
+    method_key : str
+        The hash of the spec parts of the method (:func:`sskernels.spec.method_key`).
+    data_fingerprint : str
+        The content hash of the data (:func:`data_fingerprint`).
+    provenance_key : str
+        The key of the code the method runs (``method_code(...)["code"]``:
+        :func:`sskernels.experiment.plan.method_code`).
+
+    Returns
+    -------
+    str
+        16 hex characters (:func:`sskernels.hashing.json_digest`).
+    """
     parts = {"method": method_key, "data": data_fingerprint, "code": provenance_key}
     return json_digest(parts, length=16)
 
@@ -41,6 +64,23 @@ def data_fingerprint(X, y, classes, extra=()):
 
     ``extra`` holds further arrays or matrices the records depend on (held-out
     points and labels, official splits); a None entry hashes as a marker.
+
+    Parameters
+    ----------
+    X : array-like or sparse matrix of shape (n_samples, n_features)
+        The points the learners see.
+    y : array-like of int
+        The encoded labels (hashed as int64).
+    classes : sequence
+        The class names, in encoding order.
+    extra : sequence, default=()
+        Further parts: None (a marker), a list or tuple of integer arrays (each hashed as
+        int64, e.g. official splits), or an array or sparse matrix.
+
+    Returns
+    -------
+    str
+        The first 16 hex characters of the hash.
     """
     from sskernels.hashing import fingerprint
 
@@ -62,7 +102,29 @@ def _int_array(a):
 
 
 def atomic_write_text(path, text):
-    """Write ``text`` to ``path`` through a temporary file and an atomic rename."""
+    """Write ``text`` to ``path`` through a temporary file and an atomic rename.
+
+    The text is encoded as UTF-8 and written by :func:`atomic_write_bytes` (its folder is
+    created if needed): a reader sees the old file or the new one, never half of it.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The file to write (replaced if it exists).
+    text : str
+        Its new content.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from sskernels.experiment import atomic_write_text
+    >>> path = Path(tempfile.mkdtemp()) / "new folder" / "note.txt"
+    >>> atomic_write_text(path, "first")
+    >>> atomic_write_text(path, "second")
+    >>> path.read_text(), sorted(p.name for p in path.parent.iterdir())   # no temporary left
+    ('second', ['note.txt'])
+    """
     atomic_write_bytes(path, text.encode())
 
 
@@ -72,7 +134,17 @@ def atomic_write_bytes(path, data):
     The temporary file, ``.<name>.XXXXXXXX.tmp`` beside ``path`` (:data:`TMP_NAME`), lives
     only while the folder is locked shared (:class:`_FolderLock`): a process killed before
     the rename leaves it, and :func:`remove_stale_temporaries` removes it later, never while
-    a writer may still rename it."""
+    a writer may still rename it.  The parent folder is created if needed; the file gets the
+    permissions the umask allows (not ``mkstemp``'s 0600), and an exception during the write
+    removes the temporary file.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The file to write (replaced if it exists).
+    data : bytes
+        Its new content.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with _FolderLock(path.parent, exclusive=False):
@@ -149,13 +221,25 @@ def _stale(name, pattern, target=None):
 
 
 def remove_stale_temporaries(output):
-    """Remove the temporary files of writes that never finished (a run killed between
-    writing a file and renaming it: ``SIGKILL``, a power cut) from the output folder
-    ``output``: ``.split_NNN.json.XXXXXXXX.tmp`` in its record folders
+    """Remove the temporary files of writes that never finished from the output folder ``output``.
+
+    Those are left by a run killed between writing a file and renaming it (``SIGKILL``, a
+    power cut): ``.split_NNN.json.XXXXXXXX.tmp`` in its record folders
     (``records/<label>/<setting>/``) and ``.NAME.XXXXXXXX.tmp`` (:data:`TMP_NAME`) beside its
     summaries.  Only names of that form, only in those folders, and only in a folder no
     writer holds (:class:`_FolderLock`): a run writing into the same folder right now keeps
-    its temporary files (that folder is cleaned by a later run).  Returns the paths removed."""
+    its temporary files (that folder is cleaned by a later run).
+
+    Parameters
+    ----------
+    output : str or pathlib.Path
+        The output folder.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The paths removed.
+    """
     output = Path(output)
     folders = [(output, TMP_NAME, None)]
     folders += [(p, TMP_NAME, _RECORD_NAME) for p in sorted(output.glob("records/*/*"))
@@ -189,13 +273,51 @@ def _safe(label):
 
 
 def record_path(output, label, setting, split):
+    """The file of the record of ``(label, setting, split)`` under the output folder ``output``.
+
+    ``<output>/records/<label>/<setting>/split_NNN.json``: in the label and the setting, every
+    run of characters other than letters, digits and ``_.+-`` becomes one ``_``; ``NNN`` is
+    the split's index with at least three digits.
+
+    Parameters
+    ----------
+    output : str or pathlib.Path
+        The spec's output folder.
+    label : str
+        The method's label in the spec.
+    setting : str
+        The setting's label, e.g. ``"10 labeled"``.
+    split : int
+        The split's index.
+
+    Returns
+    -------
+    pathlib.Path
+        The record's path (whether or not the file exists).
+    """
     return Path(output) / "records" / _safe(label) / _safe(setting) / f"split_{split:03d}.json"
 
 
 def write_record(output, record):
-    """Write ``record`` (atomically) and return it as a resumed run reads it back (sorted keys,
-    plain JSON values): a fresh run's summaries are then those of a resumed one, row order and
-    the ``selected`` text included."""
+    """Write ``record`` (atomically) and return it as a resumed run reads it back.
+
+    The record read back has sorted keys and plain JSON values (numpy scalars and arrays
+    converted, anything else not JSON-native as its ``str``): a fresh run's summaries are
+    then those of a resumed one, row order and the ``selected`` text included.
+
+    Parameters
+    ----------
+    output : str or pathlib.Path
+        The spec's output folder.
+    record : dict
+        The record; its ``method``, ``setting`` and ``split`` name its file
+        (:func:`record_path`).
+
+    Returns
+    -------
+    dict
+        The record as written to its file, read back.
+    """
     path = record_path(output, record["method"], record["setting"], record["split"])
     text = json.dumps(record, indent=1, sort_keys=True, default=_jsonable)
     atomic_write_text(path, text)
@@ -203,7 +325,27 @@ def write_record(output, record):
 
 
 def read_record(output, label, setting, split, key=None):
-    """The record of ``(label, setting, split)``, or None when absent, unreadable or stale."""
+    """The record of ``(label, setting, split)``, or None when absent, unreadable or stale.
+
+    Parameters
+    ----------
+    output : str or pathlib.Path
+        The spec's output folder.
+    label : str
+        The method's label in the spec.
+    setting : str
+        The setting's label, e.g. ``"10 labeled"``.
+    split : int
+        The split's index.
+    key : str, default=None
+        The record key expected (:func:`record_key`): a record with another key is stale.
+        None accepts any key.
+
+    Returns
+    -------
+    dict or None
+        The current record, or None.
+    """
     state, rec = record_state(output, label, setting, split, key)
     return rec if state == "current" else None
 
@@ -240,7 +382,23 @@ class SharedRecords:
                     self._index.setdefault((rec["key"], rec["setting"]), setting_dir)
 
     def get(self, key, setting, split):
-        """A sibling's record with this key, setting and split, or None."""
+        """A sibling's record with this key, setting and split, or None.
+
+        Parameters
+        ----------
+        key : str
+            The record key (:func:`record_key`).
+        setting : str
+            The setting's label, e.g. ``"10 labeled"``.
+        split : int
+            The split's index.
+
+        Returns
+        -------
+        dict or None
+            The record as a sibling output folder holds it, or None when no sibling has one
+            whose ``key``, ``setting`` and ``split`` all match (or it cannot be read).
+        """
         if self._index is None:
             self._build()
         folder = self._index.get((key, setting))
@@ -256,8 +414,31 @@ class SharedRecords:
 
 
 def record_state(output, label, setting, split, key=None):
-    """``("current", record)``, or ``("stale", None)`` when the record's key is not ``key``,
-    or ``("missing", None)`` when there is no readable record."""
+    """The state of the record of ``(label, setting, split)`` and the record if it is current.
+
+    ``("current", record)``, or ``("stale", None)`` when the record's key is not ``key``,
+    or ``("missing", None)`` when there is no readable record.
+
+    Parameters
+    ----------
+    output : str or pathlib.Path
+        The spec's output folder.
+    label : str
+        The method's label in the spec.
+    setting : str
+        The setting's label, e.g. ``"10 labeled"``.
+    split : int
+        The split's index.
+    key : str, default=None
+        The record key expected (:func:`record_key`); None: any record is current.
+
+    Returns
+    -------
+    state : str
+        ``"current"``, ``"stale"`` or ``"missing"``.
+    record : dict or None
+        The record when current, else None.
+    """
     path = record_path(output, label, setting, split)
     try:
         rec = json.loads(path.read_text())
@@ -269,8 +450,23 @@ def record_state(output, label, setting, split, key=None):
 
 
 def plain(obj):
-    """``obj`` with numpy scalars and arrays, tuples and non-string keys made JSON-native,
-    so that a record in memory equals the record read back from its file."""
+    """``obj`` with numpy scalars and arrays, tuples and non-string keys made JSON-native.
+
+    So that a record in memory equals the record read back from its file.  Dicts, lists
+    and tuples are converted recursively (tuples and arrays become lists, a non-string key
+    the ``str`` of its plain value); None, str, int, float and bool are kept; any other
+    object becomes its ``str``.
+
+    Parameters
+    ----------
+    obj : object
+        A record or any part of one.
+
+    Returns
+    -------
+    object
+        The JSON-native value.
+    """
     import numpy as np
 
     if isinstance(obj, dict):
@@ -297,15 +493,38 @@ def _jsonable(obj):
 
 
 def write_graph_seconds(output, seconds, searches=()):
-    """Record the time of the label-independent work (graphs, spectra) of a run, and how
-    its graphs' neighbours were searched (``searches``: :func:`sskernels.graph.graph_searches`;
-    method, recall, tie handling)."""
+    """Record the time of the label-independent work (graphs, spectra) of a run.
+
+    Also how its graphs' neighbours were searched (``searches``:
+    :func:`sskernels.graph.graph_searches`; method, recall, tie handling).  Both go to
+    ``<output>/graph_seconds.json``, written atomically.
+
+    Parameters
+    ----------
+    output : str or pathlib.Path
+        The spec's output folder.
+    seconds : float
+        The seconds of the warm-up.
+    searches : sequence of dict, default=()
+        One dict per graph (:func:`sskernels.graph.graph_searches`).
+    """
     atomic_write_text(Path(output) / "graph_seconds.json",
                       json.dumps(plain({"seconds": seconds, "searches": list(searches)})))
 
 
 def read_graph_searches(output):
-    """The neighbour searches :func:`write_graph_seconds` recorded ([] if none)."""
+    """The neighbour searches :func:`write_graph_seconds` recorded ([] if none).
+
+    Parameters
+    ----------
+    output : str or pathlib.Path
+        The spec's output folder.
+
+    Returns
+    -------
+    list of dict
+        The searches; [] when the file is absent, unreadable or holds none.
+    """
     try:
         out = json.loads((Path(output) / "graph_seconds.json").read_text()).get("searches", [])
     except (OSError, ValueError, AttributeError):
@@ -314,6 +533,18 @@ def read_graph_searches(output):
 
 
 def read_graph_seconds(output):
+    """The seconds of the label-independent work :func:`write_graph_seconds` recorded.
+
+    Parameters
+    ----------
+    output : str or pathlib.Path
+        The spec's output folder.
+
+    Returns
+    -------
+    float or None
+        The seconds; None when ``graph_seconds.json`` is absent or unreadable.
+    """
     try:
         return float(json.loads((Path(output) / "graph_seconds.json").read_text())["seconds"])
     except (OSError, ValueError, KeyError):
@@ -321,7 +552,18 @@ def read_graph_seconds(output):
 
 
 def write_data_fingerprint(output, fingerprint):
-    """Record the data fingerprint a run's record keys were made with (see ``load_records``)."""
+    """Record the data fingerprint a run's record keys were made with (see ``load_records``).
+
+    The file, ``<output>/data_fingerprint.json``, is written (atomically) only when it does
+    not already hold this fingerprint.
+
+    Parameters
+    ----------
+    output : str or pathlib.Path
+        The spec's output folder.
+    fingerprint : str
+        The data fingerprint (:func:`data_fingerprint`).
+    """
     path = Path(output) / "data_fingerprint.json"
     text = json.dumps({"data_fingerprint": fingerprint})
     if read_data_fingerprint(output) != fingerprint:
@@ -329,7 +571,19 @@ def write_data_fingerprint(output, fingerprint):
 
 
 def read_data_fingerprint(output):
-    """The data fingerprint of the last run into ``output``, or None."""
+    """The data fingerprint of the last run into ``output``, or None.
+
+    Parameters
+    ----------
+    output : str or pathlib.Path
+        The spec's output folder.
+
+    Returns
+    -------
+    str or None
+        The fingerprint :func:`write_data_fingerprint` recorded; None when the file is
+        absent or unreadable.
+    """
     try:
         return str(json.loads((Path(output) / "data_fingerprint.json").read_text())
                    ["data_fingerprint"])
@@ -350,6 +604,22 @@ def claim_output(spec):
     file and the field.  A folder of an earlier version (holding ``records/``) is adopted.
     The temporary files a killed run left there are removed
     (:func:`remove_stale_temporaries`).
+
+    Parameters
+    ----------
+    spec : Spec
+        The experiment spec; its ``output`` is the folder.
+
+    Returns
+    -------
+    pathlib.Path
+        The output folder.
+
+    Raises
+    ------
+    SpecError
+        On the field ``output``, when the folder is refused
+        (:class:`~sskernels.errors.SpecError`).
     """
     from sskernels.errors import SpecError
 

@@ -15,6 +15,10 @@ A record is reused only when its key matches: the key hashes the spec parts of
 the method, the content of the prepared data and the code and library versions
 (:func:`sskernels.experiment.plan.record_keys`), so neither an edited data
 file nor a change of the code ever brings old numbers back.
+
+Why it stays whole: one module, ~420 lines, half of them docstrings: a single spec's run and
+several specs overlapped on one executor share one beginning (claim, prepare, look up, warm
+up) and one way of writing the records; split, the two could drift apart.
 """
 
 from __future__ import annotations
@@ -42,9 +46,66 @@ def run_spec(spec, jobs=1, progress=True, n_splits=None, console=None, reuse=Tru
     and says so (``reused_from``).  ``workers``: an executor shared with other specs
     (:func:`~sskernels.experiment.executors.make_executor`; None: a
     :class:`~sskernels.experiment.executors.LocalExecutor` for this spec when ``jobs > 1``),
-    or a Dask pool, which then runs every task.  ``prepared``: this spec's :func:`prepare` (with the same
-    ``n_splits``) when the caller already has it (``sskernels bench`` measures its floors on
-    the same data: the data set is then loaded once, not twice).
+    or a Dask pool, which then runs every task.  ``prepared``: this spec's :func:`prepare`
+    (with the same ``n_splits``) when the caller already has it (``sskernels bench`` measures
+    its floors on the same data: the data set is then loaded once, not twice).
+
+    The output folder is claimed first
+    (:func:`~sskernels.experiment.records.claim_output`); a record already there with the
+    current key, or in the spec's committed archive, is read back, not recomputed.  Every
+    record is written as it is computed, so an interrupted run resumes where it stopped.
+
+    Parameters
+    ----------
+    spec : Spec
+        The experiment spec.
+    jobs : int, default=1
+        Worker processes for the tasks (and threads for the exact k-NN search).
+    progress : bool, default=True
+        Show a progress bar (on a terminal).
+    n_splits : int, default=None
+        The number of splits run per setting; None: the spec's ``splits.n_splits``.
+    console : rich.console.Console, default=None
+        Where the progress bar goes; None: standard error.
+    reuse : bool, default=True
+        Copy the records sibling specs computed with the same key.
+    workers : Executor, default=None
+        An executor shared with other specs, or None.
+    prepared : Prepared, default=None
+        This spec's :func:`prepare`, or None to prepare it here.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The records in long format
+        (:func:`~sskernels.experiment.collect.records_frame`); ``attrs["graph_seconds"]``
+        holds the seconds of the label-independent work.
+
+    Raises
+    ------
+    UserError
+        One line for the user's errors: an output folder refused, sizes the data cannot
+        give (:class:`~sskernels.errors.SpecError`), a parameter a method refuses.
+    InternalError
+        For any other exception of a fit (:class:`~sskernels.errors.InternalError`, with its
+        traceback).
+    ValueError
+        When ``prepared`` was made for another spec.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from sskernels.experiment import run_spec
+    >>> from sskernels.spec import parse_spec
+    >>> spec = parse_spec({"name": "demo", "dataset": "sklearn-wine", "preprocess": "minmax",
+    ...                    "splits": {"n_splits": 2, "n_labeled": [10, 20]},
+    ...                    "methods": ["harmonic"], "output": tempfile.mkdtemp() + "/demo"})
+    >>> df = run_spec(spec, progress=False)
+    >>> df["setting"].unique().tolist(), df["split"].tolist(), df["metric"].unique().tolist()
+    (['10 labeled', '20 labeled'], [0, 1, 0, 1], ['accuracy'])
+    >>> again = run_spec(spec, progress=False)      # resumed: every record read back
+    >>> again["value"].tolist() == df["value"].tolist()
+    True
     """
     from threadpoolctl import threadpool_limits
 
@@ -136,15 +197,63 @@ def _frame(run):
 
 def run_specs(specs, jobs=1, progress=True, n_splits=None, console=None, reuse=True,
               workers=None):
-    """``(spec, records)`` of each spec in order, as :func:`run_spec` gives them, with the
-    specs overlapped on a local executor (``jobs > 1``): while the workers run
+    """``(spec, records)`` of each spec in order, as :func:`run_spec` gives them.
+
+    The specs are overlapped on a local executor (``jobs > 1``): while the workers run
     one spec's tasks, this process prepares the next spec (data, resume, graphs and spectra:
     :func:`_begin`, in a thread, :class:`_Ahead`) and queues its tasks behind them, so that
     neither the warm-up nor a spec's last task leaves a core idle.  The records, and every
     number in them, are those of the specs run one after the other: the same tasks on the
     same data, with one BLAS thread.  A spec whose record keys meet the running spec's
     (records it could reuse once written) is queued only after it, its records looked up
-    again.  Otherwise (one job, Dask, one spec) the specs run one after the other."""
+    again.  Otherwise (one job, Dask, one spec) the specs run one after the other.
+
+    Parameters
+    ----------
+    specs : iterable of Spec
+        The experiment specs.
+    jobs : int, default=1
+        Worker processes (the overlap needs a local executor in ``workers`` and
+        ``jobs > 1``).
+    progress : bool, default=True
+        Show a progress bar per spec (on a terminal).
+    n_splits : int, default=None
+        The number of splits run per setting; None: each spec's ``splits.n_splits``.
+    console : rich.console.Console, default=None
+        Where the progress bars go; None: standard error.
+    reuse : bool, default=True
+        Copy the records sibling specs computed with the same key.
+    workers : Executor, default=None
+        The executor every spec shares
+        (:func:`~sskernels.experiment.executors.make_executor`), or None.
+
+    Yields
+    ------
+    spec : Spec
+        The spec run.
+    records : pandas.DataFrame
+        Its records, as :func:`run_spec` returns them.
+
+    Raises
+    ------
+    UserError
+        As :func:`run_spec`, for the spec at hand (the specs before it are done and
+        recorded).
+    InternalError
+        As :func:`run_spec`.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from sskernels.experiment import run_specs
+    >>> from sskernels.spec import parse_spec
+    >>> out = tempfile.mkdtemp()
+    >>> specs = [parse_spec({"name": name, "dataset": "sklearn-wine", "preprocess": "minmax",
+    ...                      "splits": {"n_splits": 2, "n_labeled": [10]}, "methods": ["harmonic"],
+    ...                      "output": f"{out}/{name}"}) for name in ("first", "second")]
+    >>> [(spec.name, len(df)) for spec, df in run_specs(specs, progress=False)]
+    [('first', 2), ('second', 2)]
+    """
     specs = list(specs)
     if not (workers is not None and workers.local and jobs > 1 and len(specs) > 1):
         for spec in specs:
@@ -224,9 +333,42 @@ def _drain(run, stream, progress, console):
 
 
 def pending_tasks(prep):
-    """The ``(mi, gi, si)`` of ``prep`` that have no current record in the spec's output or
-    its archive (what a run would compute; records a sibling spec could lend are not looked
-    up)."""
+    """The tasks ``(mi, gi, si)`` of ``prep`` that have no current record.
+
+    No current record in the spec's output or its archive: what a run would compute
+    (records a sibling spec could lend are not looked up).
+
+    Parameters
+    ----------
+    prep : Prepared
+        The spec's prepared data (:func:`~sskernels.experiment.preparation.prepare`).
+
+    Returns
+    -------
+    list of tuple of int
+        ``(mi, gi, si)``: method, setting and split of each task without a record, in the
+        spec's order.
+
+    Raises
+    ------
+    UserError
+        For a parameter an estimator refuses (its record key cannot be made).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from sskernels.experiment import pending_tasks, prepare, run_spec
+    >>> from sskernels.spec import parse_spec
+    >>> spec = parse_spec({"name": "demo", "dataset": "sklearn-wine", "preprocess": "minmax",
+    ...                    "splits": {"n_splits": 2, "n_labeled": [10]}, "methods": ["harmonic"],
+    ...                    "output": tempfile.mkdtemp() + "/demo"})
+    >>> prep = prepare(spec)
+    >>> pending_tasks(prep)
+    [(0, 0, 0), (0, 0, 1)]
+    >>> _ = run_spec(spec, progress=False)
+    >>> pending_tasks(prep)
+    []
+    """
     from sskernels.experiment.archive import ArchivedRecords
 
     keys = record_keys(prep)

@@ -45,7 +45,33 @@ class SplitError(ValueError):
 
 
 def random_split(y, n_labeled, seed, index):
-    """Labeled indices of split ``index``: uniform, redrawn until every class occurs."""
+    """Labeled indices of split ``index``: uniform, redrawn until every class occurs.
+
+    The draws come from a generator seeded by ``(seed, index)``, at most :data:`MAX_DRAWS`
+    of them.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        The labels.
+    n_labeled : int
+        The number of labeled points.
+    seed : int
+        The protocol's seed.
+    index : int
+        The split's index.
+
+    Returns
+    -------
+    numpy.ndarray
+        The labeled points' indices, sorted.
+
+    Raises
+    ------
+    ValueError
+        When ``n_labeled`` is smaller than the number of classes or leaves no unlabeled
+        point, or when no draw covers every class.
+    """
     y = np.asarray(y)
     classes = np.unique(y)
     if n_labeled < classes.size:
@@ -67,9 +93,36 @@ def _class_names(classes, k):
 
 
 def class_first_split(y, n_labeled, seed, index, groups=None):
-    """Labeled indices of split ``index``: one point per class (or, with ``groups``, per
-    distinct (class, group) pair) drawn first, uniformly within it, then ``n_labeled - k``
-    uniformly among the other points; sorted."""
+    """Labeled indices of split ``index``: one point per class first, then uniform among the rest.
+
+    One point per class (or, with ``groups``, per distinct (class, group) pair) drawn first,
+    uniformly within it, then ``n_labeled - k`` uniformly among the other points; sorted.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        The labels.
+    n_labeled : int
+        The number of labeled points.
+    seed : int
+        The protocol's seed.
+    index : int
+        The split's index (the generator is seeded by ``(seed, index)``).
+    groups : array-like of shape (n_samples,), default=None
+        Each point's group (subclass); None: cover the classes.
+
+    Returns
+    -------
+    numpy.ndarray
+        The labeled points' indices, sorted.
+
+    Raises
+    ------
+    SplitError
+        On ``splits.cover`` when ``groups`` does not have one entry per point; on
+        ``splits.n_labeled`` when ``n_labeled`` is smaller than the number of classes (or
+        subclasses) or leaves no unlabeled point.
+    """
     y = np.asarray(y)
     units = np.unique(y, return_inverse=True)[1].ravel()
     what = "classes"
@@ -96,9 +149,25 @@ def class_first_split(y, n_labeled, seed, index, groups=None):
 
 
 def check_per_class(y, counts, classes=None):
-    """Raise :class:`SplitError` unless ``counts`` (one per class, sorted label order) fit
-    ``y`` (encoded ``0..k-1``): one count per class, each at most the class's size, and at
-    least one unlabeled point left."""
+    """Raise :class:`SplitError` unless ``counts`` fit the labels ``y``.
+
+    ``counts`` (one per class, sorted label order) fit ``y`` (encoded ``0..k-1``): one count
+    per class, each at most the class's size, and at least one unlabeled point left.
+
+    Parameters
+    ----------
+    y : array-like of int, shape (n_samples,)
+        The encoded labels.
+    counts : sequence of int
+        The labeled points of each class.
+    classes : sequence, default=None
+        The class names, for the messages; None: ``0..k-1``.
+
+    Raises
+    ------
+    SplitError
+        On ``splits.per_class``, when the counts do not fit.
+    """
     y = np.asarray(y)
     sizes = np.bincount(y, minlength=int(y.max()) + 1 if y.size else 0)
     names = _class_names(classes, sizes.size)
@@ -116,8 +185,34 @@ def check_per_class(y, counts, classes=None):
 
 
 def per_class_split(y, counts, seed, index, classes=None):
-    """Labeled indices of split ``index``: ``counts[c]`` points of class ``c`` (encoded
-    ``0..k-1``, i.e. sorted label order), each drawn uniformly within its class; sorted."""
+    """Labeled indices of split ``index``: ``counts[c]`` points of class ``c``, sorted.
+
+    The classes are encoded ``0..k-1``, i.e. sorted label order; each class's points are
+    drawn uniformly within it.
+
+    Parameters
+    ----------
+    y : array-like of int, shape (n_samples,)
+        The encoded labels.
+    counts : sequence of int
+        The labeled points of each class.
+    seed : int
+        The protocol's seed.
+    index : int
+        The split's index (the generator is seeded by ``(seed, index)``).
+    classes : sequence, default=None
+        The class names, for the messages.
+
+    Returns
+    -------
+    numpy.ndarray of int64
+        The labeled points' indices, sorted.
+
+    Raises
+    ------
+    SplitError
+        When the counts do not fit (:func:`check_per_class`).
+    """
     y = np.asarray(y)
     check_per_class(y, counts, classes)
     rng = np.random.default_rng([seed, index])
@@ -132,7 +227,58 @@ def make_splits(y, protocol="random", n_splits=20, n_labeled=20, seed=0, officia
 
     ``per_class`` is the counts of one ``per-class`` setting; ``groups`` (``class-first``)
     the subclass of every point to cover instead of the classes; ``classes`` the class names
-    of the encoded ``y``, for messages.
+    of the encoded ``y``, for messages.  Split ``i`` depends only on the protocol, its
+    sizes, ``seed`` and ``i``, not on how many splits are drawn.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        The labels (encoded ``0..k-1`` for ``per-class``).
+    protocol : {"random", "class-first", "per-class", "official"}, default="random"
+        The split protocol (:data:`PROTOCOLS`).
+    n_splits : int, default=20
+        The number of splits (``official``: at most that many of the official ones).
+    n_labeled : int, default=20
+        Labeled points per split (``random``, ``class-first``).
+    seed : int, default=0
+        The seed.
+    official : list of array-like, default=None
+        The data set's official labeled index sets (``official``).
+    per_class : sequence of int, default=None
+        The labeled points of each class (``per-class``).
+    groups : array-like of shape (n_samples,), default=None
+        Each point's subclass (``class-first``); None: cover the classes.
+    classes : sequence, default=None
+        The class names of the encoded ``y``, for messages.
+
+    Returns
+    -------
+    list of numpy.ndarray
+        The labeled points' indices of each split, sorted.
+
+    Raises
+    ------
+    SplitError
+        For ``per-class`` counts that are missing or do not fit the data, and a
+        ``class-first`` setting that cannot be drawn (groups that do not fit the points, too
+        few labeled points to cover every class or subclass, none left unlabeled).
+    ValueError
+        For an unknown protocol, ``official`` without official splits, or a ``random``
+        setting that cannot be drawn.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sskernels.experiment import make_splits
+    >>> y = np.array([0, 0, 0, 0, 1, 1, 1, 2, 2, 2])
+    >>> splits = make_splits(y, "random", n_splits=3, n_labeled=4, seed=0)
+    >>> [s.size for s in splits], all(set(y[s]) == {0, 1, 2} for s in splits)
+    ([4, 4, 4], True)
+    >>> np.array_equal(make_splits(y, "random", n_splits=1, n_labeled=4, seed=0)[0], splits[0])
+    True
+    >>> [np.bincount(y[s]).tolist() for s in make_splits(y, "per-class", n_splits=2,
+    ...                                                   per_class=[1, 2, 1])]
+    [[1, 2, 1], [1, 2, 1]]
     """
     if protocol == "random":
         return [random_split(y, n_labeled, seed, i) for i in range(n_splits)]
@@ -151,8 +297,26 @@ def make_splits(y, protocol="random", n_splits=20, n_labeled=20, seed=0, officia
 
 
 def regression_splits(pool, n_labeled, n_splits, seed):
-    """Split i: ``n_labeled`` rows of ``pool`` drawn uniformly without replacement, seeded by
-    ``(seed, i)`` (as :func:`random_split`); sorted."""
+    """Split i: ``n_labeled`` rows of ``pool`` drawn uniformly without replacement; sorted.
+
+    Each split is seeded by ``(seed, i)`` (as :func:`random_split`).
+
+    Parameters
+    ----------
+    pool : array-like of int
+        The rows the labeled points are drawn from.
+    n_labeled : int
+        Labeled points per split.
+    n_splits : int
+        The number of splits.
+    seed : int
+        The seed.
+
+    Returns
+    -------
+    list of numpy.ndarray
+        The labeled rows of each split, sorted.
+    """
     pool = np.asarray(pool)
     return [np.sort(np.random.default_rng([seed, i]).choice(pool, size=n_labeled, replace=False))
             for i in range(n_splits)]

@@ -31,7 +31,7 @@ Beside a combined table ``STEM.csv`` the per-split values are published as
 metric, full precision): a rerun of a few splits is compared with them
 (``paper/regression.py`` in the repository), which a mean over all splits does not allow.
 
-Why it stays whole: one module, ~540 lines: the summary schema, the paper-table lookups (value,
+Why it stays whole: one module, ~840 lines: the summary schema, the paper-table lookups (value,
 spread, cell
 identity) and the verdict rules (matched, beyond our reading) are one contract that every
 table, the bounds and the fidelity report share; split, they would drift apart.
@@ -59,16 +59,54 @@ TIME_METRICS = ("seconds",)
 
 
 def table_name(spec):
-    """The ``table`` column of a spec's rows: ``spec.table or spec.name``, with ``@READING``
-    under a documented reading, so that a reading's rows never share a key with the primary
-    spec's (or another reading's) in a combined table."""
+    """The ``table`` column of a spec's rows: ``spec.table or spec.name``.
+
+    With ``@READING`` under a documented reading, so that a reading's rows never share a key
+    with the primary spec's (or another reading's) in a combined table.
+
+    Parameters
+    ----------
+    spec : Spec
+        The experiment spec.
+
+    Returns
+    -------
+    str
+        The table's name.
+    """
     name = spec.table or spec.name
     reading = getattr(spec, "reading", None)
     return f"{name}@{reading}" if reading else name
 
 
 def summarize(records, spec):
-    """Schema rows of one spec's records."""
+    """Schema rows of one spec's records.
+
+    One row per (setting, method, metric) (:func:`summary_row`), with the paper's value,
+    spread, cell and ``matched`` where the spec's paper table has the cell, the notes
+    (fallbacks, degenerate fits) and the selected parameters; then, with the spec's paper
+    time table, the time rows (``seconds``, and one ``graph (Lap)`` row where the run
+    recorded the seconds of its graphs).
+
+    Parameters
+    ----------
+    records : pandas.DataFrame
+        The spec's records in long format
+        (:func:`~sskernels.experiment.collect.load_records`).
+    spec : Spec
+        The experiment spec.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The rows, columns :data:`SCHEMA`; empty for no records.
+
+    Raises
+    ------
+    ValueError
+        For a paper table whose spread, or a cell it declares the same as another, does not
+        read as one (:func:`paper_spread`, :func:`paper_cell`).
+    """
     if records.empty:
         return pd.DataFrame(columns=SCHEMA)
     rows = []
@@ -101,9 +139,26 @@ def summarize(records, spec):
 
 
 def paper_row_of(spec, label, record=None):
-    """The paper row a method's rows are compared with: the spec's ``paper_row`` of the
-    method labelled ``label`` (None: no paper row; :mod:`sskernels.spec_params`), else, for a
-    label the spec does not hold, the record's own ``paper`` field."""
+    """The paper row a method's rows are compared with.
+
+    The spec's ``paper_row`` of the method labelled ``label`` (None: no paper row;
+    :mod:`sskernels.spec_params`), else, for a label the spec does not hold, the record's
+    own ``paper`` field.
+
+    Parameters
+    ----------
+    spec : Spec
+        The experiment spec.
+    label : str
+        The method's label.
+    record : mapping, default=None
+        A record row (its ``paper`` field), for a label the spec does not hold.
+
+    Returns
+    -------
+    str or None
+        The paper row's name, or None.
+    """
     for m in spec.methods:
         if m.label == label:
             return getattr(m, "paper", None)
@@ -120,10 +175,27 @@ BEYOND_SE = 2.0
 
 
 def within_spread(ours, paper_mean, paper_std):
-    """Matched: ``|ours - paper| <= the paper's printed ±``, ours rounded to the paper's
-    printed decimals (:data:`PAPER_DECIMALS`) first, so that a value the paper would print
-    the same counts the same everywhere (a float tolerance of 1e-9 for the boundary).  False
-    where the paper prints no ± (NaN)."""
+    """Matched: ``|ours - paper| <= the paper's printed ±``, ours rounded to the paper's decimals.
+
+    Ours is rounded to the paper's printed decimals (:data:`PAPER_DECIMALS`) first, so that a
+    value the paper would print the same counts the same everywhere (a float tolerance of
+    1e-9 for the boundary).  False where the paper prints no ± (NaN), and where either mean
+    is NaN.
+
+    Parameters
+    ----------
+    ours : float
+        Our mean.
+    paper_mean : float
+        The paper's value.
+    paper_std : float
+        The paper's printed ±.
+
+    Returns
+    -------
+    bool
+        Whether ours is within the paper's ±.
+    """
     if pd.isna(paper_mean) or pd.isna(paper_std) or pd.isna(ours):
         return False
     return bool(abs(round(float(ours), PAPER_DECIMALS) - float(paper_mean))
@@ -131,9 +203,25 @@ def within_spread(ours, paper_mean, paper_std):
 
 
 def paper_se(paper_std, spread, paper_n):
-    """The paper's standard error of its mean: its ± where it reads as one (``spread``
-    ``se``), else ``± / sqrt(n)`` over its ``paper_n`` splits (the ± itself, conservatively,
-    where n is unknown)."""
+    """The paper's standard error of its mean.
+
+    Its ± where it reads as one (``spread`` ``se``), else ``± / sqrt(n)`` over its
+    ``paper_n`` splits (the ± itself, conservatively, where n is unknown).
+
+    Parameters
+    ----------
+    paper_std : float
+        The paper's printed ±.
+    spread : str
+        How it reads: ``"std"`` or ``"se"`` (:func:`paper_spread`).
+    paper_n : float
+        The paper's number of splits (NaN or 0: unknown).
+
+    Returns
+    -------
+    float
+        The standard error; NaN where the paper prints no ±.
+    """
     if pd.isna(paper_std):
         return np.nan
     if spread == "se" or pd.isna(paper_n) or not paper_n:
@@ -142,11 +230,31 @@ def paper_se(paper_std, spread, paper_n):
 
 
 def beyond_reading(paper_mean, bound, bound_se, p_se):
-    """``True`` where a reachability bound (the best a grid can do with the test labels
-    choosing) stays below the paper's value by more than :data:`BEYOND_SE` combined standard
-    errors, ``sqrt(bound_se^2 + paper_se^2)``: no parameter of that grid reaches it under our
+    """``True`` where a reachability bound stays below the paper's value by more than it can miss.
+
+    The bound is the best a grid can do with the test labels choosing; it stays below the
+    paper's value by more than :data:`BEYOND_SE` combined standard errors,
+    ``sqrt(bound_se^2 + paper_se^2)``: no parameter of that grid reaches it under our
     reading (data, graph, preprocessing, splits and the method's reading held fixed), even
-    allowing for the paper's own sampling error.  ``None`` without a standard error."""
+    allowing for the paper's own sampling error.  ``None`` without a standard error (of the
+    bound; the paper's counts as 0 where it has none).
+
+    Parameters
+    ----------
+    paper_mean : float
+        The paper's value.
+    bound : float
+        The bound: the mean over splits of each split's best candidate.
+    bound_se : float
+        The bound's standard error over the splits.
+    p_se : float
+        The paper's standard error (:func:`paper_se`; NaN: 0).
+
+    Returns
+    -------
+    bool or None
+        The verdict; None when ``paper_mean``, ``bound`` or ``bound_se`` is NaN.
+    """
     if pd.isna(paper_mean) or pd.isna(bound) or pd.isna(bound_se):
         return None
     combined = np.sqrt(float(bound_se) ** 2 + (0.0 if pd.isna(p_se) else float(p_se)) ** 2)
@@ -165,13 +273,42 @@ _NOT_ACCURACY = ("alignment",)
 
 
 def paper_cell(table, dataset, method, n_labeled, metric=None):
-    """``(cell, n)``: the identity of a paper cell, ``"TABLE|DATASET|METHOD|N_LABELED|METRIC"``
+    """``(cell, n)``: the identity of a paper cell and the number of splits behind it.
+
+    The identity is ``"TABLE|DATASET|METHOD|N_LABELED|METRIC"``
     (the paper's own metric: ``error`` where it prints errors and we record accuracies), and
     the number of splits the paper averaged over (its table's ``n_splits`` column; NaN where
     it has none).  A cell the paper prints again in another table (the paper table's
     ``same_cell`` column names the first one, ``TABLE|METHOD``) gets the first one's
     identity, after checking that the printed values agree (a ValueError otherwise: a
-    declared repeat that is not one)."""
+    declared repeat that is not one).
+
+    Parameters
+    ----------
+    table : str
+        The paper table (:func:`sskernels.paper_tables.paper_table`).
+    dataset : str
+        The data set's name in the table.
+    method : str
+        The paper row's name.
+    n_labeled : int or None
+        The setting's labeled points (None: not matched).
+    metric : str, default=None
+        Our metric; None: not matched (a table without a ``metric`` column holds one
+        accuracy-type metric).
+
+    Returns
+    -------
+    cell : str
+        The cell's identity; ``""`` where the paper has no value.
+    n : float
+        The paper's number of splits; NaN where unknown.
+
+    Raises
+    ------
+    ValueError
+        For a declared repeat whose printed value differs from the first one's.
+    """
     hit, _ = _paper_hit(table, dataset, method, n_labeled, metric)
     if hit is None:
         return "", np.nan
@@ -229,10 +366,35 @@ def _paper_value(table, dataset, method, n_labeled, metric=None):
 
 
 def paper_spread(table, dataset, method, n_labeled, metric=None):
-    """How the paper prints a cell's spread: ``"std"`` or ``"se"`` (standard error of the
-    mean), from the paper table's ``spread`` column (``"std"`` where the table has none);
+    """How the paper prints a cell's spread: ``"std"`` or ``"se"`` (standard error of the mean).
+
+    From the paper table's ``spread`` column (``"std"`` where the table has none);
     ``""`` where the paper has no value.  Which reading applies is decided per table from
-    the printed values against ours (results/README.md, "How each paper's ± reads")."""
+    the printed values against ours (results/README.md, "How each paper's ± reads").
+
+    Parameters
+    ----------
+    table : str
+        The paper table (:func:`sskernels.paper_tables.paper_table`).
+    dataset : str
+        The data set's name in the table.
+    method : str
+        The paper row's name.
+    n_labeled : int or None
+        The setting's labeled points (None: not matched).
+    metric : str, default=None
+        Our metric (its complement's row counts too).
+
+    Returns
+    -------
+    str
+        ``"std"``, ``"se"`` or ``""``.
+
+    Raises
+    ------
+    ValueError
+        When the cell's ``spread`` is not one of :data:`SPREADS`, or not one value.
+    """
     pt = paper_table(table)
     mean, _ = _paper_value(table, dataset, method, n_labeled, metric)
     if np.isnan(mean):
@@ -282,10 +444,38 @@ def _time_rows(records, spec):
 
 
 def summary_row(spec, first, method, metric, vals, pm, ps, decimals=2):
-    """One schema row (:data:`SCHEMA`) of ``spec``'s summary: the mean, standard deviation and
-    standard error of the per-split values ``vals`` of ``method``'s ``metric`` in the setting
-    of ``first`` (a record row: its ``dataset`` and ``setting``), beside the paper's mean
-    ``pm`` and spread ``ps`` (NaN: no paper cell), rounded to ``decimals``."""
+    """One schema row (:data:`SCHEMA`) of ``spec``'s summary from the per-split values ``vals``.
+
+    The mean, standard deviation and standard error of the per-split values ``vals`` of
+    ``method``'s ``metric`` in the setting of ``first`` (a record row: its ``dataset`` and
+    ``setting``), beside the paper's mean ``pm`` and spread ``ps`` (NaN: no paper cell),
+    rounded to ``decimals``.  The columns the caller fills (``paper_spread``, ``matched``,
+    ``notes``, ``selected``, ``paper_cell``, ``protocol``) are empty.
+
+    Parameters
+    ----------
+    spec : Spec
+        The experiment spec (the ``table`` and ``reading`` columns).
+    first : mapping
+        A record row of the cell.
+    method : str
+        The method's label.
+    metric : str
+        The metric.
+    vals : numpy.ndarray
+        The per-split values.
+    pm : float
+        The paper's mean (NaN: none).
+    ps : float
+        The paper's spread (NaN: none).
+    decimals : int, default=2
+        Decimals of ``mean``, ``std``, ``se`` and ``delta``.
+
+    Returns
+    -------
+    dict
+        The row.
+    """
     mean = float(vals.mean())
     std = float(vals.std(ddof=1)) if vals.size > 1 else 0.0
     return {
@@ -308,11 +498,23 @@ def _format_value(v):
 
 
 def selected_text(g):
-    """The grid values a cell's records chose, per parameter with the number of splits each:
+    """The grid values a cell's records chose, per parameter with the number of splits each.
+
     ``"alpha 0.9 x7, 0.5 x3; C 1 x10"`` (most frequent first; a nested kernel learner's
     parameters as ``kernel <name>``).  Only the selected grid parameters (a record's
     ``selected`` keys without a trailing underscore: fitted attributes such as ``mu_`` are
-    left out); empty when nothing was selected."""
+    left out); empty when nothing was selected.
+
+    Parameters
+    ----------
+    g : pandas.DataFrame
+        A cell's record rows (each split counted once).
+
+    Returns
+    -------
+    str
+        The text; empty too when ``g`` has no ``selected`` column.
+    """
     if "selected" not in g.columns:
         return ""
     counts = {}
@@ -359,7 +561,19 @@ _NOTE_SPLIT = re.compile(r"; (?=(?:fallback|degenerate): )")
 
 
 def split_notes(text):
-    """The entries of a ``notes`` cell (``"note xK/N"`` each); [] for an empty cell."""
+    """The entries of a ``notes`` cell (``"note xK/N"`` each); [] for an empty cell.
+
+    Parameters
+    ----------
+    text : str
+        The cell (anything else than a non-blank string is empty).
+
+    Returns
+    -------
+    list of str
+        The entries: the cell split at each ``"; "`` that precedes ``"fallback: "`` or
+        ``"degenerate: "``.
+    """
     if not isinstance(text, str) or not text.strip():
         return []
     return _NOTE_SPLIT.split(text.strip())
@@ -404,12 +618,26 @@ def _footnote_text(entry):
 
 
 def to_markdown(df, title=None, header=None):
-    """Methods as rows, data sets as columns: ``ours ± std, se s (paper ± std, Δ)``, then
-    times.
+    """Methods as rows, data sets as columns: ``ours ± std, se s (paper ± std, Δ)``, then times.
 
     ``header`` (default :func:`sskernels.provenance.summary_header`) is written under the
     title; a cell with notes gets footnote marks ``[1]``, listed under its table with the
     number of splits each note fired in.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Summary rows (:data:`SCHEMA`).
+    title : str, default=None
+        A ``# title`` heading; none when None or empty.
+    header : str, default=None
+        The provenance line; None: :func:`sskernels.provenance.summary_header`; empty:
+        none.
+
+    Returns
+    -------
+    str
+        The Markdown, one table (and one of times) per (setting, metric).
     """
     header = _header() if header is None else header
     lines = [f"# {title}", ""] if title else []
@@ -479,12 +707,38 @@ def to_markdown(df, title=None, header=None):
 
 
 def select_metrics(df, metrics):
-    """Keep only the rows of the given metrics (all when ``metrics`` is empty)."""
+    """Keep only the rows of the given metrics (all when ``metrics`` is empty).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Rows with a ``metric`` column.
+    metrics : collection of str or None
+        The metrics kept; empty or None: all.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The rows kept.
+    """
     return df[df["metric"].isin(metrics)] if metrics else df
 
 
 def write_table(df, stem, title=None):
-    """Write ``stem.csv`` (schema) and ``stem.md`` atomically."""
+    """Write ``stem.csv`` (schema) and ``stem.md`` atomically.
+
+    Missing optional columns are added empty; the CSV's floats with 4 significant digits,
+    the Markdown by :func:`to_markdown`.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Summary rows (:data:`SCHEMA`).
+    stem : str
+        The files' path without suffix.
+    title : str, default=None
+        The Markdown's title.
+    """
     for col in ("notes", "selected", "paper_cell", "protocol", "reading"):
         if col not in df.columns:
             df = df.assign(**{col: ""})
@@ -501,6 +755,18 @@ def split_rows(records, spec=None):
     One row per record and metric, times (:data:`TIME_METRICS`) left out; ``table``
     is :func:`table_name` as in the summary rows (the records' own field
     when no spec is given).
+
+    Parameters
+    ----------
+    records : pandas.DataFrame or None
+        The records in long format (:func:`~sskernels.experiment.collect.load_records`).
+    spec : Spec, default=None
+        The spec, for the ``table`` column.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The rows; empty (with the columns) for no records.
     """
     if records is None or len(records) == 0:
         return pd.DataFrame(columns=SPLITS_SCHEMA)
@@ -512,13 +778,40 @@ def split_rows(records, spec=None):
 
 
 def splits_path(stem):
-    """``STEM_splits.csv``: where the per-split values of the table ``STEM`` go."""
+    """``STEM_splits.csv``: where the per-split values of the table ``STEM`` go.
+
+    Parameters
+    ----------
+    stem : str
+        The table's path without suffix.
+
+    Returns
+    -------
+    str
+        The path.
+    """
     return f"{stem}_splits.csv"
 
 
 def write_splits(rows, stem, metrics=None):
-    """Write ``STEM_splits.csv`` (values at full precision) atomically; returns its path,
-    or None when no accuracy-type row is left (a table of times only)."""
+    """Write ``STEM_splits.csv`` (values at full precision) atomically.
+
+    Parameters
+    ----------
+    rows : pandas.DataFrame
+        Per-split rows (:func:`split_rows`).
+    stem : str
+        The table's path without suffix (:func:`splits_path`).
+    metrics : collection of str, default=None
+        The metrics kept (:func:`select_metrics`); None: all.  Times
+        (:data:`TIME_METRICS`) are left out in any case.
+
+    Returns
+    -------
+    str or None
+        The file's path, or None when no accuracy-type row is left (a table of times only):
+        nothing is written then.
+    """
     rows = select_metrics(rows, metrics)
     rows = rows[~rows["metric"].isin(TIME_METRICS)]
     if rows.empty:
@@ -529,7 +822,18 @@ def write_splits(rows, stem, metrics=None):
 
 
 def read_splits(path):
-    """A ``*_splits.csv`` file as written by :func:`write_splits` (values as float64)."""
+    """A ``*_splits.csv`` file as written by :func:`write_splits` (values as float64).
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The file.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The rows, text columns as str (empty cells as ``""``), ``split`` int.
+    """
     return pd.read_csv(path, dtype={"table": str, "dataset": str, "setting": str,
                                     "method": str, "metric": str, "split": int,
                                     "value": float}, keep_default_na=False)

@@ -32,9 +32,36 @@ TASK_MODULES = ("sskernels.experiment.tasks", "sskernels.experiment.splits")
 
 
 def labels_of(est, X, n, name, what="transduction"):
-    """The labels a fitted estimator gives: ``transduction_`` (the training points'), else
-    ``predict(X)``; a user's estimator that gives neither, or not ``n`` labels, breaks the
-    contract: a :class:`~sskernels.errors.ParameterError` naming it."""
+    """The labels a fitted estimator gives: ``transduction_``, else ``predict(X)``.
+
+    ``transduction_`` are the training points' labels.  A user's estimator that gives
+    neither, or not ``n`` labels, breaks the contract: a
+    :class:`~sskernels.errors.ParameterError` naming it.
+
+    Parameters
+    ----------
+    est : estimator
+        The fitted estimator.
+    X : array-like or sparse matrix
+        The points ``predict`` labels.
+    n : int
+        The number of labels expected.
+    name : str
+        The method's name, for the message.
+    what : str, default="transduction"
+        ``"transduction"``: ``transduction_`` first; any other value (``"predict"``, for
+        held-out points): ``predict(X)`` only.
+
+    Returns
+    -------
+    numpy.ndarray of shape (n,)
+        The labels.
+
+    Raises
+    ------
+    ParameterError
+        When the estimator has no labels to give or gives labels of another shape.
+    """
     from sskernels.errors import ParameterError
 
     pred = getattr(est, "transduction_", None) if what == "transduction" else None
@@ -65,9 +92,24 @@ def _fit(est, X, y, info):
 
 
 def method_code_modules(est, oracle=False):
-    """The modules a task running estimator ``est`` executes, as closure roots for
-    :func:`sskernels.provenance.code_modules`: this module, the split rules, the oracle's
-    protocol when ``oracle``, and the modules of ``est`` and the estimators inside it."""
+    """The modules a task running estimator ``est`` executes, as closure roots.
+
+    They are the roots for :func:`sskernels.provenance.code_modules`: this module, the split
+    rules, the oracle's protocol when ``oracle``, and the modules of ``est`` and the
+    estimators inside it.
+
+    Parameters
+    ----------
+    est : estimator
+        The method's unfitted estimator.
+    oracle : bool, default=False
+        Whether the task runs the oracle's protocol (``select: oracle``).
+
+    Returns
+    -------
+    list of str
+        The modules' dotted names, sorted.
+    """
     from sskernels.provenance import estimator_modules
 
     roots = set(TASK_MODULES) | estimator_modules(est)
@@ -77,9 +119,10 @@ def method_code_modules(est, oracle=False):
 
 
 def run_task(task, prep):
-    """One record's computed part: method ``mi`` on split ``si`` of setting ``gi`` of ``prep``
-    (a :class:`~sskernels.experiment.preparation.Prepared` whose ``runs`` hold each method's
-    unfitted estimator and flags, :class:`~sskernels.experiment.plan.MethodRun`).
+    """One record's computed part: method ``mi`` on split ``si`` of setting ``gi`` of ``prep``.
+
+    ``prep`` is a :class:`~sskernels.experiment.preparation.Prepared` whose ``runs`` hold
+    each method's unfitted estimator and flags (:class:`~sskernels.experiment.plan.MethodRun`).
 
     One body for both tasks: the partial labels (``-1`` for a class, NaN for a regression
     target), the fit (or the oracle's grid), the metrics of the task (accuracy on the
@@ -87,6 +130,22 @@ def run_task(task, prep):
     mse on the regression pool's unlabeled rows), the seconds of the fit and prediction,
     the selected parameters and the fit report.  Exceptions propagate: the caller decides
     whether one is the user's (a bad parameter) or ours.
+
+    Parameters
+    ----------
+    task : tuple of int
+        ``(mi, gi, si)``: the method's index, the setting's and the split's.
+    prep : Prepared
+        The spec's prepared data, with ``runs`` set.
+
+    Returns
+    -------
+    dict
+        The record without its key and provenance: the identity (``spec``, ``table``,
+        ``dataset``, ``setting``, ``method``, ``method_name``, ``paper``, ``split``,
+        ``n_labeled``), the counts (``n_unlabeled``; ``n_test`` for regression),
+        ``metrics``, ``seconds``, ``selected`` and ``report`` (and ``selection``,
+        ``oracle`` for an oracle row).
     """
     import copy
 
@@ -147,9 +206,34 @@ def _report(est):
 
 
 def regression_metrics(F, Y, test):
-    """``rmse`` and ``mse`` of predicted targets F (n, k) at the test rows: ``mse`` is the mean
-    of the squared errors over the test points and the targets (x and y for WiFi), ``rmse``
-    its square root (so ``mse = rmse^2`` exactly, per split)."""
+    """``rmse`` and ``mse`` of predicted targets F (n, k) at the test rows.
+
+    ``mse`` is the mean of the squared errors over the test points and the targets (x and y
+    for WiFi), ``rmse`` its square root (so ``mse = rmse^2`` exactly, per split).
+
+    Parameters
+    ----------
+    F : array-like
+        The predicted targets, reshaped to ``Y``'s shape.
+    Y : numpy.ndarray of shape (n_samples, n_targets)
+        The true targets.
+    test : array-like
+        The test rows (indices or a boolean mask).
+
+    Returns
+    -------
+    dict
+        ``{"rmse": float, "mse": float}``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sskernels.experiment import regression_metrics
+    >>> Y = np.array([[0.0, 0.0], [1.0, 1.0], [2.0, 2.0]])
+    >>> F = Y + np.array([[0.0, 0.0], [0.5, -0.5], [9.0, 9.0]])
+    >>> regression_metrics(F, Y, test=np.array([1]))
+    {'rmse': 0.5, 'mse': 0.25}
+    """
     err = np.asarray(F, dtype=float).reshape(Y.shape)[test] - Y[test]
     mse = float(np.mean(err ** 2))
     return {"rmse": float(np.sqrt(mse)), "mse": mse}
@@ -161,7 +245,28 @@ def extra_metrics(names, est, metrics, unl, y, n_classes):
     ``error``: ``100 - accuracy`` (and ``inductive error`` beside ``inductive accuracy``).
     ``alignment``: :func:`unlabeled_alignment` of the estimator's learned kernel
     (``kernel_``), left out for an estimator without one.  Computed after the timing: an
-    evaluation, not part of the method's cost.
+    evaluation, not part of the method's cost.  An estimator that gives its kernel's factors
+    (:func:`kernel_factors`) is aligned from them, without the kernel matrix.
+
+    Parameters
+    ----------
+    names : collection of str
+        The spec's extra metrics.
+    est : estimator
+        The fitted estimator.
+    metrics : dict
+        The metrics measured so far (``accuracy``, ``inductive accuracy``).
+    unl : array-like of bool, shape (n_samples,)
+        The unlabeled points.
+    y : array-like of int, shape (n_samples,)
+        The encoded true labels.
+    n_classes : int or None
+        The number of classes; None: ``max(y) + 1``.
+
+    Returns
+    -------
+    dict
+        The extra metrics by name.
     """
     out = {}
     if "error" in names:
@@ -188,12 +293,24 @@ def extra_metrics(names, est, metrics, unl, y, n_classes):
 
 
 def kernel_factors(est):
-    """``(P, mu)`` with ``est.kernel_ = s P diag(mu) P^T`` for a scale ``s > 0``, from the
-    estimator's own ``kernel_factors()`` (an embedding kernel, a kernel SVM over one, or a
-    selection wrapper around either), else None.  The centered alignment is scale-free, so
+    """``(P, mu)`` with ``est.kernel_ = s P diag(mu) P^T`` for a scale ``s > 0``, else None.
+
+    From the estimator's own ``kernel_factors()`` (an embedding kernel, a kernel SVM over
+    one, or a selection wrapper around either).  The centered alignment is scale-free, so
     :func:`extra_metrics` computes it from the factors
     (:func:`~sskernels.kernels.alignment.factored_centered_alignment`) without the n x n
-    kernel."""
+    kernel.
+
+    Parameters
+    ----------
+    est : estimator
+        The fitted estimator (a selection wrapper: its ``best_estimator_``).
+
+    Returns
+    -------
+    tuple or None
+        ``(P, mu)``, or None when the estimator has no ``kernel_factors``.
+    """
     if hasattr(est, "best_params_"):                # a selection wrapper: its chosen estimator
         est = getattr(est, "best_estimator_", None)
     hook = getattr(est, "kernel_factors", None)
@@ -201,14 +318,44 @@ def kernel_factors(est):
 
 
 def unlabeled_alignment(K, unlabeled, y, n_classes=None):
-    """Centered alignment (Cortes, Mohri & Rostamizadeh 2010) of a learned kernel's
-    UNLABELED block ``K[U, U]`` with the ideal kernel of the true labels of those points.
+    """Centered alignment of a learned kernel's UNLABELED block with the ideal kernel.
+
+    The centered alignment (Cortes, Mohri & Rostamizadeh 2010) of ``K[U, U]`` with the ideal
+    kernel of the true labels of those points.
 
     The ideal kernel is :func:`sskernels.kernels.alignment.ideal_kernel`'s ``"simplex"``
     target: ``yy^T`` with ``y`` in ``{-1, +1}`` for two classes, as in Wang et al. (2015),
     Sec. 2; ``T_ij = -1/(c-1)`` for a pair of different classes when ``c > 2`` (a choice: the
     paper does not say which multi-class target its Table 1 uses).  A value in [-1, 1]
     (in [0, 1] for a PSD kernel).
+
+    Parameters
+    ----------
+    K : array-like of shape (n_samples, n_samples)
+        The learned kernel on all points.
+    unlabeled : array-like of bool, shape (n_samples,)
+        The unlabeled points ``U``.
+    y : array-like of int, shape (n_samples,)
+        The encoded true labels (only those of ``U`` are read).
+    n_classes : int, default=None
+        The number of classes; None: ``max(y) + 1``.
+
+    Returns
+    -------
+    float
+        The alignment.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sskernels.experiment import unlabeled_alignment
+    >>> y = np.array([0, 1, 0, 0, 1, 1])
+    >>> unlabeled = np.array([False, False, True, True, True, True])
+    >>> same_class = (y[:, None] == y[None, :]).astype(float)      # ideal up to scale and shift
+    >>> round(unlabeled_alignment(same_class, unlabeled, y), 6)
+    1.0
+    >>> round(unlabeled_alignment(np.eye(6), unlabeled, y), 4)
+    0.5774
     """
     from sskernels.kernels.alignment import centered_alignment, ideal_kernel
 

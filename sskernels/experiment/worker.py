@@ -25,6 +25,32 @@ def warm_graphs(prep):
 
     Each estimator's public ``precompute(X)`` builds and memoizes its
     label-independent work (graph, spectrum), which worker processes then receive.
+    An estimator without ``precompute`` (scikit-learn's) is skipped.
+
+    Parameters
+    ----------
+    prep : Prepared
+        The spec's prepared data (:func:`~sskernels.experiment.preparation.prepare`).
+
+    Returns
+    -------
+    float
+        The seconds spent.
+
+    Raises
+    ------
+    UserError
+        For a parameter a method refuses (``ValueError``), naming the method.
+
+    Examples
+    --------
+    >>> from sskernels.experiment import prepare, warm_graphs
+    >>> from sskernels.spec import parse_spec
+    >>> spec = parse_spec({"name": "demo", "dataset": "sklearn-wine", "preprocess": "minmax",
+    ...                    "splits": {"n_splits": 2, "n_labeled": [10]}, "methods": ["harmonic"]})
+    >>> seconds = warm_graphs(prepare(spec))
+    >>> seconds >= 0
+    True
     """
     t0 = time.perf_counter()
     for i, method in enumerate(prep.spec.methods):
@@ -47,8 +73,15 @@ def artifact_items():
 
 
 def load_artifacts(artifacts):
-    """Put ``artifacts`` (``{module: [(key, artifact)]}``, :func:`artifact_items` of another
-    process) into this process's shared memos."""
+    """Put ``artifacts`` into this process's shared memos.
+
+    ``artifacts`` is :func:`artifact_items` of another process.
+
+    Parameters
+    ----------
+    artifacts : dict
+        ``{module: [(key, artifact)]}`` (:func:`artifact_items`).
+    """
     from sskernels.memo import put_shared
 
     for module, items in artifacts.items():
@@ -65,12 +98,44 @@ def clear_artifact_caches():
 
 
 def run_record(task, prep):
-    """One record: method ``mi`` on split ``si`` of setting ``gi`` of ``prep``, computed by
-    :func:`sskernels.experiment.tasks.run_task` and stamped with its key and provenance.
+    """One record: method ``mi`` on split ``si`` of setting ``gi`` of ``prep``.
 
-    A parameter the method refuses (:func:`~sskernels.errors.is_user_error`) is the user's:
+    The record is computed by :func:`sskernels.experiment.tasks.run_task` and stamped with
+    its key and provenance.  A parameter the method refuses
+    (:func:`~sskernels.errors.is_user_error`) is the user's:
     a one-line :class:`UserError` naming the spec, the method and the split.  Any other
     exception is ours: an :class:`~sskernels.errors.InternalError` carrying the traceback.
+
+    Parameters
+    ----------
+    task : tuple of int
+        ``(mi, gi, si)``: the method's index in ``spec.methods``, the setting's in
+        ``prep.settings`` and the split's.
+    prep : Prepared
+        The spec's prepared data (:func:`~sskernels.experiment.preparation.prepare`).
+
+    Returns
+    -------
+    dict
+        The record, JSON-native (:func:`~sskernels.experiment.records.plain`), with its
+        ``key``, ``data_fingerprint`` and ``provenance``.
+
+    Raises
+    ------
+    UserError
+        For a parameter the method refuses.
+    InternalError
+        For any other exception.
+
+    Examples
+    --------
+    >>> from sskernels.experiment import prepare, run_record
+    >>> from sskernels.spec import parse_spec
+    >>> spec = parse_spec({"name": "demo", "dataset": "sklearn-wine", "preprocess": "minmax",
+    ...                    "splits": {"n_splits": 2, "n_labeled": [10]}, "methods": ["harmonic"]})
+    >>> rec = run_record((0, 0, 1), prepare(spec))
+    >>> rec["method"], rec["setting"], rec["split"], sorted(rec["metrics"])
+    ('harmonic', '10 labeled', 1, ['accuracy'])
     """
     import traceback
 

@@ -109,14 +109,39 @@ SEARCH_KEYS = ("method", "requested", "k", "n", "edges_per_row", "seconds", "ind
 
 
 def graph_searches(X, keys=None):
-    """The neighbour searches behind the memoized graphs of ``X``: one dict per graph, its
-    ``weights`` and the :data:`SEARCH_KEYS` of its ``knn_info`` (method, recall, tie
-    handling, seconds).  ``keys`` (from :func:`graphs_used`): only those graphs, in that
-    order -- one spec's, not those another spec built on the same data with other
-    parameters; None: every graph of ``X`` in the cache (any parameters), in cache order.
-    The runner writes them beside the run's records so that a table says how its graphs
-    were searched -- and, for the approximate search, how good they are (the scale work: the
-    recall is reported)."""
+    """The neighbour searches behind the memoized graphs of ``X``.
+
+    One dict per graph: its ``weights`` and the :data:`SEARCH_KEYS` of its ``knn_info``
+    (method, recall, tie handling, seconds).  The runner writes them beside the run's records
+    so that a table says how its graphs were searched -- and, for the approximate search, how
+    good they are (the recall is reported).
+
+    Parameters
+    ----------
+    X : array-like or sparse matrix of shape (n_samples, n_features)
+        The points whose graphs are reported (matched by content: :func:`fingerprint`).
+    keys : list of tuple or None, default=None
+        Graph keys (from :func:`graphs_used`): only those graphs, in that order -- one
+        spec's, not those another spec built on the same data with other parameters; None:
+        every graph of ``X`` in the cache (any parameters), in cache order.  A key no longer
+        in the cache is skipped.
+
+    Returns
+    -------
+    list of dict
+        One entry per graph of ``X`` whose search was recorded (``knn_info``): ``weights``
+        and the :data:`SEARCH_KEYS` present in it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sskernels.graph import get_graph, graph_searches, graphs_used
+    >>> X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [5.0, 5.0], [5.0, 6.0], [7.0, 5.0]])
+    >>> with graphs_used() as keys:
+    ...     _ = get_graph(X, k=2)
+    >>> [(s["weights"], s["method"], s["k"], s["recall"]) for s in graph_searches(X, keys)]
+    [('hein-maier', 'exact', 2, 1.0)]
+    """
     fp = fingerprint(X)
     items = (_CACHE.items() if keys is None else
              [(key, _CACHE[key]) for key in keys if key in _CACHE])
@@ -130,9 +155,33 @@ def graph_searches(X, keys=None):
 
 
 def search_summary(search):
-    """One line for a table note: how a graph's neighbours were searched (an entry of
-    :func:`graph_searches`), e.g. ``k-NN k = 10 (approximate, hnswlib ...): recall 0.998,
-    edge recall 0.847, exact h 0.9 on 1,000 rows; ...``."""
+    """One line for a table note: how a graph's neighbours were searched.
+
+    Parameters
+    ----------
+    search : dict
+        An entry of :func:`graph_searches`.
+
+    Returns
+    -------
+    str
+        ``k``, the weights, the method and index, for an approximate search its recall (or
+        "recall not measured") and the share of points queried again, and the mean number of
+        edges per point; for an exact search the points searched to their radius (more than
+        10 ties at the k-th distance), if any.
+
+    Examples
+    --------
+    >>> from sskernels.graph import search_summary
+    >>> line = search_summary({"k": 10, "weights": "heat", "method": "approximate",
+    ...                        "index": "hnswlib", "recall": 0.998, "edge_recall": 0.847,
+    ...                        "h_exact": 0.9, "recall_rows": 1000, "edges_per_row": 11.2})
+    >>> import textwrap
+    >>> print(textwrap.fill(line, 80))
+    k-NN k = 10, heat weights (approximate, hnswlib); recall 0.9980, edge recall
+    0.8470, exact k-th distance on 90.0% of 1,000 sampled points (brute force); 11.2
+    edges per point
+    """
     k, method = search.get("k"), search.get("method")
     head = f"k-NN k = {k}, {search.get('weights')} weights"
     epr = search.get("edges_per_row")

@@ -280,6 +280,35 @@ def check_affinity(W):
     """Validate a precomputed affinity matrix: square, finite, non-negative, symmetric.
 
     Returns it as CSR with a zero diagonal.  Raises ``ValueError`` naming the defect.
+
+    Parameters
+    ----------
+    W : array-like or sparse matrix of shape (n, n)
+        The affinity matrix; symmetric up to a relative tolerance of 1e-10 of
+        ``max(1, max |W_ij|)``.
+
+    Returns
+    -------
+    W : scipy.sparse.csr_matrix of shape (n, n)
+        A float copy with its diagonal set to 0 and explicit zeros removed.
+
+    Raises
+    ------
+    ValueError
+        When ``W`` is not square, has a NaN, infinite or negative entry, or is not symmetric
+        (:class:`~sskernels.errors.ParameterError`, a ``ValueError``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sskernels.graph import check_affinity
+    >>> check_affinity(np.array([[1.0, 2.0], [2.0, 0.0]])).toarray()     # diagonal dropped
+    array([[0., 2.],
+           [2., 0.]])
+    >>> check_affinity(np.array([[0.0, 1.0], [0.0, 0.0]]))
+    Traceback (most recent call last):
+    ...
+    sskernels.errors.ParameterError: the precomputed affinity matrix is not symmetric
     """
     W = sp.csr_matrix(W, dtype=float)
     n, m = W.shape

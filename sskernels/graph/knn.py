@@ -102,7 +102,7 @@ path stays single-threaded (a multithreaded HNSW build is not deterministic).
 One query of the k + 11 nearest gives both h and the edges, and the row-by-row block
 queries compute their distances in chunks of at most 32 MB (:func:`_map_blocks`).
 
-Why it stays whole: one module, ~690 lines: the exact search with its tie rule, the approximate
+Why it stays whole: one module, ~840 lines: the exact search with its tie rule, the approximate
 index and its measured recall, and the threaded row blocks must produce the same edge list bit
 for bit; the weights and the search are one definition of eq. (2)'s graph, kept in one place so
 the committed tables' graphs cannot drift apart.
@@ -165,6 +165,17 @@ def search_mapper(mapper):
     them as tasks on its workers; the blocks and each block's query are
     those of the local threads, so the graph is bit-identical.  The edges are assembled
     and symmetrized here, in the caller's process.  A search of one block stays local.
+
+    Parameters
+    ----------
+    mapper : callable
+        ``mapper(fn, shared, items, cfg) -> list``, as above; the previous mapper (by
+        default none: local threads) is restored when the block exits.
+
+    Yields
+    ------
+    None
+        The ``with`` block runs with ``mapper`` in force (in this context only).
     """
     token = _SEARCH_MAP.set(mapper)
     try:
@@ -181,6 +192,22 @@ def search_threads(n):
     and one BLAS thread per query), so the thread count does not change any
     result: the graphs are bit-identical to ``n = 1``.  The approximate
     (hnswlib) path is not affected; it always uses one thread.
+
+    Parameters
+    ----------
+    n : int
+        The number of threads, at least 1; the previous count (by default 1) is restored
+        when the block exits.
+
+    Yields
+    ------
+    None
+        The ``with`` block runs with ``n`` threads in force (in this context only).
+
+    Raises
+    ------
+    ValueError
+        When ``n < 1``.
     """
     n = int(n)
     if n < 1:
@@ -274,12 +301,34 @@ def _kneighbors_block(shared, block):
 
 
 def tie_extra(k):
-    """Candidates beyond the k nearest that the approximate path examines for ties (3 k)."""
+    """Candidates beyond the k nearest that the approximate path examines for ties (3 k).
+
+    Parameters
+    ----------
+    k : int
+        The number of neighbours.
+
+    Returns
+    -------
+    int
+        ``3 * k``.
+    """
     return 3 * k
 
 
 def tie_extra_max(k):
-    """Candidates beyond the k nearest of a point whose first 4 k are all tied (15 k)."""
+    """Candidates beyond the k nearest of a point whose first 4 k are all tied (15 k).
+
+    Parameters
+    ----------
+    k : int
+        The number of neighbours.
+
+    Returns
+    -------
+    int
+        ``15 * k``.
+    """
     return 15 * k
 
 
@@ -303,13 +352,71 @@ def knn_graph(X, k=6, weights="hein-maier", sigma=None, metric="euclidean", meth
     out-of-sample weights of eq. (2)), and the Gaussian width actually used
     (``None`` for the other weightings).  With ``return_info=True`` a fourth
     item, ``knn_info``: a dict with ``method`` ("exact" or "hnswlib"),
-    ``recall`` (1.0 for the exact search, None if not measured), the tie rule ``ties``, ``seconds``
-    and the details of the search (see the module docstring).
+    ``recall`` (1.0 for the exact search, None if not measured), the tie rule ``ties``,
+    ``seconds`` and the details of the search (see the module docstring).
 
-    method : "auto" (:func:`auto_method`: exact up to ``EXACT_MAX_N`` dense or
-        ``EXACT_MAX_N_SPARSE`` sparse points, approximate above), "exact" or "approximate".
-    recall_sample : rows of the approximate path's recall measurement (0: none,
-        ``recall`` is then None).
+    Parameters
+    ----------
+    X : array-like or sparse matrix of shape (n_samples, n_features)
+        The points.
+    k : int, default=6
+        The number of neighbours, in [1, n_samples - 1]; every point tied at the k-th
+        distance is an edge too.
+    weights : {"hein-maier", "heat", "binary"}, default="hein-maier"
+        The edge weights (the module docstring); "hein-maier" is Liu et al. eq. (2).
+    sigma : float or None, default=None
+        Width of "heat" weights; None: the root mean squared edge length.  Not used by the
+        other weightings.
+    metric : {"euclidean", "cosine"}, default="euclidean"
+        The distance between points; "cosine" ranks neighbours by ``1 - cos`` and weighs the
+        edges by the Euclidean distance of the unit-normalised rows.
+    method : {"auto", "exact", "approximate"}, default="auto"
+        The neighbour search: "auto" (:func:`auto_method`: exact up to ``EXACT_MAX_N`` dense
+        or ``EXACT_MAX_N_SPARSE`` sparse points, approximate above), "exact" or
+        "approximate".
+    return_info : bool, default=False
+        Return ``knn_info`` as a fourth item.
+    recall_sample : int, default=1000
+        Rows of the approximate path's recall measurement (0: none, ``recall`` is then
+        None); :data:`RECALL_SAMPLE`.
+
+    Returns
+    -------
+    W : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
+        The symmetric weight matrix, zero diagonal.
+    h : ndarray of shape (n_samples,)
+        The k-th neighbour distance of every point.
+    sigma : float or None
+        The Gaussian width used by "heat" weights, None for the other weightings.
+    knn_info : dict
+        Only with ``return_info=True``: the search done (``method``, ``requested``,
+        ``recall``, ``ties``, ``k``, ``n``, ``edges_per_row``, ``seconds`` of CPU time and
+        the search's details).
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``weights``, ``metric`` or ``method``, a ``recall_sample`` that is not
+        an integer >= 0, or ``k`` outside [1, n_samples - 1]
+        (:class:`~sskernels.errors.ParameterError`, a ``ValueError``).
+    ImportError
+        When the approximate search is used and hnswlib is not installed.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sskernels.graph import knn_graph
+    >>> X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [5.0, 5.0], [5.0, 6.0], [6.0, 5.0]])
+    >>> W, h, sigma = knn_graph(X, k=1)      # points 1 and 2 tie as point 0's nearest
+    >>> W.toarray().round(3)
+    array([[0.   , 0.368, 0.368, 0.   , 0.   , 0.   ],
+           [0.368, 0.   , 0.   , 0.   , 0.   , 0.   ],
+           [0.368, 0.   , 0.   , 0.   , 0.   , 0.   ],
+           [0.   , 0.   , 0.   , 0.   , 0.368, 0.368],
+           [0.   , 0.   , 0.   , 0.368, 0.   , 0.   ],
+           [0.   , 0.   , 0.   , 0.368, 0.   , 0.   ]])
+    >>> h, sigma
+    (array([1., 1., 1., 1., 1., 1.]), None)
     """
     if weights not in WEIGHTS:
         raise ParameterError(f"weights must be one of {WEIGHTS}, got {weights!r}")
@@ -342,12 +449,24 @@ def _exact_max_n(X):
 
 
 def auto_method(X):
-    """The search ``method="auto"`` uses for ``X``: "exact" up to :data:`EXACT_MAX_N` =
-    20,000 dense points or :data:`EXACT_MAX_N_SPARSE` = 100,000 sparse ones, "approximate"
-    above.  Sparse rows make the exact search cheap (scikit-learn's sparse brute force, no
-    densifying) while the HNSW index needs them dense in blocks: on SecStr (83,679 one-hot
-    rows) the exact search is the faster one, and the approximate one misses part of the
-    tied edges (this module's docstring)."""
+    """The search ``method="auto"`` uses for ``X``.
+
+    "exact" up to :data:`EXACT_MAX_N` = 20,000 dense points or :data:`EXACT_MAX_N_SPARSE` =
+    100,000 sparse ones, "approximate" above.  Sparse rows make the exact search cheap
+    (scikit-learn's sparse brute force, no densifying) while the HNSW index needs them dense
+    in blocks: on SecStr (83,679 one-hot rows) the exact search is the faster one, and the
+    approximate one misses part of the tied edges (this module's docstring).
+
+    Parameters
+    ----------
+    X : ndarray or sparse matrix of shape (n_samples, n_features)
+        The points (their number and whether they are sparse decide).
+
+    Returns
+    -------
+    str
+        "exact" or "approximate".
+    """
     return "exact" if X.shape[0] <= _exact_max_n(X) else "approximate"
 
 
@@ -672,6 +791,43 @@ def induced_weights(Xnew, X, h, k=6, weights="hein-maier", sigma=None,
     ``exclude`` optionally gives, per new point, the index of a graph point to
     leave out (or -1): used to induce a training point with its self-edge
     removed.  Returns a dense ``(s, n)`` array.
+
+    Parameters
+    ----------
+    Xnew : array-like or sparse matrix of shape (s, n_features)
+        The new points.
+    X : array-like or sparse matrix of shape (n, n_features)
+        The graph's points.
+    h : ndarray of shape (n,)
+        The k-th neighbour distance of every graph point (as :func:`knn_graph` returns it).
+    k : int, default=6
+        The number of neighbours (that of the graph).
+    weights : {"hein-maier", "heat", "binary"}, default="hein-maier"
+        The edge weights (those of the graph).
+    sigma : float or None, default=None
+        Width of "heat" weights (the graph's, as :func:`knn_graph` returns it); None: the
+        root mean squared length of the new points' edges.
+    metric : {"euclidean", "cosine"}, default="euclidean"
+        The distance between points (that of the graph).
+    exclude : array-like of int of shape (s,), default=None
+        Per new point, the index of a graph point to leave out, or -1.
+
+    Returns
+    -------
+    ndarray of shape (s, n)
+        The weights; 0 where there is no edge.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sskernels.graph import induced_weights, knn_graph
+    >>> X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [5.0, 5.0], [5.0, 6.0], [6.0, 5.0]])
+    >>> W, h, sigma = knn_graph(X, k=2)
+    >>> induced_weights(np.array([[0.0, 0.5], [5.5, 5.5]]), X, h, k=2).round(3)
+    array([[0.779, 0.882, 0.535, 0.   , 0.   , 0.   ],
+           [0.   , 0.   , 0.   , 0.607, 0.779, 0.779]])
+    >>> induced_weights(X[:1], X, h, k=2, exclude=[0]).round(3)     # point 0 without its self-edge
+    array([[0.   , 0.607, 0.607, 0.   , 0.   , 0.   ]])
     """
     Zn = _prepare(Xnew, metric)
     Z = _prepare(X, metric)

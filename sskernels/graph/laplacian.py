@@ -30,7 +30,22 @@ ONE_TOL = 1e-8
 
 
 def degree_normalizer(W):
-    """``D^{-1/2}`` as a vector; isolated nodes get 0 (their rows of S vanish)."""
+    """The degrees of ``W`` and ``D^{-1/2}`` as a vector; isolated nodes get 0.
+
+    Their rows of ``S = D^{-1/2} W D^{-1/2}`` vanish.
+
+    Parameters
+    ----------
+    W : sparse matrix or ndarray of shape (n, n)
+        The weight matrix.
+
+    Returns
+    -------
+    degrees : ndarray of shape (n,)
+        The row sums ``D_ii``.
+    d_inv_sqrt : ndarray of shape (n,)
+        ``1 / sqrt(D_ii)``, 0 where ``D_ii = 0``.
+    """
     d = np.asarray(W.sum(axis=1)).ravel()
     with np.errstate(divide="ignore"):
         inv = np.where(d > 0, 1.0 / np.sqrt(d), 0.0)
@@ -38,14 +53,58 @@ def degree_normalizer(W):
 
 
 def normalized_adjacency(W):
-    """``S = D^{-1/2} W D^{-1/2}`` as a sparse matrix."""
+    """``S = D^{-1/2} W D^{-1/2}`` as a sparse matrix.
+
+    Parameters
+    ----------
+    W : sparse matrix of shape (n, n)
+        The symmetric weight matrix (isolated nodes give zero rows and columns).
+
+    Returns
+    -------
+    S : scipy.sparse.csr_matrix of shape (n, n)
+        The normalized adjacency.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import scipy.sparse as sp
+    >>> from sskernels.graph import normalized_adjacency
+    >>> W = sp.csr_matrix(np.array([[0.0, 1.0, 1.0], [1.0, 0.0, 0.0], [1.0, 0.0, 0.0]]))
+    >>> normalized_adjacency(W).toarray().round(4)
+    array([[0.    , 0.7071, 0.7071],
+           [0.7071, 0.    , 0.    ],
+           [0.7071, 0.    , 0.    ]])
+    """
     _, inv = degree_normalizer(W)
     Dm = sp.diags(inv)
     return (Dm @ W @ Dm).tocsr()
 
 
 def normalized_laplacian(W):
-    """``L_sym = I - S``."""
+    """``L_sym = I - S``, with ``S`` the normalized adjacency (:func:`normalized_adjacency`).
+
+    Parameters
+    ----------
+    W : sparse matrix of shape (n, n)
+        The symmetric weight matrix.
+
+    Returns
+    -------
+    L_sym : scipy.sparse.csr_matrix of shape (n, n)
+        The normalized Laplacian.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import scipy.sparse as sp
+    >>> from sskernels.graph import normalized_laplacian
+    >>> W = sp.csr_matrix(np.array([[0.0, 1.0, 1.0], [1.0, 0.0, 0.0], [1.0, 0.0, 0.0]]))
+    >>> normalized_laplacian(W).toarray().round(4)
+    array([[ 1.    , -0.7071, -0.7071],
+           [-0.7071,  1.    ,  0.    ],
+           [-0.7071,  0.    ,  1.    ]])
+    """
     n = W.shape[0]
     return (sp.identity(n, format="csr") - normalized_adjacency(W)).tocsr()
 
@@ -65,7 +124,38 @@ class Spectrum:
     seconds: float | None = None
 
     def smallest(self, m, exclude_one=True):
-        """The m smallest eigenpairs, skipping ``lambda = 1`` when asked (Liu Sec. 4.1)."""
+        """The m smallest eigenpairs, skipping ``lambda = 1`` when asked (Liu Sec. 4.1).
+
+        Parameters
+        ----------
+        m : int or None
+            The number of eigenpairs; None: every pair held (after the skipping).
+        exclude_one : bool, default=True
+            Skip the eigenvalues within :data:`ONE_TOL` of 1.
+
+        Returns
+        -------
+        values : ndarray of shape (m,)
+            The eigenvalues, ascending.
+        vectors : ndarray of shape (n, m)
+            The eigenvectors, column by column.
+
+        Raises
+        ------
+        ValueError
+            When fewer than ``m`` pairs are available
+            (:class:`~sskernels.errors.ParameterError`, a ``ValueError``).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import scipy.sparse as sp
+        >>> from sskernels.graph import laplacian_spectrum
+        >>> W = sp.csr_matrix(np.array([[0.0, 1.0, 1.0], [1.0, 0.0, 0.0], [1.0, 0.0, 0.0]]))
+        >>> values, vectors = laplacian_spectrum(W).smallest(2)     # lambda = 1 skipped
+        >>> values.round(6), vectors.shape
+        (array([0., 2.]), (3, 2))
+        """
         lam, V = self.values, self.vectors
         if exclude_one:
             keep = np.abs(lam - 1.0) > ONE_TOL
@@ -93,6 +183,45 @@ def laplacian_spectrum(W, m=None, solver="auto"):
     ``ncv = 3k``), with residuals far below :data:`RESIDUAL_TOL`.  Shift-invert
     needs a sparse factorization of ``L``, whose fill is the problem at scale.  Every Lanczos
     pair's residual ``||S u - mu u||`` is checked: above :data:`RESIDUAL_TOL` it is an error.
+
+    Parameters
+    ----------
+    W : sparse matrix of shape (n, n)
+        The symmetric weight matrix.
+    m : int or None, default=None
+        The number of smallest eigenpairs with ``lambda != 1`` needed; None: the full
+        spectrum.
+    solver : str, default="auto"
+        "auto" as above; "dense": ``eigh``, all n pairs, whatever n and m (the full
+        spectrum is then not refused above :data:`FULL_MAX_N`); any other value: Lanczos
+        (``m`` must then be given).
+
+    Returns
+    -------
+    spectrum : Spectrum
+        The eigenpairs in ascending order of ``lambda``, eigenvalues clipped to [0, 2]: all n
+        (``complete=True``, ``solver="eigh"``) or those Lanczos returned (``complete=False``,
+        ``solver="eigsh"``, their ``residual``); it may hold more pairs than asked, and
+        fewer than m with ``lambda != 1`` when Lanczos reached n/4 pairs.  ``seconds`` is
+        the eigensolver's wall time.
+
+    Raises
+    ------
+    ValueError
+        For ``m=None`` above :data:`FULL_MAX_N` points without ``solver="dense"``
+        (:class:`~sskernels.errors.ParameterError`, a ``ValueError``).
+    numpy.linalg.LinAlgError
+        When a Lanczos eigenpair's residual is above :data:`RESIDUAL_TOL`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import scipy.sparse as sp
+    >>> from sskernels.graph import laplacian_spectrum
+    >>> W = sp.csr_matrix(np.array([[0.0, 1.0, 1.0], [1.0, 0.0, 0.0], [1.0, 0.0, 0.0]]))
+    >>> spectrum = laplacian_spectrum(W)
+    >>> spectrum.values.round(6), spectrum.complete, spectrum.solver
+    (array([0., 1., 2.]), True, 'eigh')
     """
     n = W.shape[0]
     if m is None and n > FULL_MAX_N and solver != "dense":

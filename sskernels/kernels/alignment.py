@@ -90,7 +90,25 @@ def ideal_kernel(y_enc, n_classes=None, target="simplex"):
 
 
 def target_norm(C_L, target="simplex"):
-    """``||T||_F`` from the class counts of the indicator matrix ``C_L`` (l x c)."""
+    """``||T||_F`` from the class counts of the indicator matrix ``C_L`` (l x c).
+
+    Parameters
+    ----------
+    C_L : ndarray of shape (l, c)
+        The class indicator matrix of the labeled points (one 1 per row).
+    target : {"simplex", "pm1"}, default="simplex"
+        The ideal kernel's form (:func:`ideal_kernel`).
+
+    Returns
+    -------
+    float
+        The Frobenius norm of the ideal kernel ``T``.
+
+    Raises
+    ------
+    ParameterError
+        For an unknown ``target``.
+    """
     counts = np.asarray(C_L).sum(axis=0)
     l, c = counts.sum(), C_L.shape[1]
     w_same, w_diff = _target_weights(c, target)
@@ -106,6 +124,27 @@ def alignment_terms(U_L, C_L, target="simplex"):
     ``a = M^T vec(T)``, ``a_t = u_tL^T T u_tL``, so that ``a^T mu = <K_LL, T>_F``.  With
     ``T = w_d 11^T + (w_s - w_d) C C^T``:
     ``a_t = w_d (1^T u_tL)^2 + (w_s - w_d) ||C^T u_tL||^2``.  Cost ``O(l m^2)``.
+
+    Parameters
+    ----------
+    U_L : array-like of shape (l, m)
+        The labeled rows of the eigenvectors ``u_t`` (as columns).
+    C_L : array-like of shape (l, c)
+        The class indicator matrix of the labeled points.
+    target : {"simplex", "pm1"}, default="simplex"
+        The ideal kernel's form (:func:`ideal_kernel`).
+
+    Returns
+    -------
+    G : ndarray of shape (m, m)
+        ``M^T M``.
+    a : ndarray of shape (m,)
+        ``M^T vec(T)``.
+
+    Raises
+    ------
+    ParameterError
+        For an unknown ``target``.
     """
     U_L = np.asarray(U_L, dtype=float)
     C_L = np.asarray(C_L, dtype=float)
@@ -207,8 +246,10 @@ def centered_alignment(K, T):
 
 
 def factored_centered_alignment(P, mu, y_enc, n_classes=None, target="simplex"):
-    """:func:`centered_alignment` of ``K = P diag(mu) P^T`` with ``ideal_kernel(y_enc)``,
-    without the ``u x u`` matrices (``P``: ``u x m``, the kernel's factor on the points).
+    """:func:`centered_alignment` of ``K = P diag(mu) P^T`` with ``ideal_kernel(y_enc)``.
+
+    Computed without the ``u x u`` matrices (``P``: ``u x m``, the kernel's factor on the
+    points).
 
     With ``P_c = H P`` (columns centered), ``H T H = (w_s - w_d) H C C^T H`` (``H 1 = 0``
     removes ``T``'s constant part) and ``<H K H, H T H> = <H K H, T>``::
@@ -220,6 +261,29 @@ def factored_centered_alignment(P, mu, y_enc, n_classes=None, target="simplex"):
     (``n``: the class counts): ``O(u m^2)`` instead of ``O(u^2 m)`` plus the ``u x u``
     centering, over the columns with ``mu_m != 0`` only.  Equal to the definition up to
     rounding (tested); 0 when either centered matrix is 0, as :func:`kernel_alignment`.
+
+    Parameters
+    ----------
+    P : array-like of shape (u, m)
+        The kernel's factor on the points.
+    mu : array-like of shape (m,)
+        The weights of its columns.
+    y_enc : array-like of int of shape (u,)
+        The points' classes, encoded as ``0..c-1``.
+    n_classes : int, default=None
+        The number of classes c; None: ``max(y_enc) + 1``.
+    target : {"simplex", "pm1"}, default="simplex"
+        The ideal kernel's form (:func:`ideal_kernel`).
+
+    Returns
+    -------
+    float
+        The centered alignment, in ``[-1, 1]`` (0 for fewer than two classes).
+
+    Raises
+    ------
+    ParameterError
+        For an unknown ``target``.
     """
     y_enc = np.asarray(y_enc)
     c = int(y_enc.max()) + 1 if n_classes is None else int(n_classes)

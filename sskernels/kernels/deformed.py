@@ -143,7 +143,20 @@ def intrinsic_product(M, K):
     costs far more than the dense (BLAS) one.  So a sparse ``M`` with at least
     :data:`DENSE_FRACTION` of its entries non-zero is multiplied as a dense matrix
     (converted once per ``M``, memoized while ``M`` lives); a sparse one stays sparse.
-    The two products differ in rounding only (the summation order)."""
+    The two products differ in rounding only (the summation order).
+
+    Parameters
+    ----------
+    M : ndarray or sparse matrix of shape (n, n)
+        The intrinsic regularizer.
+    K : ndarray of shape (n, k)
+        A dense matrix.
+
+    Returns
+    -------
+    ndarray of shape (n, k)
+        ``M @ K``, dense.
+    """
     if sp.issparse(M) and M.nnz >= DENSE_FRACTION * M.shape[0] * M.shape[1]:
         return _dense(M) @ K
     return np.asarray(M @ K)
@@ -224,6 +237,20 @@ def deformation_basis(K, M):
     ``K (I + r M K)^{-1} = R (I + r R M R)^{-1} R``.)  With ``r = gamma_I /
     (gamma_A (u+l)^2)`` this is the deformed kernel eq. (11.15) of the training
     points.  Eigenvalues of K and of ``R M R`` below zero (round-off) are clipped to 0.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        The Gram matrix, symmetric positive semidefinite.
+    M : ndarray or sparse matrix of shape (n, n)
+        The intrinsic regularizer (``L^p``).
+
+    Returns
+    -------
+    G : ndarray of shape (n, n)
+        ``R V``.
+    lam : ndarray of shape (n,)
+        The eigenvalues of ``R M R``, ascending, clipped to ``>= 0``.
     """
     s, U = np.linalg.eigh(K)
     R = (U * np.sqrt(np.clip(s, 0.0, None))) @ U.T
@@ -246,6 +273,20 @@ def cached_deformation_basis(key, make_K, M):
     ``key`` must identify the kernel and ``M`` (data fingerprint, graph, Laplacian
     and its degree, kernel type and width): the basis depends on no label.  The
     cache holds at most :data:`BASIS_CACHE_BYTES` (always the newest entry).
+
+    Parameters
+    ----------
+    key : hashable
+        Identifies the kernel and ``M``.
+    make_K : callable
+        ``make_K()`` returns the Gram matrix; called only on a cache miss.
+    M : ndarray or sparse matrix of shape (n, n)
+        The intrinsic regularizer (``L^p``).
+
+    Returns
+    -------
+    tuple of ndarray
+        ``(G, lam)`` of :func:`deformation_basis`, read-only.
     """
     hit = _BASIS_CACHE.lookup(key)
     if hit is not None:
@@ -260,7 +301,20 @@ def clear_cache():
 
 
 def cache_put(key, basis):
-    """Memoize ``basis`` under ``key`` (its arrays made read-only); returns it."""
+    """Memoize ``basis`` under ``key`` (its arrays made read-only); returns it.
+
+    Parameters
+    ----------
+    key : hashable
+        Identifies the kernel and ``M`` (:func:`cached_deformation_basis`).
+    basis : tuple of ndarray
+        ``(G, lam)`` of :func:`deformation_basis`.
+
+    Returns
+    -------
+    tuple of ndarray
+        ``basis`` itself (its arrays now read-only).
+    """
     _BASIS_CACHE.max_bytes = BASIS_CACHE_BYTES
     return _BASIS_CACHE.store(key, basis)
 

@@ -25,7 +25,21 @@ POLY_DEGREES = (1, 2, 3)
 
 
 def kernel_names(gaussian_widths=GAUSSIAN_WIDTHS, poly_degrees=POLY_DEGREES):
-    """Names of the base kernels, in the order of :func:`base_kernels`."""
+    """Names of the base kernels, in the order of :func:`base_kernels`.
+
+    Parameters
+    ----------
+    gaussian_widths : sequence of float, default=GAUSSIAN_WIDTHS
+        The widths ``sigma`` of the Gaussian kernels.
+    poly_degrees : sequence of int, default=POLY_DEGREES
+        The degrees ``q`` of the polynomial kernels.
+
+    Returns
+    -------
+    list of str
+        ``"gaussian(sigma=...)"`` for each width, then ``"poly(degree=...)"`` for each
+        degree.
+    """
     return ([f"gaussian(sigma={float(s):g})" for s in gaussian_widths]
             + [f"poly(degree={int(q)})" for q in poly_degrees])
 
@@ -103,6 +117,21 @@ def unit_trace_scales(Ks):
     Mao & Tsang Sec. 5.3 (the toolbox's ``UnitTraceNormalization``).  A zero
     trace cannot occur for these kernels (Gaussian diagonal 1, polynomial
     diagonal ``>= 1``); it is refused rather than divided by.
+
+    Parameters
+    ----------
+    Ks : ndarray of shape (M, n, n)
+        The base kernels on the training points.
+
+    Returns
+    -------
+    ndarray of shape (M,)
+        ``1 / tr(K_m)``.
+
+    Raises
+    ------
+    ParameterError
+        If a base kernel's trace is not positive.
     """
     tr = np.einsum("mii->m", Ks)
     if np.any(tr <= 0):

@@ -41,14 +41,52 @@ def _prepare(X, metric):
 
 
 def squared_distances(A, B=None, metric="euclidean"):
-    """Squared Euclidean distances (dense), for dense or sparse inputs (cosine: unit rows)."""
+    """Squared Euclidean distances (dense), for dense or sparse inputs (cosine: unit rows).
+
+    Parameters
+    ----------
+    A : ndarray or sparse matrix of shape (n_a, n_features)
+        The first point set.
+    B : ndarray or sparse matrix of shape (n_b, n_features), default=None
+        The second point set; None: ``A``.
+    metric : {"euclidean", "cosine"}, default="euclidean"
+        "cosine" takes the distances between the rows scaled to unit norm.
+
+    Returns
+    -------
+    ndarray of shape (n_a, n_b)
+        The squared distances (negative round-off clipped to 0).
+
+    Raises
+    ------
+    ParameterError
+        For an unknown metric.
+    """
     A = _prepare(A, metric)
     B = A if B is None else _prepare(B, metric)
     return np.maximum(euclidean_distances(A, B, squared=True), 0.0)
 
 
 def rbf(D2, width):
-    """``K = exp(-D2 / (2 width^2))`` from squared distances."""
+    """``K = exp(-D2 / (2 width^2))`` from squared distances.
+
+    Parameters
+    ----------
+    D2 : ndarray
+        Squared distances.
+    width : float
+        The width ``sigma`` (> 0).
+
+    Returns
+    -------
+    ndarray of the shape of ``D2``
+        The kernel values.
+
+    Raises
+    ------
+    ParameterError
+        For a width that is not > 0.
+    """
     width = float(width)
     if not width > 0:
         raise ParameterError(f"kernel width must be > 0, got {width}")
@@ -93,7 +131,18 @@ def rbf_kernel(A, B, width, metric="euclidean"):
 
 
 def mean_norm(X):
-    """``(1/n) sum_i ||x_i||``: the RBF width of Mao & Tsang, Sec. 5.2."""
+    """``(1/n) sum_i ||x_i||``: the RBF width of Mao & Tsang, Sec. 5.2.
+
+    Parameters
+    ----------
+    X : ndarray or sparse matrix of shape (n_samples, n_features)
+        The points.
+
+    Returns
+    -------
+    float
+        The mean Euclidean norm of the rows.
+    """
     if sp.issparse(X):
         return float(np.mean(np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())))
     return float(np.mean(np.linalg.norm(X, axis=1)))
@@ -106,6 +155,23 @@ def mean_squared_distance(X, metric="euclidean"):
     Its inverse is the ``b0`` of Wang et al. (2015, Sec. 4.1) for the kernel
     ``exp(-b ||x - z||^2)`` (= :func:`rbf` with ``width = 1 / sqrt(2 b)``).  Zero (all rows
     equal, or one row) is returned as is; the caller decides.
+
+    Parameters
+    ----------
+    X : ndarray or sparse matrix of shape (n_samples, n_features)
+        The points.
+    metric : {"euclidean", "cosine"}, default="euclidean"
+        "cosine" takes the distances between the rows scaled to unit norm.
+
+    Returns
+    -------
+    float
+        The mean squared distance (``>= 0``; 0 for fewer than two rows).
+
+    Raises
+    ------
+    ParameterError
+        For an unknown metric.
     """
     Z = _prepare(X, metric)
     n = Z.shape[0]

@@ -46,9 +46,44 @@ class RBFSpectrum:
     complete: bool
 
     def spectrum(self, m=None):
+        """The spectrum itself, as :meth:`sskernels.graph.Graph.spectrum` is called.
+
+        Parameters
+        ----------
+        m : int or None, default=None
+            The number of pairs needed; ignored (the pairs are those computed).
+
+        Returns
+        -------
+        RBFSpectrum
+            ``self``.
+        """
         return self
 
     def smallest(self, m, exclude_one=True):
+        """The first m pairs in the kernel's order: the *largest* ``s_i`` first.
+
+        Parameters
+        ----------
+        m : int or None
+            The number of eigenpairs (at most those held, when the spectrum is not
+            ``complete``); None: every pair held.
+        exclude_one : bool, default=True
+            Ignored (the name :meth:`sskernels.graph.Spectrum.smallest` takes).
+
+        Returns
+        -------
+        values : ndarray of shape (k,)
+            The eigenvalues, decreasing; ``k = min(m, values held)``.
+        vectors : ndarray of shape (n, k)
+            The eigenvectors, column by column.
+
+        Raises
+        ------
+        ParameterError
+            When more than the computed pairs are asked of a spectrum that is not
+            ``complete``.
+        """
         if m is not None and m > self.values.size and not self.complete:
             raise ParameterError(f"only {self.values.size} eigenpairs computed, {m} asked")
         k = self.values.size if m is None else min(m, self.values.size)
@@ -78,15 +113,41 @@ def clear_rbf_cache():
 
 
 def cache_put(key, spectrum):
-    """Memoize ``spectrum`` under ``key`` (its arrays made read-only); returns it."""
+    """Memoize ``spectrum`` under ``key`` (its arrays made read-only); returns it.
+
+    Parameters
+    ----------
+    key : hashable
+        The key (a learner's own artifact: a tuple that starts with a tag).
+    spectrum : object
+        The artifact to memoize.
+
+    Returns
+    -------
+    object
+        ``spectrum`` itself (its arrays now read-only).
+    """
     return _RBF_CACHE.store(key, spectrum)
 
 
 
 def cache_get(key):
-    """A memoized artifact (now the most recent), or None: the learners' own label-independent
+    """A memoized artifact (now the most recent), or None.
+
+    The learners' own label-independent
     spectra (e.g. Nystrom, keyed by a tuple that starts with a tag) share this LRU, so the
-    runner hands them to its workers with the RBF spectra."""
+    runner hands them to its workers with the RBF spectra.
+
+    Parameters
+    ----------
+    key : hashable
+        The key it was stored under (:func:`cache_put`).
+
+    Returns
+    -------
+    object or None
+        The artifact, or None when it is not memoized.
+    """
     return _RBF_CACHE.lookup(key)
 
 
@@ -197,8 +258,21 @@ class NystromSpectrum:
     landmark_degrees: np.ndarray | None = None
 
     def rows(self, Z):
-        """``K0(z, X_landmarks)``, or ``S(z, X_landmarks)`` with the degree estimate
-        ``d(z) = (n/m) sum_{landmarks j} K0(z, x_j)`` (unbiased for uniform landmarks)."""
+        """``K0(z, X_landmarks)``, or ``S(z, X_landmarks)`` when normalized.
+
+        ``S`` with the degree estimate
+        ``d(z) = (n/m) sum_{landmarks j} K0(z, x_j)`` (unbiased for uniform landmarks).
+
+        Parameters
+        ----------
+        Z : ndarray or sparse matrix of shape (s, n_features)
+            The points.
+
+        Returns
+        -------
+        ndarray of shape (s, m)
+            Their rows against the m landmarks.
+        """
         C = rbf_kernel(Z, self.X_landmarks, self.width, self.metric)
         if self.landmark_degrees is None:
             return C
@@ -206,7 +280,18 @@ class NystromSpectrum:
         return C / np.sqrt(d)[:, None] / np.sqrt(self.landmark_degrees)[None, :]
 
     def extend(self, Z):
-        """The eigenvectors' entries at the rows of Z: ``rows(Z) @ basis``."""
+        """The eigenvectors' entries at the rows of Z: ``rows(Z) @ basis``.
+
+        Parameters
+        ----------
+        Z : ndarray or sparse matrix of shape (s, n_features)
+            The points.
+
+        Returns
+        -------
+        ndarray of shape (s, k)
+            The k approximate eigenvectors' entries at the points.
+        """
         return self.rows(Z) @ self.basis
 
 

@@ -26,10 +26,9 @@ label-independent work is the public step :meth:`precompute`: it builds (and
 memoizes) the graph and whatever spectrum the learner needs, and returns the
 :class:`~sskernels.graph.Graph`.
 
-Why it stays whole: one module, ~660 lines, half of them docstrings: the base classes and the rules
-every
-learner shares (validation, partial labels, the unreached-point rule, the fit report) stay
-together so that each exists once.
+Why it stays whole: one module, ~840 lines, more than half of them docstrings: the base classes
+and the rules every learner shares (validation, partial labels, the unreached-point rule, the
+fit report) stay together so that each exists once.
 """
 
 from __future__ import annotations
@@ -54,7 +53,19 @@ UNLABELED = -1
 
 
 def labeled_mask(y):
-    """Boolean mask of the labeled entries of a partial label vector (``-1`` = unlabeled)."""
+    """Boolean mask of the labeled entries of a partial label vector (``-1`` = unlabeled).
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        Partial labels; for string or object labels, ``-1`` and ``"-1"`` both mark an
+        unlabeled point.
+
+    Returns
+    -------
+    ndarray of bool of shape (n_samples,)
+        True where the point is labeled.
+    """
     y = np.asarray(y)
     if y.dtype.kind in "OUS":
         return np.array([not (isinstance(v, (int, np.integer, float, np.floating))
@@ -107,14 +118,40 @@ def check_partial_labels(y, min_classes=2):
 
 
 def indicator(y_enc, n_classes):
-    """Class indicator matrix ``C`` (Liu et al., Sec. 3): ``C_ik = 1`` iff ``y_i = k``."""
+    """Class indicator matrix ``C`` (Liu et al., Sec. 3): ``C_ik = 1`` iff ``y_i = k``.
+
+    Parameters
+    ----------
+    y_enc : ndarray of int of shape (n_labeled,)
+        Classes encoded as ``0..n_classes-1``.
+    n_classes : int
+        The number of classes c.
+
+    Returns
+    -------
+    C : ndarray of shape (n_labeled, n_classes)
+        One 1.0 per row, in the column of its class; 0.0 elsewhere.
+    """
     C = np.zeros((len(y_enc), n_classes))
     C[np.arange(len(y_enc)), y_enc] = 1.0
     return C
 
 
 def ovr_targets(y_enc, n_classes):
-    """One-vs-rest targets in {-1, +1}: (l,) for two classes (+1 = class 1), else (l, c)."""
+    """One-vs-rest targets in {-1, +1}: (l,) for two classes (+1 = class 1), else (l, c).
+
+    Parameters
+    ----------
+    y_enc : ndarray of int of shape (l,)
+        Classes encoded as ``0..n_classes-1``.
+    n_classes : int
+        The number of classes c.
+
+    Returns
+    -------
+    T : ndarray of shape (l,) or (l, n_classes)
+        +1.0 for the point's class, -1.0 for the others.
+    """
     if n_classes == 2:
         return np.where(y_enc == 1, 1.0, -1.0)
     T = -np.ones((y_enc.size, n_classes))
@@ -123,7 +160,18 @@ def ovr_targets(y_enc, n_classes):
 
 
 def graph_components(graph):
-    """The connected-component label of every point of ``graph`` (its affinity ``W``)."""
+    """The connected-component label of every point of ``graph`` (its affinity ``W``).
+
+    Parameters
+    ----------
+    graph : Graph
+        The graph (:class:`~sskernels.graph.Graph`; its ``W`` is read as undirected).
+
+    Returns
+    -------
+    ndarray of int of shape (n_samples,)
+        The component of each point, numbered from 0.
+    """
     return connected_components(graph.W, directed=False)[1]
 
 
@@ -133,6 +181,18 @@ def unreached(components, labeled):
     ``components`` are component labels (:func:`graph_components`), ``labeled`` positions
     into them.  Such points have no path to a label: a graph learner's scores there are 0
     or arbitrary, so every graph learner gives them :func:`unreached_scores`.
+
+    Parameters
+    ----------
+    components : array-like of int of shape (n_samples,)
+        The component label of every point.
+    labeled : array-like of int of shape (n_labeled,)
+        Positions of the labeled points.
+
+    Returns
+    -------
+    ndarray of bool of shape (n_samples,)
+        True for the unreached points.
     """
     components = np.asarray(components)
     return ~np.isin(components, components[np.asarray(labeled, dtype=int)])
@@ -143,12 +203,33 @@ def unreached_scores(C_L):
 
     Their label is then the most frequent class among the labeled points (ties: the first
     class of ``classes_``), whatever the learner.
+
+    Parameters
+    ----------
+    C_L : array-like of shape (n_labeled, n_classes)
+        The class indicator matrix of the labeled points (:func:`indicator`).
+
+    Returns
+    -------
+    ndarray of shape (n_classes,)
+        The share of the labeled points in each class.
     """
     return np.asarray(C_L, dtype=float).mean(axis=0)
 
 
 def as_scores(F):
-    """(n,) binary decision values -> (n, 2) scores ``[-f, f]``; (n, c) unchanged."""
+    """(n,) binary decision values -> (n, 2) scores ``[-f, f]``; (n, c) unchanged.
+
+    Parameters
+    ----------
+    F : array-like of shape (n,) or (n, c)
+        Decision values or scores.
+
+    Returns
+    -------
+    ndarray of shape (n, 2) or (n, c)
+        The scores.
+    """
     F = np.asarray(F)
     return np.column_stack([-F, F]) if F.ndim == 1 else F
 
@@ -176,11 +257,24 @@ class SelectedParamsMixin:
 
 
 def selected_params(est):
-    """The parameters a fitted estimator selected on the labeled points: a selection
-    wrapper's (``best_params_``, e.g. :class:`~sskernels.learners.selection.SelectOnLabeled`
-    or scikit-learn's ``GridSearchCV``) joined to its chosen estimator's, else the
-    estimator's own ``selected_params_`` (:class:`SelectedParamsMixin`); ``{}`` for an
-    estimator that declares none.
+    """The parameters a fitted estimator selected on the labeled points.
+
+    A selection wrapper's (``best_params_``, e.g.
+    :class:`~sskernels.learners.selection.SelectOnLabeled` or scikit-learn's
+    ``GridSearchCV``) joined to its chosen estimator's, else the estimator's own
+    ``selected_params_`` (:class:`SelectedParamsMixin`); ``{}`` for an estimator that
+    declares none.
+
+    Parameters
+    ----------
+    est : object
+        A fitted estimator.
+
+    Returns
+    -------
+    dict
+        Parameter names and their selected values (a wrapper's ``best_params_`` take
+        precedence over its chosen estimator's entries of the same name).
 
     Examples
     --------
@@ -448,10 +542,28 @@ class GraphSemiSupervisedClassifier(DefaultGraphMixin, SemiSupervisedClassifier)
 
 
 def settle_scores(F, C_L, unreached_rows=()):
-    """``(F, n_tied)``: scores ``F`` (n, c) whose rows ``unreached_rows`` and whose rows
-    equal for every class (``n_tied`` of the others: no class is preferred, and argmax
-    would say the first) are the labeled class frequencies of ``C_L``
-    (:func:`unreached_scores`).  ``F`` is copied when a row changes."""
+    """Scores with the unreached rows and the tied rows set to the labeled class frequencies.
+
+    Rows ``unreached_rows`` of ``F`` and the rows equal for every class (``n_tied`` of the
+    others: no class is preferred, and argmax would say the first) become the labeled class
+    frequencies of ``C_L`` (:func:`unreached_scores`).  ``F`` is copied when a row changes.
+
+    Parameters
+    ----------
+    F : array-like of shape (n, c)
+        The scores.
+    C_L : array-like of shape (n_labeled, c)
+        The class indicator matrix of the labeled points (:func:`indicator`).
+    unreached_rows : array-like of int, default=()
+        Positions of the unreached rows.
+
+    Returns
+    -------
+    F : ndarray of shape (n, c)
+        The settled scores (``F`` itself when no row changes, else a float copy).
+    n_tied : int
+        The number of tied rows outside ``unreached_rows``.
+    """
     F = np.asarray(F)
     rows = np.zeros(F.shape[0], dtype=bool)
     rows[np.asarray(unreached_rows, dtype=int)] = True
@@ -623,8 +735,26 @@ class GraphClassifier(GraphSemiSupervisedClassifier):
 # ------------------------------------------------------------------------------- regression
 
 def labeled_rows(Y):
-    """Labeled rows of partial regression targets ``Y`` (n, k): every entry finite.  A row
-    of NaN is unlabeled; a row with some NaN entries is refused (ValueError)."""
+    """Labeled rows of partial regression targets ``Y`` (n, k): every entry finite.
+
+    A row of NaN is unlabeled; a row with some NaN entries is refused (ValueError).
+
+    Parameters
+    ----------
+    Y : ndarray of shape (n, k)
+        The targets, NaN for the unlabeled rows.
+
+    Returns
+    -------
+    ndarray of int of shape (n_labeled,)
+        Positions of the rows without NaN.
+
+    Raises
+    ------
+    ValueError
+        When a row is partly NaN (:class:`~sskernels.errors.ParameterError`, a
+        ``ValueError``).
+    """
     nan = np.isnan(Y)
     partial = nan.any(axis=1) & ~nan.all(axis=1)
     if partial.any():

@@ -15,7 +15,7 @@ and the package's k-NN graph (:class:`sskernels.graph.KNNGraph`).
 * :class:`SupervisedManifoldRLS` — squared loss in eq. (11.14), one intrinsic
   term per class.
 
-One module, ~440 lines, three fifths of them docstrings: the deformed kernel object and
+One module, ~510 lines, two thirds of them docstrings: the deformed kernel object and
 supervised manifold RLS, the two uses of Sec. 11.3.3-11.4 of the same kernel pieces.
 """
 
@@ -183,7 +183,32 @@ class DeformedKernel:
         self.K = rbf(squared_distances(self.X), self.kernel_width)
 
     def base(self, A, B=None):
-        """The RBF base kernel ``K(A, B)``."""
+        """The RBF base kernel ``K(A, B)``.
+
+        Parameters
+        ----------
+        A : array-like or sparse matrix of shape (n_a, n_features)
+            Points.
+        B : array-like or sparse matrix of shape (n_b, n_features), default=None
+            Points; None: ``A``.
+
+        Returns
+        -------
+        ndarray of shape (n_a, n_b)
+            ``exp(-||a - b||^2 / (2 sigma^2))`` with sigma the fitted ``kernel_width``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from sklearn.datasets import load_wine
+        >>> from sklearn.preprocessing import StandardScaler
+        >>> from sskernels.learners import DeformedKernel
+        >>> X = StandardScaler().fit_transform(load_wine(return_X_y=True)[0])
+        >>> dk = DeformedKernel(X, gamma_A=1e-2, gamma_I=1.0)
+        >>> K = dk.base(X[:3])
+        >>> K.shape, np.diag(K)
+        ((3, 3), array([1., 1., 1.]))
+        """
         return rbf(squared_distances(_as_points(A), None if B is None else _as_points(B)),
                    self.kernel_width)
 
@@ -354,7 +379,18 @@ class SupervisedManifoldRLS(GraphSemiSupervisedClassifier):
         self.normalize = normalize
 
     def precompute(self, X):
-        """Nothing to do: the class graphs are built on labeled points (label-dependent)."""
+        """Nothing to do: the class graphs are built on labeled points (label-dependent).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training points (not used).
+
+        Returns
+        -------
+        None
+            Nothing is precomputed.
+        """
         return None
 
     def _class_gammas(self, n_classes):
@@ -370,7 +406,31 @@ class SupervisedManifoldRLS(GraphSemiSupervisedClassifier):
         return g
 
     def intrinsic_matrix(self, XL, y_enc, n_classes, gammas):
-        """``M = sum_c gamma_I^c P_c^T L_c P_c`` over the labeled points (dense, l x l)."""
+        """``M = sum_c gamma_I^c P_c^T L_c P_c`` over the labeled points (dense, l x l).
+
+        ``L_c`` is the Laplacian (``laplacian``, to the power ``laplacian_degree``) of a k-NN
+        graph of class c's labeled points (this estimator's graph builder, with k at most the
+        class's points minus one).  A class whose ``gamma_I^c`` is 0 adds nothing; a class with
+        one labeled point adds nothing either, and a ``degenerate`` note is recorded in
+        ``fit_report_`` (so the method runs inside ``fit``, after ``classes_`` and
+        ``fit_report_`` are set).
+
+        Parameters
+        ----------
+        XL : ndarray of shape (l, n_features)
+            The labeled points.
+        y_enc : ndarray of int of shape (l,)
+            Their classes encoded as ``0..n_classes-1``.
+        n_classes : int
+            The number of classes.
+        gammas : ndarray of shape (n_classes,)
+            ``gamma_I^c`` of each class.
+
+        Returns
+        -------
+        M : ndarray of shape (l, l)
+            The intrinsic regularizer of the labeled points.
+        """
         l = y_enc.size
         M = np.zeros((l, l))
         builder = self.graph_builder()

@@ -63,9 +63,9 @@ Choices the papers leave open (repeated where implemented):
 * max-alignment: the uncentered (Cristianini) alignment with the ``target`` ideal kernel, so that
   it is OSK's objective; the degenerate case (no positive alignment) uses uniform ``mu``, noted.
 
-Why it stays whole: one module, ~640 lines, two thirds of them docstrings: the three kernel designs
-of Wang et
-al.'s Table 1 share one base class (width, eigenvectors, eq. (5), the fold predictor).
+Why it stays whole: one module, ~670 lines, over two thirds of them docstrings: the three kernel
+designs of Wang et al.'s Table 1 share one base class (width, eigenvectors, eq. (5), the fold
+predictor).
 """
 
 from __future__ import annotations
@@ -94,9 +94,37 @@ DELTAS = (1.0, 1e-1, 1e-3, 1e-5)
 
 
 def max_alignment_weights(U_L, C_L, target="simplex"):
-    """``argmax a^T mu s.t. mu^T G mu <= 1, mu >= 0`` over the labeled rows ``U_L`` of the
+    """The non-negative eigenvector weights of maximal alignment with the ideal kernel.
+
+    ``argmax a^T mu s.t. mu^T G mu <= 1, mu >= 0`` over the labeled rows ``U_L`` of the
     eigenvectors (Zhu et al.'s QCQP without order constraints; ``(G, a)`` uncentered, as OSK).
-    Returns alignf's ``(AlignmentSolution, tie SolveInfo or None)``."""
+    Returns alignf's ``(AlignmentSolution, tie SolveInfo or None)``.
+
+    Parameters
+    ----------
+    U_L : array-like of shape (l, m)
+        The labeled rows of the eigenvectors (as columns).
+    C_L : array-like of shape (l, c)
+        The class indicator matrix of the labeled points.
+    target : {"simplex", "pm1"}, default="simplex"
+        The ideal kernel's form (:func:`~sskernels.kernels.alignment.ideal_kernel`).
+
+    Returns
+    -------
+    solution : AlignmentSolution
+        The weights ``mu`` and their alignment (:func:`~sskernels.solvers.cone.alignf`).
+    tie : SolveInfo or None
+        The minimum-norm tie rule's solve; None when ``G`` has full rank or the problem is
+        degenerate.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``target`` (:class:`~sskernels.errors.ParameterError`, a
+        ``ValueError``).
+    SolverError
+        If HiGHS, when it runs, does not reach an optimum.
+    """
     return alignf(*alignment_terms(U_L, C_L, target))
 
 

@@ -28,9 +28,9 @@ Choices the paper leaves open, made here:
   C selection (memoized by content of ``X``, the labels and the learner's
   parameters: :func:`sskernels.learners.fitted._fitted_learner`).
 
-Why it stays whole: one module, ~420 lines, two fifths of them docstrings: the SVM on a learned
-kernel, its
-fold and oracle fast paths and the memo of fitted kernel learners they share.
+Why it stays whole: one module, ~510 lines, more than half of them docstrings: the SVM on a
+learned kernel, its fold and oracle fast paths and the memo of fitted kernel learners they
+share.
 """
 
 from __future__ import annotations
@@ -58,22 +58,68 @@ SVM_MAX_ITER = 1_000_000
 
 
 def capped_svc(C, K, y):
-    """``SVC(kernel="precomputed", C)`` fitted on K with libsvm's iteration cap; returns
-    ``(svc, capped)``, ``capped`` True when libsvm stopped at the cap (not optimal)."""
+    """``SVC(kernel="precomputed", C)`` fitted on K with libsvm's iteration cap.
+
+    Returns ``(svc, capped)``, ``capped`` True when libsvm stopped at the cap (not optimal).
+
+    Parameters
+    ----------
+    C : float
+        The SVM's C (> 0).
+    K : array-like of shape (l, l)
+        The kernel matrix of the training points.
+    y : array-like of shape (l,)
+        Their labels.
+
+    Returns
+    -------
+    svc : sklearn.svm.SVC
+        The fitted SVM (``max_iter=SVM_MAX_ITER``).
+    capped : bool
+        True when libsvm stopped at :data:`SVM_MAX_ITER` iterations.
+
+    Raises
+    ------
+    ValueError
+        SVC's errors (e.g. fewer than two classes in ``y``, non-finite dual coefficients).
+    """
     model = fit_precomputed(K, y, C, max_iter=SVM_MAX_ITER, use_svc=True)
     return model.svc, model.capped
 
 
 def capped_svc_predict(C, K, y, K_pred):
-    """``capped_svc(C, K, y)``'s predictions on the rows ``K_pred`` (``K(points, train)``):
-    ``(labels, capped)``, without the fitted estimator.
+    """``capped_svc(C, K, y)``'s predictions on the rows ``K_pred``, without the fitted estimator.
+
+    ``K_pred`` is ``K(points, train)``; returns ``(labels, capped)``.
 
     The same libsvm calls with the same arguments as ``SVC(kernel="precomputed", C,
     max_iter=SVM_MAX_ITER).fit(K, y).predict(K_pred)`` (so the same labels), without
     scikit-learn's estimator and input validation around them
-    (:func:`sskernels.solvers.libsvm.fit_precomputed`): a fold fit of the C selection
-    or an oracle candidate costs a fraction of a millisecond of libsvm, and the validation
-    of ``fit`` and ``predict`` took about twice that.
+    (:func:`sskernels.solvers.libsvm.fit_precomputed`): on a fold fit of the C selection or
+    an oracle candidate, that validation costs more than libsvm's own work.
+
+    Parameters
+    ----------
+    C : float
+        The SVM's C (> 0).
+    K : array-like of shape (l, l)
+        The kernel matrix of the training points.
+    y : array-like of shape (l,)
+        Their labels.
+    K_pred : array-like of shape (s, l)
+        The kernel between the points to predict and the training points.
+
+    Returns
+    -------
+    labels : ndarray of shape (s,)
+        The predicted labels, values of ``y``.
+    capped : bool
+        True when libsvm stopped at :data:`SVM_MAX_ITER` iterations.
+
+    Raises
+    ------
+    ValueError
+        SVC's errors (e.g. fewer than two classes in ``y``, non-finite dual coefficients).
     """
     model = fit_precomputed(K, y, C, max_iter=SVM_MAX_ITER)
     return model.predict(K_pred), model.capped
@@ -226,7 +272,19 @@ class KernelSVM(SemiSupervisedClassifier):
         return hook() if callable(hook) and not hasattr(self.learner_, "best_params_") else None
 
     def precompute(self, X):
-        """The kernel learner's label-independent work (its graph and spectrum), if any."""
+        """The kernel learner's label-independent work (its graph and spectrum), if any.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training points.
+
+        Returns
+        -------
+        object or None
+            What the kernel learner's ``precompute(X)`` returns (a graph learner's
+            :class:`~sskernels.graph.Graph`), or None for a learner without ``precompute``.
+        """
         pre = getattr(self._learner_template(), "precompute", None)
         return pre(X) if pre is not None else None
 
@@ -348,7 +406,37 @@ class KernelSVM(SemiSupervisedClassifier):
         return np.asarray(self.learner_.kernel_) / self.kernel_scale_
 
     def kernel(self, A=None, B=None):
-        """The learned kernel between point sets (the learner's extension), scaled."""
+        """The learned kernel between point sets (the learner's extension), scaled.
+
+        Parameters
+        ----------
+        A : array-like of shape (n_a, n_features), default=None
+            Points; None: the training points.
+        B : array-like of shape (n_b, n_features), default=None
+            Points; None: the training points.
+
+        Returns
+        -------
+        ndarray of shape (n_a, n_b)
+            The kernel learner's ``kernel(A, B)`` divided by ``kernel_scale_``; for ``A`` and
+            ``B`` None it is ``kernel_``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from sklearn.datasets import load_wine
+        >>> from sklearn.preprocessing import StandardScaler
+        >>> from sskernels.learners import KernelSVM, TransductiveSpectralKernel
+        >>> X, y = load_wine(return_X_y=True)
+        >>> X = StandardScaler().fit_transform(X)
+        >>> y_partial = np.full_like(y, -1)
+        >>> y_partial[::10] = y[::10]
+        >>> est = KernelSVM(TransductiveSpectralKernel(beta=10)).fit(X, y_partial)
+        >>> est.kernel(X[:2], X[:3]).shape
+        (2, 3)
+        >>> bool(np.allclose(est.kernel(), est.kernel_))
+        True
+        """
         check_is_fitted(self, "learner_")
         A = None if A is None else self._check_X(A)
         B = None if B is None else self._check_X(B)

@@ -89,12 +89,11 @@ Choices the paper leaves open, made here (repeated where implemented):
   read as n - 1 (the smallest eigenvalue), with a ``degenerate`` note, and a relative tail
   below ``1e-12`` is floored there (noted too).
 
-Why it stays whole: one module, ~800 lines (over two fifths docstrings): Algorithm 1 (label-aware
-vectors, the
-Nystrom or exact eigenbasis, eq. (6)/(7)) and its two weightings (alignf, local Rademacher)
-are one estimator family; the solvers they call live in solvers/cone.py and
-solvers/rademacher.py, and the shared embedding-kernel mixin is here because
-kernel_designs.py and the regression variant subclass it.
+Why it stays whole: one module, ~990 lines (over half docstrings): Algorithm 1 (label-aware
+vectors, the Nystrom or exact eigenbasis, eq. (6)/(7)) and its two weightings (alignf, local
+Rademacher) are one estimator family; the solvers they call live in solvers/cone.py and
+solvers/rademacher.py, and the shared embedding-kernel mixin is here because kernel_designs.py
+and the regression variant subclass it.
 """
 
 from __future__ import annotations
@@ -137,16 +136,53 @@ TAIL_FLOOR = 1e-12
 
 
 def gaussian_width(b):
-    """The :func:`sskernels.kernels.rbf.rbf` width ``w`` of ``exp(-b d^2)``: ``1 / sqrt(2 b)``."""
+    """The :func:`sskernels.kernels.rbf.rbf` width ``w`` of ``exp(-b d^2)``: ``1 / sqrt(2 b)``.
+
+    Parameters
+    ----------
+    b : float
+        The Gaussian's ``b`` (> 0).
+
+    Returns
+    -------
+    float
+        The width ``w``, with ``exp(-d^2 / (2 w^2)) = exp(-b d^2)``.
+    """
     return 1.0 / math.sqrt(2.0 * b)
 
 
 def label_aware_vectors(D2, Y, b):
-    """Alg. 1 step 2: ``D^{-1} K Y`` with ``K = exp(-b D2)`` (D2: squared distances of the
-    points to the labeled points, (s, l)), ``D = diag(K 1)``; Y (l, c) label columns.
+    """Alg. 1 step 2: ``D^{-1} K Y`` with ``K = exp(-b D2)`` and ``D = diag(K 1)``.
+
+    ``D2`` holds the squared distances of the points to the labeled points, (s, l); ``Y``
+    (l, c) the label columns.
 
     Computed as the row softmax of ``-b D2`` (shifted by each row's minimum), the same
     numbers wherever ``K 1 > 0`` in floating point and their limit where it underflows.
+
+    Parameters
+    ----------
+    D2 : array-like of shape (s, l)
+        Squared distances of the points to the labeled points.
+    Y : ndarray of shape (l, c)
+        The label columns of the labeled points.
+    b : float
+        The Gaussian's ``b``.
+
+    Returns
+    -------
+    ndarray of shape (s, c)
+        The label-aware vectors (as columns) at the s points.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sskernels.learners.label_aware import label_aware_vectors
+    >>> D2 = np.array([[0.0, 4.0], [4.0, 0.0], [1.0, 1.0]])
+    >>> label_aware_vectors(D2, np.eye(2), b=1.0).round(3)
+    array([[0.982, 0.018],
+           [0.018, 0.982],
+           [0.5  , 0.5  ]])
     """
     E = -b * np.asarray(D2, dtype=float)
     E -= E.max(axis=1, keepdims=True)
@@ -155,8 +191,34 @@ def label_aware_vectors(D2, Y, b):
 
 
 def landmark_indices(X, m, random_state=0):
-    """m rows drawn uniformly without replacement, order-free: the m smallest keyed hashes
-    (blake2b, key = ``random_state``) of the rows' contents, ties by position."""
+    """m rows drawn uniformly without replacement, order-free.
+
+    The rows with the m smallest keyed hashes (blake2b, key = ``random_state``) of the rows'
+    contents, ties by position: the draw does not depend on the order of the rows.
+
+    Parameters
+    ----------
+    X : array-like or sparse matrix of shape (n, n_features)
+        The points (a sparse matrix is not modified).
+    m : int
+        The number of landmarks (all n rows when m >= n).
+    random_state : int, default=0
+        The hash key.
+
+    Returns
+    -------
+    ndarray of int of shape (min(m, n),)
+        Positions of the landmarks, sorted.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sskernels.learners.label_aware import landmark_indices
+    >>> X = np.arange(20.0).reshape(10, 2)
+    >>> idx = landmark_indices(X, 3)
+    >>> bool(np.array_equal(np.sort(9 - landmark_indices(X[::-1], 3)), idx))   # order-free
+    True
+    """
     n = X.shape[0]
     key = str(int(random_state)).encode()
     if sp.issparse(X):
@@ -185,10 +247,30 @@ def _count(value, n):
 
 
 def empirical_spectrum(X, b, metric="euclidean", basis="kernel", key=None):
-    """Every eigenvalue of the n x n empirical matrix the eigenvectors of width b come from:
-    ``E = exp(-b d^2)`` (``basis="kernel"``) or ``D^-1/2 E D^-1/2`` (``"normalized-laplacian"``,
-    exact degrees), for the tail sums of local Rademacher complexity; label-independent,
-    memoized."""
+    """Every eigenvalue of the n x n empirical matrix the eigenvectors of width b come from.
+
+    The matrix is ``E = exp(-b d^2)`` (``basis="kernel"``) or ``D^-1/2 E D^-1/2``
+    (``"normalized-laplacian"``, exact degrees), for the tail sums of local Rademacher
+    complexity; label-independent, memoized.
+
+    Parameters
+    ----------
+    X : ndarray or sparse matrix of shape (n, n_features)
+        The points.
+    b : float
+        The Gaussian's ``b``.
+    metric : {"euclidean", "cosine"}, default="euclidean"
+        The distance of the Gaussian kernel.
+    basis : {"kernel", "normalized-laplacian"}, default="kernel"
+        The matrix, as above.
+    key : str or None, default=None
+        The memo key of ``X`` (its :func:`~sskernels.hashing.fingerprint`); None computes it.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        The eigenvalues, ascending (read-only: memoized).
+    """
     ck = ("empirical-spectrum", fingerprint(X) if key is None else key, metric, b, basis)
     hit = cache_get(ck)
     if hit is None:
@@ -264,15 +346,33 @@ class RBFEigenbasis:
 
 
 def weighted_factors(Pa, Pb, mu):
-    """``(Pa diag(mu), Pb)`` restricted to the columns with ``mu != 0`` (all of them when none
-    is 0): the factors of ``Pa diag(mu) Pb^T`` that every kernel entry of an
-    :class:`EmbeddingKernel` is computed from.  The terms dropped are exact zeros, but the
-    BLAS sums the rest in another grouping than over every column: entries can differ from
-    the full product in the last bits, so every product of such a kernel goes through here
-    (``kernel``, and the oracle's labeled columns,
-    :func:`sskernels.learners.kernel_machines._labeled_columns`).  alignf's and local
+    """``(Pa diag(mu), Pb)`` restricted to the columns with ``mu != 0``.
+
+    All columns are kept when no ``mu`` is 0.  These are the factors of
+    ``Pa diag(mu) Pb^T`` that every kernel entry of an :class:`EmbeddingKernel` is computed
+    from.  The terms dropped are exact zeros, but the BLAS sums the rest in another grouping
+    than over every column: entries can differ from the full product in the last bits, so
+    every product of such a kernel goes through here (``kernel``, and the oracle's labeled
+    columns, :func:`sskernels.learners.kernel_machines._labeled_columns`).  alignf's and local
     Rademacher's weights are sparse (e.g. a few dozen of the ~850 base vectors of Table 3's
-    seven widths): the product costs that fraction."""
+    seven widths): the product costs that fraction.
+
+    Parameters
+    ----------
+    Pa : ndarray of shape (n_a, k)
+        The embedding of the first point set.
+    Pb : ndarray of shape (n_b, k)
+        The embedding of the second point set.
+    mu : array-like of shape (k,)
+        The weights.
+
+    Returns
+    -------
+    Pa_mu : ndarray of shape (n_a, k_nz)
+        The columns of ``Pa`` with ``mu != 0``, times their ``mu``.
+    Pb : ndarray of shape (n_b, k_nz)
+        The same columns of ``Pb`` (``Pb`` itself when no ``mu`` is 0).
+    """
     mu = np.asarray(mu)
     nz = np.flatnonzero(mu)
     if nz.size == mu.size:
@@ -308,16 +408,29 @@ class EmbeddingKernel:
         return self.embedding(), self.mu_
 
     def labeled_columns(self, labeled):
-        """``(K[:, labeled], diag(K))`` of ``kernel_`` without the n x n kernel, when it is
-        not computed yet (else None: the caller takes its columns): only the product with
-        the labeled rows, ``(P mu) P_L^T``, and the diagonal by blocks of rows,
+        """``(K[:, labeled], diag(K))`` of ``kernel_`` without the n x n kernel.
+
+        Only when the kernel is not computed yet (else None: the caller takes its columns): only
+        the product with the labeled rows, ``(P mu) P_L^T``, and the diagonal by blocks of rows,
         ``diag((P_B mu) P_B^T)`` -- the same dot products as the full product's entries,
         O(n l k) instead of O(n^2 k).  That they are bitwise the same entries is what the BLAS
         does (an entry is accumulated over the inner dimension in an order that does not
         depend on which other rows and columns are multiplied; OpenBLAS here), not a law:
         ``tests/test_kernel_svm.py`` checks it on the designs, and the oracle refits its
         chosen candidate the ordinary way and redoes the grid the generic way should the two
-        disagree."""
+        disagree.
+
+        Parameters
+        ----------
+        labeled : array-like of int of shape (l,)
+            Positions of the columns (the labeled points).
+
+        Returns
+        -------
+        tuple of ndarray or None
+            ``(K[:, labeled], diag(K))``, of shapes (n, l) and (n,); None when ``kernel_`` is
+            already computed or a subclass computes its kernel otherwise.
+        """
         if not self._own_kernel() or self.__dict__.get("_kernel_memo") is not None:
             return None
         P = self.embedding()
@@ -342,7 +455,37 @@ class EmbeddingKernel:
 
     def kernel(self, A=None, B=None):
         """``K(a, b) = phi(a) diag(mu) phi(b)^T`` (PSD); None means the training points.
-        Only the base vectors with ``mu != 0`` enter the product (:func:`weighted_factors`)."""
+
+        Only the base vectors with ``mu != 0`` enter the product (:func:`weighted_factors`).
+
+        Parameters
+        ----------
+        A : array-like of shape (n_a, n_features), default=None
+            Points; None: the training points.
+        B : array-like of shape (n_b, n_features), default=None
+            Points; None: the training points.
+
+        Returns
+        -------
+        ndarray of shape (n_a, n_b)
+            The kernel between the two point sets.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from sklearn.datasets import load_wine
+        >>> from sklearn.preprocessing import StandardScaler
+        >>> from sskernels.learners import LabelAwareKernel
+        >>> X, y = load_wine(return_X_y=True)
+        >>> X = StandardScaler().fit_transform(X)
+        >>> y_partial = np.full_like(y, -1)
+        >>> y_partial[::10] = y[::10]
+        >>> est = LabelAwareKernel().fit(X, y_partial)
+        >>> est.kernel(X[:2], X[:3]).shape
+        (2, 3)
+        >>> bool(np.allclose(est.kernel(), est.kernel_))
+        True
+        """
         Pa = self.embedding(A)
         Pb = Pa if B is A else self.embedding(B)
         Pm, Pb = weighted_factors(Pa, Pb, self.mu_)
@@ -581,7 +724,21 @@ class LabelAwareKernel(EmbeddingKernel, RBFEigenbasis, SemiSupervisedClassifier)
         return [s / msd if msd > 0 else s for s in scales], msd
 
     def precompute(self, X):
-        """The label-independent part (eigenvectors per width), memoized."""
+        """The label-independent part (eigenvectors per width), memoized.
+
+        The parameters are validated first; with ``weighting="local-rademacher"`` the empirical
+        spectra (:func:`empirical_spectrum`) are computed too.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training points.
+
+        Returns
+        -------
+        list of ndarray
+            The unsupervised eigenvectors (n_samples, k) of each width.
+        """
         self._validate_params()
         X = check_array(X, accept_sparse=self.accept_sparse, dtype=np.float64)
         key = fingerprint(X)
@@ -780,8 +937,38 @@ class LabelAwareKernel(EmbeddingKernel, RBFEigenbasis, SemiSupervisedClassifier)
 
     # -- induction ------------------------------------------------------------------
     def embedding(self, X=None):
-        """Centered base vectors at the training points (None) or at new points: ``u(z)`` from
-        ``k(z, X_L)`` (Alg. 1 step 2 at z), ``v(z)`` by the Nystrom formula (eq. (4))."""
+        """Centered base vectors at the training points (None) or at new points.
+
+        At new points ``z``: ``u(z)`` from ``k(z, X_L)`` (Alg. 1 step 2 at z), ``v(z)`` by the
+        Nystrom formula (eq. (4)).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features), default=None
+            New points; None: the training points.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_base) or (n_queries, n_base)
+            ``basis_``, or the base vectors at the new points minus ``center_``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from sklearn.datasets import load_wine
+        >>> from sklearn.preprocessing import StandardScaler
+        >>> from sskernels.learners import LabelAwareKernel
+        >>> X, y = load_wine(return_X_y=True)
+        >>> X = StandardScaler().fit_transform(X)
+        >>> y_partial = np.full_like(y, -1)
+        >>> y_partial[::10] = y[::10]
+        >>> est = LabelAwareKernel().fit(X, y_partial)
+        >>> est.embedding().shape, est.embedding(X[:2]).shape
+        ((178, 21), (2, 21))
+        >>> # exact at the training points
+        >>> bool(np.allclose(est.embedding(X[:5]), est.embedding()[:5]))
+        True
+        """
         check_is_fitted(self, "mu_")
         if X is None:
             return self.basis_

@@ -38,7 +38,7 @@ Choices the paper leaves open, made here:
   classification grid of Sec. 4.1 extended by 20, 50, 100: on the WiFi data with
   ``b0 = 1 / mean squared distance`` the best widths of the harmonic function lie there).
 
-Why it stays whole: one module, ~400 lines: the regression kernel and the SVR on it are the two
+Why it stays whole: one module, ~510 lines: the regression kernel and the SVR on it are the two
 halves of Wang et al.'s WiFi method (the SVR fits on the kernel's labeled block), with the
 label-aware vectors of continuous targets they share.
 """
@@ -72,17 +72,50 @@ EPSILON = 0.05
 
 
 def regression_label_aware_vectors(D2, Y_L, b):
-    """Alg. 1 step 2 for regression: ``D^{-1} K Y_c`` with ``K = exp(-b D2)`` (D2: squared
-    distances to the labeled points, (s, l)), ``D = diag(K 1)``, ``Y_c = Y_L - mean(Y_L)``
-    ((l, k) targets centered by their labeled mean).  Returns (s, k)."""
+    """Alg. 1 step 2 for regression: ``D^{-1} K Y_c`` with ``K = exp(-b D2)``.
+
+    ``D2`` holds the squared distances to the labeled points, (s, l), ``D = diag(K 1)``,
+    ``Y_c = Y_L - mean(Y_L)`` ((l, k) targets centered by their labeled mean).  Returns
+    (s, k).
+
+    Parameters
+    ----------
+    D2 : array-like of shape (s, l)
+        Squared distances of the points to the labeled points.
+    Y_L : array-like of shape (l,) or (l, k)
+        The labeled targets.
+    b : float
+        The Gaussian's ``b``.
+
+    Returns
+    -------
+    ndarray of shape (s, k)
+        The label-aware vectors (as columns) at the s points (k = 1 for 1-d targets).
+    """
     Y_L = np.asarray(Y_L, dtype=float).reshape(len(Y_L), -1)
     return label_aware_vectors(D2, Y_L - Y_L.mean(axis=0), b)
 
 
 def regression_alignment_terms(U_L, Y_c):
-    """``(G, a)`` of alignf for rank-one base kernels ``u_t u_t^T`` (centered labeled parts
-    ``U_L``, (l, m)) and the regression ideal kernel ``T = Y_c Y_c^T``:
-    ``G_st = (u_s^T u_t)^2``, ``a_t = u_t^T T u_t = ||Y_c^T u_t||^2``."""
+    """``(G, a)`` of alignf for rank-one base kernels and the regression ideal kernel.
+
+    The base kernels are ``u_t u_t^T`` (centered labeled parts ``U_L``, (l, m)), the ideal
+    kernel ``T = Y_c Y_c^T``: ``G_st = (u_s^T u_t)^2``, ``a_t = u_t^T T u_t = ||Y_c^T u_t||^2``.
+
+    Parameters
+    ----------
+    U_L : ndarray of shape (l, m)
+        The base vectors' labeled rows (as columns).
+    Y_c : array-like of shape (l, k)
+        The centered labeled targets.
+
+    Returns
+    -------
+    G : ndarray of shape (m, m)
+        ``G_st = (u_s^T u_t)^2``.
+    a : ndarray of shape (m,)
+        ``a_t = ||Y_c^T u_t||^2``.
+    """
     gram = U_L.T @ U_L
     return gram * gram, np.sum((np.asarray(Y_c).T @ U_L) ** 2, axis=0)
 
@@ -128,12 +161,45 @@ class LabelAwareRegressionKernel(EmbeddingKernel, RBFEigenbasis, SemiSupervisedR
         return (self.b_scale / msd if msd > 0 else float(self.b_scale)), msd
 
     def precompute(self, X):
-        """The label-independent part (the eigenvectors at this width), memoized."""
+        """The label-independent part (the eigenvectors at this width), memoized.
+
+        The parameters are validated first.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training points.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, k)
+            The unsupervised eigenvectors at this width.
+        """
         self._validate_params()
         X = check_array(X, dtype=np.float64)
         return self._eigenvectors(X, self._width(X)[0], fingerprint(X))[1]
 
     def fit(self, X, y):
+        """Learn the kernel from the labeled targets: base vectors of ``X``, weighed by alignf.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training points, labeled and unlabeled.
+        y : array-like of shape (n_samples,) or (n_samples, n_targets)
+            Targets, NaN (a row of NaN) for the unlabeled points.
+
+        Returns
+        -------
+        self : object
+            The fitted kernel learner (``mu_``, ``basis_``, ``kernel_``, ...).
+
+        Raises
+        ------
+        ValueError
+            For fewer than two labeled points, a partly NaN row, or ``y`` that is not (n,) or
+            (n, k) (:class:`~sskernels.errors.ParameterError`, a ``ValueError``).
+        """
         X, labeled, Y_L = self._fit_start(X, y)
         self.b_, msd = self._width(X)
         if not msd > 0:
@@ -171,7 +237,19 @@ class LabelAwareRegressionKernel(EmbeddingKernel, RBFEigenbasis, SemiSupervisedR
         return self
 
     def embedding(self, X=None):
-        """Centered base vectors at the training points (None) or at new points."""
+        """Centered base vectors at the training points (None) or at new points.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features), default=None
+            New points; None: the training points.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, m) or (n_queries, m)
+            ``basis_``, or the base vectors at the new points, centered by ``center_`` and
+            divided by ``scale_``.
+        """
         check_is_fitted(self, "mu_")
         if X is None:
             return self.basis_
@@ -181,6 +259,18 @@ class LabelAwareRegressionKernel(EmbeddingKernel, RBFEigenbasis, SemiSupervisedR
         return (np.hstack([U, self.extension_.extend(X)]) - self.center_) / self.scale_
 
     def predict(self, X):  # pragma: no cover - not a regressor on its own
+        """Not offered: this class learns a kernel (:class:`LabelAwareSVR` is the regressor).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features)
+            New points (not used).
+
+        Raises
+        ------
+        NotImplementedError
+            Always.
+        """
         raise NotImplementedError("LabelAwareRegressionKernel learns a kernel; use LabelAwareSVR")
 
 
@@ -309,7 +399,20 @@ class LabelAwareSVR(SemiSupervisedRegressor):
         return LabelAwareRegressionKernel(**{k: getattr(self, k) for k in self._kernel_params})
 
     def precompute(self, X):
-        """The kernel's label-independent part (its eigenvectors at this width), memoized."""
+        """The kernel's label-independent part (its eigenvectors at this width), memoized.
+
+        The parameters are validated first.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training points.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, k)
+            The unsupervised eigenvectors (:meth:`LabelAwareRegressionKernel.precompute`).
+        """
         self._validate_params()
         return self.kernel_learner().precompute(X)
 

@@ -369,7 +369,22 @@ class SimpleMKL(SemiSupervisedClassifier):
         return self.classes_[self._labels(self.model_, self._decision(self._check_X(X)))]
 
     def kernel(self, A=None, B=None):
-        """The learned kernel ``sum_m d_m K_m(A, B) / tr_m``; ``None`` = the rows of the fit's X."""
+        """The learned kernel ``sum_m d_m K_m(A, B) / tr_m``; ``None`` = the rows of the fit's X.
+
+        Only the base kernels with a positive weight are computed.
+
+        Parameters
+        ----------
+        A : array-like of shape (n_a, n_features), default=None
+            Points; None: the rows of the fit's X.
+        B : array-like of shape (n_b, n_features), default=None
+            Points; None: ``A``.
+
+        Returns
+        -------
+        ndarray of shape (n_a, n_b)
+            The weighted sum of the base kernels between the two point sets.
+        """
         check_is_fitted(self, "model_")
         A = self.X_fit_ if A is None else self._check_X(A)
         B = A if B is None else self._check_X(B)

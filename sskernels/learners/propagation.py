@@ -45,7 +45,7 @@ and the rule keeps it.  Consistency's condition number is at most
 switch there.  On the graphs compared, CG's solutions agree with the LU's far within the
 1e-6 above, with the same transductions.
 
-Why it stays whole: one module, ~720 lines, three fifths of them docstrings: the two classifiers
+Why it stays whole: one module, ~770 lines, three fifths of them docstrings: the two classifiers
 share the solvers above (LU, CG, the AMG switch, the polish) and the regressor their harmonic
 solution.
 """
@@ -507,9 +507,34 @@ class Consistency(GraphClassifier):
 # ------------------------------------------------------------------------------- regression
 
 def gaussian_transition(D2, b):
-    """``P = D^{-1} W`` with ``W = exp(-b D2)``, ``W_ii = 0`` (D2 square): the row-stochastic
-    matrix of the fully connected Gaussian graph, by a row softmax (the same numbers wherever
-    ``W 1 > 0`` in floating point; the nearest neighbours where it underflows)."""
+    """``P = D^{-1} W`` with ``W = exp(-b D2)``, ``W_ii = 0`` (D2 square).
+
+    The row-stochastic matrix of the fully connected Gaussian graph, by a row softmax (the
+    same numbers wherever ``W 1 > 0`` in floating point; the nearest neighbours where it
+    underflows).
+
+    Parameters
+    ----------
+    D2 : array-like of shape (n, n)
+        Squared distances between the points.
+    b : float
+        The Gaussian's ``b``.
+
+    Returns
+    -------
+    P : ndarray of shape (n, n)
+        The transition matrix: zero diagonal, rows summing to 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sskernels.learners.propagation import gaussian_transition
+    >>> D2 = np.array([[0.0, 1.0, 4.0], [1.0, 0.0, 1.0], [4.0, 1.0, 0.0]])
+    >>> gaussian_transition(D2, b=1.0).round(3)
+    array([[0.   , 0.953, 0.047],
+           [0.5  , 0.   , 0.5  ],
+           [0.047, 0.953, 0.   ]])
+    """
     E = -b * np.asarray(D2, dtype=float)
     np.fill_diagonal(E, -np.inf)
     E -= E.max(axis=1, keepdims=True)
@@ -518,10 +543,41 @@ def gaussian_transition(D2, b):
 
 
 def dense_harmonic(P, labeled, F_L):
-    """The harmonic solution (Zhu et al. 2003, eq. (5)) on a dense graph: ``f_U = (I -
-    P_UU)^{-1} P_UL f_L`` with ``P = D^{-1} W`` — eq. (5) with each row of ``L = D - W``
-    divided by its degree, which does not change the solution.  ``F_L`` (l, k) continuous
-    targets or class indicators; returns (n, k) with ``F[labeled] = F_L``."""
+    """The harmonic solution (Zhu et al. 2003, eq. (5)) on a dense graph.
+
+    ``f_U = (I - P_UU)^{-1} P_UL f_L`` with ``P = D^{-1} W`` -- eq. (5) with each row of
+    ``L = D - W`` divided by its degree, which does not change the solution.  ``F_L`` (l, k)
+    continuous targets or class indicators; returns (n, k) with ``F[labeled] = F_L``.
+
+    Parameters
+    ----------
+    P : ndarray of shape (n, n)
+        The transition matrix (:func:`gaussian_transition`).
+    labeled : array-like of int of shape (l,)
+        Positions of the labeled points.
+    F_L : ndarray of shape (l, k)
+        Their targets or class indicators.
+
+    Returns
+    -------
+    F : ndarray of shape (n, k)
+        The harmonic function at every point.
+
+    Raises
+    ------
+    numpy.linalg.LinAlgError
+        When ``I - P_UU`` is singular (unlabeled points that reach no labeled point).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sskernels.learners.propagation import dense_harmonic, gaussian_transition
+    >>> D2 = np.array([[0.0, 1.0, 4.0], [1.0, 0.0, 1.0], [4.0, 1.0, 0.0]])
+    >>> dense_harmonic(gaussian_transition(D2, b=1.0), [0, 2], np.array([[0.0], [1.0]]))
+    array([[0. ],
+           [0.5],
+           [1. ]])
+    """
     n = P.shape[0]
     unl = np.setdiff1d(np.arange(n), labeled)
     F = np.zeros((n, F_L.shape[1]))

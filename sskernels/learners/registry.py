@@ -6,7 +6,7 @@ user's estimator (:func:`user_method`): any scikit-learn-compatible classifier t
 name registered in the entry-point group ``sskernels.methods`` (:data:`ENTRY_POINT_GROUP`)
 of an installed distribution.
 
-One module, ~490 lines, a third of them docstrings: the table of methods, the name lookup
+One module, ~580 lines, two fifths of them docstrings: the table of methods, the name lookup
 and :func:`make_method`, which maps a spec's parameters onto the table's estimators, stay
 together, so that a method is named and built in one place.
 """
@@ -260,11 +260,41 @@ ENTRY_POINT_GROUP = "sskernels.methods"
 
 
 def get_method(name):
-    """The :class:`MethodInfo` of a registered method, an alias, a user's import path
-    ``"module:Class"`` or an entry point's name (:func:`user_method`).
+    """The :class:`MethodInfo` of a registered method, an alias, or a user's estimator.
+
+    A user's estimator is named by its import path ``"module:Class"`` or an entry point's
+    name (:func:`user_method`).
 
     An unknown name raises :class:`~sskernels.errors.UnknownNameError` with the closest
     known names ("did you mean ...?") and the list of methods.
+
+    Parameters
+    ----------
+    name : str
+        A registered name, an alias, ``"package.module:Class"`` or an entry point's name.
+
+    Returns
+    -------
+    MethodInfo
+        The method's entry.
+
+    Raises
+    ------
+    UnknownNameError
+        For an unknown name.
+    ValueError
+        For a user's estimator that cannot be imported or has no ``fit``
+        (:class:`~sskernels.errors.ParameterError`, a ``ValueError``).
+
+    Examples
+    --------
+    >>> from sskernels.learners.registry import get_method
+    >>> get_method("tsk").description, get_method("spectral-graph-kernel").name
+    ('transductive spectral kernel', 'osk')
+    >>> get_method("tks")
+    Traceback (most recent call last):
+    ...
+    sskernels.errors.UnknownNameError: unknown method 'tks'; did you mean 'tsk'? known methods: ...
     """
     info = METHODS.get(ALIASES.get(name, name))
     if info is not None:
@@ -291,12 +321,40 @@ def entry_point_methods():
 
 
 def user_method(name):
-    """The :class:`MethodInfo` of a user's estimator: ``name`` is an import path
-    ``"package.module:Class"`` or an entry point's name (:func:`entry_point_methods`).
+    """The :class:`MethodInfo` of a user's estimator.
+
+    ``name`` is an import path ``"package.module:Class"`` or an entry point's name
+    (:func:`entry_point_methods`).
 
     The class is imported now: one that cannot be imported, or that has no ``fit``, raises
     :class:`~sskernels.errors.ParameterError` naming it.  Its parameters are passed as
     given (no graph, no default selection); it is inductive when it has ``predict``.
+
+    Parameters
+    ----------
+    name : str
+        ``"package.module:Class"`` or the name of an entry point of group
+        :data:`ENTRY_POINT_GROUP`.
+
+    Returns
+    -------
+    MethodInfo
+        The entry of the user's estimator (``user=True``, ``uses_graph=False``).
+
+    Raises
+    ------
+    ValueError
+        For a path without ``module:Class`` form, a class that cannot be imported, or one
+        without ``fit`` (:class:`~sskernels.errors.ParameterError`, a ``ValueError``).
+    KeyError
+        For a name without ``":"`` that is no entry point's name.
+
+    Examples
+    --------
+    >>> from sskernels.learners.registry import user_method
+    >>> info = user_method("sklearn.semi_supervised:LabelSpreading")
+    >>> info.user, info.inductive, info.uses_graph
+    (True, True, False)
     """
     path = name if ":" in name else entry_point_methods()[name]
     module, _, attr = path.partition(":")
@@ -457,6 +515,42 @@ def kernel_learner_from_spec(name, kernel_params, graph_given, who):
     graph (else only those its constructor takes).  Unknown kernel parameters
     and methods without a learned kernel are refused with a ValueError (``who``
     names the method asking, for the message).
+
+    Parameters
+    ----------
+    name : str
+        The kernel learner's method name (:func:`get_method`).
+    kernel_params : dict or None
+        The spec's ``kernel_params`` (None: none).
+    graph_given : dict
+        The graph keys of the spec (:data:`GRAPH_KEYS`: ``n_neighbors``, ``weights``, ...).
+    who : str
+        The method asking (e.g. ``"kernel-svm"``).
+
+    Returns
+    -------
+    estimator
+        The unfitted kernel learner, or a
+        :class:`~sskernels.learners.selection.SelectOnLabeled` wrapper of it when a
+        parameter is selected.
+
+    Raises
+    ------
+    UnknownNameError
+        For an unknown method name.
+    ValueError
+        For a kernel parameter the learner does not take, or a method without a learned
+        kernel (:class:`~sskernels.errors.ParameterError`, a ``ValueError``).
+
+    Examples
+    --------
+    >>> from sskernels.learners.registry import kernel_learner_from_spec
+    >>> kernel_learner_from_spec("tsk", {"beta": 10}, {"n_neighbors": 8}, "kernel-svm")
+    TransductiveSpectralKernel(beta=10, graph=KNNGraph(n_neighbors=8))
+    >>> kernel_learner_from_spec("harmonic", None, {}, "kernel-svm")
+    Traceback (most recent call last):
+    ...
+    sskernels.errors.ParameterError: kernel-svm: harmonic does not learn a kernel
     """
     kernel_params = dict(kernel_params or {})
     info = get_method(name)

@@ -30,9 +30,9 @@ no other candidate is left.  A ``fallback`` note says when it happened and
 ``passed_over_`` lists the candidates passed over.  Our rule: the papers' selection
 protocols are silent on it.
 
-Why it stays whole: one module, ~760 lines (under half docstrings), because the classifier and
-regressor
-wrappers share the fold rules, the candidates' order and the tie rule, which must stay one.
+Why it stays whole: one module, ~1070 lines (three fifths docstrings), because the classifier
+and regressor wrappers share the fold rules, the candidates' order and the tie rule, which must
+stay one.
 
 **Speed.**  An estimator may offer ``_fold_predictor(X, labeled, y_enc, keys)``
 returning ``predict(params, train, test)`` (or None when it cannot handle the
@@ -68,6 +68,28 @@ def labeled_folds(y_enc, n_folds=5, random_state=0):
 
     Stratified when every class has at least ``n_folds`` labeled points, plain
     shuffled K-fold otherwise; ``n_folds`` is capped at the number of points.
+
+    Parameters
+    ----------
+    y_enc : ndarray of int of shape (l,)
+        The labeled points' classes, encoded as ``0..c-1``.
+    n_folds : int, default=5
+        The number of folds (at least 2, at most l).
+    random_state : int, RandomState instance or None, default=0
+        Seed of the shuffle.
+
+    Returns
+    -------
+    list of ndarray of int
+        The validation positions of each fold (together: every position once).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sskernels.learners.selection import labeled_folds
+    >>> folds = labeled_folds(np.array([0, 0, 0, 1, 1, 1]), n_folds=3)
+    >>> [sorted(f.tolist()) for f in folds]       # one point of each class per fold
+    [[2, 4], [1, 5], [0, 3]]
     """
     n = len(y_enc)
     n_folds = max(2, min(n_folds, n))
@@ -80,7 +102,30 @@ def labeled_folds(y_enc, n_folds=5, random_state=0):
 
 
 def candidates(param_grid):
-    """The grid's candidates as dicts, first parameter slowest, lists in their order."""
+    """The grid's candidates as dicts, first parameter slowest, lists in their order.
+
+    Parameters
+    ----------
+    param_grid : dict
+        Mapping parameter -> sequence of values.
+
+    Returns
+    -------
+    list of dict
+        Every combination of the values.
+
+    Raises
+    ------
+    ValueError
+        When a parameter's sequence is empty (:class:`~sskernels.errors.ParameterError`, a
+        ``ValueError``).
+
+    Examples
+    --------
+    >>> from sskernels.learners.selection import candidates
+    >>> candidates({"a": [1, 2], "b": ["x", "y"]})
+    [{'a': 1, 'b': 'x'}, {'a': 1, 'b': 'y'}, {'a': 2, 'b': 'x'}, {'a': 2, 'b': 'y'}]
+    """
     keys = list(param_grid)
     values = [list(param_grid[k]) for k in keys]
     for k, v in zip(keys, values):
@@ -97,6 +142,50 @@ def score_candidates(cands, predict_fold, y_enc, n_folds=5, random_state=0,
     for the labeled points at ``test_pos``.  The best is :func:`best_candidate`'s: the
     highest score among the candidates that are not constant predictors (see there),
     ties to the first.  ``constant``, a list, receives each candidate's flag.
+
+    Parameters
+    ----------
+    cands : list of dict
+        The candidates (:func:`candidates`).
+    predict_fold : callable
+        ``predict_fold(candidate, train_pos, test_pos) -> ndarray``, as above.
+    y_enc : ndarray of int of shape (l,)
+        The labeled points' classes, encoded as ``0..c-1``.
+    n_folds : int, default=5
+        The number of folds (:func:`labeled_folds`).
+    random_state : int, RandomState instance or None, default=0
+        Seed of the folds.
+    protocol : {"kfold", "one-fold-labeled"}, default="kfold"
+        ``"kfold"`` fits on all folds but one and validates on it; ``"one-fold-labeled"``
+        fits on one fold and validates on the others.
+    constant : list or None, default=None
+        A list whose contents are replaced by each candidate's constant-predictor flag.
+
+    Returns
+    -------
+    best_index : int
+        The position of the selected candidate in ``cands``.
+    scores : ndarray of shape (len(cands),)
+        The accuracy of each candidate, pooled over all validation points.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``protocol`` (:class:`~sskernels.errors.ParameterError`, a
+        ``ValueError``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sskernels.learners.selection import score_candidates
+    >>> y_enc = np.array([0, 0, 0, 1, 1, 1])
+    >>> def predict_fold(cand, train, test):     # candidate 0 always says class 0
+    ...     return y_enc[test] if cand["c"] else np.zeros(test.size, dtype=int)
+    >>> flags = []
+    >>> score_candidates([{"c": 0}, {"c": 1}], predict_fold, y_enc, n_folds=3, constant=flags)
+    (1, array([0.5, 1. ]))
+    >>> flags
+    [True, False]
     """
     if protocol not in PROTOCOLS:
         raise ParameterError(f"protocol must be one of {PROTOCOLS}, got {protocol!r}")
@@ -128,15 +217,37 @@ def score_candidates(cands, predict_fold, y_enc, n_folds=5, random_state=0,
 
 
 def best_candidate(scores, constant, skip=()):
-    """The selected candidate: the best score, ties to the first, among the candidates that
-    are neither constant predictors nor in ``skip``; among all when every one is.
+    """The selected candidate: the best score, ties to the first, among the usable candidates.
+
+    The usable candidates are neither constant predictors nor in ``skip``; among all when
+    every one is.
 
     A candidate is a *constant predictor* when, in every fold whose validation points hold
     two classes or more, it gives all of them one class (a zero kernel, a collapsed
     solution): it learned nothing from the labels, whatever accuracy the class proportions
     give it (on yeast, 10 classes, the largest class alone is right for 31 % of the points
-    and can outscore every learning candidate).  Our rule, the papers' protocols being silent on it: such a candidate is
-    chosen only when no other is left.
+    and can outscore every learning candidate).  Our rule, the papers' protocols being
+    silent on it: such a candidate is chosen only when no other is left.
+
+    Parameters
+    ----------
+    scores : array-like of shape (n_candidates,)
+        The candidates' scores (higher is better).
+    constant : sequence of bool of shape (n_candidates,)
+        Whether each candidate is a constant predictor.
+    skip : collection of int, default=()
+        Positions of candidates not to choose while another is left.
+
+    Returns
+    -------
+    int
+        The position of the selected candidate.
+
+    Examples
+    --------
+    >>> from sskernels.learners.selection import best_candidate
+    >>> best_candidate([0.8, 0.9, 0.9], [False, True, False])
+    2
     """
     scores = np.asarray(scores, dtype=float)
     order = sorted(range(scores.size), key=lambda i: (-scores[i], i))
@@ -152,6 +263,31 @@ def ordered_grid(estimator, grid):
     on a log scale, then the larger) or ``"given"``; its key order is the
     parameters' priority.  Parameters it does not name keep the user's order
     and come last.
+
+    Parameters
+    ----------
+    estimator : estimator or class
+        The estimator (its ``_selection``; none: every parameter keeps the user's order).
+    grid : dict
+        Mapping parameter -> sequence of values.
+
+    Returns
+    -------
+    dict
+        The grid with its parameters in priority order and their values in preference
+        order (as lists).
+
+    Raises
+    ------
+    ValueError
+        For an unknown preference in ``_selection``.
+
+    Examples
+    --------
+    >>> from sskernels.learners import TransductiveSpectralKernel
+    >>> from sskernels.learners.selection import ordered_grid
+    >>> ordered_grid(TransductiveSpectralKernel(), {"beta": [1.0, 10.0, 0.1]})   # largest first
+    {'beta': [10.0, 1.0, 0.1]}
     """
     sel = getattr(estimator, "_selection", {})
     out = {}
@@ -182,7 +318,29 @@ def default_grid(estimator, params=None):
     fixed ``kernel_width`` rule switches off the width-factor grid), and a fourth,
     ``{parameter: value}`` that must hold (in ``params``, else the estimator's own
     value or its class default) for the selection to run (e.g. a weighting's own
-    parameters, selected only with that weighting).
+    parameters, selected only with that weighting).  A parameter set in ``params`` is not
+    selected either.
+
+    Parameters
+    ----------
+    estimator : estimator or class
+        The estimator, or its class.
+    params : dict or None, default=None
+        The parameters the user set (None: none).
+
+    Returns
+    -------
+    dict
+        Mapping parameter -> list of values, in preference order.
+
+    Examples
+    --------
+    >>> from sskernels.learners import KernelSVM
+    >>> from sskernels.learners.selection import default_grid
+    >>> default_grid(KernelSVM)
+    {'C': [0.01, 0.1, 1.0, 10.0, 100.0, 1000.0]}
+    >>> default_grid(KernelSVM, {"C": 10.0})
+    {}
     """
     params = params or {}
     grid = {}
@@ -203,7 +361,31 @@ def default_grid(estimator, params=None):
 def generic_fold_predictor(estimator, X, y, labeled, y_enc, classes, report=None):
     """The generic fold rule: clone, set the candidate, fit with the fold hidden.
 
-    The fold fits' fallbacks and degenerate cases go into ``report`` (prefix ``cv:``).
+    The fold fits' fallbacks and degenerate cases go into ``report`` (prefix ``cv:``).  A
+    training fold that holds one class predicts that class without a fit.
+
+    Parameters
+    ----------
+    estimator : estimator
+        The unfitted estimator (it is cloned for each fit).
+    X : array-like of shape (n_samples, n_features)
+        The training points.
+    y : array-like of shape (n_samples,)
+        The partial labels, ``-1`` for the unlabeled points.
+    labeled : ndarray of int of shape (l,)
+        Positions of the labeled points.
+    y_enc : ndarray of int of shape (l,)
+        Their classes, encoded as positions in ``classes``.
+    classes : ndarray of shape (n_classes,)
+        The classes, sorted.
+    report : FitReport or None, default=None
+        Where the fold fits' reports are merged (None: nowhere).
+
+    Returns
+    -------
+    callable
+        ``predict(params, train, test)``: the encoded predictions for the labeled points at
+        positions ``test`` (into ``labeled``), fitted with the labels at ``train`` only.
     """
 
     def predict(params, train, test):
@@ -473,7 +655,35 @@ class SelectOnLabeled(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         return getattr(self.best_estimator_, "unreached_", np.empty(0, dtype=int))
 
     def kernel(self, A=None, B=None):
-        """The best estimator's learned kernel between point sets (where it learns one)."""
+        """The best estimator's learned kernel between point sets (where it learns one).
+
+        Parameters
+        ----------
+        A : array-like of shape (n_a, n_features), default=None
+            Points; None: as the best estimator's ``kernel`` takes it (the training points).
+        B : array-like of shape (n_b, n_features), default=None
+            Points; None: as the best estimator's ``kernel`` takes it.
+
+        Returns
+        -------
+        ndarray of shape (n_a, n_b)
+            ``best_estimator_.kernel(A, B)``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from sklearn.datasets import load_wine
+        >>> from sklearn.preprocessing import StandardScaler
+        >>> from sskernels.learners import SelectOnLabeled, TransductiveSpectralKernel
+        >>> X, y = load_wine(return_X_y=True)
+        >>> X = StandardScaler().fit_transform(X)
+        >>> y_partial = np.full_like(y, -1)
+        >>> y_partial[::10] = y[::10]
+        >>> sel = SelectOnLabeled(TransductiveSpectralKernel(), {"beta": [1.0, 10.0]})
+        >>> sel = sel.fit(X, y_partial)
+        >>> sel.kernel(X[:2], X[:3]).shape
+        (2, 3)
+        """
         check_is_fitted(self, "best_estimator_")
         return self.best_estimator_.kernel(A, B)
 
@@ -539,6 +749,17 @@ class SelectOnLabeled(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
         An estimator lists such parameters in ``_precompute_params`` (e.g. a kernel
         width: each width has its own basis); the others share one precomputation.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training points.
+
+        Returns
+        -------
+        object or None
+            What the estimator's ``precompute(X)`` returns (for the last candidate when several
+            are precomputed), or None for an estimator without ``precompute``.
         """
         pre = getattr(self.estimator, "precompute", None)
         if pre is None:
@@ -571,14 +792,56 @@ def _collapsed(est, labeled):
 # ------------------------------------------------------------------------------- regression
 
 def regression_folds(n, n_folds=5, random_state=0):
-    """Shuffled K-fold over ``n`` labeled points (positions), ``n_folds`` capped at n."""
+    """Shuffled K-fold over ``n`` labeled points (positions), ``n_folds`` capped at n.
+
+    Parameters
+    ----------
+    n : int
+        The number of labeled points.
+    n_folds : int, default=5
+        The number of folds (at least 2, at most n).
+    random_state : int, RandomState instance or None, default=0
+        Seed of the shuffle.
+
+    Returns
+    -------
+    list of ndarray of int
+        The validation positions of each fold.
+
+    Examples
+    --------
+    >>> from sskernels.learners.selection import regression_folds
+    >>> [f.size for f in regression_folds(5, n_folds=2)]
+    [3, 2]
+    """
     cv = KFold(max(2, min(n_folds, n)), shuffle=True, random_state=random_state)
     return [test for _, test in cv.split(np.zeros(n))]
 
 
 def generic_regression_fold_predictor(estimator, X, labeled, Y_L):
-    """The generic fold rule for regressors: clone, set the candidate, fit with the targets of
-    the fold hidden (NaN), read ``transduction_`` at the fold."""
+    """The generic fold rule for regressors: clone, set the candidate, fit with the fold hidden.
+
+    The targets of the fold are hidden (NaN); the predictions are ``transduction_`` at the
+    fold.
+
+    Parameters
+    ----------
+    estimator : estimator
+        The unfitted regressor (it is cloned for each fit).
+    X : array-like of shape (n_samples, n_features)
+        The training points.
+    labeled : ndarray of int of shape (l,)
+        Positions of the labeled points.
+    Y_L : ndarray of shape (l, k)
+        Their targets.
+
+    Returns
+    -------
+    callable
+        ``predict(params, train, test)``: the (len(test), k) predictions for the labeled
+        points at positions ``test`` (into ``labeled``), fitted with the targets at ``train``
+        only.
+    """
 
     def predict(params, train, test):
         est = clone(estimator).set_params(**params)
@@ -766,9 +1029,23 @@ class SelectOnLabeledRegressor(MetaEstimatorMixin, RegressorMixin, BaseEstimator
 
 
 def flatten(est):
-    """``(estimator, grid)``: ``est`` without its ``SelectOnLabeled`` wrappers and their grids
-    joined, nested grids first (their parameter names prefixed, scikit-learn style:
+    """``(estimator, grid)``: ``est`` without its ``SelectOnLabeled`` wrappers, their grids joined.
+
+    Nested grids come first (their parameter names prefixed, scikit-learn style:
     ``kernel_learner__b_scale``), then the outer wrapper's.  ``est`` is not modified.
+
+    Parameters
+    ----------
+    est : estimator
+        An estimator, possibly a :class:`SelectOnLabeled` wrapper, whose parameters may hold
+        wrapped estimators.
+
+    Returns
+    -------
+    estimator : estimator
+        A clone of the innermost estimator, its wrapped parameters unwrapped.
+    grid : dict
+        The joined grids (a wrapper without ``param_grid``: its estimator's default grid).
 
     Examples
     --------

@@ -63,7 +63,7 @@ Choices the paper leaves open: ``sigma2`` default 1.0 (the paper tunes it per
 data set, Table 1 / Sec. 6); ties of the argmax go to the first class; the
 reading of the eta block matrix above.
 
-One module, ~490 lines, half of them docstrings: the estimator and the pieces of the dual
+One module, ~640 lines, three fifths of them docstrings: the estimator and the pieces of the dual
 it is built from (leave-one-out coefficients, the structured dual, the memoized GP
 factors).
 """
@@ -104,13 +104,52 @@ def loo_coefficients(K):
     one Cholesky factorization: ``I - diag(1 / diag K^{-1}) K^{-1}``; the paper's
     ``B = (b_1, ..., b_N)`` is its transpose.  Raises ``ValueError`` when K is
     not symmetric positive definite.
+
+    Parameters
+    ----------
+    K : array-like of shape (N, N)
+        The kernel (covariance) matrix.
+
+    Returns
+    -------
+    Bt : ndarray of shape (N, N)
+        The coefficients, one row per point, zero diagonal.
+
+    Raises
+    ------
+    ValueError
+        When ``K`` has a NaN or infinite entry or is not positive definite
+        (:class:`~sskernels.errors.ParameterError`, a ``ValueError``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sskernels.learners.self_consistent import loo_coefficients
+    >>> loo_coefficients(np.array([[2.0, 1.0], [1.0, 2.0]])).round(6) + 0.0
+    array([[0. , 0.5],
+           [0.5, 0. ]])
     """
     P = _inverse(np.asarray(K, dtype=float))
     return np.eye(P.shape[0]) - P / np.diag(P)[:, None]
 
 
 def reweighted_coefficients(Bt, labeled, eta):
-    """Sec. 4.2's ``B'`` in row form: unlabeled predictors' columns times ``eta``, all / (1+eta)."""
+    """Sec. 4.2's ``B'`` in row form: unlabeled predictors' columns times ``eta``, all / (1+eta).
+
+    Parameters
+    ----------
+    Bt : ndarray of shape (N, N)
+        The row form of B (:func:`loo_coefficients`).
+    labeled : array-like of int of shape (l,)
+        Positions of the labeled points (their columns keep weight 1).
+    eta : float
+        The weight of the unlabeled predictors.
+
+    Returns
+    -------
+    ndarray of shape (N, N)
+        The re-weighted coefficients.
+    """
     w = np.full(Bt.shape[0], float(eta))
     w[labeled] = 1.0
     return Bt * w[None, :] / (1.0 + eta)
@@ -123,6 +162,25 @@ def dual_problem(K, Bt, labeled, c):
     ``c`` the +-1 labels of the points ``labeled``.  Variables ``(alpha, delta)``
     with ``delta = beta - gamma``, labeled first.  O(N^3): the reference for
     :func:`structured_dual`, and the route of the eta re-weighting.
+
+    Parameters
+    ----------
+    K : ndarray of shape (N, N)
+        The kernel matrix.
+    Bt : ndarray of shape (N, N)
+        The row form of B.
+    labeled : ndarray of int of shape (l,)
+        Positions of the labeled points.
+    c : ndarray of shape (l,)
+        Their labels, -1 or +1.
+
+    Returns
+    -------
+    G : ndarray of shape (N, N)
+        The dual's matrix (symmetrized), labeled variables first.
+    R : ndarray of shape (N, N)
+        ``(R_1, R_2)``: columns ``c_i b_i`` for the labeled points, then ``e_j - b_j`` for
+        the unlabeled ones.
     """
     n = K.shape[0]
     unl = np.setdiff1d(np.arange(n), labeled)
@@ -139,6 +197,24 @@ def structured_dual(K, Q, dP, labeled, unlabeled):
     ``G_LL = K_LL - 2 D_LL^{-1} + Q_LL``, ``G_LU = -Q_LU``, ``G_UU = Q_UU`` (module
     doc).  The labels enter only as ``diag(c, 1) G diag(c, 1)``: with
     ``alpha' = c alpha`` one matrix serves every class of one-against-all.
+
+    Parameters
+    ----------
+    K : ndarray of shape (N, N)
+        The kernel matrix.
+    Q : ndarray of shape (N, N)
+        ``D^{-1} K^{-1} D^{-1}`` (:class:`GPFactors`; not modified).
+    dP : ndarray of shape (N,)
+        ``diag(K^{-1})``.
+    labeled : ndarray of int of shape (l,)
+        Positions of the labeled points.
+    unlabeled : ndarray of int of shape (N - l,)
+        Positions of the unlabeled points.
+
+    Returns
+    -------
+    G : ndarray of shape (N, N)
+        The dual's matrix, labeled variables first.
     """
     order = np.concatenate([labeled, unlabeled])
     G = Q[np.ix_(order, order)]
@@ -150,7 +226,33 @@ def structured_dual(K, Q, dP, labeled, unlabeled):
 
 
 def primal_objective(K, Bt, labeled, c, C1, C2, epsilon, y):
-    """Objective (2) at ``y`` with the optimal slacks of (3)-(6) (needs ``K^{-1} y``)."""
+    """Objective (2) at ``y`` with the optimal slacks of (3)-(6) (needs ``K^{-1} y``).
+
+    Parameters
+    ----------
+    K : ndarray of shape (N, N)
+        The kernel matrix.
+    Bt : ndarray of shape (N, N)
+        The row form of B.
+    labeled : ndarray of int of shape (l,)
+        Positions of the labeled points.
+    c : ndarray of shape (l,)
+        Their labels, -1 or +1.
+    C1 : float
+        Weight of the hinge loss on the labeled points.
+    C2 : float
+        Weight of the epsilon-insensitive loss on the unlabeled points.
+    epsilon : float
+        Width of the epsilon-insensitive loss.
+    y : ndarray of shape (N,)
+        The labeling (decision values) of all points.
+
+    Returns
+    -------
+    float
+        ``y^T K^{-1} y / 2`` plus the two weighted losses of the leave-one-out predictions
+        ``Bt @ y``.
+    """
     unl = np.setdiff1d(np.arange(K.shape[0]), labeled)
     loo = Bt @ y
     hinge = np.maximum(0.0, 1.0 - c * loo[labeled]).sum()
@@ -182,7 +284,18 @@ class GPFactors:
         freeze((self.K, self.Q, self.dP))
 
     def apply_inverse(self, F):
-        """``K^{-1} F``."""
+        """``K^{-1} F``.
+
+        Parameters
+        ----------
+        F : ndarray of shape (N, k)
+            The right-hand sides, as columns.
+
+        Returns
+        -------
+        ndarray of shape (N, k)
+            ``K^{-1} F``, as ``D Q D F``.
+        """
         return self.dP[:, None] * (self.Q @ (self.dP[:, None] * F))
 
     def loo_rows(self):
@@ -197,7 +310,30 @@ _FACTORS = LRU(4, max_bytes=2**30)
 
 
 def gp_factors(K0_or_X, sigma2, noise, gram=False):
-    """The :class:`GPFactors` of the data (``gram``: a given ``K_0``), memoized (LRU of 4)."""
+    """The :class:`GPFactors` of the data (``gram``: a given ``K_0``), memoized (LRU of 4).
+
+    Parameters
+    ----------
+    K0_or_X : ndarray of shape (N, n_features) or (N, N)
+        The points, or with ``gram=True`` the Gram matrix ``K_0``.
+    sigma2 : float
+        ``sigma^2`` of the RBF kernel (not used with ``gram=True``).
+    noise : float
+        The noise variance added to the diagonal: ``K = K_0 + noise I``.
+    gram : bool, default=False
+        Whether ``K0_or_X`` is ``K_0``.
+
+    Returns
+    -------
+    GPFactors
+        The factors of ``K`` (read-only: memoized and shared).
+
+    Raises
+    ------
+    ValueError
+        When ``K`` has a NaN or infinite entry or is not positive definite
+        (:class:`~sskernels.errors.ParameterError`, a ``ValueError``).
+    """
     key = (fingerprint(K0_or_X), bool(gram), None if gram else float(sigma2), float(noise))
     hit = _FACTORS.lookup(key)
     if hit is not None:
@@ -354,7 +490,19 @@ class SelfConsistentLabeling(SemiSupervisedClassifier):
         return params
 
     def precompute(self, X):
-        """A learned kernel's label-independent work (its graph and spectrum), if any."""
+        """A learned kernel's label-independent work (its graph and spectrum), if any.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training points.
+
+        Returns
+        -------
+        object or None
+            What the ``kernel_learner``'s ``precompute(X)`` returns, or None (no kernel learner,
+            or one without ``precompute``).
+        """
         pre = getattr(self.kernel_learner, "precompute", None)
         return pre(X) if pre is not None else None
 

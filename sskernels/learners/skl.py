@@ -63,9 +63,8 @@ Linear systems (``K_ll + I/C``, ``K̄_ll``) are solved by Cholesky, with the
 least-squares fallback of :mod:`sskernels.solvers.psd`, reported in ``fit_report_``;
 a kernel whose ``lambda`` are all 0 is reported as degenerate.
 
-Why it stays whole: one module, ~580 lines, three fifths of them docstrings: Mao & Tsang's closed
-forms and
-the two estimators built on them.
+Why it stays whole: one module, ~830 lines, over two thirds of them docstrings: Mao & Tsang's
+closed forms and the two estimators built on them.
 """
 
 from __future__ import annotations
@@ -95,6 +94,33 @@ def label_targets(C_L, targets="auto"):
 
     ``"auto"``: ``{-1, +1}`` single column (``+1`` = the second class) when c = 2,
     the indicator otherwise (Mao & Tsang, end of Sec. 4.4).
+
+    Parameters
+    ----------
+    C_L : ndarray of shape (n_l, c)
+        The class indicator matrix of the labeled points.
+    targets : {"auto", "indicator", "signed"}, default="auto"
+        ``"indicator"``: ``C_L`` itself; ``"signed"``: ``2 C_L - 1`` (one ``{-1, +1}``
+        column for two classes); ``"auto"``: as above.
+
+    Returns
+    -------
+    Y_l : ndarray of shape (n_l, c')
+        The label matrix (c' = 1 for the single column, else c).
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``targets`` (:class:`~sskernels.errors.ParameterError`, a
+        ``ValueError``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sskernels.learners.skl import label_targets
+    >>> label_targets(np.array([[1.0, 0.0], [0.0, 1.0]]))
+    array([[-1.],
+           [ 1.]])
     """
     c = C_L.shape[1]
     if targets not in TARGETS:
@@ -107,26 +133,97 @@ def label_targets(C_L, targets="auto"):
 
 
 def scores_from_targets(F, n_classes):
-    """Per-class scores (n, c) from decision values in the layout of :func:`label_targets`."""
+    """Per-class scores (n, c) from decision values in the layout of :func:`label_targets`.
+
+    Parameters
+    ----------
+    F : ndarray of shape (n, c')
+        Decision values, one column per column of ``Y_l``.
+    n_classes : int
+        The number of classes c.
+
+    Returns
+    -------
+    ndarray of shape (n, c)
+        ``[-F, F]`` for a single column of two classes, else ``F``.
+    """
     if F.shape[1] == 1 and n_classes == 2:
         return np.hstack([-F, F])
     return F
 
 
 def spectral_A(U_l, Y_l):
-    """``diag(A)``, ``A = U_l^T Y_l Y_l^T U_l`` (Prop. 2): ``A_ii = ||u_i,l^T Y_l||^2``."""
+    """``diag(A)``, ``A = U_l^T Y_l Y_l^T U_l`` (Prop. 2): ``A_ii = ||u_i,l^T Y_l||^2``.
+
+    Parameters
+    ----------
+    U_l : ndarray of shape (n_l, m)
+        The eigenvectors' labeled rows.
+    Y_l : ndarray of shape (n_l, c')
+        The label matrix (:func:`label_targets`).
+
+    Returns
+    -------
+    ndarray of shape (m,)
+        The diagonal of ``A``.
+    """
     P = U_l.T @ Y_l
     return np.einsum("ij,ij->i", P, P)
 
 
 def spectral_B(gamma, degree=1, epsilon=1e-6):
-    """``diag(B)``: eigenvalues of ``L^p`` plus the ridge, ``gamma_i^p + eps`` (Alg. 1-2)."""
+    """``diag(B)``: eigenvalues of ``L^p`` plus the ridge, ``gamma_i^p + eps`` (Alg. 1-2).
+
+    Parameters
+    ----------
+    gamma : array-like of shape (m,)
+        Eigenvalues of ``L`` (negative round-off clipped to 0).
+    degree : int, default=1
+        The power p.
+    epsilon : float, default=1e-6
+        The ridge eps.
+
+    Returns
+    -------
+    ndarray of shape (m,)
+        The diagonal of ``B``.
+
+    Examples
+    --------
+    >>> from sskernels.learners.skl import spectral_B
+    >>> spectral_B([0.0, 0.5, 2.0], degree=2, epsilon=0.0)
+    array([0.  , 0.25, 4.  ])
+    """
     gamma = np.clip(np.asarray(gamma, dtype=float), 0.0, None)
     return gamma ** degree + epsilon
 
 
 def skl_coefficients(A, B, C, mu):
-    """``lambda*`` of Prop. 2, eq. (8): ``[sqrt(A_ii / (2 mu B_ii)) - 1/C]_+``."""
+    """``lambda*`` of Prop. 2, eq. (8): ``[sqrt(A_ii / (2 mu B_ii)) - 1/C]_+``.
+
+    Parameters
+    ----------
+    A : ndarray of shape (m,)
+        ``diag(A)`` (:func:`spectral_A`).
+    B : ndarray of shape (m,)
+        ``diag(B)`` (:func:`spectral_B`).
+    C : float
+        The RLS parameter C.
+    mu : float
+        The weight of the smoothness term.
+
+    Returns
+    -------
+    ndarray of shape (m,)
+        The spectral coefficients ``lambda*``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sskernels.learners.skl import skl_coefficients
+    >>> skl_coefficients(np.array([8.0, 2.0, 0.0]), np.ones(3), C=1.0, mu=1.0)
+    array([1., 0., 0.])
+    """
     return np.maximum(np.sqrt(A / (2.0 * mu * B)) - 1.0 / C, 0.0)
 
 
@@ -142,6 +239,20 @@ def kta_mu(A, B, C):
     with ``a_i = sqrt(A_ii / (2 B_ii))``; n is the number of spectral terms.
     It is the stationary point of the alignment of ``K(mu)`` with ``y y^T``,
     ``lambda_i(mu)`` taken without the projection ``[.]_+`` (as in the proof).
+
+    Parameters
+    ----------
+    A : ndarray of shape (n,)
+        ``diag(A)``.
+    B : ndarray of shape (n,)
+        ``diag(B)``.
+    C : float
+        The RLS parameter C.
+
+    Returns
+    -------
+    float
+        ``mu*`` (nan or inf where the formula is undefined).
     """
     n = A.size
     _, x, y, z, u = _kta_sums(A, B)
@@ -150,8 +261,22 @@ def kta_mu(A, B, C):
 
 
 def kta_scale(A, B):
-    """The factor ``|(ẑû - n x̄) / (ȳû - ẑx̄)|`` of Prop. 4, or None when it is 0 or not
-    finite (``a`` constant: the formula is 0/0)."""
+    """The factor ``|(ẑû - n x̄) / (ȳû - ẑx̄)|`` of Prop. 4, or None.
+
+    None when it is 0 or not finite (``a`` constant: the formula is 0/0).
+
+    Parameters
+    ----------
+    A : ndarray of shape (n,)
+        ``diag(A)``.
+    B : ndarray of shape (n,)
+        ``diag(B)``.
+
+    Returns
+    -------
+    float or None
+        The factor.
+    """
     n = A.size
     _, x, y, z, u = _kta_sums(A, B)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -166,14 +291,42 @@ def kta_free_coefficients(A, B):
     factor only scales ``K̄``, which leaves the unlabeled points' decision
     values unchanged; if it is 0 or not finite (:func:`kta_scale` is None) it is
     taken as 1 (a degenerate case the learner reports).
+
+    Parameters
+    ----------
+    A : ndarray of shape (n,)
+        ``diag(A)``.
+    B : ndarray of shape (n,)
+        ``diag(B)``.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        The spectral coefficients ``lambda̅``.
     """
     factor = kta_scale(A, B)
     return (1.0 if factor is None else factor) * np.sqrt(A / (2.0 * B))
 
 
 def spectral_alignment(lam, A, Y_l):
-    """KTA of ``K = U diag(lam) U^T`` with ``Y Y^T`` (``Y = [Y_l; 0]``), Sec. 4.2:
-    ``tr(Sigma A) / (sqrt(tr(Sigma^2)) ||Y_l Y_l^T||_F)`` (U with orthonormal columns)."""
+    """KTA of ``K = U diag(lam) U^T`` with ``Y Y^T`` (``Y = [Y_l; 0]``), Sec. 4.2.
+
+    ``tr(Sigma A) / (sqrt(tr(Sigma^2)) ||Y_l Y_l^T||_F)`` (U with orthonormal columns).
+
+    Parameters
+    ----------
+    lam : ndarray of shape (m,)
+        The spectral coefficients.
+    A : ndarray of shape (m,)
+        ``diag(A)`` (:func:`spectral_A`).
+    Y_l : ndarray of shape (n_l, c')
+        The label matrix.
+
+    Returns
+    -------
+    float
+        The alignment; 0.0 when the denominator is 0.
+    """
     denom = np.sqrt(np.sum(lam**2)) * np.linalg.norm(Y_l.T @ Y_l)
     return float(np.sum(lam * A) / denom) if denom > 0 else 0.0
 
@@ -183,6 +336,26 @@ def rls_decision(U, U_l, lam, Y_l, C):
 
     Costs ``O(n_l^2 m + n m c)``: ``K_{:,l} alpha = U (lam * (U_l^T alpha))``.
     Returns ``(f, SolveInfo)`` (:func:`~sskernels.solvers.psd.solve_psd`).
+
+    Parameters
+    ----------
+    U : ndarray of shape (n, m)
+        The eigenvectors.
+    U_l : ndarray of shape (n_l, m)
+        Their labeled rows.
+    lam : ndarray of shape (m,)
+        The spectral coefficients.
+    Y_l : ndarray of shape (n_l, c')
+        The label matrix.
+    C : float
+        The RLS parameter C.
+
+    Returns
+    -------
+    f : ndarray of shape (n, c')
+        The decision values of every point.
+    info : SolveInfo
+        The solve of ``K_ll + I/C`` (Cholesky, or least squares when it fails).
     """
     K_ll = (U_l * lam) @ U_l.T
     K_ll[np.diag_indices_from(K_ll)] += 1.0 / C
@@ -194,6 +367,26 @@ def kta_decision(U, U_l, lam_bar, Y_l, labeled):
     """Prop. 4 / Algorithm 1, step 5: ``f = (K̄ - I)_{:,l} K̄_ll^{-1} Y_l``.
 
     Returns ``(f, SolveInfo)`` (:func:`~sskernels.solvers.psd.solve_psd`).
+
+    Parameters
+    ----------
+    U : ndarray of shape (n, m)
+        The eigenvectors.
+    U_l : ndarray of shape (n_l, m)
+        Their labeled rows.
+    lam_bar : ndarray of shape (m,)
+        The spectral coefficients ``lambda̅`` (:func:`kta_free_coefficients`).
+    Y_l : ndarray of shape (n_l, c')
+        The label matrix.
+    labeled : ndarray of int of shape (n_l,)
+        Positions of the labeled points.
+
+    Returns
+    -------
+    f : ndarray of shape (n, c')
+        The decision values of every point.
+    info : SolveInfo
+        The solve of ``K̄_ll`` (Cholesky, or least squares when it fails).
     """
     Kb_ll = (U_l * lam_bar) @ U_l.T
     alpha, info = solve_psd(Kb_ll, Y_l)
@@ -579,10 +772,60 @@ class SpectralKernelLearningKTA(_SpectralKernelLearningBase):
         return self._finish(F, info, lam, Y_l, C_L.shape[1])
 
     def mu_for(self, C):
-        """Prop. 3's ``mu*`` (eq. (10)) for a given C, from the fitted A and B."""
+        """Prop. 3's ``mu*`` (eq. (10)) for a given C, from the fitted A and B.
+
+        Parameters
+        ----------
+        C : float
+            The RLS parameter C.
+
+        Returns
+        -------
+        float
+            ``mu*`` (:func:`kta_mu` of ``A_`` and ``B_``).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from sklearn.datasets import load_wine
+        >>> from sklearn.preprocessing import StandardScaler
+        >>> from sskernels.learners import SpectralKernelLearningKTA
+        >>> X, y = load_wine(return_X_y=True)
+        >>> X = StandardScaler().fit_transform(X)
+        >>> y_partial = np.full_like(y, -1)
+        >>> y_partial[::10] = y[::10]
+        >>> est = SpectralKernelLearningKTA().fit(X, y_partial)
+        >>> isinstance(est.mu_for(1.0), float)
+        True
+        """
         return kta_mu(self.A_, self.B_, C)
 
     def rls_kernel(self, C=1.0):
-        """The RLS kernel ``K = (K̄ - I) / C`` of Prop. 4's proof (unprojected eq. (8))."""
+        """The RLS kernel ``K = (K̄ - I) / C`` of Prop. 4's proof (unprojected eq. (8)).
+
+        Parameters
+        ----------
+        C : float, default=1.0
+            The RLS parameter C.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_samples)
+            ``(kernel_ - I) / C``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from sklearn.datasets import load_wine
+        >>> from sklearn.preprocessing import StandardScaler
+        >>> from sskernels.learners import SpectralKernelLearningKTA
+        >>> X, y = load_wine(return_X_y=True)
+        >>> X = StandardScaler().fit_transform(X)
+        >>> y_partial = np.full_like(y, -1)
+        >>> y_partial[::10] = y[::10]
+        >>> est = SpectralKernelLearningKTA().fit(X, y_partial)
+        >>> bool(np.allclose(2.0 * est.rls_kernel(2.0), est.kernel_ - np.eye(178)))
+        True
+        """
         K = self.kernel_ - np.eye(self.eigenvectors_.shape[0])
         return K / C

@@ -14,8 +14,8 @@ coefficients ``mu``:
 New points are embedded by the out-of-sample extension eq. (17)-(18),
 ``V_x = w_x^T V (I - Lambda)^{-1}``, and classified by eq. (19).
 
-Why it stays whole: one module, ~550 lines, two thirds of them docstrings: RSK and TSK share the
-spectral-kernel base class and its out-of-sample extension; TSK's linear program lives
+Why it stays whole: one module, ~660 lines, over two thirds of them docstrings: RSK and TSK
+share the spectral-kernel base class and its out-of-sample extension; TSK's linear program lives
 beside them.
 """
 
@@ -88,6 +88,34 @@ class SpectralKernelClassifier(GraphClassifier):
         """``V̄`` rows of the training points (``X=None``) or induced ones, eq. (18).
 
         Columns whose eigenvalue equals 1 are zero in the induced embedding.
+
+        Parameters
+        ----------
+        X : array-like of shape (s, n_features), default=None
+            New points (with ``graph="precomputed"``: their (s, n) affinities to the training
+            points); None: the training points.
+        exclude : array-like of int of shape (s,), default=None
+            Per new point, the index of a training point to leave out of its graph weights
+            (:meth:`~sskernels.graph.Graph.induced_normalized`).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, m) or (s, m)
+            ``eigenvectors_``, or the new points' rows ``w_x^T V (I - Lambda)^{-1}``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from sklearn.datasets import load_wine
+        >>> from sklearn.preprocessing import StandardScaler
+        >>> from sskernels.learners import TransductiveSpectralKernel
+        >>> X, y = load_wine(return_X_y=True)
+        >>> X = StandardScaler().fit_transform(X)
+        >>> y_partial = np.full_like(y, -1)
+        >>> y_partial[::10] = y[::10]
+        >>> tsk = TransductiveSpectralKernel(beta=10).fit(X, y_partial)
+        >>> tsk.spectral_embedding().shape, tsk.spectral_embedding(X[:2]).shape
+        ((178, 10), (2, 10))
         """
         if X is None:
             return self.eigenvectors_
@@ -97,7 +125,37 @@ class SpectralKernelClassifier(GraphClassifier):
         return (w @ self.eigenvectors_) * scale
 
     def kernel(self, A=None, B=None):
-        """``K(a, b) = V̄_a diag(mu) V̄_b^T`` (eq. (16)); None means the training points."""
+        """``K(a, b) = V̄_a diag(mu) V̄_b^T`` (eq. (16)); None means the training points.
+
+        Parameters
+        ----------
+        A : array-like of shape (n_a, n_features), default=None
+            Points (with ``graph="precomputed"``: their affinities to the training points);
+            None: the training points.
+        B : array-like of shape (n_b, n_features), default=None
+            Points, as ``A``; None: the training points.
+
+        Returns
+        -------
+        ndarray of shape (n_a, n_b)
+            The kernel between the two point sets (:meth:`spectral_embedding`).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from sklearn.datasets import load_wine
+        >>> from sklearn.preprocessing import StandardScaler
+        >>> from sskernels.learners import TransductiveSpectralKernel
+        >>> X, y = load_wine(return_X_y=True)
+        >>> X = StandardScaler().fit_transform(X)
+        >>> y_partial = np.full_like(y, -1)
+        >>> y_partial[::10] = y[::10]
+        >>> tsk = TransductiveSpectralKernel(beta=10).fit(X, y_partial)
+        >>> tsk.kernel(X[:2], X[:3]).shape
+        (2, 3)
+        >>> bool(np.allclose(tsk.kernel(), tsk.kernel_))
+        True
+        """
         Va = self.spectral_embedding(A)
         Vb = Va if B is A else self.spectral_embedding(B)
         return (Va * self.mu_) @ Vb.T
@@ -267,10 +325,35 @@ def tsk_constraint_matrix(V_L, y_enc):
 
 
 def tsk_lp_matrix(T, eta, skip=0):
-    """The constraint matrix of eq. (14), ``[[T, I], [Gamma, 0]]`` over ``[mu; xi]``, as CSC
-    (T's exact zeros left out).  Assembled from its triplets in one pass: the same matrix,
-    entry for entry, as stacking ``csr(T)``, ``I``, :func:`decay_matrix` and a zero block
-    (which cost 2/3 of a TSK fold's LP on Liu et al.'s sets, tested)."""
+    """The constraint matrix of eq. (14), ``[[T, I], [Gamma, 0]]`` over ``[mu; xi]``, as CSC.
+
+    T's exact zeros are left out.  Assembled from its triplets in one pass: the same matrix,
+    entry for entry, as stacking ``csr(T)``, ``I``, :func:`decay_matrix` and a zero block,
+    without the cost of that stacking.
+
+    Parameters
+    ----------
+    T : ndarray of shape (l, m)
+        The matrix of eq. (13) (:func:`tsk_constraint_matrix`).
+    eta : float
+        The decay factor of the order constraints ``mu_t >= eta mu_{t+1}``.
+    skip : int, default=0
+        Leading coefficients left out of the order constraints (:func:`decay_matrix`).
+
+    Returns
+    -------
+    scipy.sparse.csc_matrix of shape (l + r, m + l)
+        The matrix, with ``r = max(m - 1 - skip, 0)`` order constraints.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sskernels.learners.spectral import tsk_lp_matrix
+    >>> tsk_lp_matrix(np.array([[0.5, 0.0, -1.0]]), eta=2.0).toarray()
+    array([[ 0.5,  0. , -1. ,  1. ],
+           [ 1. , -2. ,  0. ,  0. ],
+           [ 0. ,  1. , -2. ,  0. ]])
+    """
     l, m = T.shape
     r = max(m - 1 - skip, 0)
     ti, tj = np.nonzero(T)
@@ -282,7 +365,30 @@ def tsk_lp_matrix(T, eta, skip=0):
 
 
 def decay_matrix(m, eta, skip=0):
-    """``Gamma`` of eq. (14): rows ``mu_t - eta mu_{t+1} >= 0`` for ``t = skip+1, ..., m-1``."""
+    """``Gamma`` of eq. (14): rows ``mu_t - eta mu_{t+1} >= 0`` for ``t = skip+1, ..., m-1``.
+
+    Parameters
+    ----------
+    m : int
+        The number of coefficients ``mu``.
+    eta : float
+        The decay factor.
+    skip : int, default=0
+        Leading coefficients left out of the constraints.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix of shape (max(m - 1 - skip, 0), m)
+        One row per constraint: 1 at ``t``, ``-eta`` at ``t + 1`` (0-based column
+        ``skip + i`` and ``skip + i + 1`` for row i).
+
+    Examples
+    --------
+    >>> from sskernels.learners.spectral import decay_matrix
+    >>> decay_matrix(4, eta=2.0, skip=1).toarray()
+    array([[ 0.,  1., -2.,  0.],
+           [ 0.,  0.,  1., -2.]])
+    """
     rows = max(m - 1 - skip, 0)
     if rows == 0:
         return sp.csr_matrix((0, m))

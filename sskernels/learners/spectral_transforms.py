@@ -40,9 +40,8 @@ Choices the papers leave open (each repeated where it is implemented):
   ``{0.25, 0.5, 1, 2, 4}`` on the labeled points (ties: nearest the median, then the
   wider); eigenpairs with ``s_i <= 1e-10 s_1`` are dropped.
 
-Why it stays whole: one module, ~530 lines, three fifths of them docstrings: OSK and DSK share the
-alignment
-program (P) and its degenerate-case rule.
+Why it stays whole: one module, ~630 lines, two thirds of them docstrings: OSK and DSK share the
+alignment program (P) and its degenerate-case rule.
 """
 
 from __future__ import annotations
@@ -94,8 +93,29 @@ WIDTH_SCALES = (0.25, 0.5, 1.0, 2.0, 4.0)
 
 
 def order_matrix(m, skip=0):
-    """Order constraints ``mu_t - mu_{t+1} >= 0`` (Zhu et al.; Liu et al. eq. (7)) for
-    ``t = skip+1, ..., m-1``: Liu et al.'s ``Gamma`` of eq. (14) with ``eta = 1``."""
+    """Order constraints ``mu_t - mu_{t+1} >= 0`` for ``t = skip+1, ..., m-1``.
+
+    Zhu et al.'s order; Liu et al.'s ``Gamma`` of eq. (14) (eq. (7)) with ``eta = 1``.
+
+    Parameters
+    ----------
+    m : int
+        The number of coefficients ``mu``.
+    skip : int, default=0
+        Leading coefficients left out of the constraints.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix of shape (max(m - 1 - skip, 0), m)
+        One row per constraint (:func:`~sskernels.learners.spectral.decay_matrix`).
+
+    Examples
+    --------
+    >>> from sskernels.learners.spectral_transforms import order_matrix
+    >>> order_matrix(3).toarray()
+    array([[ 1., -1.,  0.],
+           [ 0.,  1., -1.]])
+    """
     return decay_matrix(m, 1.0, skip)
 
 
@@ -432,7 +452,21 @@ class FastDecaySpectralKernel(_AlignmentKernel, SemiSupervisedClassifier):
     _precompute_params = ("kernel_width", "kernel_width_scale")
 
     def precompute(self, X):
-        """The label-independent part of ``fit`` (median distance, RBF spectrum), memoized."""
+        """The label-independent part of ``fit`` (median distance, RBF spectrum), memoized.
+
+        The parameters are validated first.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            The training points.
+
+        Returns
+        -------
+        RBFSpectrum
+            The eigenpairs of the RBF kernel matrix at the width in use
+            (:func:`~sskernels.kernels.spectra.rbf_spectrum`).
+        """
         self._validate_params()
         X = check_array(X, accept_sparse=self.accept_sparse, dtype=np.float64)
         return self._spectrum(X)[1]
@@ -490,8 +524,39 @@ class FastDecaySpectralKernel(_AlignmentKernel, SemiSupervisedClassifier):
 
     # -- the learned kernel and its Nystrom extension --------------------------
     def spectral_embedding(self, X=None, exclude=None):
-        """Rows ``u(x)`` of the training points (``X=None``) or their Nystrom extension
-        ``u_i(x) = (1/s_i) sum_j K0(x, x_j) u_ji`` (``exclude[r] = j`` drops ``x_j`` for row r)."""
+        """Rows ``u(x)`` of the training points (``X=None``) or their Nystrom extension.
+
+        The extension is ``u_i(x) = (1/s_i) sum_j K0(x, x_j) u_ji`` (``exclude[r] = j`` drops
+        ``x_j`` for row r).
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (s, n_features), default=None
+            New points; None: the training points.
+        exclude : array-like of int of shape (s,), default=None
+            Per new point, the index of a training point to leave out of the sum, or -1.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, m) or (s, m)
+            ``eigenvectors_``, or the extended rows.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from sklearn.datasets import load_wine
+        >>> from sklearn.preprocessing import StandardScaler
+        >>> from sskernels.learners import FastDecaySpectralKernel
+        >>> X, y = load_wine(return_X_y=True)
+        >>> X = StandardScaler().fit_transform(X)
+        >>> y_partial = np.full_like(y, -1)
+        >>> y_partial[::10] = y[::10]
+        >>> est = FastDecaySpectralKernel().fit(X, y_partial)
+        >>> est.spectral_embedding().shape, est.spectral_embedding(X[:2]).shape
+        ((178, 10), (2, 10))
+        >>> bool(np.allclose(est.spectral_embedding(X[:5]), est.spectral_embedding()[:5]))
+        True
+        """
         check_is_fitted(self, "mu_")
         if X is None:
             return self.eigenvectors_
@@ -507,7 +572,36 @@ class FastDecaySpectralKernel(_AlignmentKernel, SemiSupervisedClassifier):
         return self.kernel()
 
     def kernel(self, A=None, B=None):
-        """``K(a, b) = u(a) diag(mu) u(b)^T``; None means the training points."""
+        """``K(a, b) = u(a) diag(mu) u(b)^T``; None means the training points.
+
+        Parameters
+        ----------
+        A : array-like or sparse matrix of shape (n_a, n_features), default=None
+            Points; None: the training points.
+        B : array-like or sparse matrix of shape (n_b, n_features), default=None
+            Points; None: the training points.
+
+        Returns
+        -------
+        ndarray of shape (n_a, n_b)
+            The kernel between the two point sets (:meth:`spectral_embedding`).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from sklearn.datasets import load_wine
+        >>> from sklearn.preprocessing import StandardScaler
+        >>> from sskernels.learners import FastDecaySpectralKernel
+        >>> X, y = load_wine(return_X_y=True)
+        >>> X = StandardScaler().fit_transform(X)
+        >>> y_partial = np.full_like(y, -1)
+        >>> y_partial[::10] = y[::10]
+        >>> est = FastDecaySpectralKernel().fit(X, y_partial)
+        >>> est.kernel(X[:2], X[:3]).shape
+        (2, 3)
+        >>> bool(np.allclose(est.kernel(), est.kernel_))
+        True
+        """
         Ua = self.spectral_embedding(A)
         return (Ua * self.mu_) @ (Ua if B is A else self.spectral_embedding(B)).T
 

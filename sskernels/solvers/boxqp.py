@@ -27,6 +27,9 @@ certified, L-BFGS-B (scipy) is run from HiGHS's point (or 0) to tight
 tolerances; its answer is returned with ``SolveInfo(fallback=reason)``.  If
 that answer is not certified either, :class:`SolverError` is raised: an
 uncertified optimum is never returned silently.
+
+Why it stays whole: one module, ~460 lines: both entry points share the certificate, the
+fallback rule and the split form of the l1 problem, whose one place this is.
 """
 
 from __future__ import annotations
@@ -42,7 +45,35 @@ GAP_TOL = 1e-6
 
 
 def certificate(H, f, lower, upper, x):
-    """``(objective, duality gap, relative gap, projected-gradient KKT residual)`` at ``x``."""
+    """``(objective, duality gap, relative gap, projected-gradient KKT residual)`` at ``x``.
+
+    The gap is the module's certificate (``sum_i g_i^+ (x_i - l_i) + g_i^- (u_i - x_i)``
+    with ``g = H x + f``), the relative gap ``gap / max(1, |q(x)|)``.
+
+    Parameters
+    ----------
+    H : ndarray of shape (n, n)
+        The Hessian, symmetric positive semidefinite.
+    f : ndarray of shape (n,)
+        The linear term.
+    lower : ndarray of shape (n,)
+        The lower bounds, finite.
+    upper : ndarray of shape (n,)
+        The upper bounds, finite.
+    x : ndarray of shape (n,)
+        A point of the box.
+
+    Returns
+    -------
+    objective : float
+        ``q(x) = 1/2 x^T H x + f^T x``.
+    gap : float
+        The duality gap, an upper bound of ``q(x) - q*``.
+    relative_gap : float
+        ``gap / max(1, |q(x)|)``.
+    kkt_residual : float
+        ``max_i |x_i - clip(x_i - g_i, l_i, u_i)|``.
+    """
     g = H @ x + f
     q = 0.5 * float(x @ (H @ x)) + float(f @ x)
     gap = float(np.sum(np.maximum(g, 0) * (x - lower) + np.maximum(-g, 0) * (upper - x)))
@@ -86,6 +117,39 @@ def solve_box_qp(H, f, lower, upper, gap_tol=GAP_TOL, time_limit=None):
     """Solve the box QP; returns ``(x, SolveInfo)`` with the certificate in ``stats``.
 
     ``H`` symmetric positive semidefinite (dense), ``lower``/``upper`` finite.
+    HiGHS's QP answers (polished by one Newton step); L-BFGS-B is the fallback
+    (module docstring).
+
+    Parameters
+    ----------
+    H : ndarray of shape (n, n)
+        The Hessian, symmetric positive semidefinite (symmetrized first).
+    f : array-like of shape (n,)
+        The linear term.
+    lower : array-like of shape (n,)
+        The lower bounds, finite.
+    upper : array-like of shape (n,)
+        The upper bounds, finite.
+    gap_tol : float, default=GAP_TOL
+        The largest relative duality gap of a certified answer.
+    time_limit : float, default=None
+        HiGHS's time limit in seconds; None for :data:`sskernels.solvers.highs.TIME_LIMIT`.
+
+    Returns
+    -------
+    x : ndarray of shape (n,)
+        The certified solution.
+    info : SolveInfo
+        ``"highs-qp"`` (``stats["polished"]`` says whether the Newton step was kept), or
+        ``"lbfgsb"`` with the fallback's reason; ``stats`` holds the objective,
+        ``duality_gap``, ``relative_gap``, ``kkt_residual`` and ``n_variables``.
+
+    Raises
+    ------
+    ValueError
+        If a bound is not finite.
+    SolverError
+        If neither HiGHS's nor L-BFGS-B's answer is certified.
     """
     H = 0.5 * (H + H.T)
     f, lower, upper = (np.asarray(a, dtype=float) for a in (f, lower, upper))
@@ -126,6 +190,34 @@ def split_certificate(G, h, w, lower, upper, z, Gz=None):
 
     The same numbers as :func:`certificate` on the split problem at
     ``b = z^+, c = z^-`` (tested), computed without forming it.
+
+    Parameters
+    ----------
+    G : ndarray of shape (N, N)
+        The quadratic term, symmetric positive semidefinite.
+    h : ndarray of shape (N,)
+        The linear term.
+    w : ndarray of shape (N,)
+        The l1 weights, ``>= 0``.
+    lower : ndarray of shape (N,)
+        The lower bounds (``<= 0`` where ``w > 0``).
+    upper : ndarray of shape (N,)
+        The upper bounds (``>= 0`` where ``w > 0``).
+    z : ndarray of shape (N,)
+        A point of the box.
+    Gz : ndarray of shape (N,), default=None
+        ``G @ z`` when the caller has it; None to compute it.
+
+    Returns
+    -------
+    objective : float
+        ``1/2 z^T G z + h^T z + sum_j w_j |z_j|``.
+    gap : float
+        The split problem's duality gap.
+    relative_gap : float
+        ``gap / max(1, |objective|)``.
+    kkt_residual : float
+        The split problem's projected-gradient KKT residual.
     """
     Gz = G @ z if Gz is None else Gz
     g = Gz + h
@@ -147,7 +239,37 @@ def split_certificate(G, h, w, lower, upper, z, Gz=None):
 
 
 def split_problem(G, h, w, lower, upper):
-    """The equivalent plain box QP ``(H, f, lower, upper)`` in ``(z_box, b, c)``, and a map back."""
+    """The equivalent plain box QP ``(H, f, lower, upper)`` in ``(z_box, b, c)``, and a map back.
+
+    ``z_box`` are the variables with ``w_j = 0``; every variable with ``w_j > 0`` is split
+    into ``z_j = b_j - c_j`` with ``b_j in [0, u_j]`` and ``c_j in [0, -l_j]``.
+
+    Parameters
+    ----------
+    G : ndarray of shape (N, N)
+        The quadratic term.
+    h : ndarray of shape (N,)
+        The linear term.
+    w : ndarray of shape (N,)
+        The l1 weights, ``>= 0``.
+    lower : ndarray of shape (N,)
+        The lower bounds.
+    upper : ndarray of shape (N,)
+        The upper bounds.
+
+    Returns
+    -------
+    H : ndarray of shape (M, M)
+        The split problem's Hessian (symmetrized), ``M = N + #{j : w_j > 0}``.
+    f : ndarray of shape (M,)
+        Its linear term.
+    lower : ndarray of shape (M,)
+        Its lower bounds.
+    upper : ndarray of shape (M,)
+        Its upper bounds.
+    T : ndarray of shape (N, M)
+        The map back: ``z = T @ x``.
+    """
     box = np.flatnonzero(w == 0)
     l1 = np.flatnonzero(w > 0)
     T = np.zeros((len(h), box.size + 2 * l1.size))
@@ -167,8 +289,9 @@ def _prox(v, tw, lower, upper):
 
 
 def projected_newton(G, h, w, lower, upper, gap_tol=GAP_TOL, max_iter=500):
-    """Two-metric projected Newton for the l1 box QP (Bertsekas 1982; Lin & More's TRON
-    pairs the same two steps).
+    """Two-metric projected Newton for the l1 box QP.
+
+    (Bertsekas 1982; Lin & More's TRON pairs the same two steps.)
 
     Each iteration takes (1) a Jacobi-scaled proximal-gradient step (the "Cauchy
     point": ``z - t D^{-1} g``, soft-thresholded by ``t w / D``, clipped to the box,
@@ -179,6 +302,32 @@ def projected_newton(G, h, w, lower, upper, gap_tol=GAP_TOL, max_iter=500):
     sign change), kept when it lowers the objective further.  Stops when the
     certified relative gap is ``<= gap_tol / 1000`` or after ``max_iter``
     iterations.  Returns ``(z, stats)``.
+
+    Parameters
+    ----------
+    G : ndarray of shape (N, N)
+        The quadratic term, symmetric positive semidefinite.
+    h : ndarray of shape (N,)
+        The linear term.
+    w : ndarray of shape (N,)
+        The l1 weights, ``>= 0``.
+    lower : ndarray of shape (N,)
+        The lower bounds (``<= 0`` where ``w > 0``).
+    upper : ndarray of shape (N,)
+        The upper bounds (``>= 0`` where ``w > 0``).
+    gap_tol : float, default=GAP_TOL
+        The iterations stop at a certified relative gap ``<= gap_tol / 1000``.
+    max_iter : int, default=500
+        The most iterations.
+
+    Returns
+    -------
+    z : ndarray of shape (N,)
+        The last iterate.
+    stats : dict
+        Its certificate (``objective``, ``duality_gap``, ``relative_gap``,
+        ``kkt_residual``) and ``n_variables``, ``iterations``, ``newton_steps``,
+        ``largest_free_set``.
     """
     n = h.size
     diag = np.maximum(np.diag(G).copy(), 1e-12 * max(1.0, float(np.abs(np.diag(G)).max())))
@@ -260,6 +409,36 @@ def solve_l1_box_qp(G, h, w, lower, upper, gap_tol=GAP_TOL):
     Its fallback (reported, ``SolveInfo.fallback``) is the split box QP by
     :func:`solve_box_qp` (HiGHS QP, then L-BFGS-B); an answer that no solver
     certifies raises :class:`SolverError`.
+
+    Parameters
+    ----------
+    G : ndarray of shape (N, N)
+        The quadratic term, symmetric positive semidefinite.
+    h : array-like of shape (N,)
+        The linear term.
+    w : array-like of shape (N,)
+        The l1 weights, ``>= 0``.
+    lower : array-like of shape (N,)
+        The lower bounds (``<= 0`` where ``w > 0``).
+    upper : array-like of shape (N,)
+        The upper bounds (``>= 0`` where ``w > 0``).
+    gap_tol : float, default=GAP_TOL
+        The largest relative duality gap of a certified answer.
+
+    Returns
+    -------
+    z : ndarray of shape (N,)
+        The certified solution.
+    info : SolveInfo
+        ``"projected-newton"``, or the fallback's solver with the reason; ``stats`` holds
+        the certificate.
+
+    Raises
+    ------
+    ValueError
+        If a weight is negative, or a bound excludes 0 where ``w > 0``.
+    SolverError
+        If no solver's answer is certified.
     """
     h, w, lower, upper = (np.asarray(a, dtype=float) for a in (h, w, lower, upper))
     if np.any(w < 0) or np.any((w > 0) & ((lower > 0) | (upper < 0))):

@@ -60,6 +60,41 @@ def cg_solve(matvec, B, rtol=1e-10, maxiter=None, M=None, preconditioner=None, x
     ``preconditioner`` is its name for ``stats`` (default ``"none"`` / ``"custom"``).
     ``x0`` (optional, the shape of ``B``) is the starting point (default zero); a column
     that already satisfies the rule takes 0 iterations.
+
+    Parameters
+    ----------
+    matvec : callable, sparse matrix or LinearOperator
+        ``v -> A v`` for a (dim,) vector, or ``A`` itself; ``A`` symmetric positive
+        definite.
+    B : array-like of shape (dim,) or (dim, k)
+        The right-hand side(s).
+    rtol : float, default=1e-10
+        The relative residual ``||b - A x|| / ||b||`` every column must reach.
+    maxiter : int, default=None
+        The iteration cap per column; None for scipy's ``10 * dim``.
+    M : callable, sparse matrix or LinearOperator, default=None
+        A symmetric positive definite approximation of ``A^{-1}``; None for no
+        preconditioner.
+    preconditioner : str, default=None
+        The preconditioner's name for ``stats``; None for ``"none"`` (no ``M``) or
+        ``"custom"``.
+    x0 : array-like of the shape of ``B``, default=None
+        The starting point; None for zero.
+
+    Returns
+    -------
+    X : ndarray of the shape of ``B``
+        The solution (the last iterate for a column stopped at the cap).
+    info : SolveInfo
+        ``"cg"``, with a ``fallback`` naming the columns stopped at the cap (if any) and
+        the ``stats`` of the module docstring.
+
+    Raises
+    ------
+    SolverError
+        If scipy reports a breakdown or illegal input (``info < 0``).
+    ValueError
+        If ``A`` or ``M`` is not (dim, dim).
     """
     B = np.asarray(B, dtype=float)
     vector = B.ndim == 1
@@ -105,8 +140,21 @@ def cg_solve(matvec, B, rtol=1e-10, maxiter=None, M=None, preconditioner=None, x
 
 
 def jacobi_preconditioner(A):
-    """The Jacobi (diagonal) preconditioner ``diag(A)^{-1}`` of a sparse SPD matrix, as a
-    sparse diagonal matrix (a zero diagonal entry, impossible for SPD ``A``, gets 1)."""
+    """The Jacobi (diagonal) preconditioner ``diag(A)^{-1}`` of a sparse SPD matrix.
+
+    It is a sparse diagonal matrix (a zero diagonal entry, impossible for SPD ``A``,
+    gets 1).
+
+    Parameters
+    ----------
+    A : sparse matrix or ndarray of shape (n, n)
+        The symmetric positive definite matrix.
+
+    Returns
+    -------
+    scipy.sparse.dia_matrix of shape (n, n)
+        ``diag(A)^{-1}``.
+    """
     d = np.asarray(sp.csr_matrix(A).diagonal(), dtype=float)
     return sp.diags(np.where(d > 0, 1.0 / np.where(d > 0, d, 1.0), 1.0))
 
@@ -121,9 +169,26 @@ def have_pyamg():
 
 
 def amg_preconditioner(A):
-    """One V-cycle of pyamg's smoothed aggregation (Vanek et al. 1996) on the sparse SPD
-    ``A``, as a LinearOperator (symmetric: pyamg's default symmetric Gauss-Seidel
-    smoothing).  Needs the optional ``pyamg`` (ImportError otherwise)."""
+    """One V-cycle of pyamg's smoothed aggregation (Vanek et al. 1996) on the sparse SPD ``A``.
+
+    A LinearOperator (symmetric: pyamg's default symmetric Gauss-Seidel
+    smoothing).  Needs the optional ``pyamg`` (ImportError otherwise).
+
+    Parameters
+    ----------
+    A : sparse matrix or ndarray of shape (n, n)
+        The symmetric positive definite matrix.
+
+    Returns
+    -------
+    scipy.sparse.linalg.LinearOperator of shape (n, n)
+        The preconditioner, an approximation of ``A^{-1}``.
+
+    Raises
+    ------
+    ImportError
+        If ``pyamg`` is not installed.
+    """
     import pyamg
 
     ml = pyamg.smoothed_aggregation_solver(sp.csr_matrix(A), symmetry="symmetric")

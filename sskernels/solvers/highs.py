@@ -99,7 +99,46 @@ def _solve(h):
 
 
 def solve_lp(c, A=None, row_lower=-np.inf, row_upper=np.inf, col_lower=0.0, col_upper=np.inf):
-    """Solve an LP with HiGHS; returns ``(x, objective)``."""
+    """Solve a linear program with HiGHS.
+
+    Solves ``min c^T x`` s.t. ``row_lower <= A x <= row_upper`` and
+    ``col_lower <= x <= col_upper`` (``np.inf`` for a missing bound), with HiGHS's default
+    tolerances and a time limit of :data:`TIME_LIMIT` seconds.
+
+    Parameters
+    ----------
+    c : array-like of shape (n,)
+        The cost vector.
+    A : array-like or scipy sparse matrix of shape (m, n), default=None
+        The constraint matrix; None for no row constraints.
+    row_lower : float or array-like of shape (m,), default=-np.inf
+        Lower bounds of ``A x`` (a scalar applies to every row).
+    row_upper : float or array-like of shape (m,), default=np.inf
+        Upper bounds of ``A x``.
+    col_lower : float or array-like of shape (n,), default=0.0
+        Lower bounds of ``x`` (by default ``x >= 0``).
+    col_upper : float or array-like of shape (n,), default=np.inf
+        Upper bounds of ``x``.
+
+    Returns
+    -------
+    x : ndarray of shape (n,)
+        The optimal point.
+    objective : float
+        The optimal value ``c^T x``.
+
+    Raises
+    ------
+    SolverError
+        If HiGHS does not end at an optimum (infeasible, unbounded, time limit reached).
+
+    Examples
+    --------
+    >>> from sskernels.solvers import solve_lp
+    >>> x, objective = solve_lp([-1.0, -1.0], A=[[1.0, 2.0], [3.0, 1.0]], row_upper=[4.0, 6.0])
+    >>> x.round(6), round(objective, 6)
+    (array([1.6, 1.2]), -2.8)
+    """
     h = _solver()
     h.passModel(_model(c, A, row_lower, row_upper, col_lower, col_upper))
     return _solve(h)
@@ -107,9 +146,50 @@ def solve_lp(c, A=None, row_lower=-np.inf, row_upper=np.inf, col_lower=0.0, col_
 
 def solve_qp(Q, c, A=None, row_lower=-np.inf, row_upper=np.inf, col_lower=0.0, col_upper=np.inf,
              time_limit=None):
-    """Solve a convex QP ``min 1/2 x^T Q x + c^T x`` with HiGHS; returns ``(x, objective)``.
+    """Solve a convex QP ``min 1/2 x^T Q x + c^T x`` with HiGHS.
 
-    ``Q`` must be symmetric positive semidefinite; only its lower triangle is passed.
+    The constraints are those of :func:`solve_lp`: ``row_lower <= A x <= row_upper`` and
+    ``col_lower <= x <= col_upper``.  ``Q`` must be symmetric positive semidefinite; only
+    its lower triangle is passed.
+
+    Parameters
+    ----------
+    Q : array-like or scipy sparse matrix of shape (n, n)
+        The Hessian, symmetric positive semidefinite.
+    c : array-like of shape (n,)
+        The linear cost vector.
+    A : array-like or scipy sparse matrix of shape (m, n), default=None
+        The constraint matrix; None for no row constraints.
+    row_lower : float or array-like of shape (m,), default=-np.inf
+        Lower bounds of ``A x`` (a scalar applies to every row).
+    row_upper : float or array-like of shape (m,), default=np.inf
+        Upper bounds of ``A x``.
+    col_lower : float or array-like of shape (n,), default=0.0
+        Lower bounds of ``x`` (by default ``x >= 0``).
+    col_upper : float or array-like of shape (n,), default=np.inf
+        Upper bounds of ``x``.
+    time_limit : float, default=None
+        Seconds after which the solve is abandoned; None for :data:`TIME_LIMIT`.
+
+    Returns
+    -------
+    x : ndarray of shape (n,)
+        The optimal point.
+    objective : float
+        The optimal value ``1/2 x^T Q x + c^T x``.
+
+    Raises
+    ------
+    SolverError
+        If HiGHS does not end at an optimum (infeasible, unbounded, time limit reached).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sskernels.solvers import solve_qp
+    >>> x, objective = solve_qp(np.eye(2), [-1.0, -1.0], A=[[1.0, 1.0]], row_upper=[1.0])
+    >>> x.round(6), round(objective, 6)
+    (array([0.5, 0.5]), -0.75)
     """
     lp = _model(c, A, row_lower, row_upper, col_lower, col_upper)
     model = highspy.HighsModel()

@@ -45,7 +45,23 @@ class LibsvmModel:
     #                               intercept, prob_a, prob_b)
 
     def predict(self, K_pred):
-        """Labels of the rows ``K_pred`` (``K(points, train)``), as ``SVC.predict``."""
+        """Labels of the rows ``K_pred`` (``K(points, train)``), as ``SVC.predict``.
+
+        Parameters
+        ----------
+        K_pred : array-like of shape (s, n_train)
+            The kernel between the points to label and the training points.
+
+        Returns
+        -------
+        ndarray of shape (s,)
+            The predicted labels, taken from ``classes``.
+
+        Raises
+        ------
+        ValueError
+            If ``K_pred`` is not two-dimensional with ``n_train`` columns.
+        """
         if self.svc is not None:
             return self.svc.predict(K_pred)
         K_pred = np.ascontiguousarray(K_pred, dtype=np.float64)
@@ -74,9 +90,27 @@ class LibsvmModel:
         return beta, -float(intercept[0])
 
     def binary_decision(self, K_te):
-        """For two classes: ``K_te[:, support_] @ dual_coef_[0] + intercept_[0]`` with SVC's
-        attributes (positive for ``classes[1]``), summed over the support vectors only, in
-        their order -- the same floating-point sums as that expression on a fitted ``SVC``."""
+        """Decision values for two classes, positive for ``classes[1]``.
+
+        ``K_te[:, support_] @ dual_coef_[0] + intercept_[0]`` with SVC's attributes.
+        The products are summed over the support vectors only, in their order -- the same
+        floating-point sums as that expression on a fitted ``SVC``.
+
+        Parameters
+        ----------
+        K_te : ndarray of shape (s, n_train)
+            The kernel between the test points and the training points.
+
+        Returns
+        -------
+        ndarray of shape (s,)
+            The decision values, positive for ``classes[1]``.
+
+        Raises
+        ------
+        ValueError
+            If the model has not two classes.
+        """
         if self.classes.size != 2:
             raise ValueError("binary_decision needs two classes")
         if self.svc is not None:
@@ -110,11 +144,39 @@ def _encode(y):
 
 
 def fit_precomputed(K, y, C, tol=1e-3, max_iter=-1, use_svc=False):
-    """``SVC(kernel="precomputed", C=C, tol=tol, max_iter=max_iter).fit(K, y)`` as a
-    :class:`LibsvmModel`: the bare libsvm call with SVC's arguments, or ``SVC`` itself when
+    """Fit a C-SVC on a precomputed kernel, as :class:`LibsvmModel`.
+
+    ``SVC(kernel="precomputed", C=C, tol=tol, max_iter=max_iter).fit(K, y)``: the bare
+    libsvm call with SVC's arguments, or ``SVC`` itself when
     ``use_svc``, when scikit-learn has no ``_libsvm``, or when ``y`` has fewer than two
     classes (so that ``SVC``'s error is raised).  Non-finite dual coefficients raise
-    ``SVC``'s ValueError."""
+    ``SVC``'s ValueError.
+
+    Parameters
+    ----------
+    K : array-like of shape (n, n)
+        The training Gram matrix.
+    y : array-like of shape (n,)
+        The training labels (any classes, as ``SVC`` takes them).
+    C : float
+        The SVM's regularization parameter.
+    tol : float, default=1e-3
+        The stopping tolerance of libsvm.
+    max_iter : int, default=-1
+        The iteration cap of libsvm; -1 for none.
+    use_svc : bool, default=False
+        Fit through ``sklearn.svm.SVC`` instead of the bare libsvm call.
+
+    Returns
+    -------
+    LibsvmModel
+        The fitted model; its ``capped`` is True when libsvm stopped at ``max_iter``.
+
+    Raises
+    ------
+    ValueError
+        If the dual coefficients are not finite, or ``y`` has fewer than two classes.
+    """
     y = np.asarray(y)
     K = np.ascontiguousarray(K, dtype=np.float64)
     classes, y_idx = _encode(y)
@@ -147,12 +209,36 @@ def _raw_fit(K, y_idx, n_classes, C, tol=1e-3, max_iter=-1):
 
 
 def binary_svm_decision(K_tr, t, K_te, C):
-    """``f`` on test points of the C-SVM on a precomputed kernel, for targets ``t`` that are
+    """``f`` on test points of the C-SVM on a precomputed kernel, for targets in {-1, +1}.
+
+    The targets ``t`` are
     known to be a float array of -1 and +1 with both present (one-vs-rest targets, checked
     by the caller): :func:`fit_precomputed` (the same libsvm call, default tol) without
     re-deriving the classes, then :meth:`LibsvmModel.binary_decision` -- the same numbers
     as :func:`sskernels.solvers.svm.svm_precomputed_decision` (tested), for the
-    cross-validation loops that call it ~100,000 times a table."""
+    cross-validation loops that call it ~100,000 times a table.
+
+    Parameters
+    ----------
+    K_tr : array-like of shape (l, l)
+        The training Gram matrix.
+    t : ndarray of shape (l,)
+        The float targets, -1 and +1 with both present (not checked here).
+    K_te : ndarray of shape (s, l)
+        The test-by-training kernel.
+    C : float
+        The SVM's regularization parameter.
+
+    Returns
+    -------
+    ndarray of shape (s,)
+        The decision values, positive for ``t = +1``.
+
+    Raises
+    ------
+    ValueError
+        If libsvm's dual coefficients are not finite.
+    """
     if _libsvm is None:
         return fit_precomputed(K_tr, t, C).binary_decision(K_te)
     support, _, _, dual_coef, intercept, _, _, _ = _raw_fit(
@@ -161,9 +247,37 @@ def binary_svm_decision(K_tr, t, K_te, C):
 
 
 def binary_dual(K, y, C, tol=1e-3, use_svc=False):
-    """The C-SVM dual on kernel ``K`` for targets ``y`` in {-1, +1} (both present): ``(beta,
-    b)`` with ``beta = y * alpha*`` and decision value ``K beta + b`` (positive = +1), as
-    ``SVC``'s ``dual_coef_``/``intercept_`` give them."""
+    """The C-SVM dual on kernel ``K`` for targets ``y`` in {-1, +1} (both present).
+
+    Returns ``(beta, b)`` with ``beta = y * alpha*`` and decision value ``K beta + b``
+    (positive = +1), as ``SVC``'s ``dual_coef_``/``intercept_`` give them.
+
+    Parameters
+    ----------
+    K : array-like of shape (n, n)
+        The training Gram matrix.
+    y : array-like of shape (n,)
+        The targets, -1 or +1, both present.
+    C : float
+        The SVM's regularization parameter.
+    tol : float, default=1e-3
+        The stopping tolerance of libsvm.
+    use_svc : bool, default=False
+        Fit through ``sklearn.svm.SVC`` instead of the bare libsvm call.
+
+    Returns
+    -------
+    beta : ndarray of shape (n,)
+        The signed dual coefficients ``y_i alpha_i`` (0 off the support vectors).
+    b : float
+        The intercept.
+
+    Raises
+    ------
+    ValueError
+        If a target is not -1 or +1, ``y`` has one class, or the dual coefficients are not
+        finite.
+    """
     y = np.asarray(y, dtype=float)
     if not np.all(np.abs(y) == 1):
         raise ValueError("targets must be -1 or +1")

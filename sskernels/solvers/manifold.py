@@ -38,6 +38,31 @@ def laprls_coefficients(K, M, labeled, Y_L, gamma_A, gamma_I):
     zeros; ``Y_L`` may have several columns (one-vs-rest).  Returns (n,) or
     (n, c) as ``Y_L``.  Solved by LU (``numpy.linalg.solve``; the matrix is not
     symmetric).
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        The Gram matrix of the ``n = l + u`` training points.
+    M : ndarray or sparse matrix of shape (n, n)
+        The intrinsic regularizer (``L^p``).
+    labeled : array-like of shape (l,)
+        The indices of the labeled points.
+    Y_L : array-like of shape (l,) or (l, c)
+        Their targets.
+    gamma_A : float
+        The ambient regularization (> 0).
+    gamma_I : float
+        The intrinsic regularization (>= 0; 0 drops the ``M K`` term).
+
+    Returns
+    -------
+    alpha : ndarray of shape (n,) or (n, c)
+        The expansion coefficients, shaped as ``Y_L``.
+
+    Raises
+    ------
+    ParameterError
+        If ``gamma_A <= 0`` or ``gamma_I < 0``.
     """
     n = K.shape[0]
     labeled = np.asarray(labeled)
@@ -57,6 +82,31 @@ def lapsvm_system(K, M, labeled, gamma_A, gamma_I):
 
     ``Z`` is label-independent: eq. (11.9) is ``Q = Y (K Z)_L Y`` and eq. (11.10)
     ``alpha = Z Y beta`` for every one-vs-rest problem.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        The Gram matrix of the ``n = l + u`` training points.
+    M : ndarray or sparse matrix of shape (n, n)
+        The intrinsic regularizer (``L^p``).
+    labeled : array-like of shape (l,)
+        The indices of the labeled points.
+    gamma_A : float
+        The ambient regularization (> 0).
+    gamma_I : float
+        The intrinsic regularization (>= 0; 0 gives ``Z = J^T / (2 gamma_A)``).
+
+    Returns
+    -------
+    Z : ndarray of shape (n, l)
+        ``(2 gamma_A I + 2 gamma_I/(u+l)^2 M K)^{-1} J^T``.
+    KZ_L : ndarray of shape (l, l)
+        ``K_L Z``, the rows of ``K Z`` of the labeled points.
+
+    Raises
+    ------
+    ParameterError
+        If ``gamma_A <= 0`` or ``gamma_I < 0``.
     """
     n = K.shape[0]
     labeled = np.asarray(labeled)
@@ -80,6 +130,29 @@ def lapsvm_binary(Z, KZ_L, y, report=None):
     ``report`` (a :class:`~sskernels.solvers.report.FitReport`) when given.
     Returns ``(alpha, b, beta, Q)``.  When all labels are equal there is no
     margin to find: ``alpha = 0`` and ``b = y_1`` (a degenerate case, noted).
+
+    Parameters
+    ----------
+    Z : ndarray of shape (n, l)
+        The label-independent ``Z`` of :func:`lapsvm_system`.
+    KZ_L : ndarray of shape (l, l)
+        ``K_L Z``, from :func:`lapsvm_system`.
+    y : array-like of shape (l,)
+        The labels in {-1, +1}.
+    report : FitReport, default=None
+        The fit report that receives the dual's :class:`SolveInfo` and the degenerate
+        note; None for none.
+
+    Returns
+    -------
+    alpha : ndarray of shape (n,)
+        The expansion coefficients, eq. (11.10).
+    b : float
+        The bias.
+    beta : ndarray of shape (l,)
+        The dual solution.
+    Q : ndarray of shape (l, l) or None
+        The dual's matrix, eq. (11.9); None when all labels are equal.
     """
     y = np.asarray(y, dtype=float)
     l = y.size

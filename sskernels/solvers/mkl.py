@@ -95,6 +95,28 @@ def svm_solution(K, Y, C, svm_tol=1e-5):
     SVM dual optimum, SimpleMKL's ``J(d)``), from libsvm with ``SVC(kernel="precomputed")``'s
     arguments (:func:`sskernels.solvers.libsvm.binary_dual`: the bare calls, SVC's numbers);
     the decision value is ``K beta + b`` (positive = target +1).
+
+    Parameters
+    ----------
+    K : array-like of shape (n, n)
+        The kernel.
+    Y : ndarray of shape (P, n)
+        The targets of the ``P`` binary problems, in {-1, +1}.
+    C : float
+        The SVM's regularization parameter.
+    svm_tol : float, default=1e-5
+        The stopping tolerance of libsvm.
+
+    Returns
+    -------
+    SVMSolution
+        ``J = sum_p J_p``, ``beta`` (P, n), the intercepts (P,) and ``sum_alpha``
+        (``sum_p sum_i alpha_pi``).
+
+    Raises
+    ------
+    ValueError
+        If a target is not -1 or +1, or a row of ``Y`` has one class.
     """
     P, n = Y.shape
     beta = np.zeros((P, n))
@@ -114,6 +136,18 @@ def mkl_gradient(Ks, beta):
 
     ``beta = y * alpha*`` (P, n) of the SVMs at the current ``d``; for several
     binary problems sharing ``d`` the gradients add up.
+
+    Parameters
+    ----------
+    Ks : ndarray of shape (M, n, n)
+        The base kernels.
+    beta : ndarray of shape (P, n)
+        ``y * alpha*`` of the ``P`` SVMs at the current ``d``.
+
+    Returns
+    -------
+    ndarray of shape (M,)
+        The gradient ``dJ/dd``.
     """
     M = Ks.shape[0]
     return -0.5 * (Ks.reshape(M, -1) @ (beta.T @ beta).ravel())
@@ -127,6 +161,20 @@ def descent_direction(d, grad):
     else ``D_m = -r_m`` (``m != mu``); ``D_mu = -sum_{m != mu} D_m``.  Then
     ``sum_m D_m = 0`` and ``grad . D = -sum_{m != mu} D_m^2 <= 0``.
     Returns ``(D, mu)``.
+
+    Parameters
+    ----------
+    d : ndarray of shape (M,)
+        The kernel weights, on the simplex.
+    grad : ndarray of shape (M,)
+        The gradient ``dJ/dd`` at ``d``.
+
+    Returns
+    -------
+    D : ndarray of shape (M,)
+        The descent direction.
+    mu : int
+        The base variable ``argmax_m d_m``.
     """
     mu = int(np.argmax(d))
     r = grad - grad[mu]
@@ -142,6 +190,20 @@ def duality_gap(J, grad, sum_alpha):
 
     With ``-dJ/dd_m = 1/2 alpha^T Q_m alpha`` (eq. (11)), it is
     ``J + max_m (-grad_m) - sum_i alpha_i``; 0 at the optimum.
+
+    Parameters
+    ----------
+    J : float
+        The SVM objective ``J(d)``.
+    grad : ndarray of shape (M,)
+        The gradient ``dJ/dd`` at ``d``.
+    sum_alpha : float
+        ``sum_i alpha*_i`` (summed over the binary problems).
+
+    Returns
+    -------
+    float
+        The duality gap (absolute, not divided by ``J``).
     """
     return float(J + np.max(-grad) - sum_alpha)
 
@@ -177,6 +239,39 @@ def simplemkl(Ks, Y, C, tol=0.01, max_iter=100, svm_tol=1e-5, line_search_tol=0.
     first).  Returns an :class:`MKLResult`; ``history`` lists ``J`` at each
     iterate, ``info.fallback`` is None when the duality gap (or a vanishing
     reduced gradient) certified the result.
+
+    Parameters
+    ----------
+    Ks : array-like of shape (M, n, n)
+        The base kernels, used as given.
+    Y : array-like of shape (P, n) or (n,)
+        The targets in {-1, +1}, one row per binary problem (a vector is one problem).
+    C : float
+        The SVM's regularization parameter.
+    tol : float, default=0.01
+        The largest relative duality gap ``gap / J`` of a converged result.
+    max_iter : int, default=100
+        The most iterations (retries of the line search included).
+    svm_tol : float, default=1e-5
+        The tolerance of libsvm for the inner SVMs.
+    line_search_tol : float, default=0.1
+        The golden-section search stops when its bracket is shorter than
+        ``line_search_tol * gamma_max``.
+    d_init : array-like of shape (M,), default=None
+        The starting weights (tiny weights zeroed, then renormalized); None for ``1/M``
+        each.
+
+    Returns
+    -------
+    MKLResult
+        The weights ``d``, the SVMs at ``d``, the iteration count, the relative duality
+        gap, the KKT spread, ``converged``, the number of SVM evaluations, ``history``
+        and ``info``.
+
+    Raises
+    ------
+    ValueError
+        If a target is not -1 or +1, or a row of ``Y`` has one class.
     """
     Ks = np.asarray(Ks, dtype=float)
     Y = np.atleast_2d(np.asarray(Y, dtype=float))

@@ -19,7 +19,24 @@ __all__ = ["solve_psd"]
 
 
 def solve_psd(M, R):
-    """``(M^{-1} R, SolveInfo)`` for symmetric positive (semi)definite ``M`` (module rule)."""
+    """``(M^{-1} R, SolveInfo)`` for symmetric positive (semi)definite ``M`` (module rule).
+
+    Cholesky first; the minimum-norm least-squares solution when it fails.
+
+    Parameters
+    ----------
+    M : ndarray of shape (n, n)
+        The symmetric positive (semi)definite matrix.
+    R : ndarray of shape (n,) or (n, k)
+        The right-hand side(s).
+
+    Returns
+    -------
+    X : ndarray of the shape of ``R``
+        ``M^{-1} R`` (the least-squares solution when Cholesky fails).
+    info : SolveInfo
+        ``"cholesky"``, or ``"lstsq"`` with the reason in ``fallback``.
+    """
     try:
         return solve(M, R, assume_a="pos", check_finite=False), SolveInfo("cholesky")
     except (LinAlgError, ValueError) as exc:

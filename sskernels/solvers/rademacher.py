@@ -68,7 +68,7 @@ the same decisions and the same minimizing ``d`` as with ``K`` and ``a C``:
 ``J_{aK, C}(d) = J_{K, aC}(d) / a``), so that a tiny tail sum (large theta) does not make
 huge features; ``objective`` is reported in the original scale.
 
-Why it stays whole: one module, ~490 lines: the binary parametric LP and the one-vs-rest
+Why it stays whole: one module, ~600 lines: the binary parametric LP and the one-vs-rest
 alternation solve the same scaled objective (tail counts, feature scale, stopping gap), and
 keeping both paths beside the one definition of that objective keeps them solving one problem.
 """
@@ -106,8 +106,28 @@ WEIGHT_PRECISION = 1e-9
 
 
 def tail_count(theta, n):
-    """``theta`` as a count in ``[0, n]``: an int as it is, a float in [0, 1] a fraction of n
-    (rounded to the nearest count)."""
+    """``theta`` as a count in ``[0, n]``.
+
+    An int as it is (capped at ``n``), a float in [0, 1] a fraction of n
+    (rounded to the nearest count).
+
+    Parameters
+    ----------
+    theta : int or float
+        A count (int ``>= 0``) or a fraction of ``n`` (float in [0, 1]).
+    n : int
+        The number of eigenvalues.
+
+    Returns
+    -------
+    int
+        The count, in ``[0, n]``.
+
+    Raises
+    ------
+    ParameterError
+        If an int ``theta`` is negative, or a float ``theta`` is not in [0, 1].
+    """
     if isinstance(theta, (int, np.integer)) and not isinstance(theta, bool):
         if theta < 0:
             raise ParameterError(f"theta must be >= 0, got {theta}")
@@ -119,8 +139,28 @@ def tail_count(theta, n):
 
 
 def relative_tail(eigenvalues, theta_count):
-    """``sum_{j > theta} lambda_j / sum_j lambda_j`` (eigenvalues in any order; negative ones,
-    round-off of a PSD matrix, count as 0).  1 at ``theta = 0``, 0 at ``theta >= n``."""
+    """``sum_{j > theta} lambda_j / sum_j lambda_j``, the relative tail sum.
+
+    (Eigenvalues in any order; negative ones,
+    round-off of a PSD matrix, count as 0.)  1 at ``theta = 0``, 0 at ``theta >= n``.
+
+    Parameters
+    ----------
+    eigenvalues : array-like of shape (n,)
+        The eigenvalues of a PSD matrix.
+    theta_count : int
+        The number ``theta`` of largest eigenvalues left out of the tail.
+
+    Returns
+    -------
+    float
+        The tail sum over the total, in [0, 1].
+
+    Raises
+    ------
+    ValueError
+        If no eigenvalue is positive.
+    """
     lam = np.sort(np.clip(np.asarray(eigenvalues, dtype=float), 0.0, None))[::-1]
     total = lam.sum()
     if not total > 0:
@@ -129,9 +169,35 @@ def relative_tail(eigenvalues, theta_count):
 
 
 def mkl_objective(Psi, Y, C, d):
-    """``J(d)`` (sum of the P SVM duals, libsvm) with kernel ``Psi diag(d) Psi^T`` and the
+    """``J(d)`` with kernel ``Psi diag(d) Psi^T``, and the MKL dual bound.
+
+    ``J(d)`` (sum of the P SVM duals, libsvm) with kernel ``Psi diag(d) Psi^T`` and the
     MKL dual bound ``sum alpha - 1/2 max_m sum_p (psi_m^T beta_p)^2``; returns
-    ``(J, dual_bound)``.  ``J - dual_bound >= 0`` is SimpleMKL's duality gap."""
+    ``(J, dual_bound)``.  ``J - dual_bound >= 0`` is SimpleMKL's duality gap.
+
+    Parameters
+    ----------
+    Psi : ndarray of shape (l, M)
+        The (rescaled) features ``psi_m`` as columns.
+    Y : ndarray of shape (P, l)
+        The targets in {-1, +1}, one row per binary problem.
+    C : float
+        The SVM's regularization parameter.
+    d : ndarray of shape (M,)
+        The kernel weights.
+
+    Returns
+    -------
+    J : float
+        ``J(d)``.
+    dual_bound : float
+        The MKL dual bound.
+
+    Raises
+    ------
+    ValueError
+        If a target is not -1 or +1, or a row of ``Y`` has one class.
+    """
     sol = svm_solution((Psi * d) @ Psi.T, Y, C)
     q = ((Psi.T @ sol.beta.T) ** 2).sum(axis=1)
     return sol.J, sol.sum_alpha - 0.5 * float(q.max())
@@ -423,8 +489,9 @@ def _alternation_result(Psi, Y, C, path, tol, max_iter):
 
 
 def lrc_mkl(Phi, scales, Y, C, tol=None, max_iter=2000, C_path=None):
-    """l1-MKL over the rank-one kernels ``phi_m phi_m^T / s_m`` (Cortes et al. 2013's convex
-    algorithm; module docstring).
+    """l1-MKL over the rank-one kernels ``phi_m phi_m^T / s_m``.
+
+    (Cortes et al. 2013's convex algorithm; module docstring.)
 
     ``Phi`` (l, M) base vectors at the training points, ``scales`` (M,) positive tail sums
     ``s_m``, ``Y`` (P, l) or (l,) targets in {-1, +1} (one row per one-vs-rest problem),
@@ -432,6 +499,39 @@ def lrc_mkl(Phi, scales, Y, C, tol=None, max_iter=2000, C_path=None):
     for one binary problem they are solved together on one LP (:func:`_binary_path`, results
     memoized), so a grid costs a few LPs more than one C; the result of ``C`` is then a
     function of ``(Phi, scales, Y, C, C_path)``.  Returns an :class:`LRCResult`.
+
+    Parameters
+    ----------
+    Phi : array-like of shape (l, M)
+        The base vectors ``phi_m`` at the training points, as columns.
+    scales : array-like of shape (M,)
+        The tail sums ``s_m``, positive and finite.
+    Y : array-like of shape (P, l) or (l,)
+        The targets in {-1, +1}, one row per one-vs-rest problem.
+    C : float
+        The SVM's regularization parameter (> 0).
+    tol : float, default=None
+        The alternation's relative duality gap (P > 1, or the fallback); None for
+        :data:`GAP_TOL`.
+    max_iter : int, default=2000
+        The alternation's most iterations.
+    C_path : sequence of float, default=None
+        The C values of a selection grid that contains ``C``; None for ``C`` alone.
+
+    Returns
+    -------
+    LRCResult
+        ``d``, ``mu = d / s``, the objective in the original scale, ``degenerate`` (all
+        features zero, or the optimum at ``W = 0``: uniform ``d``) and the
+        :class:`SolveInfo`.
+
+    Raises
+    ------
+    ValueError
+        If a target is not -1 or +1, the shapes do not agree, or ``C`` is not positive
+        and finite.
+    ParameterError
+        If a tail-sum scale is not positive and finite.
     """
     tol = GAP_TOL if tol is None else tol
     Phi = np.asarray(Phi, dtype=float)

@@ -48,8 +48,25 @@ class FitReport:
     stats: dict = field(default_factory=dict)
 
     def add(self, info: SolveInfo, what: str = "", keep_stats: bool = False):
-        """Record a solver call; a fallback becomes a ``"fallback: ..."`` note.  With
-        ``keep_stats`` its ``stats`` (iterations, residuals) go into the record too."""
+        """Record a solver call; a fallback becomes a ``"fallback: ..."`` note.
+
+        With ``keep_stats`` its ``stats`` (iterations, residuals) go into the record too.
+
+        Parameters
+        ----------
+        info : SolveInfo
+            The solver call.
+        what : str, default=""
+            What was solved: the prefix of the fallback note and the key of the stats
+            (``""``: the solver's name).
+        keep_stats : bool, default=False
+            Keep ``info.stats`` in :attr:`stats` under ``what``.
+
+        Returns
+        -------
+        SolveInfo
+            ``info`` itself.
+        """
         if info.solver not in self.solvers:
             self.solvers.append(info.solver)
         if keep_stats:
@@ -60,6 +77,20 @@ class FitReport:
         return info
 
     def note(self, kind: str, text: str):
+        """Add the note ``"kind: text"`` (once: a repeated note is not added again).
+
+        Parameters
+        ----------
+        kind : {"fallback", "degenerate"}
+            The note's kind.
+        text : str
+            The note, one short line.
+
+        Raises
+        ------
+        ValueError
+            If ``kind`` is not one of :data:`KINDS`.
+        """
         if kind not in KINDS:
             raise ValueError(f"note kind must be one of {KINDS}, got {kind!r}")
         line = f"{kind}: {text}"
@@ -67,7 +98,15 @@ class FitReport:
             self.notes.append(line)
 
     def merge(self, other: "FitReport | None", prefix: str = ""):
-        """Take over another fit's solvers and notes (a nested learner's)."""
+        """Take over another fit's solvers and notes (a nested learner's).
+
+        Parameters
+        ----------
+        other : FitReport or None
+            The other fit's report; None adds nothing.
+        prefix : str, default=""
+            Put before the text of each of its notes (after the kind).
+        """
         if other is None:
             return
         for s in other.solvers:

@@ -39,7 +39,24 @@ QP_SECONDS = 10.0
 
 
 def svm_dual_libsvm(Q, y, C):
-    """The dual of :func:`svm_dual_qp` solved by libsvm (SMO, tolerance 1e-8); returns beta."""
+    """The dual of :func:`svm_dual_qp` solved by libsvm (SMO, tolerance 1e-8).
+
+    libsvm's ``SVC(kernel="precomputed")`` is fitted on the kernel ``y_i y_j Q_ij``.
+
+    Parameters
+    ----------
+    Q : ndarray of shape (l, l)
+        The matrix of the dual (``Y K Y`` for a C-SVM on kernel ``K``).
+    y : ndarray of shape (l,)
+        The labels in {-1, +1}.
+    C : float
+        The box bound of ``beta``.
+
+    Returns
+    -------
+    beta : ndarray of shape (l,)
+        The dual solution: libsvm's ``|dual_coef_|`` at the support vectors, 0 elsewhere.
+    """
     K = y[:, None] * Q * y[None, :]
     svc = SVC(kernel="precomputed", C=float(C), tol=1e-8).fit(K, (y > 0).astype(int))
     beta = np.zeros(y.size)
@@ -54,13 +71,34 @@ def _fallback_reason(exc, time_limit):
 
 
 def svm_dual_qp(Q, y, C, time_limit=QP_SECONDS):
-    """``max sum beta - 1/2 beta^T Q beta  s.t.  y^T beta = 0, 0 <= beta <= C`` (eq. (11.8)).
+    """Solve the SVM dual of eq. (11.8) with HiGHS, libsvm as the fallback.
 
+    The dual is ``max sum beta - 1/2 beta^T Q beta  s.t.  y^T beta = 0, 0 <= beta <= C``.
     ``Q`` is symmetrized first.  HiGHS answers; when it raises
     :class:`SolverError` (time limit ``time_limit`` seconds, or another
     non-optimal end) libsvm solves the same dual and the returned
     :class:`SolveInfo` names the reason (module docstring).  ``beta`` is clipped
     to the box.  Returns ``(beta, grad, info)`` with ``grad = Q beta - 1``.
+
+    Parameters
+    ----------
+    Q : ndarray of shape (l, l)
+        The matrix of the dual (``Y K Y`` for a C-SVM on kernel ``K``).
+    y : ndarray of shape (l,)
+        The labels in {-1, +1}.
+    C : float
+        The box bound of ``beta``.
+    time_limit : float, default=QP_SECONDS
+        Seconds HiGHS may spend before libsvm takes over.
+
+    Returns
+    -------
+    beta : ndarray of shape (l,)
+        The dual solution, clipped to ``[0, C]``.
+    grad : ndarray of shape (l,)
+        The gradient ``Q beta - 1`` of the dual in minimization form (symmetrized ``Q``).
+    info : SolveInfo
+        ``"highs-qp"``, or ``"libsvm"`` with the fallback's reason.
     """
     Q = 0.5 * (Q + Q.T)
     l = y.size
@@ -84,6 +122,24 @@ def svm_intercept(grad, y, beta, C, rtol=1e-6):
     (``0 < beta_i < C``, where ``y_i f(x_i) = 1``), else the midpoint of the
     interval the bounded ``beta_i`` leave for ``b`` (Chang & Lin, LIBSVM,
     Sec. 4.1.5).
+
+    Parameters
+    ----------
+    grad : ndarray of shape (l,)
+        The gradient ``Q beta - 1`` of the dual.
+    y : ndarray of shape (l,)
+        The labels in {-1, +1}.
+    beta : ndarray of shape (l,)
+        The dual solution, in ``[0, C]``.
+    C : float
+        The box bound of ``beta``.
+    rtol : float, default=1e-6
+        A ``beta_i`` within ``rtol * C`` of 0 or ``C`` counts as bounded.
+
+    Returns
+    -------
+    float
+        The bias ``b`` (libsvm's ``-rho``).
     """
     yG = y * grad
     tol = rtol * C
@@ -111,6 +167,28 @@ def svm_precomputed_decision(K_tr, t, K_te, C):
     (positive for ``t = +1``).  The same dual as :func:`svm_dual_qp` with
     ``Q = Y K_tr Y``, at libsvm's default tolerance 1e-3: a speed choice of
     LapSVM's cross-validation, not a fallback.
+
+    Parameters
+    ----------
+    K_tr : ndarray of shape (l, l)
+        The training Gram matrix.
+    t : ndarray of shape (l,)
+        The labels in {-1, +1}, both present.
+    K_te : ndarray of shape (s, l)
+        The test-by-training kernel.
+    C : float
+        The SVM's regularization parameter.
+
+    Returns
+    -------
+    ndarray of shape (s,)
+        The decision values, positive for ``t = +1``.
+
+    Raises
+    ------
+    ValueError
+        If libsvm's dual coefficients are not finite, or ``t`` has one class (``SVC``'s
+        errors).
     """
     from sskernels.solvers.libsvm import fit_precomputed
 

@@ -23,8 +23,28 @@ SVR_MAX_ITER = 20_000
 
 
 def fit_svrs(K_or_X, Y_L, report=None, **svr_params):
-    """One ``sklearn.svm.SVR(max_iter=SVR_MAX_ITER, **svr_params)`` per target column of
-    ``Y_L``; a fit stopped by the cap is noted in ``report`` (when given)."""
+    """Fit one epsilon-SVR per target column of ``Y_L``.
+
+    One ``sklearn.svm.SVR(max_iter=SVR_MAX_ITER, **svr_params)`` per target column of
+    ``Y_L``; a fit stopped by the cap is noted in ``report`` (when given).
+
+    Parameters
+    ----------
+    K_or_X : array-like of shape (l, l) or (l, d)
+        The training kernel (with ``kernel="precomputed"``) or the training points.
+    Y_L : ndarray of shape (l, c)
+        The targets, one column per SVR.
+    report : FitReport, default=None
+        The fit report that receives a ``"degenerate"`` note per fit stopped by the cap;
+        None for none.
+    **svr_params : dict
+        Further parameters of ``sklearn.svm.SVR`` (``kernel``, ``C``, ``epsilon``, ...).
+
+    Returns
+    -------
+    list of sklearn.svm.SVR
+        The fitted SVRs, one per column of ``Y_L``.
+    """
     import warnings
 
     from sklearn.exceptions import ConvergenceWarning
