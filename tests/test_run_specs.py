@@ -5,9 +5,6 @@ spec that can reuse the running spec's records must still reuse them, and the qu
 really happen before the running spec is drained."""
 
 import json
-import multiprocessing as mp
-import time
-
 from sskernels.experiment import runner
 from sskernels.experiment.executors import LocalExecutor
 from sskernels.experiment.runner import run_spec, run_specs
@@ -61,18 +58,21 @@ def test_a_spec_that_can_reuse_the_running_specs_records_still_reuses_them(tmp_p
     assert all(r["reused_from"] == {"spec": "a", "method": "consistency"} for r in recs.values())
 
 
-class _SlowStream:
-    """A stream of records that come 0.2 s apart, logging when each is taken."""
+class _HeldStream:
+    """A stream of records, logging when each is taken; with ``hold``, the first record is
+    handed out only once ``hold`` is set (the run held at a known point, not a race)."""
 
-    def __init__(self, recs, log):
-        self.recs, self.log = list(recs), log
+    def __init__(self, recs, log, hold=None):
+        self.recs, self.log, self.hold = list(recs), log, hold
 
     def next(self, timeout=None):
         if not self.recs:
             raise AssertionError("no more records")
-        time.sleep(min(0.2, timeout or 0.2))
-        if timeout is not None and timeout < 0.2:
-            raise mp.TimeoutError
+        if self.hold is not None:
+            # b must be queued while a's first record is still pending; 60 s: a runner that
+            # queues b only after draining a would never set it
+            assert self.hold.wait(60), "the next spec was not queued while this one ran"
+            self.hold = None
         self.log.append("record")
         return self.recs.pop(0)
 
@@ -81,7 +81,10 @@ class _SlowStream:
 
 
 def test_the_next_spec_is_queued_before_the_running_one_is_drained(tmp_path, monkeypatch):
+    import threading
+
     log = []
+    b_queued = threading.Event()
     a = _spec(tmp_path, "a", ["harmonic"])
     b = _spec(tmp_path, "b", ["consistency"])
 
@@ -94,14 +97,17 @@ def test_the_next_spec_is_queued_before_the_running_one_is_drained(tmp_path, mon
         def start(self, state, artifacts, tasks):
             log.append(("start", state.spec.name))
             recs = [run_record(t, state) for t in tasks]
-            return _SlowStream(recs, log)
+            if state.spec.name == "b":
+                b_queued.set()
+                return _HeldStream(recs, log)
+            return _HeldStream(recs, log, hold=b_queued)
 
     monkeypatch.setattr(runner, "write_record", lambda out, rec: rec)
     out = list(run_specs([a, b], jobs=2, progress=False, workers=Workers()))
     assert [s.name for s, _ in out] == ["a", "b"]
-    # b's three tasks were queued while a's three records were still coming
-    assert log.index(("start", "b")) < [i for i, e in enumerate(log) if e == "record"][2]
-    assert log.count("closed") == 2
+    # b's three tasks were queued before a's first record was taken
+    assert log.index(("start", "b")) < log.index("record")
+    assert log.count("record") == 6 and log.count("closed") == 2
 
 
 def test_a_spec_looked_up_again_is_not_prepared_again(tmp_path, monkeypatch):
