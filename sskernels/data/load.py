@@ -224,6 +224,10 @@ def _check_against_registry(entry: Entry, parsed: Parsed) -> None:
     if entry.task == "regression":
         _check_targets(entry, parsed)
         return
+    n_extra = 0 if parsed.extra is None else parsed.extra.shape[0]
+    if n_extra != entry.n_extra:
+        raise DataError(f"{entry.name}: parsed {n_extra} extra unlabeled points, registry says "
+                        f"{entry.n_extra}")
     got = (*parsed.X.shape, len(np.unique(parsed.y)))
     if got != (entry.n, entry.d, entry.n_classes):
         raise DataError(f"{entry.name}: parsed {got[0]} x {got[1]} with {got[2]} classes, "
@@ -281,6 +285,14 @@ def _dataset(name: str, parsed: Parsed, how: str, source: str, description: str,
     """The :class:`Dataset` of ``parsed``, preprocessed; errors name ``where`` (a user file's
     path), else the data set's ``name``."""
     where = name if where is None else where
+    if parsed.extra is not None:      # the extra points are preprocessed with the others
+        n = parsed.X.shape[0]
+        stacked = (sp.vstack([parsed.X, parsed.extra], format="csr") if sp.issparse(parsed.X)
+                   else np.vstack([parsed.X, parsed.extra]))
+        ds = _dataset(name, parsed._replace(X=stacked, extra=None), how, source, description,
+                      task, where)
+        ds.X, ds.X_extra = ds.X[:n], ds.X[n:]
+        return ds
     _check_finite(where, parsed.X)
     if how in SQUARING:
         data = parsed.X.data if sp.issparse(parsed.X) else np.asarray(parsed.X)

@@ -43,6 +43,9 @@ class Parsed(NamedTuple):
 
     ``groups`` labels a subclass of every point (the digit of the odd-even task), for split
     protocols that must cover every subclass; None when the data set has none.
+
+    ``extra`` holds further points that are always unlabeled and never evaluated (SecStr's
+    1,189,472 extra points), with ``X``'s columns; None when the data set has none.
     """
 
     X: np.ndarray | sp.csr_matrix
@@ -50,6 +53,7 @@ class Parsed(NamedTuple):
     splits: list[np.ndarray] | None = None
     views: dict[str, tuple[int, int]] | None = None
     groups: np.ndarray | None = None
+    extra: np.ndarray | sp.csr_matrix | None = None
 
 
 def labels_array(values) -> np.ndarray:
@@ -409,13 +413,16 @@ def one_hot_symbols(T: np.ndarray, n_symbols: int) -> sp.csr_matrix:
                          shape=(n, n_symbols * d0))
 
 
-def parse_sslbook(data_path, splits_path, *, symbols: int | None = None) -> Parsed:
+def parse_sslbook(data_path, splits_path, extra_path=None, *,
+                  symbols: int | None = None) -> Parsed:
     """Parse an SSL-book benchmark (Chapelle, Schölkopf & Zien 2006) and one of its split files.
 
     ``data_path`` holds ``X`` (n, d), dense or sparse (kept sparse, as CSR) and labels ``y``;
     with ``symbols`` set, the features are instead a matrix ``T`` of symbol codes that is one-hot
     coded (SecStr).  ``splits_path`` holds ``idxLabs``, a (k, l) matrix of 1-based indices of the
     labelled points of the k official splits; they are returned 0-based (int64).
+    ``extra_path`` holds further unlabeled points (SecStr's ``data8extra.mat``: ``T`` only,
+    no labels), coded like the data and returned as ``Parsed.extra``.
 
     Parameters
     ----------
@@ -423,6 +430,8 @@ def parse_sslbook(data_path, splits_path, *, symbols: int | None = None) -> Pars
         The data ``.mat`` file.
     splits_path : str or pathlib.Path
         The splits ``.mat`` file.
+    extra_path : str or pathlib.Path, default=None
+        The extra unlabeled points' ``.mat`` file (no labels); None: none.
     symbols : int, default=None
         The number of symbols of ``T``, to one-hot code; None when the file holds ``X``.
 
@@ -441,15 +450,15 @@ def parse_sslbook(data_path, splits_path, *, symbols: int | None = None) -> Pars
     data_path, splits_path = Path(data_path), Path(splits_path)
     xname = "X" if symbols is None else "T"
     mat = _loadmat(data_path, [xname, "y"])
-    raw = _mat_variable(data_path, mat, xname)
-    if symbols is None:
-        X = (sp.csr_matrix(raw, dtype=np.float64) if sp.issparse(raw)
-             else np.asarray(raw, dtype=np.float64))
-    else:
-        T = np.asarray(raw)
-        if T.size and (T.min() < 0 or T.max() >= symbols):
-            raise DataError(f"{data_path}: symbol codes outside 0..{symbols - 1} in {xname!r}")
-        X = one_hot_symbols(T, symbols)
+    X = _sslbook_features(data_path, _mat_variable(data_path, mat, xname), xname, symbols)
+    extra = None
+    if extra_path is not None:
+        extra_path = Path(extra_path)
+        raw = _mat_variable(extra_path, _loadmat(extra_path, [xname]), xname)
+        extra = _sslbook_features(extra_path, raw, xname, symbols)
+        if extra.shape[1] != X.shape[1]:
+            raise DataError(f"{extra_path}: {extra.shape[1]} columns in {xname!r}, the data "
+                            f"have {X.shape[1]}")
     labels = labels_array(np.asarray(_mat_variable(data_path, mat, "y")).ravel())
     n = X.shape[0]
     if labels.shape[0] != n:
@@ -465,7 +474,20 @@ def parse_sslbook(data_path, splits_path, *, symbols: int | None = None) -> Pars
     for i, row in enumerate(index, start=1):
         if np.unique(row).size != row.size:
             raise DataError(f"{splits_path}: split {i} of 'idxLabs' repeats an index")
-    return Parsed(X, labels, [row.copy() for row in index])
+    return Parsed(X, labels, [row.copy() for row in index], extra=extra)
+
+
+def _sslbook_features(path, raw, xname, symbols):
+    """``X`` as float64 (dense or CSR), or ``T``'s symbol codes one-hot coded (CSR)."""
+    if symbols is None:
+        return (sp.csr_matrix(raw, dtype=np.float64) if sp.issparse(raw)
+                else np.asarray(raw, dtype=np.float64))
+    T = np.asarray(raw)
+    if T.ndim != 2:
+        raise DataError(f"{path}: {xname!r} is not a matrix of symbol codes")
+    if T.size and (T.min() < 0 or T.max() >= symbols):
+        raise DataError(f"{path}: symbol codes outside 0..{symbols - 1} in {xname!r}")
+    return one_hot_symbols(T, symbols)
 
 
 # ---------------------------------------------------------------------------- MATLAB struct

@@ -60,6 +60,7 @@ class Entry:
     n_groups: int = 0
     task: str = "classification"
     n_targets: int = 0
+    n_extra: int = 0
 
 
 # ---------------------------------------------------------------------------- UCI (uci/SOURCES.md)
@@ -276,6 +277,7 @@ _SSLBOOK_SHA = {
     "data6.mat": "4363bc54b5f32e73ab77c01cb402bc46bfef63c7acc56918cd44acc3d92ee7f7",
     "data7.mat": "e6cdd9d6d27a2eb426346bc53c20319f95a982592d14f216dd816808a16da48d",
     "data8.mat": "335b982f81fd3ea10a0dad1b696f91040f9e727aed72508be06dab0d3a67b420",
+    "data8extra.mat": "4a61de4b4857ceeb6697993734c82f74d04993b45d9144dac1050d0442971473",
     "data9.mat": "1a763cbae64d4cde3b3595ee0872a055df7b613a93439646628d0a423112299b",
     "splits1-labeled10.mat": "a5485ce0adc6cc4fd8bf18cfa55222ccd5d3921511a62decbc52cff06abc5296",
     "splits1-labeled100.mat": "314ed0b1511fcbf94afe84705a3268ad06375e1c0047b0fc2cbf052578c5eb23",
@@ -304,17 +306,20 @@ def _sslbook_file(fname) -> PackageFile:
 
 
 def _sslbook(name, number, n, d, k, description, sizes=(10, 100), default=100,
-             n_splits=12, **parse) -> list[Entry]:
-    """``name`` (the ``default``-label splits) and ``name-<size>`` for every size of splits."""
+             n_splits=12, n_extra=0, **parse) -> list[Entry]:
+    """``name`` (the ``default``-label splits) and ``name-<size>`` for every size of splits;
+    with ``n_extra``, the data set's extra unlabeled points (``data<number>extra.mat``) too."""
     data = _sslbook_file(f"data{number}.mat")
+    extra = (_sslbook_file(f"data{number}extra.mat"),) if n_extra else ()
     entries = []
     for size, ename in [(default, name)] + [(s, f"{name}-{s}") for s in sizes]:
         splits = _sslbook_file(f"splits{number}-labeled{size}.mat")
-        source = f"{_SSLBOOK_PKG} package: {data.path}, {splits.path}"
+        files = (data, splits, *extra)
+        source = f"{_SSLBOOK_PKG} package: {', '.join(f.path for f in files)}"
         entries.append(Entry(
             ename, n, d, k, source,
             f"{description}; {n_splits} official splits of {size} labelled points "
-            f"({_SSLBOOK_REF})", partial(parse_sslbook, **parse), (data, splits)))
+            f"({_SSLBOOK_REF})", partial(parse_sslbook, **parse), files, n_extra=n_extra))
     return entries
 
 
@@ -349,6 +354,13 @@ _SSLBOOK_ENTRIES = [
               "(21 symbols x 15 positions, sparse; the 1.2M extra unlabelled points are not "
               "loaded); labels 0/1 (47856/35823)",
               sizes=(100, 1000, 10000), default=100, n_splits=10, symbols=SECSTR_SYMBOLS),
+    *_sslbook("secstr-extra", 8, 83679, 315, 2,
+              "SSL-book SecStr with its 1,189,472 extra unlabelled points (data8extra.mat): "
+              "the learners fit on all 1,273,151, the extra points are never labelled and never "
+              "evaluated (Dataset.X_extra); one-hot coded as secstr, sparse; labels 0/1 "
+              "(47856/35823)",
+              sizes=(100, 1000, 10000), default=100, n_splits=10, n_extra=1189472,
+              symbols=SECSTR_SYMBOLS),
 ]
 
 # ---------------------------------------------------------------------------- synthetic (seed 0)
