@@ -203,8 +203,8 @@ class GraphSpec:
     sigma: float | None = None
     metric: str = "euclidean"
     #: k-NN search: "auto" (exact up to ``sskernels.graph.knn.EXACT_MAX_N`` dense points,
-    #: ``EXACT_MAX_N_SPARSE`` sparse ones, an approximate index above), "exact" or
-    #: "approximate"
+    #: ``EXACT_MAX_N_SPARSE`` sparse ones, an approximate index above), "exact",
+    #: "approximate" or "nndescent" (a million points: ``sskernels.graph.descent``)
     method: str = "auto"
 
 
@@ -664,7 +664,7 @@ def parse_spec(raw, path="<spec>", check_names=True, reading=None, extra_methods
 
     g = v.mapping(raw.get("graph"), "graph", ("k", "weights", "sigma", "metric", "method"))
     from sskernels.graph import METRICS, WEIGHTS
-    from sskernels.graph.knn import METHODS as SEARCHES
+    from sskernels.graph.descent import SEARCHES
 
     graph = GraphSpec(
         k=v.integer(g.get("k", 6), "graph.k", minimum=1, maximum=MAX_NEIGHBORS),

@@ -363,7 +363,7 @@ def _check_graph_params(v, where, params):
     """A method's own graph keys (``n_neighbors``, ``sigma``, ``weights``, ``metric``,
     ``method``, which replace the spec's ``graph``) under the rules of ``graph:``."""
     from sskernels.graph import METRICS, WEIGHTS
-    from sskernels.graph.knn import METHODS as SEARCHES
+    from sskernels.graph.descent import SEARCHES
     from sskernels.spec_limits import MAX_NEIGHBORS, SIGMA_MAX, SIGMA_MIN, SIGMA_REASON
 
     if "n_neighbors" in params:

@@ -460,7 +460,10 @@ def make_method(name, **params):
         from sskernels.graph import KNNGraph
 
         default = dict(getattr(cls, "_default_graph", {}))
-        params["graph"] = KNNGraph(**{**default, **graph_given})
+        builder = KNNGraph
+        if graph_given.get("method") == "nndescent":    # a million points (graph/descent.py)
+            from sskernels.graph.descent import DescentGraph as builder
+        params["graph"] = builder(**{**default, **graph_given})
     hook = getattr(cls, "_spec_params", None)
     if hook is not None:
         def make_learner(name, kernel_params, who):
