@@ -561,7 +561,8 @@ def warm_task(payload, held):
     from sskernels.memo import put_shared
 
     from sskernels.experiment.preparation import frozen
-    from sskernels.experiment.worker import artifact_items, clear_artifact_caches, warm_graphs
+    from sskernels.experiment.worker import (artifact_items, clear_artifact_caches, graph_points,
+                                             warm_graphs)
     from sskernels.graph import graph_searches, graphs_used
     from sskernels.graph.knn import search_mapper, search_threads
 
@@ -580,7 +581,7 @@ def warm_task(payload, held):
         prep.X = frozen(state.X)
         with search_threads(1), graphs_used() as used, search_mapper(_worker_blocks):
             seconds = warm_graphs(prep)
-        searches = graph_searches(prep.X, keys=used)
+        searches = graph_searches(graph_points(prep), keys=used)
         items = []
         for module, arts in artifact_items().items():
             for key, artifact in arts:

@@ -85,12 +85,16 @@ def method_params(spec, method):
     return params
 
 
-def build(spec, method):
+def build(spec, method, unlabeled=None):
     """The unfitted estimator of ``method`` of ``spec``.
 
     A method with a ``grid`` (a user's estimator) is wrapped in the selection on the labeled
     points (:class:`~sskernels.learners.selection.SelectOnLabeled`).  The registry builds
-    it from :func:`method_params` (:func:`sskernels.learners.registry.make_method`).
+    it from :func:`method_params` (:func:`sskernels.learners.registry.make_method`).  On a
+    data set with extra unlabeled points (:func:`has_extra_points`, ``secstr-extra``) the
+    estimator is wrapped in :class:`~sskernels.learners.extra_unlabeled.ExtraUnlabeled`
+    with ``unlabeled`` (None where only the estimator's code and parameters are needed:
+    the points are part of the data fingerprint, not of the code key).
 
     Parameters
     ----------
@@ -98,6 +102,8 @@ def build(spec, method):
         The experiment spec.
     method : MethodSpec
         One of ``spec.methods``.
+    unlabeled : array-like or sparse matrix or None, default=None
+        The data set's extra points (``Prepared.X_extra``).
 
     Returns
     -------
@@ -125,10 +131,43 @@ def build(spec, method):
         from sskernels.learners.selection import SelectOnLabeled
 
         est = SelectOnLabeled(est, dict(grid))
+    if has_extra_points(spec):
+        from sskernels.learners.extra_unlabeled import ExtraUnlabeled
+
+        est = ExtraUnlabeled(est, unlabeled)
     return est
 
 
-def method_run(spec, mi):
+def has_extra_points(spec):
+    """Whether the spec's data set carries extra unlabeled points (``Dataset.X_extra``),
+    read from the registry without loading any data.
+
+    Parameters
+    ----------
+    spec : Spec
+        The experiment spec.
+
+    Returns
+    -------
+    bool
+        True for a registered data set with ``n_extra > 0`` (``secstr-extra``).
+
+    Examples
+    --------
+    >>> from sskernels.experiment.plan import has_extra_points
+    >>> from sskernels.spec import parse_spec
+    >>> has_extra_points(parse_spec({"name": "d", "dataset": "sklearn-wine", "methods": ["svm"]}))
+    False
+    """
+    from sskernels.data.registry import REGISTRY
+
+    d = spec.dataset
+    if getattr(d, "file", None) is not None:
+        return False
+    return getattr(REGISTRY.get(getattr(d, "name", None)), "n_extra", 0) > 0
+
+
+def method_run(spec, mi, unlabeled=None):
     """:class:`MethodRun` of method ``mi`` of ``spec``.
 
     A parameter the estimator refuses (``ValueError``, ``TypeError``) is one
@@ -140,6 +179,8 @@ def method_run(spec, mi):
         The experiment spec.
     mi : int
         The method's index in ``spec.methods``.
+    unlabeled : array-like or sparse matrix or None, default=None
+        The data set's extra points (:func:`build`).
 
     Returns
     -------
@@ -153,7 +194,7 @@ def method_run(spec, mi):
     """
     method = spec.methods[mi]
     try:
-        est = build(spec, method)
+        est = build(spec, method, unlabeled)
     except (ValueError, TypeError) as exc:
         raise UserError(f"{spec.path}: methods[{mi}] ({method.label}): {exc}") from None
     info = get_method(method.name)
@@ -161,13 +202,15 @@ def method_run(spec, mi):
                      getattr(method, "select", None) == "oracle")
 
 
-def method_runs(spec):
+def method_runs(spec, unlabeled=None):
     """:func:`method_run` of every method of ``spec``, in order.
 
     Parameters
     ----------
     spec : Spec
         The experiment spec.
+    unlabeled : array-like or sparse matrix or None, default=None
+        The data set's extra points (:func:`build`).
 
     Returns
     -------
@@ -189,7 +232,7 @@ def method_runs(spec):
     >>> [(r.name, r.inductive, r.oracle) for r in method_runs(spec)]
     [('harmonic', True, False), ('svm', True, True)]
     """
-    return [method_run(spec, mi) for mi in range(len(spec.methods))]
+    return [method_run(spec, mi, unlabeled) for mi in range(len(spec.methods))]
 
 
 def record_keys(prep):
@@ -236,7 +279,7 @@ def record_keys(prep):
             prep.data_fingerprint = data_fingerprint(prep.X, prep.y, prep.classes,
                                                      extra=(prep.X_test, prep.y_test, None))
         if prep.runs is None:
-            prep.runs = method_runs(prep.spec)
+            prep.runs = method_runs(prep.spec, prep.X_extra)
         prep.codes = [method_code(prep.spec, i) for i in range(len(prep.spec.methods))]
         prep.keys = [record_key(method_key(prep.spec, m), prep.data_fingerprint, code["code"])
                      for m, code in zip(prep.spec.methods, prep.codes)]

@@ -55,6 +55,8 @@ class Prepared:
     pool: np.ndarray = None        # regression: the rows labeled points are drawn from; its
                                    # rows not drawn in a split are that split's test points
     runs: list = None              # each method's plan.MethodRun (its unfitted estimator)
+    X_extra: object = None         # further points, never labeled nor evaluated (secstr-extra):
+                                   # every method is fitted on X and these (plan.build)
 
     @property
     def n_splits(self):
@@ -228,8 +230,12 @@ def prepare(spec, n_splits=None):
         raise UserError(f"{spec.path}: field 'splits': {exc}") from None
     # groups decide the splits of cover: groups; data sets without groups keep their fingerprint
     extra = (X_test, y_test, official) + (() if groups is None else (groups,))
+    X_extra = getattr(ds, "X_extra", None)
+    if X_extra is not None:     # data sets without extra points keep their fingerprint
+        extra += (X_extra,)
     fp = data_fingerprint(X, y, classes, extra=extra)
-    return Prepared(spec, frozen(X), y, classes, settings, X_test, y_test, data_fingerprint=fp)
+    return Prepared(spec, frozen(X), y, classes, settings, X_test, y_test, data_fingerprint=fp,
+                    X_extra=frozen(X_extra))
 
 
 def _held_out(n, fraction):

@@ -32,7 +32,7 @@ from sskernels.experiment.plan import record_keys
 from sskernels.experiment.preparation import Prepared, prepare
 from sskernels.experiment.records import (read_record, write_data_fingerprint,
                                           write_graph_seconds, write_record)
-from sskernels.experiment.worker import run_record, warm_graphs
+from sskernels.experiment.worker import graph_points, run_record, warm_graphs
 from sskernels.graph import graph_searches, graphs_used
 
 
@@ -151,7 +151,7 @@ def _begin(spec, jobs, n_splits, reuse, workers, prepared=None):
         with search_threads(max(1, int(jobs))), graphs_used() as used:
             prep.graph_seconds = warm_graphs(prep)
         write_graph_seconds(spec.output, prep.graph_seconds,
-                            graph_searches(prep.X, keys=used))
+                            graph_searches(graph_points(prep), keys=used))
     # what `sskernels table` checks the record keys against (it does not load the data)
     write_data_fingerprint(spec.output, prep.data_fingerprint)
     return _Begun(prep, todo, done)

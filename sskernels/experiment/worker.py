@@ -55,13 +55,35 @@ def warm_graphs(prep):
     t0 = time.perf_counter()
     for i, method in enumerate(prep.spec.methods):
         try:
-            est = build(prep.spec, method)
+            est = build(prep.spec, method, prep.X_extra)
             pre = getattr(est, "precompute", None)   # scikit-learn's peers have none
             if pre is not None:
                 pre(prep.X)
         except ValueError as exc:
             raise UserError(f"{prep.spec.path}: methods[{i}] ({method.label}): {exc}") from None
     return time.perf_counter() - t0
+
+
+def graph_points(prep):
+    """The points the spec's graphs are built on: ``prep.X``, followed by the data set's
+    extra unlabeled points when it has them (what :func:`sskernels.graph.graph_searches`
+    matches the graphs by).
+
+    Parameters
+    ----------
+    prep : Prepared
+        The spec's prepared data.
+
+    Returns
+    -------
+    array-like or sparse matrix
+        The points.
+    """
+    if getattr(prep, "X_extra", None) is None:
+        return prep.X
+    from sskernels.learners.extra_unlabeled import with_extra
+
+    return with_extra(prep.X, prep.X_extra)
 
 
 def artifact_items():
@@ -143,7 +165,7 @@ def run_record(task, prep):
 
     mi, gi, si = task
     if prep.runs is None:
-        prep.runs = method_runs(prep.spec)
+        prep.runs = method_runs(prep.spec, prep.X_extra)
     spec, method = prep.spec, prep.spec.methods[mi]
     where = f"{spec.path}: methods[{mi}] ({method.label}), split {si}"
     try:

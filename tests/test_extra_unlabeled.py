@@ -1,0 +1,186 @@
+"""Extra unlabeled points (``Dataset.X_extra``, ``secstr-extra``): the learners fit on the
+task's points and the extra ones together, the accuracy counts the task's unlabeled points
+only, the extra points enter the data fingerprint (not the code key of other data sets), and
+the real SecStr extra file loads as the registry says."""
+
+import json
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from sskernels.data.parsers import Parsed
+from sskernels.data.registry import REGISTRY, Entry
+from sskernels.errors import ParameterError
+from sskernels.experiment import method_code, prepare
+from sskernels.experiment.runner import run_spec
+from sskernels.learners import HarmonicFunction
+from sskernels.learners.extra_unlabeled import ExtraUnlabeled, with_extra
+from sskernels.spec import parse_spec
+
+
+def _blobs(seed=0):
+    rng = np.random.default_rng(seed)
+    centers = np.array([[0.0, 0.0], [4.0, 0.0]])
+    y = np.repeat([0, 1], 40)
+    X = centers[y] + rng.normal(0, 0.9, (80, 2))
+    extra = centers[np.repeat([0, 1], 300)] + rng.normal(0, 0.9, (600, 2))
+    return X, y, extra
+
+
+def test_wrapper_is_the_learner_fitted_on_the_stacked_points():
+    X, y, extra = _blobs()
+    yp = np.full(80, -1)
+    yp[[0, 1, 40, 41]] = [0, 0, 1, 1]
+    est = ExtraUnlabeled(HarmonicFunction(), unlabeled=extra).fit(X, yp)
+    inner = HarmonicFunction().fit(np.vstack([X, extra]), np.r_[yp, np.full(600, -1)])
+    np.testing.assert_array_equal(est.transduction_, inner.transduction_[:80])
+    np.testing.assert_array_equal(est.predict(X[:5]), inner.predict(X[:5]))
+    assert est.n_extra_ == 600 and list(est.classes_) == [0, 1]
+    assert est.fit_report_ is est.estimator_.fit_report_
+    # no extra points: the learner alone
+    alone = ExtraUnlabeled(HarmonicFunction()).fit(X, yp)
+    np.testing.assert_array_equal(alone.transduction_, HarmonicFunction().fit(X, yp).transduction_)
+
+
+def test_wrapper_refuses_extra_points_of_other_features_and_bad_labels():
+    X, y, extra = _blobs()
+    with pytest.raises(ParameterError, match="3 features, X has 2"):
+        ExtraUnlabeled(HarmonicFunction(), unlabeled=np.zeros((5, 3))).fit(X, np.full(80, -1))
+    with pytest.raises(ParameterError, match="one label per point"):
+        ExtraUnlabeled(HarmonicFunction(), unlabeled=extra).fit(X, np.zeros(79))
+
+
+def test_stacking_is_memoized_by_content():
+    X, _, extra = _blobs()
+    a = with_extra(X, extra)
+    assert with_extra(X.copy(), extra.copy()) is a
+    S = with_extra(sp.csr_matrix(X), extra)
+    assert sp.issparse(S) and S.shape == (680, 2)
+
+
+@pytest.fixture
+def blobs_extra(monkeypatch):
+    """A registered data set with 600 extra points (and its twin without them)."""
+    X, y, extra = _blobs()
+    for name, parsed in (("blobs-extra", Parsed(X, y, extra=extra)), ("blobs-plain", Parsed(X, y))):
+        monkeypatch.setitem(REGISTRY, name, Entry(
+            name, 80, 2, 2, "test", "two blobs", lambda p=parsed: p,
+            n_extra=600 if name == "blobs-extra" else 0))
+    return X, y, extra
+
+
+def _spec(tmp_path, dataset, methods=("harmonic", "label-spreading")):
+    return parse_spec({"name": dataset, "dataset": dataset, "graph": {"k": 6},
+                       "splits": {"n_splits": 3, "n_labeled": 4, "seed": 1},
+                       "methods": list(methods), "output": str(tmp_path / dataset)},
+                      tmp_path / f"{dataset}.yaml")
+
+
+def test_a_run_fits_with_the_extra_points_and_scores_the_task_points_only(tmp_path, blobs_extra):
+    X, y, extra = blobs_extra
+    spec = _spec(tmp_path, "blobs-extra")
+    prep = prepare(spec)
+    assert prep.X.shape == (80, 2) and prep.X_extra.shape == (600, 2)
+    run_spec(spec, progress=False, reuse=False)
+    recs = [json.loads(p.read_text())
+            for p in sorted((tmp_path / "blobs-extra").rglob("split_*.json"))]
+    assert len(recs) == 6
+    for rec in recs:
+        labeled = prep.settings[0][1][rec["split"]]
+        yp = np.full(80, -1)
+        yp[labeled] = y[labeled]
+        est = (HarmonicFunction(graph=None).set_params(graph__n_neighbors=6)
+               if rec["method_name"] == "harmonic" else None)
+        assert rec["n_unlabeled"] == 80 - 4          # never an extra point
+        if est is not None:
+            manual = ExtraUnlabeled(est, unlabeled=extra).fit(X, yp)
+            unl = yp == -1
+            acc = 100.0 * np.mean(manual.transduction_[unl] == y[unl])
+            assert rec["metrics"]["accuracy"] == pytest.approx(acc)
+    # the extra points are data (the fingerprint), the wrapper is code (its module)
+    plain = prepare(_spec(tmp_path, "blobs-plain"))
+    assert plain.data_fingerprint != prep.data_fingerprint
+    code = method_code(spec, 0)["modules"]
+    assert "sskernels/learners/extra_unlabeled.py" in code
+    assert "sskernels/learners/extra_unlabeled.py" not in method_code(
+        _spec(tmp_path, "blobs-plain"), 0)["modules"]
+
+
+def test_the_extra_points_change_the_answer(tmp_path, blobs_extra):
+    """Not a no-op: with the extra points the graph (and so some labels) differ."""
+    X, y, extra = blobs_extra
+    yp = np.full(80, -1)
+    yp[[0, 40]] = [0, 1]
+    with_ = ExtraUnlabeled(HarmonicFunction(), unlabeled=extra).fit(X, yp)
+    without = HarmonicFunction().fit(X, yp)
+    assert not np.allclose(with_.estimator_.label_distributions_[:80],
+                           without.label_distributions_)
+
+
+def _one_hot_codes(n, p=8, s=6, seed=5):
+    from sskernels.data.parsers import one_hot_symbols
+
+    rng = np.random.default_rng(seed)
+    proto = rng.integers(0, s, size=(2, p))
+    cls = rng.integers(0, 2, size=n)
+    T = np.where(rng.random((n, p)) < 0.35, rng.integers(0, s, size=(n, p)), proto[cls])
+    return one_hot_symbols(T, s), cls
+
+
+@pytest.mark.parametrize("name, params", [
+    ("harmonic", {"solver": "cg"}), ("consistency", {"alpha": 0.99, "solver": "cg"}),
+    ("linear-laprls", {"gamma_A": 0.01, "gamma_I": 1.0, "solver": "cg"}),
+    ("skl-kta", {"laplacian_degree": 2, "n_components": 20})])
+def test_the_million_point_fits_form_nothing_dense_n_by_n(name, params):
+    """secstr-extra's fits (extra points, a memoized NN-descent graph, CG solves, a partial
+    spectrum by Lanczos) on one-hot data: the peak Python-side allocation of a fit stays far
+    below one dense n x n matrix of floats (8 n^2 bytes = 450 MB at n = 7,500).  The graph is
+    built before (numba's own allocations are not Python's: the search is checked by its
+    resident memory, below)."""
+    import tracemalloc
+
+    from sskernels.graph import cache as graph_cache
+    from sskernels.learners.registry import make_method
+
+    pytest.importorskip("pynndescent")
+    n = 7500
+    X, cls = _one_hot_codes(n)
+    yp = np.full(500, -1)
+    yp[:40] = cls[:40]
+    est = ExtraUnlabeled(make_method(name, n_neighbors=10, weights="heat", method="nndescent",
+                                     **params), unlabeled=X[500:])
+    graph_cache.clear_cache()
+    est.precompute(X[:500])
+    tracemalloc.start()
+    try:
+        est.fit(X[:500], yp)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert est.transduction_.shape == (500,)
+    assert np.mean(est.transduction_[40:] == cls[40:500]) > 0.7          # it learned
+    assert peak < 0.05 * 8 * n * n, f"peak {peak / 2**20:.1f} MB"
+
+
+def test_the_nndescent_search_memory_is_not_quadratic(tmp_path):
+    """The graph of 30,000 one-hot points in a process of its own: its peak resident memory
+    stays below 2 GB, where one dense n x n matrix of floats would take 7.2 GB."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("pynndescent")
+    code = (
+        "import resource, sys\n"
+        f"sys.path.insert(0, {str(__import__('pathlib').Path(__file__).parent)!r})\n"
+        "from test_extra_unlabeled import _one_hot_codes\n"
+        "from sskernels.graph.descent import DescentGraph\n"
+        "X, _ = _one_hot_codes(30000)\n"
+        "g = DescentGraph(n_neighbors=10).build(X)\n"
+        "print(g.n, g.knn_info['recall'], resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    n, recall, maxrss_kb = out.stdout.split()
+    assert int(n) == 30000 and float(recall) > 0.9
+    assert int(maxrss_kb) < 2 * 2**20, f"peak {int(maxrss_kb) / 2**10:.0f} MB"
