@@ -62,12 +62,16 @@ def _stage_rows(spec, first, stages):
     return rows
 
 
-def _graph_stages():
-    """Seconds and details of the k-NN graph and spectrum memoized in this process."""
-    from sskernels.graph import cached_graphs, search_summary
+def _graph_stages(points=None):
+    """Seconds and details of the k-NN graph and spectrum memoized in this process (those of
+    ``points`` only, when given)."""
+    from sskernels.graph import cached_graphs, fingerprint, search_summary
 
+    fp = None if points is None else fingerprint(points)
     out = {}
     for key, g in cached_graphs():
+        if fp is not None and key[0] != fp:
+            continue
         info = dict(getattr(g, "knn_info", None) or {})
         if info.get("seconds") is not None:
             out["graph_seconds"] = out.get("graph_seconds", 0.0) + float(info["seconds"])
@@ -184,13 +188,14 @@ def _build_graphs(prep, jobs):
     exact search on ``jobs`` threads as the runner's warm-up does; returns the seconds."""
     from threadpoolctl import threadpool_limits
 
+    from sskernels.experiment.worker import graph_points
     from sskernels.graph import graphs_used
     from sskernels.graph.knn import search_threads
 
     t0 = time.perf_counter()
     with threadpool_limits(1), search_threads(max(1, int(jobs))), graphs_used():
         for builder in _graph_builders(prep.spec):
-            builder.build(prep.X)
+            builder.build(graph_points(prep))     # with a data set's extra points
     return time.perf_counter() - t0
 
 
@@ -240,6 +245,13 @@ def main(argv=None):
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--splits", type=int, default=None)
     ap.add_argument("--out", default="results/scale/secstr")
+    ap.add_argument("--share-graphs", action="store_true",
+                    help="keep the graphs (and spectra) between specs on the same points "
+                         "(secstr-extra: one 1.27 M-point graph for every label count); the "
+                         "stages are then reported by the spec that built them")
+    ap.add_argument("--title", default="SecStr (SSL book, 83,679 points): ours beside "
+                                       "scikit-learn's LabelSpreading, with the time of each "
+                                       "stage and the peak memory")
     args = ap.parse_args(argv)
     # before any worker process is spawned (they read it when they import scikit-learn)
     import os
@@ -261,13 +273,14 @@ def main(argv=None):
     specs = [load_spec(path) for path in args.specs]
     ours = [s for s in specs if _graph_builders(s)]
     beside = Beside([s for s in specs if not _graph_builders(s)], args.jobs, args.splits)
-    done, fresh_graphs = {}, {}
+    done, fresh_graphs, preps = {}, {}, {}
     t_all = time.perf_counter()
     with TreeMemory() as memory, LocalExecutor(args.jobs) as workers:
         for spec in ours:
-            clear_cache()                        # the stages below are this spec's own
+            if not args.share_graphs:
+                clear_cache()                    # the stages below are this spec's own
             t0 = time.perf_counter()
-            prep = prepare(spec, n_splits=args.splits)
+            prep = preps[spec.path] = prepare(spec, n_splits=args.splits)
             fresh = bool(pending_tasks(prep))
             graph_s = _build_graphs(prep, args.jobs) if fresh else 0.0
             if spec is ours[0]:
@@ -295,7 +308,16 @@ def main(argv=None):
         if stages_file.exists() and not _fresh(records, stages_file):
             stages = json.loads(stages_file.read_text())     # a resumed run: as recorded
         else:
-            stages = _graph_stages() if spec in ours else {}
+            stages = {}
+            if spec in ours:
+                from sskernels.experiment.worker import graph_points
+
+                stages = _graph_stages(graph_points(preps[spec.path])
+                                       if args.share_graphs else None)
+                if args.share_graphs and spec is not ours[0]:
+                    for key in ("graph_detail", "spectrum_detail"):
+                        if key in stages:
+                            stages[key] += " (built once, shared by the specs on these points)"
             stages.update(wall_seconds=wall)
             if stages.get("graph_seconds") is not None:
                 stages["warm_seconds"] = read_graph_seconds(spec.output)
@@ -319,9 +341,7 @@ def main(argv=None):
         per_split.append(split_rows(records, spec))
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    write_table(pd.concat(frames, ignore_index=True), str(out),
-                title="SecStr (SSL book, 83,679 points): ours beside scikit-learn's "
-                      "LabelSpreading, with the time of each stage and the peak memory")
+    write_table(pd.concat(frames, ignore_index=True), str(out), title=args.title)
     write_splits(pd.concat(per_split, ignore_index=True), str(out))
     _name_memory_section(f"{out}.md")
     print(f"wrote {out}.csv and {out}.md ({table_wall:.1f} s)")
