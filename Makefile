@@ -127,7 +127,7 @@ bench: $(STAMP)
 	    results/bench/sindhwani_linear.md > results/bench.md
 
 tables: table-liu2009-t3 bound-liu2009-t3 figure-liu2009-f1 table-mao2010-t2 bound-mao2010-t2 table-mao2010-t3 readings figure-sindhwani \
-        table-sindhwani-linear figures-kscl tables-wang2015 table-skl-truncation table-secstr
+        table-sindhwani-linear figures-kscl tables-wang2015 table-skl-truncation table-secstr table-secstr-extra
 	$(MAKE) figure-fidelity
 	$(MAKE) archive
 
