@@ -140,7 +140,6 @@ def test_the_million_point_fits_form_nothing_dense_n_by_n(name, params):
     resident memory, below)."""
     import tracemalloc
 
-    from sskernels.graph import cache as graph_cache
     from sskernels.learners.registry import make_method
 
     pytest.importorskip("pynndescent")
@@ -150,8 +149,7 @@ def test_the_million_point_fits_form_nothing_dense_n_by_n(name, params):
     yp[:40] = cls[:40]
     est = ExtraUnlabeled(make_method(name, n_neighbors=10, weights="heat", method="nndescent",
                                      **params), unlabeled=X[500:])
-    graph_cache.clear_cache()
-    est.precompute(X[:500])
+    est.precompute(X[:500])         # memoized: the four methods share one graph
     tracemalloc.start()
     try:
         est.fit(X[:500], yp)
