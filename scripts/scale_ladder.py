@@ -44,12 +44,35 @@ M = 100
 N_LABELED = 100
 ALPHA = 0.99
 SEED = 0
+#: scikit-learn's LabelSpreading (brute-force k-NN in every fit) is not run above this size
+PEER_MAX_N = 200_000
 
 
 # ---------------------------------------------------------------------------- one stage
 
-def _data(name, n):
-    """The first n points of a fixed (seeded) permutation of the data set."""
+def _data(name, n, cache=None):
+    """The first n points of a fixed (seeded) permutation of the data set (secstr-extra: of
+    SecStr's 83,679 points and its 1,189,472 extra ones, labels -1 for the extra ones; the
+    subset is kept in ``cache`` by the ``load`` stage, so that the other stages' peak memory
+    is theirs, not that of loading all 1.27 M points)."""
+    if name == "secstr-extra":
+        import scipy.sparse as sp
+
+        from sskernels.data import load_dataset
+
+        xfile, yfile = (None, None) if cache is None else (
+            Path(cache) / f"{name}_{n}_X.npz", Path(cache) / f"{name}_{n}_y.npy")
+        if xfile is not None and xfile.exists():
+            return sp.load_npz(xfile), np.load(yfile)
+        ds = load_dataset("secstr-extra-100")
+        X = sp.vstack([ds.X, ds.X_extra], format="csr")
+        y = np.r_[np.searchsorted(np.unique(ds.y), ds.y), np.full(ds.X_extra.shape[0], -1)]
+        perm = np.random.default_rng(SEED).permutation(X.shape[0])[:n]
+        X, y = X[perm], y[perm]
+        if xfile is not None:
+            sp.save_npz(xfile, X)
+            np.save(yfile, y)
+        return X, y
     if name == "secstr":
         from sskernels.data import load_dataset
 
@@ -64,11 +87,13 @@ def _data(name, n):
 
 
 def _labels(y):
+    """N_LABELED labels, half from each of the first two classes (never an extra point, -1)."""
     rng = np.random.default_rng(SEED + 1)
     yp = np.full(y.size, -1)
+    classes = np.unique(y[y >= 0])
     idx = np.concatenate([rng.choice(np.flatnonzero(y == c), N_LABELED // 2, replace=False)
-                          for c in np.unique(y)[:2]])
-    yp[idx] = np.searchsorted(np.unique(y), y[idx])
+                          for c in classes[:2]])
+    yp[idx] = np.searchsorted(classes, y[idx])
     return yp
 
 
@@ -76,13 +101,29 @@ def _stage(stage, impl, name, n, cache):
     import scipy.sparse as sp
     from threadpoolctl import threadpool_limits
 
-    X, y = _data(name, n)
+    X, y = _data(name, n, cache)
     wfile = Path(cache) / f"{name}_{n}_W.npz"
     info = {}
     with threadpool_limits(1):
         t0 = time.perf_counter()
         if stage == "load":
             pass
+        elif (stage, impl) == ("graph", "ours") and name == "secstr-extra":
+            from sskernels.graph.descent import descent_knn_graph
+
+            W, _, _, knn = descent_knn_graph(X, K, weights="hein-maier")
+            sp.save_npz(wfile, W)
+            info.update(edges_per_row=W.nnz / n, recall=knn["recall"],
+                        recall_rows=knn["recall_rows"], search_seconds=knn["search_seconds"])
+        elif (stage, impl) == ("graph", "floor") and name == "secstr-extra":
+            from pynndescent import NNDescent
+
+            from sskernels.graph.descent import symbol_codes
+
+            T = symbol_codes(X)
+            t0 = time.perf_counter()     # the codes are ours; the floor is the index's pass
+            NNDescent(T, metric="hamming", n_neighbors=6 * K + 1, random_state=SEED, n_jobs=2,
+                      low_memory=True, compressed=True).neighbor_graph
         elif (stage, impl) == ("graph", "ours"):
             from sskernels.graph import knn_graph
 
@@ -135,6 +176,10 @@ def _stage(stage, impl, name, n, cache):
         elif (stage, impl) == ("peer", "ours"):
             from sklearn.semi_supervised import LabelSpreading
 
+            if n > PEER_MAX_N:
+                raise SystemExit(f"not run above {PEER_MAX_N:,} points: its brute-force k-NN "
+                                 f"search is quadratic (n^1.76 measured up to 83,679 points)")
+
             LabelSpreading(kernel="knn", n_neighbors=K, alpha=0.2).fit(X, _labels(y))
         else:
             raise ValueError(f"no stage {stage}/{impl}")
@@ -181,6 +226,8 @@ def _floor_solves(W, yp):
 
 # ---------------------------------------------------------------------------- the ladder
 
+#: stages whose ours and floor ``--pairs`` runs at once (one BLAS thread each)
+PAIRED = ("spectrum", "solve")
 STAGES = [("load", "ours"), ("graph", "ours"), ("graph", "floor"), ("spectrum", "ours"),
           ("spectrum", "floor"), ("solve", "ours"), ("solve", "floor"), ("peer", "ours")]
 
@@ -214,7 +261,13 @@ def _markdown(df, title):
              "Seconds (one BLAS thread, each stage in a process of its own) and peak resident "
              "memory (MB, the process's; the `load` stage is the baseline). ours / floor: the "
              f"ratio in the same run. k = {K}, m = {M} eigenpairs, {N_LABELED} labels. "
-             "Exponent: the least-squares slope of log seconds on log n.", ""]
+             "Exponent: the least-squares slope of log seconds on log n. secstr-extra: the "
+             "first n of a seeded permutation of SecStr's points and its 1,189,472 extra ones; "
+             "its graph by NN-descent on two threads (ours: sskernels.graph.descent with the "
+             "exact re-ranking and the recall on 2,000 points; floor: pynndescent's own pass "
+             f"with the same {6 * K + 1} candidates), its spectrum and solve stages, ours and "
+             "the floor, run at the same time on the two cores (--pairs); the peer is not run "
+             f"above {PEER_MAX_N:,} points.", ""]
     for name, g in df.groupby("data", sort=False):
         ns = sorted(g["n"].unique())
         lines += [f"## {name}", "",
@@ -266,7 +319,14 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="2000,5000,10000,20000,50000,83679",
                     help="comma-separated n (SecStr has 83,679 points)")
-    ap.add_argument("--data", default="secstr,blobs", help="comma-separated: secstr, blobs")
+    ap.add_argument("--data", default="secstr,blobs",
+                    help="comma-separated: secstr, blobs, secstr-extra (SecStr with its extra "
+                         "points: sizes up to 1,273,151, graph by NN-descent)")
+    ap.add_argument("--pairs", action="store_true",
+                    help="run the one-thread spectrum and solve stages, ours and the floor, at "
+                         "the same time on two cores (the graph stages, two-threaded, alone)")
+    ap.add_argument("--merge", action="store_true",
+                    help="keep the rows of other data sets already in OUT.csv")
     ap.add_argument("--out", default="results/scale/ladder", help="output stem")
     ap.add_argument("--timeout", type=float, default=900, help="seconds allowed per stage")
     ap.add_argument("--stage"), ap.add_argument("--impl"), ap.add_argument("--n", type=int)
@@ -279,23 +339,40 @@ def main(argv=None):
 
     from sskernels.experiment.records import atomic_write_text
 
+    from concurrent.futures import ThreadPoolExecutor
+
     rows = []
-    with tempfile.TemporaryDirectory() as cache:
+
+    def record(name, n, stage, impl, r):
+        rows.append({"data": name, "n": n, "stage": stage, "impl": impl,
+                     "seconds": r.get("seconds"), "peak_mb": r.get("peak_mb"),
+                     "error": r.get("error", ""),
+                     "detail": json.dumps({k: v for k, v in r.items() if k not in
+                                           ("seconds", "peak_mb", "error")})})
+        print(f"{name:7} n={n:6} {stage:9} {impl:6} "
+              f"{r.get('seconds', float('nan')):9.2f} s "
+              f"{r.get('peak_mb', float('nan')):8.0f} MB {r.get('error', '')}", flush=True)
+
+    with tempfile.TemporaryDirectory() as cache, ThreadPoolExecutor(2) as pool:
         for name in args.data.split(","):
             for n in [int(s) for s in args.sizes.split(",")]:
                 for stage, impl in STAGES:
-                    r = _run(stage, impl, name, n, cache, args.timeout)
-                    rows.append({"data": name, "n": n, "stage": stage, "impl": impl,
-                                 "seconds": r.get("seconds"), "peak_mb": r.get("peak_mb"),
-                                 "error": r.get("error", ""),
-                                 "detail": json.dumps({k: v for k, v in r.items() if k not in
-                                                       ("seconds", "peak_mb", "error")})})
-                    print(f"{name:7} n={n:6} {stage:9} {impl:6} "
-                          f"{r.get('seconds', float('nan')):9.2f} s "
-                          f"{r.get('peak_mb', float('nan')):8.0f} MB {r.get('error', '')}",
-                          flush=True)
+                    if args.pairs and stage in PAIRED:
+                        if impl == "ours":      # ours and the floor at once, one core each
+                            futs = {i: pool.submit(_run, stage, i, name, n, cache, args.timeout)
+                                    for i in ("ours", "floor")}
+                            for i, fut in futs.items():
+                                record(name, n, stage, i, fut.result())
+                        continue
+                    record(name, n, stage, impl, _run(stage, impl, name, n, cache,
+                                                      args.timeout))
     df = pd.DataFrame(rows)
     out = Path(args.out)
+    if args.merge and Path(f"{out}.csv").exists():
+        old = pd.read_csv(f"{out}.csv", keep_default_na=False, na_values=[""])
+        old = old[~old["data"].isin(df["data"].unique())]
+        df = pd.concat([old, df], ignore_index=True)
+        df["error"] = df["error"].fillna("")
     out.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(f"{out}.csv", df.to_csv(index=False, float_format="%.4g"))
     atomic_write_text(f"{out}.md", _markdown(df, "Scale ladder"))
