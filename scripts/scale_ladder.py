@@ -176,9 +176,10 @@ def _stage(stage, impl, name, n, cache):
         elif (stage, impl) == ("peer", "ours"):
             from sklearn.semi_supervised import LabelSpreading
 
-            if n > PEER_MAX_N:
-                raise SystemExit(f"not run above {PEER_MAX_N:,} points: its brute-force k-NN "
-                                 f"search is quadratic (n^1.76 measured up to 83,679 points)")
+            peer_max = int(os.environ.get("SSKERNELS_LADDER_PEER_MAX_N", PEER_MAX_N))
+            if n > peer_max:
+                raise SystemExit(f"not run above {peer_max:,} points: its brute-force k-NN "
+                                 f"search is quadratic (results/README.md)")
 
             LabelSpreading(kernel="knn", n_neighbors=K, alpha=0.2).fit(X, _labels(y))
         else:
@@ -277,6 +278,9 @@ def _markdown(df, title):
             h = h.set_index("n")
             cells = []
             for n in ns:
+                if n not in h.index:
+                    cells.append("not run")
+                    continue
                 s, mb = h.at[n, "seconds"], h.at[n, "peak_mb"]
                 cell = "—" if not np.isfinite(s) else f"{s:.2f} s, {mb:.0f} MB"
                 if impl == "ours" and stage in ("graph", "spectrum", "solve"):
@@ -326,7 +330,12 @@ def main(argv=None):
                     help="run the one-thread spectrum and solve stages, ours and the floor, at "
                          "the same time on two cores (the graph stages, two-threaded, alone)")
     ap.add_argument("--merge", action="store_true",
-                    help="keep the rows of other data sets already in OUT.csv")
+                    help="keep the rows already in OUT.csv of other data sets and sizes")
+    ap.add_argument("--stages", default=None,
+                    help="comma-separated stages to run (default: all; the solve stage needs "
+                         "the graph stage of the same run)")
+    ap.add_argument("--peer-max-n", type=int, default=PEER_MAX_N,
+                    help="the largest n the peer (LabelSpreading) is run at")
     ap.add_argument("--out", default="results/scale/ladder", help="output stem")
     ap.add_argument("--timeout", type=float, default=900, help="seconds allowed per stage")
     ap.add_argument("--stage"), ap.add_argument("--impl"), ap.add_argument("--n", type=int)
@@ -353,10 +362,14 @@ def main(argv=None):
               f"{r.get('seconds', float('nan')):9.2f} s "
               f"{r.get('peak_mb', float('nan')):8.0f} MB {r.get('error', '')}", flush=True)
 
+    os.environ["SSKERNELS_LADDER_PEER_MAX_N"] = str(args.peer_max_n)
+    wanted = None if args.stages is None else set(args.stages.split(","))
     with tempfile.TemporaryDirectory() as cache, ThreadPoolExecutor(2) as pool:
         for name in args.data.split(","):
             for n in [int(s) for s in args.sizes.split(",")]:
                 for stage, impl in STAGES:
+                    if wanted is not None and stage not in wanted:
+                        continue
                     if args.pairs and stage in PAIRED:
                         if impl == "ours":      # ours and the floor at once, one core each
                             futs = {i: pool.submit(_run, stage, i, name, n, cache, args.timeout)
@@ -370,7 +383,8 @@ def main(argv=None):
     out = Path(args.out)
     if args.merge and Path(f"{out}.csv").exists():
         old = pd.read_csv(f"{out}.csv", keep_default_na=False, na_values=[""])
-        old = old[~old["data"].isin(df["data"].unique())]
+        ran = set(zip(df["data"], df["n"]))
+        old = old[[(d, n) not in ran for d, n in zip(old["data"], old["n"])]]
         df = pd.concat([old, df], ignore_index=True)
         df["error"] = df["error"].fillna("")
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -152,7 +152,10 @@ def test_ctrl_c_while_a_local_worker_starts_is_one_line_and_exit_130(tmp_path,
     env = run_env(cli_env(tmp_path), hold=calls, at=1, start=2)
     with launch(args, env, tmp_path) as proc:
         _, stderr = proc.communicate(timeout=BOUND)
-    assert (calls / "signalled").is_file(), stderr        # the Ctrl-C came from the first fit
+    # the Ctrl-C came from the first fit: "interrupted" is written just before its SIGINT
+    # ("signalled" just after, which the run's end may pre-empt: the parent terminates that
+    # worker as soon as the signal reaches it; seen once on a loaded machine)
+    assert (calls / "interrupted").is_file(), stderr
     held = (calls / "start_0002").read_text()
     assert held not in _callers(calls), stderr            # the held worker had not fitted
     assert proc.returncode == 130, stderr
