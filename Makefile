@@ -311,7 +311,7 @@ table-secstr-extra: $(STAMP)
 
 bench-scale: $(STAMP)
 	$(PY) scripts/scale_ladder.py --out results/scale/ladder
-	$(PY) scripts/scale_ladder.py --data secstr-extra --sizes 200000,500000,1273151 --pairs \
+	$(PY) scripts/scale_ladder.py --data secstr-extra --sizes 200000,500000,1273151 --pairs --peer-max-n 100000 \
 	    --timeout 3600 --merge --out results/scale/ladder
 
 table-skl-truncation: $(STAMP)
