@@ -7,7 +7,7 @@ see), draws the labeled points of every split (:mod:`sskernels.experiment.splits
 the content of what the tasks will see (:class:`Prepared`'s ``data_fingerprint``).  Nothing
 here depends on a method's code.
 
-Why it stays whole: one module, ~500 lines, over half of them docstrings: loading, the checks
+Why it stays whole: one module, ~510 lines, over half of them docstrings: loading, the checks
 of the spec against the data and the drawing of the splits are one pass over the same data
 and spec fields (each check names the field the splits then read), so a message and the
 splits it guards cannot disagree.
