@@ -61,13 +61,36 @@ def get_graph(X, k=6, weights="hein-maier", sigma=None, metric="euclidean", meth
     """
     key = (fingerprint(X), int(k), weights, None if sigma is None else float(sigma), metric,
            method)
+    return memoized_graph(key, lambda: Graph(X, k=k, weights=weights, sigma=sigma,
+                                             metric=metric, method=method))
+
+
+def memoized_graph(key, build):
+    """The graph memoized under ``key``, built by ``build()`` on a miss; ``key`` is
+    reported to the open :func:`graphs_used` blocks (built or memoized).
+
+    The one entry to the memo of every graph builder (:func:`get_graph`, and
+    :class:`~sskernels.graph.descent.DescentGraph`).
+
+    Parameters
+    ----------
+    key : tuple
+        ``(fingerprint, k, weights, sigma, metric, method)``: the content of the points
+        and every parameter the graph depends on.
+    build : callable
+        ``build()`` returns the :class:`Graph`.
+
+    Returns
+    -------
+    graph : Graph
+        The memoized graph, or the one just built (and memoized).
+    """
     for used in getattr(_USED, "lists", ()):
         if key not in used:
             used.append(key)
     g = _CACHE.lookup(key)
     if g is None:
-        g = _CACHE.store(key, Graph(X, k=k, weights=weights, sigma=sigma, metric=metric,
-                                    method=method))
+        g = _CACHE.store(key, build())
     return g
 
 
@@ -103,9 +126,10 @@ def graphs_used():
 
 
 #: the ``knn_info`` entries kept in a run's record of its graphs (:func:`graph_searches`)
-SEARCH_KEYS = ("method", "requested", "k", "n", "edges_per_row", "seconds", "index", "recall",
-               "edge_recall", "h_exact", "recall_rows", "rows_second_round", "rows_at_cap",
-               "candidates", "candidates_max", "crowded")
+SEARCH_KEYS = ("method", "requested", "k", "n", "edges_per_row", "seconds", "wall_seconds",
+               "search_seconds", "index", "recall", "edge_recall", "h_exact", "recall_rows",
+               "exact_edges_per_row", "rows_second_round", "rows_at_cap", "candidates",
+               "candidates_max", "crowded")
 
 
 def graph_searches(X, keys=None):

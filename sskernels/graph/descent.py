@@ -58,7 +58,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
 from sskernels.errors import ParameterError
-from sskernels.graph import cache as _cache
+from sskernels.graph.cache import memoized_graph
 from sskernels.graph.graphs import Graph
 from sskernels.graph.knn import (
     METHODS,
@@ -198,14 +198,8 @@ class DescentGraph(BaseEstimator):
         sigma = None if self.sigma is None else float(self.sigma)
         key = (fingerprint(X), k, self.weights, sigma, self.metric,
                f"nndescent q={q} recall={int(self.recall_sample)} jobs={int(self.n_jobs)}")
-        for used in getattr(_cache._USED, "lists", ()):     # reported with the k-NN graphs
-            if key not in used:
-                used.append(key)
-        g = _cache._CACHE.lookup(key)
-        if g is None:
-            g = _cache._CACHE.store(key, _DescentKNN(X, k, self.weights, sigma, q,
-                                                     int(self.recall_sample), int(self.n_jobs)))
-        return g
+        return memoized_graph(key, lambda: _DescentKNN(
+            X, k, self.weights, sigma, q, int(self.recall_sample), int(self.n_jobs)))
 
 
 class _DescentKNN(Graph):
