@@ -159,6 +159,54 @@ def ovr_targets(y_enc, n_classes):
     return T
 
 
+#: a class predicted on less than this fraction of its share of the labeled points may have
+#: collapsed (:func:`collapsed_classes`; a choice, the papers set none)
+COLLAPSE_RATIO = 0.2
+#: ... when its labeled count is this implausible under the predicted share (binomial tail)
+COLLAPSE_P = 1e-3
+
+
+def collapsed_classes(labeled_counts, predicted_counts):
+    """The classes predicted far below their share of the labeled points.
+
+    Class ``c`` has collapsed when its share ``x`` of the predictions is below
+    :data:`COLLAPSE_RATIO` times its share of the labels and the labels are implausible
+    under ``x``: ``P(Binomial(l, x') >= l_c) <`` :data:`COLLAPSE_P` (``l_c`` of the ``l``
+    labels are of class ``c``, the labeled points a random sample; ``x'`` the share with one
+    more point predicted in the class, so that a share of 0 is not taken at its word).  The second test
+    keeps a class with one or two labels from being flagged by chance.
+
+    Parameters
+    ----------
+    labeled_counts : array-like of shape (n_classes,)
+        The number of labeled points of each class.
+    predicted_counts : array-like of shape (n_classes,)
+        The number of (unlabeled) points predicted in each class.
+
+    Returns
+    -------
+    list of int
+        The positions of the collapsed classes, in class order.
+
+    Examples
+    --------
+    >>> collapsed_classes([20, 20, 20, 20, 20], [20000, 19000, 200, 21000, 19800])
+    [2]
+    >>> collapsed_classes([1, 9], [0, 100])     # one label: not enough to tell
+    []
+    """
+    from scipy.stats import binom
+
+    lab = np.asarray(labeled_counts, dtype=float)
+    pred = np.asarray(predicted_counts, dtype=float)
+    x, y = pred / max(pred.sum(), 1.0), lab / max(lab.sum(), 1.0)
+    # the tail under the share with one more point predicted in the class: a share of 0
+    # (no prediction) is not taken at its word
+    tail = binom.sf(lab - 1, lab.sum(), (pred + 1) / (pred.sum() + 1))
+    return [int(c) for c in np.flatnonzero((lab > 0) & (x < COLLAPSE_RATIO * y)
+                                           & (tail < COLLAPSE_P))]
+
+
 def graph_components(graph):
     """The connected-component label of every point of ``graph`` (its affinity ``W``).
 
@@ -344,19 +392,37 @@ class SemiSupervisedClassifier(SelectedParamsMixin, ClassifierMixin, BaseEstimat
             check_classification_targets(np.asarray(y)[labeled])
         classes, labeled, y_enc = check_partial_labels(y, min_classes=min_classes)
         self.classes_, self.labeled_ = classes, labeled
+        self._labeled_counts = np.bincount(y_enc, minlength=classes.size)
         self.fit_report_ = FitReport()
         return X, labeled, y_enc
 
-    def _note_constant_prediction(self, transduction):
-        """Record a fit that gives every unlabeled point one class (a degenerate answer).
+    def _note_degenerate_prediction(self, transduction):
+        """Record a degenerate answer on the unlabeled points: one class for all of them, or a
+        class predicted far below its share of the labeled points.
 
-        Judged on the unlabeled points: a fit that only reproduces the labeled
-        points and predicts one class elsewhere is caught too.
+        Judged on the unlabeled points: a fit that only reproduces the labeled points and
+        predicts one class elsewhere is caught too.  A class *collapses* when it is
+        predicted on less than :data:`COLLAPSE_RATIO` (a fifth) of its share of the labeled
+        points and that share is implausible under the labeled sample
+        (:func:`collapsed_classes`): the flattening of the harmonic function as the
+        unlabeled points grow (Nadler, Srebro & Zhou 2009) shows this way.  Both thresholds
+        are choices (the papers set none); the note's text is the same in every fit, so a
+        summary counts the fits it fired in.
         """
-        unl = np.setdiff1d(np.arange(len(transduction)), self.labeled_)
-        if unl.size > 1 and np.unique(np.asarray(transduction)[unl]).size == 1:
+        t = np.asarray(transduction)
+        unl = np.setdiff1d(np.arange(len(t)), self.labeled_)
+        if unl.size <= 1:
+            return
+        if np.unique(t[unl]).size == 1:
             self.fit_report_.note("degenerate", f"constant prediction: every unlabeled point "
-                                  f"gets class {np.asarray(transduction)[unl][0].item()!r}")
+                                  f"gets class {t[unl][0].item()!r}")
+            return
+        predicted = np.bincount(np.searchsorted(self.classes_, t[unl]),
+                                minlength=self.classes_.size)
+        for c in collapsed_classes(self._labeled_counts, predicted):
+            self.fit_report_.note("degenerate", f"class collapse: class "
+                                  f"{self.classes_[c].item()!r} predicted on under a fifth of "
+                                  f"its share of the labeled points")
 
     def _check_X(self, X):
         check_is_fitted(self, "classes_")
@@ -645,7 +711,7 @@ class GraphClassifier(GraphSemiSupervisedClassifier):
         self.label_frequencies_ = unreached_scores(C_L)
         self.scores_ = F = self._label_unreached(self._scores(graph, labeled, C_L), y_enc)
         self.transduction_ = self.classes_[np.argmax(F, axis=1)]
-        self._note_constant_prediction(self.transduction_)
+        self._note_degenerate_prediction(self.transduction_)
         return self
 
     #: True when the scores are nonnegative class masses (propagated label mass), whose

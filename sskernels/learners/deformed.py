@@ -484,7 +484,7 @@ class SupervisedManifoldRLS(GraphSemiSupervisedClassifier):
         self.fit_report_.add(SolveInfo("lu"), "eq. (11.14)")
         self.intercept_ = 0.0
         self.transduction_ = self.predict(X)
-        self._note_constant_prediction(self.transduction_)
+        self._note_degenerate_prediction(self.transduction_)
         return self
 
     def decision_function(self, X):

@@ -217,7 +217,7 @@ class _SpectralDesign(EmbeddingKernel, RBFEigenbasis, SemiSupervisedClassifier):
         self.scores_ = self._scores(P)
         self.transduction_ = self.classes_[np.argmax(self.scores_, axis=1)]
         if evaluate:
-            self._note_constant_prediction(self.transduction_)
+            self._note_degenerate_prediction(self.transduction_)
 
     def _fold_predictor(self, X, labeled, y_enc, keys):
         """The width / delta selection's fold fits without the estimator around them: one

@@ -396,7 +396,7 @@ class KernelSVM(SemiSupervisedClassifier):
         if self.unreached_.size:
             prior = unreached_scores(indicator(y_enc, self.classes_.size))
             self.transduction_[self.unreached_] = self.classes_[np.argmax(prior)]
-        self._note_constant_prediction(self.transduction_)
+        self._note_degenerate_prediction(self.transduction_)
         return self
 
     @property

@@ -796,7 +796,7 @@ class LabelAwareKernel(EmbeddingKernel, RBFEigenbasis, SemiSupervisedClassifier)
         self.alignment_ = centered_alignment(K_LL, T)
         self.scores_ = self._scores(Phi)
         self.transduction_ = self.classes_[np.argmax(self.scores_, axis=1)]
-        self._note_constant_prediction(self.transduction_)
+        self._note_degenerate_prediction(self.transduction_)
         return self
 
     def _base_vectors(self, X, key, labeled, y_enc, C_L):

@@ -150,7 +150,7 @@ class _LinearManifold(GraphSemiSupervisedClassifier):
         F = self._label_unreached(as_scores(np.asarray(X @ self.coef_) + self.intercept_),
                                   self._y_enc)
         self.transduction_ = self.classes_[np.argmax(F, axis=1)]
-        self._note_constant_prediction(self.transduction_)
+        self._note_degenerate_prediction(self.transduction_)
         return self
 
     def decision_function(self, X):

@@ -185,7 +185,7 @@ class _ManifoldRegularizer(GraphSemiSupervisedClassifier):
         self._fit_coefficients(K, M, labeled, y_enc, self.classes_.size)
         F = self._label_unreached(as_scores(K @ self.alpha_ + self.intercept_), y_enc)
         self.transduction_ = self.classes_[np.argmax(F, axis=1)]
-        self._note_constant_prediction(self.transduction_)
+        self._note_degenerate_prediction(self.transduction_)
         return self
 
     def _width(self, X, width, scale):

@@ -322,7 +322,7 @@ class SimpleMKL(SemiSupervisedClassifier):
         self.kkt_violation_, self.converged_ = r.kkt_violation, r.converged
         self.n_iter_, self.n_svm_fits_ = r.n_iter, r.n_svm
         self.transduction_ = self.classes_[self._labels(model, self._decision(X))]
-        self._note_constant_prediction(self.transduction_)
+        self._note_degenerate_prediction(self.transduction_)
         return self
 
     # -- prediction -----------------------------------------------------------

@@ -596,7 +596,7 @@ class SelfConsistentLabeling(SemiSupervisedClassifier):
             self.transduction_ = self.classes_[np.argmax(F, axis=1)]
         if not np.any(self.dual_coef_):
             self.fit_report_.note("degenerate", "zero dual solution: every decision value is 0")
-        self._note_constant_prediction(self.transduction_)
+        self._note_degenerate_prediction(self.transduction_)
         return self
 
     def decision_function(self, X):

@@ -178,7 +178,7 @@ class SVMBaseline(SemiSupervisedClassifier):
                             C=self.C_).fit(XL, y_enc)
         self.fit_report_.add(SolveInfo("libsvm"))
         self.transduction_ = self.predict(X)
-        self._note_constant_prediction(self.transduction_)
+        self._note_degenerate_prediction(self.transduction_)
         return self
 
     def _fold_predictor(self, X, labeled, y_enc, keys):
