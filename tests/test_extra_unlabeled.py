@@ -8,12 +8,14 @@ import json
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sskernels.data.parsers import Parsed
 from sskernels.data.registry import REGISTRY, Entry
 from sskernels.errors import ParameterError
 from sskernels.experiment import method_code, prepare
 from sskernels.experiment.runner import run_spec
+from sskernels.graph import KNNGraph
 from sskernels.learners import HarmonicFunction
 from sskernels.learners.extra_unlabeled import ExtraUnlabeled, with_extra
 from sskernels.spec import parse_spec
@@ -47,7 +49,7 @@ def test_wrapper_refuses_extra_points_of_other_features_and_bad_labels():
     X, y, extra = _blobs()
     with pytest.raises(ParameterError, match="3 features, X has 2"):
         ExtraUnlabeled(HarmonicFunction(), unlabeled=np.zeros((5, 3))).fit(X, np.full(80, -1))
-    with pytest.raises(ParameterError, match="one label per point"):
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):     # sklearn's
         ExtraUnlabeled(HarmonicFunction(), unlabeled=extra).fit(X, np.zeros(79))
 
 
@@ -188,3 +190,16 @@ def test_the_nndescent_search_memory_is_not_quadratic():
         assert g.n == n and g.knn_info["recall"] > 0.9
     growth = peaks[30000] - peaks[15000]
     assert growth < 400 * 2**20, f"peak grew by {growth / 2**20:.0f} MB: {peaks}"
+
+
+
+@parametrize_with_checks([ExtraUnlabeled(HarmonicFunction(graph=KNNGraph(n_neighbors=3)))])
+def test_the_wrapper_passes_scikit_learns_estimator_checks(estimator, check):
+    """scikit-learn's own checks on the wrapper (no extra points: they would fix the number
+    of features the checks vary), but the one the package's semi-supervised classifiers all
+    skip (tests/test_sklearn_checks.py): its [-1, 1] labels collide with -1 = unlabeled."""
+    name = getattr(check, "func", check).__name__
+    if name == "check_classifiers_classes":
+        pytest.skip("its [-1, 1] labels collide with y == -1 = unlabeled (as for every "
+                    "semi-supervised classifier of the package)")
+    check(estimator)

@@ -14,7 +14,9 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
+from sklearn.utils import get_tags
 from sklearn.utils.metaestimators import available_if
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from sskernels.errors import ParameterError
 from sskernels.hashing import fingerprint
@@ -134,11 +136,10 @@ class ExtraUnlabeled(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         ValueError
             When ``y`` is not one label per point or the extra points' features differ.
         """
-        y = np.asarray(y)
+        # scikit-learn's checks (lists, NaN, a column-vector y, n_features_in_); sparse and
+        # dtype as they are: the estimator converts them as it does without the extra points
+        X, y = validate_data(self, X, y, accept_sparse=True, dtype=None, y_numeric=False)
         n = X.shape[0]
-        if y.ndim != 1 or y.shape[0] != n:
-            raise ParameterError(f"y must hold one label per point of X ({n}), got shape "
-                                 f"{y.shape}")
         n_extra = 0 if self.unlabeled is None else self.unlabeled.shape[0]
         Xa = self._stacked(X)
         ya = np.concatenate([y, np.full(n_extra, -1, dtype=y.dtype)])
@@ -182,6 +183,7 @@ class ExtraUnlabeled(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         numpy.ndarray of shape (n_queries,)
             Their labels.
         """
+        check_is_fitted(self, "estimator_")
         return self.estimator_.predict(X)
 
     def _has(name):
@@ -201,6 +203,7 @@ class ExtraUnlabeled(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         numpy.ndarray
             The scores.
         """
+        check_is_fitted(self, "estimator_")
         return self.estimator_.decision_function(X)
 
     @property
@@ -212,3 +215,8 @@ class ExtraUnlabeled(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     def selected_params_(self):
         """The parameters the fitted estimator selected."""
         return selected_params(self.estimator_)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = get_tags(self.estimator).input_tags.sparse
+        return tags
