@@ -15,6 +15,7 @@ OLDEST_STAMP := $(OLDEST_VENV)/.installed
 # pytest arguments of `make test-oldest` (e.g. PYTEST_ARGS="-m 'not regression'")
 PYTEST_ARGS  ?=
 JOBS   ?= 2
+TEST_JOBS ?= 2
 LIU_T3 := heart ionosphere sonar wine
 
 # Offline data: the shared mirror beside the clone, when present.
@@ -66,8 +67,10 @@ $(STAMP): pyproject.toml constraints/reproduce.txt
 run: $(STAMP)
 	$(SSK) run configs/wine_default.yaml
 
+# the suite on TEST_JOBS worker processes (pytest-xdist; `make test TEST_JOBS=0`: in this
+# process, e.g. to see the fuzz counts of tests/test_fuzz_property.py at the end)
 test: $(STAMP)
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(TEST_JOBS)
 
 # The documentation site (Sphinx, warnings as errors; the gallery's examples run at every
 # build): docs/requirements.txt installed into .venv once (its own stamp), output in
@@ -104,7 +107,7 @@ $(OLDEST_STAMP): pyproject.toml constraints/oldest.txt
 # mao2010/table2 differ).  Everything else must pass.
 test-oldest: $(OLDEST_STAMP)
 	$(OLDEST_PY) -m pip list 2>/dev/null | grep -iE '^(numpy|scipy|scikit-learn|pandas|highspy|pytest) '
-	$(OLDEST_PY) -m pytest -m "not regression" $(PYTEST_ARGS)
+	$(OLDEST_PY) -m pytest -n $(TEST_JOBS) -m "not regression" $(PYTEST_ARGS)
 
 # a newcomer's clone: the committed files (plus this tree's uncommitted ones) in a temporary
 # folder with no ../shared beside it, no data mirror, an empty data cache and CI unset (data
