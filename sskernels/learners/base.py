@@ -26,9 +26,9 @@ label-independent work is the public step :meth:`precompute`: it builds (and
 memoizes) the graph and whatever spectrum the learner needs, and returns the
 :class:`~sskernels.graph.Graph`.
 
-Why it stays whole: one module, ~840 lines, more than half of them docstrings: the base classes
+Why it stays whole: one module, ~900 lines, more than half of them docstrings: the base classes
 and the rules every learner shares (validation, partial labels, the unreached-point rule, the
-fit report) stay together so that each exists once.
+degeneration notes, the fit report) stay together so that each exists once.
 """
 
 from __future__ import annotations
