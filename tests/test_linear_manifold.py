@@ -11,6 +11,7 @@ import sskernels.solvers.cg as cg_mod
 import sskernels.solvers.psd as psd_mod
 from sskernels.graph import KNNGraph, get_graph
 from sskernels.kernels.deformed import intrinsic_matrix
+from sskernels.learners.base import GraphSemiSupervisedClassifier
 from sskernels.learners.linear_manifold import (
     GAMMA_A_GRID,
     GAMMA_I_GRID,
@@ -98,8 +99,8 @@ def test_cg_equals_direct_sparse():
     y[lab] = X[lab, 0].toarray().ravel() > 0.5
     y[lab[0]], y[lab[1]] = 0, 1
     a = LinearLapRLS(gamma_A=1e-2, gamma_I=1.0, solver="direct").fit(X, y)
-    b = LinearLapRLS(gamma_A=1e-2, gamma_I=1.0, solver="auto").fit(X, y)
-    assert b.solver_ == "cg"                       # sparse -> CG under "auto"
+    b = LinearLapRLS(gamma_A=1e-2, gamma_I=1.0, solver="cg").fit(X, y)
+    assert LinearLapRLS(gamma_A=1e-2, gamma_I=1.0).fit(X, y).solver_ == "direct"  # d <= 2000
     assert _rel(b.coef_, a.coef_) < 1e-6
     Xd = X.toarray()
     c = LinearLapRLS(gamma_A=1e-2, gamma_I=1.0, solver="direct").fit(Xd, y)
@@ -358,3 +359,70 @@ def test_selection_picks_the_best_fold_score_ties_to_large_gamma_I_then_small_ga
     tied = [c for c, s in scores.items() if s == best]
     assert (gA, gI) == max(tied, key=lambda c: (c[1], -c[0]))
     assert auto.best_score_ == pytest.approx(best)
+
+
+def test_sparse_graph_term_by_column_blocks_equals_the_dense_product(monkeypatch):
+    """``X^T M X`` of a sparse ``X`` by dense column blocks (forced to blocks of 3 columns
+    here) equals numpy's dense product, and is memoized by content: a copy of ``X`` finds
+    the same read-only array."""
+    import sskernels.learners.linear_manifold as lm
+
+    rng = np.random.default_rng(3)
+    X = sp.random(60, 17, density=0.2, format="csr", random_state=rng)
+    M = intrinsic_matrix(get_graph(X.toarray(), k=5), "unnormalized", 1)
+    monkeypatch.setattr(lm, "GRAM_BLOCK_BYTES", 8 * 60 * 3)
+    lm._GRAMS.clear()
+    G = lm._gram_of_graph(X, M)
+    Xd = X.toarray()
+    np.testing.assert_allclose(G, Xd.T @ (M.toarray() @ Xd), rtol=1e-12, atol=1e-12)
+    assert lm._gram_of_graph(X.copy(), M) is G and not G.flags.writeable
+    assert lm._gram_of_graph(X[:, :16], M) is not G      # other content, other entry
+
+
+@pytest.mark.parametrize("sparse,fit_intercept,island", [
+    (False, False, False), (True, True, False), (False, False, True)])
+def test_fold_predictor_equals_the_generic_rule(monkeypatch, sparse, fit_intercept, island):
+    """The selection's fold fits through the shared graph and graph term score every
+    candidate as the generic rule (clone, fit with the fold hidden) does, three classes,
+    with the same notes and the same refit; with a far island of points whose one label
+    some folds hide (points unreached in those fold fits, noted); CG keeps the generic
+    rule."""
+    from sskernels.learners import selection
+
+    X, y = make_classification(150, 8, n_informative=4, n_classes=3, random_state=1)
+    yp = np.full(y.size, -1)
+    yp[:24] = y[:24]
+    if island:
+        X = np.vstack([X, 100.0 + np.random.default_rng(0).normal(size=(12, 8))])
+        y, yp = np.r_[y, np.full(12, 2)], np.r_[yp, 2, np.full(11, -1)]
+    X = sp.csr_matrix(np.where(np.abs(X) > 0.5, X, 0.0)) if sparse else X
+    est = LinearLapRLS(solver="direct", fit_intercept=fit_intercept)
+    grid = {"gamma_I": [100.0, 1.0, 0.0], "gamma_A": [1e-4, 1.0]}
+
+    def no_generic(*a, **k):
+        raise AssertionError("the fast path was not used")
+
+    unreached_sizes = []
+    base_rule = GraphSemiSupervisedClassifier._find_unreached
+
+    def spy(self, graph, labeled):
+        base_rule(self, graph, labeled)
+        unreached_sizes.append(self.unreached_.size)
+
+    with monkeypatch.context() as m:
+        m.setattr(selection, "generic_fold_predictor", no_generic)
+        m.setattr(GraphSemiSupervisedClassifier, "_find_unreached", spy)
+        fast = SelectOnLabeled(est, grid).fit(X, yp)
+    with monkeypatch.context() as m:
+        m.setattr(LinearLapRLS, "_fold_predictor", lambda self, *a: None)
+        slow = SelectOnLabeled(est, grid).fit(X, yp)
+    np.testing.assert_array_equal(fast.cv_results_["mean_test_score"],
+                                  slow.cv_results_["mean_test_score"])
+    assert len(set(fast.cv_results_["mean_test_score"])) > 1      # the grid matters here
+    assert (max(unreached_sizes) > 0) == island    # the base rule ran where points were unreached
+    assert fast.best_params_ == slow.best_params_
+    assert fast.fit_report_.as_dict() == slow.fit_report_.as_dict()
+    np.testing.assert_array_equal(fast.transduction_, slow.transduction_)
+    lab = np.flatnonzero(yp >= 0)
+    assert est._fold_predictor(X, lab, yp[lab], ("cg_tol",)) is None
+    assert LinearLapRLS(solver="cg")._fold_predictor(X, lab, yp[lab], ("gamma_A",)) is None

@@ -54,7 +54,7 @@ Choices the paper leaves open:
   coordinate.  Eq. (11.18) has no bias (``fit_intercept=False``, the default).
 * Multi-class: one-vs-rest (the paper is binary).
 
-Why it stays whole: one module, ~530 lines, three fifths of them docstrings: the two linear
+Why it stays whole: one module, ~620 lines, three fifths of them docstrings: the two linear
 learners share
 their parameters, graph term and prediction (``_LinearManifold``).
 """
@@ -66,19 +66,27 @@ from numbers import Integral, Real
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
+from sklearn.base import clone
 from sklearn.svm import SVC
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from sskernels.hashing import fingerprint
 from sskernels.kernels.deformed import LAPLACIANS, intrinsic_matrix
-from sskernels.learners.base import GraphSemiSupervisedClassifier, as_scores, ovr_targets
+from sskernels.learners.base import (UNLABELED, GraphSemiSupervisedClassifier, as_scores,
+                                     graph_components, ovr_targets, unreached)
+from sskernels.memo import LRU
 from sskernels.solvers.cg import cg_solve
 from sskernels.solvers.psd import solve_psd
-from sskernels.solvers.report import SolveInfo
+from sskernels.solvers.report import FitReport, SolveInfo
 
 SOLVERS = ("auto", "direct", "cg")
-#: "auto" uses the direct solver up to this dimension (dense X only)
+#: "auto" uses the direct solver up to this dimension (dense or sparse X)
 DIRECT_MAX_DIM = 2000
+#: bytes of one dense column block of a sparse ``X`` in :func:`_gram_of_graph`
+GRAM_BLOCK_BYTES = 2**27
+#: the graph terms ``X^T M X`` by the contents of ``X`` and ``M`` (4 entries, 256 MB)
+_GRAMS = LRU(4, max_bytes=2**28)
 #: selection grids (a choice; Sec. 11.5 gives none): gamma_I largest first, gamma_A smallest
 GAMMA_A_GRID = (1e-4, 1e-2, 1.0)
 GAMMA_I_GRID = (0.0, 1e-2, 1.0, 100.0)
@@ -89,8 +97,27 @@ def _dense(A):
 
 
 def _gram_of_graph(X, M):
-    """``X^T M X`` (dense d x d)."""
-    return _dense(X.T @ _dense(M @ X) if not sp.issparse(X) else X.T @ (M @ X))
+    """``X^T M X`` (dense d x d, read-only), memoized by the contents of ``X`` and ``M``.
+
+    The graph term of eq. (11.18) is label-independent: every fit on the same points (a
+    selection's candidates and folds, a data set's splits) shares it.  A sparse ``X`` is
+    multiplied by column blocks made dense (``n x b`` floats, at most
+    :data:`GRAM_BLOCK_BYTES`), never as the sparse product ``M X``, whose rows fill in.
+    """
+    key = (fingerprint(X), fingerprint(M))
+    G = _GRAMS.lookup(key)
+    if G is not None:
+        return G
+    if sp.issparse(X):
+        n, d = X.shape
+        b = max(1, min(d, GRAM_BLOCK_BYTES // (8 * max(n, 1))))
+        XT, Xc = sp.csr_matrix(X.T), sp.csc_matrix(X)
+        G = np.empty((d, d))
+        for j in range(0, d, b):
+            G[:, j:j + b] = XT @ (M @ Xc[:, j:j + b].toarray())
+    else:
+        G = _dense(X.T @ _dense(M @ X))
+    return _GRAMS.store(key, G)
 
 
 class _LinearManifold(GraphSemiSupervisedClassifier):
@@ -137,10 +164,29 @@ class _LinearManifold(GraphSemiSupervisedClassifier):
         M = None                                   # gamma_I = 0: the graph term vanishes
         self.unreached_, self._y_enc = np.empty(0, dtype=int), y_enc
         if self.gamma_I > 0:
-            self.graph_ = self._build_graph(X)
+            shared = getattr(self, "_fold_cache", None)    # a selection's fold fit
+            if shared is None:
+                self.graph_ = self._build_graph(X)
+            else:
+                if "graph" not in shared:
+                    shared["graph"] = self._build_graph(X)
+                self.graph_ = shared["graph"]
             self._find_unreached(self.graph_, labeled)
             M = intrinsic_matrix(self.graph_, self.laplacian, self.laplacian_degree)
         return X, M, labeled, ovr_targets(y_enc, self.classes_.size)
+
+    def _find_unreached(self, graph, labeled):
+        """The base rule, with a selection's fold fits sharing the graph's components: a fold
+        fit in which every point is reached skips the search (the base rule runs otherwise,
+        note included)."""
+        shared = getattr(self, "_fold_cache", None)
+        if shared is not None:
+            if "components" not in shared:
+                shared["components"] = graph_components(graph)
+            if not unreached(shared["components"], labeled).any():
+                self.unreached_ = np.empty(0, dtype=np.intp)
+                return
+        super()._find_unreached(graph, labeled)
 
     def _set_solution(self, X, W, b, two_classes):
         if two_classes:
@@ -198,8 +244,10 @@ class LinearLapRLS(_LinearManifold):
         ``"direct"`` (dense ``d x d`` Cholesky solve; its lstsq fallback
         is reported), ``"cg"`` (matrix-free conjugate gradients, one run per
         right-hand side; a run that stops at ``cg_maxiter`` before ``cg_tol``
-        is reported as a fallback) or ``"auto"`` (direct when ``d <= 2000`` and
-        ``X`` is dense, else CG).
+        is reported as a fallback) or ``"auto"`` (direct when ``d <= 2000``,
+        dense or sparse ``X``, else CG).  The direct solve forms ``X^T M X`` once per
+        graph and points (memoized: a selection's candidates and folds, and a data set's
+        splits, share it).
     laplacian : {"unnormalized", "normalized"}, default="unnormalized"
         ``"unnormalized"`` is ``L = D - W``, the paper's; ``"normalized"`` is
         ``I - D^{-1/2} W D^{-1/2}``.
@@ -320,10 +368,7 @@ class LinearLapRLS(_LinearManifold):
         X, M, labeled, T = self._prepare(X, y)
         n, d = X.shape
         l = labeled.size
-        solver = self.solver
-        if solver == "auto":
-            solver = "direct" if (d <= DIRECT_MAX_DIM and not sp.issparse(X)) else "cg"
-        self.solver_ = solver
+        solver = self.solver_ = self._solver_for(d)
         c = self.gamma_I * l / float(n * n)
         XL = X[labeled]
         Y = T if T.ndim == 2 else T[:, None]
@@ -347,6 +392,46 @@ class LinearLapRLS(_LinearManifold):
             b = np.zeros(W.shape[1])
         return self._set_solution(X, W, b, T.ndim == 1)
 
+    def _solver_for(self, d):
+        """The solver used for ``d`` features: ``solver``, or for "auto" direct up to
+        :data:`DIRECT_MAX_DIM` and CG above."""
+        if self.solver != "auto":
+            return self.solver
+        return "direct" if d <= DIRECT_MAX_DIM else "cg"
+
+    def _fold_predictor(self, X, labeled, y_enc, keys):
+        """Fold fits sharing the graph and its term ``Z^T M Z`` (label-independent).
+
+        With the direct solver a fold fit is the ``d``-dimensional solve of eq. (11.18) with
+        the fold's labels hidden: it is the fit itself, run on a clone that takes the graph
+        and ``Z^T M Z`` from a cache the candidates and folds share, instead of looking
+        them up by the data's content in every fit.  Handles ``gamma_A`` and ``gamma_I``;
+        None (the generic rule) for other keys and for CG.  The fold fits' notes name a
+        class by its position in the sorted labels (0 .. c-1).
+        """
+        if not set(keys) <= {"gamma_A", "gamma_I"}:
+            return None
+        self._validate_params()
+        if self._solver_for(np.shape(X)[1]) != "direct":
+            return None
+        if sp.issparse(X):
+            X = sp.csr_matrix(X)                  # once, not in every fold fit
+        cache, report = {}, FitReport()
+
+        def predict(params, train, test):
+            if np.unique(y_enc[train]).size < 2:
+                return np.full(test.size, y_enc[train][0])
+            est = clone(self).set_params(**params)
+            est._fold_cache = cache
+            y_fold = np.full(np.shape(X)[0], UNLABELED)
+            y_fold[labeled[train]] = y_enc[train]
+            est.fit(X, y_fold)
+            report.merge(est.fit_report_)
+            return np.asarray(est.transduction_)[labeled[test]]
+
+        predict.report = report
+        return predict
+
     def _augment(self, A):
         if not self.fit_intercept:
             return A
@@ -357,7 +442,14 @@ class LinearLapRLS(_LinearManifold):
         Z, ZL = self._augment(X), self._augment(XL)
         A = _dense(ZL.T @ ZL) + np.diag(ridge)
         if M is not None and c > 0:
-            A = A + c * _gram_of_graph(Z, M)
+            shared = getattr(self, "_fold_cache", None)    # a selection's fold fit
+            if shared is None:
+                G = _gram_of_graph(Z, M)
+            else:
+                if "gram" not in shared:
+                    shared["gram"] = _gram_of_graph(Z, M)
+                G = shared["gram"]
+            A = A + c * G
         return solve_psd(0.5 * (A + A.T), rhs)
 
     def _operator(self, X, XL, M, c, ridge):
