@@ -384,9 +384,8 @@ def test_sparse_graph_term_by_column_blocks_equals_the_dense_product(monkeypatch
 def test_fold_predictor_equals_the_generic_rule(monkeypatch, sparse, fit_intercept, island):
     """The selection's fold fits through the shared graph and graph term score every
     candidate as the generic rule (clone, fit with the fold hidden) does, three classes,
-    with the same notes and the same refit; with a far island of points whose one label
-    some folds hide (points unreached in those fold fits, noted); CG keeps the generic
-    rule."""
+    with the same report and the same refit; with a far island of points whose one label
+    some folds hide (its points unreached in those fold fits); CG keeps the generic rule."""
     from sskernels.learners import selection
 
     X, y = make_classification(150, 8, n_informative=4, n_classes=3, random_state=1)
@@ -411,15 +410,15 @@ def test_fold_predictor_equals_the_generic_rule(monkeypatch, sparse, fit_interce
 
     with monkeypatch.context() as m:
         m.setattr(selection, "generic_fold_predictor", no_generic)
-        m.setattr(GraphSemiSupervisedClassifier, "_find_unreached", spy)
         fast = SelectOnLabeled(est, grid).fit(X, yp)
     with monkeypatch.context() as m:
         m.setattr(LinearLapRLS, "_fold_predictor", lambda self, *a: None)
+        m.setattr(GraphSemiSupervisedClassifier, "_find_unreached", spy)
         slow = SelectOnLabeled(est, grid).fit(X, yp)
     np.testing.assert_array_equal(fast.cv_results_["mean_test_score"],
                                   slow.cv_results_["mean_test_score"])
     assert len(set(fast.cv_results_["mean_test_score"])) > 1      # the grid matters here
-    assert (max(unreached_sizes) > 0) == island    # the base rule ran where points were unreached
+    assert (max(unreached_sizes) > 0) == island    # the generic fold fits met unreached points
     assert fast.best_params_ == slow.best_params_
     assert fast.fit_report_.as_dict() == slow.fit_report_.as_dict()
     np.testing.assert_array_equal(fast.transduction_, slow.transduction_)

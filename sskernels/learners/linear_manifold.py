@@ -66,15 +66,14 @@ from numbers import Integral, Real
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
-from sklearn.base import clone
 from sklearn.svm import SVC
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_array, check_is_fitted
 
 from sskernels.hashing import fingerprint
 from sskernels.kernels.deformed import LAPLACIANS, intrinsic_matrix
-from sskernels.learners.base import (UNLABELED, GraphSemiSupervisedClassifier, as_scores,
-                                     graph_components, ovr_targets, unreached)
+from sskernels.learners.base import (GraphSemiSupervisedClassifier, as_scores, graph_components,
+                                     indicator, ovr_targets, settle_scores, unreached)
 from sskernels.memo import LRU
 from sskernels.solvers.cg import cg_solve
 from sskernels.solvers.psd import solve_psd
@@ -164,37 +163,24 @@ class _LinearManifold(GraphSemiSupervisedClassifier):
         M = None                                   # gamma_I = 0: the graph term vanishes
         self.unreached_, self._y_enc = np.empty(0, dtype=int), y_enc
         if self.gamma_I > 0:
-            shared = getattr(self, "_fold_cache", None)    # a selection's fold fit
-            if shared is None:
-                self.graph_ = self._build_graph(X)
-            else:
-                if "graph" not in shared:
-                    shared["graph"] = self._build_graph(X)
-                self.graph_ = shared["graph"]
+            self.graph_ = self._build_graph(X)
             self._find_unreached(self.graph_, labeled)
             M = intrinsic_matrix(self.graph_, self.laplacian, self.laplacian_degree)
         return X, M, labeled, ovr_targets(y_enc, self.classes_.size)
 
-    def _find_unreached(self, graph, labeled):
-        """The base rule, with a selection's fold fits sharing the graph's components: a fold
-        fit in which every point is reached skips the search (the base rule runs otherwise,
-        note included)."""
-        shared = getattr(self, "_fold_cache", None)
-        if shared is not None:
-            if "components" not in shared:
-                shared["components"] = graph_components(graph)
-            if not unreached(shared["components"], labeled).any():
-                self.unreached_ = np.empty(0, dtype=np.intp)
-                return
-        super()._find_unreached(graph, labeled)
+    @staticmethod
+    def _scores(X, W, b, two_classes):
+        """``f = X w + b`` as (n, c) scores (:func:`as_scores`); one column for two classes."""
+        if two_classes:
+            return as_scores(np.asarray(X @ W[:, 0]) + float(b[0]))
+        return as_scores(np.asarray(X @ W) + b)
 
     def _set_solution(self, X, W, b, two_classes):
         if two_classes:
             self.coef_, self.intercept_ = W[:, 0], float(b[0])
         else:
             self.coef_, self.intercept_ = W, b
-        F = self._label_unreached(as_scores(np.asarray(X @ self.coef_) + self.intercept_),
-                                  self._y_enc)
+        F = self._label_unreached(self._scores(X, W, b, two_classes), self._y_enc)
         self.transduction_ = self.classes_[np.argmax(F, axis=1)]
         self._note_degenerate_prediction(self.transduction_)
         return self
@@ -366,30 +352,10 @@ class LinearLapRLS(_LinearManifold):
             The fitted estimator.
         """
         X, M, labeled, T = self._prepare(X, y)
-        n, d = X.shape
-        l = labeled.size
-        solver = self.solver_ = self._solver_for(d)
-        c = self.gamma_I * l / float(n * n)
-        XL = X[labeled]
-        Y = T if T.ndim == 2 else T[:, None]
-        rhs = np.asarray(XL.T @ Y)                                  # (d, k)
-        if self.fit_intercept:
-            rhs = np.vstack([rhs, Y.sum(axis=0, keepdims=True)])
-        ridge = np.full(rhs.shape[0], self.gamma_A * l)
-        if self.fit_intercept:
-            ridge[-1] = 0.0                                         # unpenalized bias
-        if solver == "direct":
-            W, info = self._direct(X, XL, M, c, ridge, rhs)
-            self.n_iter_ = None
-        else:
-            W, info = cg_solve(self._operator(X, XL, M, c, ridge), rhs, rtol=self.cg_tol,
-                               maxiter=self.cg_maxiter)
-            self.n_iter_ = np.asarray(info.stats["iterations"])
+        solver = self.solver_ = self._solver_for(X.shape[1])
+        W, b, info = self._coefficients(X, labeled, M, T, self.gamma_A, self.gamma_I, solver)
+        self.n_iter_ = None if solver == "direct" else np.asarray(info.stats["iterations"])
         self.fit_report_.add(info, "eq. (11.18)")
-        if self.fit_intercept:
-            W, b = W[:-1], W[-1]
-        else:
-            b = np.zeros(W.shape[1])
         return self._set_solution(X, W, b, T.ndim == 1)
 
     def _solver_for(self, d):
@@ -399,35 +365,77 @@ class LinearLapRLS(_LinearManifold):
             return self.solver
         return "direct" if d <= DIRECT_MAX_DIM else "cg"
 
+    def _coefficients(self, X, labeled, M, T, gamma_A, gamma_I, solver, G=None):
+        """``(W, b, info)``: eq. (11.18) solved for the labeled positions ``labeled`` (sorted)
+        with targets ``T``, ``W`` (d, k) and the bias ``b`` (k,) (zeros without
+        ``fit_intercept``); ``G``: the (augmented) ``X^T M X`` when the caller holds it."""
+        n, l = X.shape[0], labeled.size
+        c = gamma_I * l / float(n * n)
+        XL = X[labeled]
+        Y = T if T.ndim == 2 else T[:, None]
+        rhs = np.asarray(XL.T @ Y)                                  # (d, k)
+        if self.fit_intercept:
+            rhs = np.vstack([rhs, Y.sum(axis=0, keepdims=True)])
+        ridge = np.full(rhs.shape[0], gamma_A * l)
+        if self.fit_intercept:
+            ridge[-1] = 0.0                                         # unpenalized bias
+        if solver == "direct":
+            W, info = self._direct(X, XL, M, c, ridge, rhs, G)
+        else:
+            W, info = cg_solve(self._operator(X, XL, M, c, ridge), rhs, rtol=self.cg_tol,
+                               maxiter=self.cg_maxiter)
+        if self.fit_intercept:
+            return W[:-1], W[-1], info
+        return W, np.zeros(W.shape[1]), info
+
     def _fold_predictor(self, X, labeled, y_enc, keys):
-        """Fold fits sharing the graph and its term ``Z^T M Z`` (label-independent).
+        """Fold fits that share the graph, its components and ``Z^T M Z`` (label-independent).
 
         With the direct solver a fold fit is the ``d``-dimensional solve of eq. (11.18) with
-        the fold's labels hidden: it is the fit itself, run on a clone that takes the graph
-        and ``Z^T M Z`` from a cache the candidates and folds share, instead of looking
-        them up by the data's content in every fit.  Handles ``gamma_A`` and ``gamma_I``;
-        None (the generic rule) for other keys and for CG.  The fold fits' notes name a
-        class by its position in the sorted labels (0 .. c-1).
+        the fold's labels hidden, then ``f`` at the fold's points with the fit's rules for
+        unreached points and tied scores (:func:`~sskernels.learners.base.settle_scores`):
+        the predictions of the fit itself, without its validation and bookkeeping over all
+        n points.  The solves' reports (a fallback) go to ``predict.report``.  Handles
+        ``gamma_A`` and ``gamma_I``; None (the generic rule) for other keys and for CG.
         """
         if not set(keys) <= {"gamma_A", "gamma_I"}:
             return None
         self._validate_params()
-        if self._solver_for(np.shape(X)[1]) != "direct":
-            return None
+        X = check_array(X, accept_sparse=("csr", "csc"), dtype=np.float64)
         if sp.issparse(X):
-            X = sp.csr_matrix(X)                  # once, not in every fold fit
-        cache, report = {}, FitReport()
+            X = sp.csr_matrix(X)
+        if self._solver_for(X.shape[1]) != "direct":
+            return None
+        shared, report, base = {}, FitReport(), self.get_params(deep=False)
+
+        def graph_parts():
+            if not shared:
+                graph = self._build_graph(X)
+                M = intrinsic_matrix(graph, self.laplacian, self.laplacian_degree)
+                shared.update(M=M, G=_gram_of_graph(self._augment(X), M),
+                              components=graph_components(graph))
+            return shared
 
         def predict(params, train, test):
             if np.unique(y_enc[train]).size < 2:
                 return np.full(test.size, y_enc[train][0])
-            est = clone(self).set_params(**params)
-            est._fold_cache = cache
-            y_fold = np.full(np.shape(X)[0], UNLABELED)
-            y_fold[labeled[train]] = y_enc[train]
-            est.fit(X, y_fold)
-            report.merge(est.fit_report_)
-            return np.asarray(est.transduction_)[labeled[test]]
+            p = {**base, **params}
+            order = np.argsort(labeled[train], kind="stable")
+            lab, y_fold = labeled[train][order], y_enc[train][order]
+            classes, enc = np.unique(y_fold, return_inverse=True)
+            T = ovr_targets(enc, classes.size)
+            M = G = None
+            cut = np.empty(0, dtype=np.intp)
+            if p["gamma_I"] > 0:
+                parts = graph_parts()
+                M, G = parts["M"], parts["G"]
+                cut = np.flatnonzero(unreached(parts["components"], lab)[labeled[test]])
+            W, b, info = self._coefficients(X, lab, M, T, p["gamma_A"], p["gamma_I"], "direct",
+                                            G)
+            report.add(info, "eq. (11.18)")
+            F = self._scores(X, W, b, T.ndim == 1)[labeled[test]]
+            F, _ = settle_scores(F, indicator(enc, classes.size), cut)
+            return classes[np.argmax(F, axis=1)]
 
         predict.report = report
         return predict
@@ -438,18 +446,11 @@ class LinearLapRLS(_LinearManifold):
         ones = np.ones((A.shape[0], 1))
         return sp.hstack([A, ones], format="csr") if sp.issparse(A) else np.hstack([A, ones])
 
-    def _direct(self, X, XL, M, c, ridge, rhs):
+    def _direct(self, X, XL, M, c, ridge, rhs, G=None):
         Z, ZL = self._augment(X), self._augment(XL)
         A = _dense(ZL.T @ ZL) + np.diag(ridge)
         if M is not None and c > 0:
-            shared = getattr(self, "_fold_cache", None)    # a selection's fold fit
-            if shared is None:
-                G = _gram_of_graph(Z, M)
-            else:
-                if "gram" not in shared:
-                    shared["gram"] = _gram_of_graph(Z, M)
-                G = shared["gram"]
-            A = A + c * G
+            A = A + c * (_gram_of_graph(Z, M) if G is None else G)
         return solve_psd(0.5 * (A + A.T), rhs)
 
     def _operator(self, X, XL, M, c, ridge):
