@@ -330,7 +330,7 @@ def main(argv=None):
                     help="run the one-thread spectrum and solve stages, ours and the floor, at "
                          "the same time on two cores (the graph stages, two-threaded, alone)")
     ap.add_argument("--merge", action="store_true",
-                    help="keep the rows already in OUT.csv of other data sets and sizes")
+                    help="keep the rows already in OUT.csv of other data sets, sizes and stages")
     ap.add_argument("--stages", default=None,
                     help="comma-separated stages to run (default: all; the solve stage needs "
                          "the graph stage of the same run)")
@@ -383,8 +383,9 @@ def main(argv=None):
     out = Path(args.out)
     if args.merge and Path(f"{out}.csv").exists():
         old = pd.read_csv(f"{out}.csv", keep_default_na=False, na_values=[""])
-        ran = set(zip(df["data"], df["n"]))
-        old = old[[(d, n) not in ran for d, n in zip(old["data"], old["n"])]]
+        ran = set(zip(df["data"], df["n"], df["stage"]))
+        old = old[[(d, n, s) not in ran
+                   for d, n, s in zip(old["data"], old["n"], old["stage"])]]
         df = pd.concat([old, df], ignore_index=True)
         df["error"] = df["error"].fillna("")
     out.parent.mkdir(parents=True, exist_ok=True)
