@@ -314,7 +314,8 @@ def _plot(df, path):
         ax.set_title(name)
         ax.set_xlabel("n")
         ax.set_ylabel("seconds")
-        ax.legend(fontsize=7)
+        if len(g):                  # the load stage alone has nothing to plot
+            ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
 
