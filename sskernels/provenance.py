@@ -18,7 +18,7 @@ module finds that code statically and hashes it:
 * :func:`provenance` — the process-level description stored in every record (versions,
   git commit) and :func:`summary_header`, one line of it for a summary.
 
-Why it stays whole: one module, ~640 lines: finding a method's code (the import closure of its
+Why it stays whole: one module, ~690 lines: finding a method's code (the import closure of its
 modules), hashing it (docstring-free syntax trees) and describing the process it ran in
 (versions, commit) are the one definition of a record's code key; split, two halves could
 disagree on what a key covers.
@@ -543,6 +543,58 @@ def _version(dist):
         return metadata.version(dist)
     except metadata.PackageNotFoundError:
         return None
+
+
+#: package modules whose numbers also depend on compiled code outside :data:`LIBRARIES`, with
+#: the distributions that compile it: NN-descent (``graph/descent.py``) runs pynndescent,
+#: compiled by numba for the CPU it runs on, and its random-projection trees split on
+#: floating-point products whose rounding follows the instruction set, so the same seed and
+#: threads can give another graph on another CPU
+COMPILED = {"sskernels.graph.descent": ("pynndescent", "numba", "llvmlite")}
+
+
+def compiled_key(modules):
+    """What the compiled code among ``modules`` depends on beside the package: versions, CPU.
+
+    Parameters
+    ----------
+    modules : iterable of str
+        Module names (a method's :func:`code_modules`).
+
+    Returns
+    -------
+    dict or None
+        ``versions`` (of the distributions :data:`COMPILED` names for these modules) and
+        ``cpu`` (the target numba compiles for: ``NUMBA_CPU_NAME`` and
+        ``NUMBA_CPU_FEATURES`` when set, else the host's name and features); None when no
+        module of :data:`COMPILED` is among ``modules``.
+
+    Examples
+    --------
+    >>> from sskernels.provenance import compiled_key
+    >>> compiled_key(["sskernels.solvers.cg"]) is None
+    True
+    >>> sorted(compiled_key(["sskernels.graph.descent"])["versions"])
+    ['llvmlite', 'numba', 'pynndescent']
+    """
+    dists = sorted({d for m in modules for d in COMPILED.get(m, ())})
+    if not dists:
+        return None
+    return {"versions": {d: _version(d) for d in dists}, "cpu": _jit_target()}
+
+
+@functools.lru_cache(maxsize=None)
+def _jit_target():
+    """``(name, features)`` of the CPU numba compiles for (None when llvmlite is missing)."""
+    import os
+
+    try:
+        import llvmlite.binding as llvm
+    except ImportError:
+        return None
+    name = os.environ.get("NUMBA_CPU_NAME") or llvm.get_host_cpu_name()
+    features = os.environ.get("NUMBA_CPU_FEATURES") or llvm.get_host_cpu_features().flatten()
+    return [name, features]
 
 
 def _package_version():

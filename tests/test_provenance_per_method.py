@@ -209,3 +209,33 @@ def test_every_file_a_fit_executes_is_in_its_closure():
     # and the trace is not empty: the task body and the method's own module ran
     assert "experiment/tasks.py" in executed["tsk"] and "learners/spectral.py" in executed["tsk"]
     assert set(TASK_MODULES) <= set(prov.closure(roots("harmonic")))
+
+
+def test_nndescent_records_are_keyed_by_the_cpu_numba_compiles_for(monkeypatch):
+    """NN-descent's graph depends on the CPU numba compiles pynndescent for (its
+    random-projection trees split on floating-point products): its methods' code keys carry
+    that CPU and the libraries' versions; a method on the exact k-NN graph does not."""
+    from sskernels.experiment import method_code
+    from sskernels.spec import parse_spec
+
+    def spec(method):
+        return parse_spec({"name": "d", "dataset": "sklearn-wine",
+                           "graph": {"k": 5, "method": method}, "methods": ["harmonic"]})
+
+    descent, exact = spec("nndescent"), spec("exact")
+    here = method_code(descent, 0), method_code(exact, 0)
+    assert "compiled" in here[0]["modules"] and "compiled" not in here[1]["modules"]
+    monkeypatch.setenv("NUMBA_CPU_NAME", "generic")
+    monkeypatch.setenv("NUMBA_CPU_FEATURES", "+sse2")
+    prov._jit_target.cache_clear()
+    try:
+        there = method_code(descent, 0), method_code(exact, 0)
+    finally:
+        monkeypatch.undo()
+        prov._jit_target.cache_clear()
+    assert there[0]["code"] != here[0]["code"]
+    assert there[0]["modules"]["compiled"] != here[0]["modules"]["compiled"]
+    assert there[1] == here[1]
+    # the key covers the versions too
+    assert prov.compiled_key(["sskernels.graph.descent"])["versions"]["pynndescent"] \
+        == prov._version("pynndescent")

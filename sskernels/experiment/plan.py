@@ -293,8 +293,11 @@ def method_code(spec, mi):
     The code is found by :func:`sskernels.experiment.tasks.method_code_modules`, then
     :func:`sskernels.provenance.code_modules`, and a user's estimator's own module; with
     the estimator the registry built (:func:`sskernels.provenance.estimator_digest`) and the
-    flags the task reads (:meth:`~sskernels.experiment.plan.MethodRun.flags`); the spec is
-    not run and no data is loaded.
+    flags the task reads (:meth:`~sskernels.experiment.plan.MethodRun.flags`); for code that
+    runs compiled libraries outside the versioned ones (NN-descent), their versions and the
+    CPU they are compiled for (:func:`sskernels.provenance.compiled_key`): such a record is
+    computed again on another CPU type rather than mixed with graphs built there.  The spec
+    is not run and no data is loaded.
 
     Parameters
     ----------
@@ -307,7 +310,8 @@ def method_code(spec, mi):
     -------
     dict
         ``code``: the code key (part of the record key); ``modules``: each file's digest
-        (12 hex characters) and those of ``estimator`` and ``flags``.
+        (12 hex characters) and those of ``estimator``, ``flags`` and, where it applies,
+        ``compiled``.
 
     Raises
     ------
@@ -336,6 +340,9 @@ def method_code(spec, mi):
     digests = {**_provenance.code_modules(roots), **foreign}
     built = {"estimator": _provenance.estimator_digest(run.estimator),
              "flags": json_digest(run.flags())}
+    compiled = _provenance.compiled_key(digests)
+    if compiled is not None:        # NN-descent's graph: its libraries' versions and the CPU
+        built["compiled"] = json_digest(compiled)
     modules = {_provenance.module_path(m): d[:12] for m, d in digests.items()}
     return {"code": _provenance.key_of({**digests, **built}),
             "modules": {**modules, **{k: v[:12] for k, v in built.items()}}}
