@@ -34,9 +34,16 @@ rule SecStr's exact graph uses), ``h_exact`` the share of sampled points whose `
 exact.  Everything is in ``Graph.knn_info``, reported with every run's graphs.
 
 Determinism: ``random_state = 0`` and a fixed number of threads (``n_jobs``, default 2):
-seeded NN-descent gives the same neighbours on every run with the same number of threads,
-not across numbers, so the thread count is a parameter of the graph rather than the
-machine's.
+seeded NN-descent gives the same neighbours on every run with the same number of threads on
+one type of CPU, not across numbers, so the thread count is a parameter of the graph rather
+than the machine's.  Across CPU types it is not the same graph: numba compiles pynndescent
+for the CPU it runs on, and the random-projection trees that start the search split on
+floating-point products whose rounding follows the instruction set (on SecStr with its extra
+points, 1,273,151 points: recall 0.9737 compiled for this machine's CPU, 0.9742 compiled for
+a generic x86-64, 0.9721 on another session's machine).  A run's records are therefore keyed
+by that CPU and by pynndescent's, numba's and llvmlite's versions
+(:func:`sskernels.provenance.compiled_key`): on another CPU type they are computed again,
+never mixed with those of another graph.
 
 Examples
 --------
@@ -107,8 +114,9 @@ class DescentGraph(BaseEstimator):
         Seeded random points of the recall measurement (0: not measured).
     n_jobs : int, default=2
         Threads of the search.  NN-descent's neighbours depend on the number of threads
-        (seeded, they are the same on every run with the same number), so it is a parameter
-        of the graph, fixed by default: every machine builds the same graph.
+        (seeded, they are the same on every run with the same number on one type of CPU),
+        so it is a parameter of the graph, fixed by default; the CPU type is not a
+        parameter but is part of every record's key (see the module's notes).
 
     Examples
     --------
