@@ -39,7 +39,7 @@ one type of CPU, not across numbers, so the thread count is a parameter of the g
 than the machine's.  Across CPU types it is not the same graph: numba compiles pynndescent
 for the CPU it runs on, and the random-projection trees that start the search split on
 floating-point products whose rounding follows the instruction set (on SecStr with its extra
-points, 1,273,151 points: recall 0.9737 compiled for this machine's CPU, 0.9742 compiled for
+points, 1,273,151 points: recall 0.97365 compiled for an AMD EPYC (znver4), 0.97415 for
 a generic x86-64, 0.9721 on another session's machine).  A run's records are therefore keyed
 by that CPU and by pynndescent's, numba's and llvmlite's versions
 (:func:`sskernels.provenance.compiled_key`): on another CPU type they are computed again,
