@@ -133,7 +133,7 @@ def test_a_killed_worker_is_replaced_and_a_rerun_resumes(held_reference, killing
                                                          tmp_path):
     """A worker killed mid-run (its task's fit kills it: not raced, see killing_cluster) is
     replaced by its nanny, its task runs again, and the run completes with the records of an
-    uninterrupted run; then deleted records are recomputed, and only they."""
+    uninterrupted run; then deleted records are recomputed, and no other record is written."""
     from hold_methods import (BOUND, N_SPLITS, records as held_records, run as held_run,
                               run_env, write_spec as held_spec)
 
@@ -166,7 +166,11 @@ def test_a_killed_worker_is_replaced_and_a_rerun_resumes(held_reference, killing
     n_calls = len(list(calls.glob("call_*")))
     code, _, stderr = held_run(args, env, tmp_path)
     assert code == 0, stderr
-    assert len(list(calls.glob("call_*"))) == n_calls + len(gone)     # two fits, no more
+    # every deleted record was fitted again; how often is Dask's business (a task runs at
+    # least once: under load a worker that looks gone has its task rescheduled), so what is
+    # checked is that no other record was rewritten and the records are the uninterrupted
+    # run's
+    assert len(list(calls.glob("call_*"))) >= n_calls + len(gone)
     after = {p: p.stat().st_mtime_ns for p in sorted((out / "records").rglob("split_*.json"))}
     assert set(after) == set(before)
     assert sorted(p for p in after if after[p] != before[p]) == sorted(gone)
