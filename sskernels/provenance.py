@@ -188,6 +188,29 @@ def _lazy_exports(node):
             if isinstance(k, ast.Constant) and isinstance(v, ast.Constant)}
 
 
+#: the package's imports by a module name computed at run time (``importlib.import_module``
+#: with a variable), which no syntax tree can follow, and why each adds nothing to a closure;
+#: any other such import is refused by :func:`imports` (a record key must not miss code)
+DYNAMIC_IMPORTS = {
+    f"{PACKAGE}.learners": "lazy re-exports: the names of _EXPORTS, each followed to its module",
+    f"{PACKAGE}.experiment": "lazy re-exports: the names of _EXPORTS, each followed to its module",
+    f"{PACKAGE}.learners.registry": "a method's class by its registry entry: a record's code is "
+                                    "its estimator's class module (estimator_modules)",
+    f"{PACKAGE}.memo": "the module that declares a shared memo, to store an artifact that "
+                       "module computed: already in the closure of the code that computed it",
+}
+
+
+def _dynamic_import(node):
+    """The argument node of an ``importlib.import_module(...)``, ``import_module(...)`` or
+    ``__import__(...)`` call, or None for any other node."""
+    if not isinstance(node, ast.Call) or not node.args:
+        return None
+    f = node.func
+    name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else None
+    return node.args[0] if name in ("import_module", "__import__") else None
+
+
 @functools.lru_cache(maxsize=4096)
 def _imports_cached(name, root, stamp):
     out = set()
@@ -202,6 +225,16 @@ def _imports_cached(name, root, stamp):
                 continue
             for alias in node.names:
                 out.add(source if alias.name == "*" else _resolve(source, alias.name, root))
+        elif (arg := _dynamic_import(node)) is not None:
+            if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                if arg.value.split(".")[0] == PACKAGE and _module_file(arg.value, root):
+                    out.add(arg.value)          # a constant name: followed like an import
+            elif name not in DYNAMIC_IMPORTS:
+                raise ValueError(
+                    f"{name} (line {node.lineno}) imports a module whose name is computed at "
+                    "run time, which a record key cannot follow: import it by a constant "
+                    "name, or add the module to sskernels.provenance.DYNAMIC_IMPORTS with "
+                    "why it adds no code to a closure")
     out.discard(name)
     return frozenset(out)
 
@@ -210,7 +243,9 @@ def imports(name, root=None):
     """The package modules module ``name`` imports.
 
     Imports anywhere in its code count, functions included; each is resolved to the module
-    that defines what is imported.
+    that defines what is imported.  ``importlib.import_module`` (or ``__import__``) of a
+    constant name counts as an import; of a name computed at run time it is refused, unless
+    the module is listed in :data:`DYNAMIC_IMPORTS` with why it adds no code.
 
     Parameters
     ----------
@@ -227,7 +262,8 @@ def imports(name, root=None):
     Raises
     ------
     ValueError
-        When ``name`` is not a module of the package under ``root``.
+        When ``name`` is not a module of the package under ``root``, or imports a module by
+        a name computed at run time and is not in :data:`DYNAMIC_IMPORTS`.
     """
     root = Path(root or PACKAGE_DIR)
     path = _module_file(name, root)
@@ -537,6 +573,18 @@ def module_path(name):
 
 
 # ---------------------------------------------------------------------------- the process
+
+def library_version(dist):
+    """The installed version of distribution ``dist``, or None when it is not installed.
+
+    Examples
+    --------
+    >>> from sskernels.provenance import library_version
+    >>> library_version("numpy") is not None, library_version("no-such-distribution")
+    (True, None)
+    """
+    return _version(dist)
+
 
 def _version(dist):
     try:

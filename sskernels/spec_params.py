@@ -507,7 +507,10 @@ def _fail_param(v, where, name, info, params, exc, built):
     if "unexpected keyword" in msg:
         known = sorted(info.factory.cls().get_params(deep=False)) if hasattr(
             info.factory, "cls") else []
-        v.fail(field_, f"a parameter of {name}" + (f" ({', '.join(known)})" if known else ""))
+        close = _closest(key, known) if key and known else None
+        hint = f"; did you mean {close}?" if close else ""
+        v.fail(field_, f"a parameter of {name}" + (f" ({', '.join(known)})" if known else "")
+               + hint)
     v.fail(field_, f"a valid value for {name} ({msg[:300]})",
            params[key] if key in params else None)
 

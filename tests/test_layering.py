@@ -171,3 +171,23 @@ def test_a_cycle_fails_the_check(package_copy):
     found = cycles(import_graph(package_copy))
     assert any({"sskernels.learners.fitted", "sskernels.learners.kernel_machines"} <= set(c)
                for c in found), found
+
+
+def test_an_importlib_back_import_fails_the_check(package_copy):
+    # importlib.import_module of a constant name is an import like any other
+    _append(package_copy / "graph" / "knn.py",
+            "\n\ndef _peek():\n    import importlib\n"
+            "    return importlib.import_module('sskernels.experiment.runner')\n")
+    found = back_imports(import_graph(package_copy))
+    assert ("sskernels.graph.knn", "sskernels.experiment.runner", "graph",
+            "scheduler") in found
+
+
+def test_an_import_by_a_computed_name_is_refused(package_copy):
+    # a name computed at run time cannot be followed: refused, naming the module and line
+    _append(package_copy / "graph" / "knn.py",
+            "\n\ndef _peek(name):\n    import importlib\n"
+            "    return importlib.import_module('sskernels.' + name)\n")
+    with pytest.raises(ValueError, match=r"sskernels\.graph\.knn \(line \d+\) imports a "
+                                         r"module whose name is computed at run time"):
+        import_graph(package_copy)

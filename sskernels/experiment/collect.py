@@ -212,9 +212,12 @@ def best_on_average(df, label):
 def load_records(spec, n_splits=None):
     """The records already written for a spec, as a DataFrame, without running anything.
 
-    The data are not loaded: the record keys are made with the data fingerprint
-    the last run stored in ``<output>/data_fingerprint.json`` and the code each method
-    runs now (:func:`method_code`).  Raises :class:`UserError` when any record is stale
+    The record keys are made with the data fingerprint the last run stored in
+    ``<output>/data_fingerprint.json`` and the code each method runs now
+    (:func:`method_code`).  The data are loaded only when the code that makes the
+    fingerprint (:func:`~sskernels.experiment.records.data_code_key`: the data package, its
+    loaders and transforms) is not the code the fingerprint was stored with: then the
+    fingerprint is computed afresh, and records made on other data are refused.  Raises :class:`UserError` when any record is stale
     (made by other code or other data; every record is stale when the fingerprint file
     is absent), naming the modules whose code changed, or when there is no record at
     all.  Splits not run yet (``run --splits N``) are left out, as the summary's
@@ -262,10 +265,10 @@ def load_records(spec, n_splits=None):
     n = n_splits or spec.splits.n_splits
     archived = ArchivedRecords(spec.output)
     archived.restore_files(spec.output)          # what a fresh clone has only archived
-    fp = read_data_fingerprint(spec.output)
+    fp, points = _current_fingerprint(spec, n)
     recs, stale, changed = [], 0, set()
     for mi, method in enumerate(spec.methods):
-        code = method_code(spec, mi)
+        code = method_code(spec, mi, points=points)
         # without a fingerprint no key can match: every existing record is stale
         key = (record_key(method_key(spec, method), fp, code["code"]) if fp
                else "no data fingerprint")
@@ -297,6 +300,38 @@ def load_records(spec, n_splits=None):
     if not recs:
         raise UserError(f"{spec.path}: no records under {spec.output} (missing); {rerun}")
     return records_frame(recs, spec, n)
+
+
+def _current_fingerprint(spec, n_splits):
+    """The data fingerprint the records of ``spec`` must have been made with: the stored one
+    while the data code is the one it was stored with, else computed afresh by
+    :func:`~sskernels.experiment.preparation.prepare` (the data loaded); a fresh one that
+    differs from the stored one is refused in one line (the records were made on other
+    data), with the points' ``(n, sparse)``.  ``(None, None)`` when no fingerprint was
+    stored (every record is then stale)."""
+    from sskernels.experiment.plan import fitted_points
+    from sskernels.experiment.records import data_code_key, write_data_fingerprint
+
+    fp, code, points = read_data_fingerprint(spec.output, with_code=True)
+    if fp is None:
+        return None, None
+    if code == data_code_key() and points is not None:
+        return fp, points
+    from sskernels.experiment.preparation import prepare
+
+    prep = prepare(spec, n_splits=n_splits)
+    fresh, points = prep.data_fingerprint, fitted_points(prep)
+    if fresh != fp:
+        why = ("the code that loads and preprocesses it (sskernels/data/) changed"
+               if code is not None else "its fingerprint was stored before the data code was")
+        raise UserError(f"{spec.path}: the records under {spec.output} were made on other "
+                        f"data than this spec gives now ({why}); rerun `sskernels run "
+                        f"{spec.path}`")
+    try:                        # the same data: keep the check cheap next time
+        write_data_fingerprint(spec.output, fp, points)
+    except OSError:
+        pass
+    return fp, points
 
 
 def _changed_code(path, code):

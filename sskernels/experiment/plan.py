@@ -280,14 +280,119 @@ def record_keys(prep):
                                                      extra=(prep.X_test, prep.y_test, None))
         if prep.runs is None:
             prep.runs = method_runs(prep.spec, prep.X_extra)
-        prep.codes = [method_code(prep.spec, i) for i in range(len(prep.spec.methods))]
+        points = fitted_points(prep)
+        prep.codes = [method_code(prep.spec, i, points=points)
+                      for i in range(len(prep.spec.methods))]
         prep.keys = [record_key(method_key(prep.spec, m), prep.data_fingerprint, code["code"])
                      for m, code in zip(prep.spec.methods, prep.codes)]
         prep.provenance = _provenance.provenance()
     return prep.keys
 
 
-def method_code(spec, mi):
+def fitted_points(prep):
+    """``(n, sparse)`` of the points the methods of a prepared spec are fitted on: the
+    spec's points and its extra unlabeled ones (``X_extra``), and whether they are sparse.
+
+    Parameters
+    ----------
+    prep : Prepared
+        The spec's prepared data.
+
+    Returns
+    -------
+    tuple of (int, bool)
+    """
+    import scipy.sparse as sp
+
+    extra = 0 if prep.X_extra is None else prep.X_extra.shape[0]
+    return int(prep.X.shape[0] + extra), bool(sp.issparse(prep.X))
+
+
+def _walk(est):
+    """``est`` and every object among its parameters (``get_params(deep=False)``, nested)."""
+    todo, seen = [est], set()
+    while todo:
+        obj = todo.pop()
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        if isinstance(obj, (list, tuple)):
+            todo.extend(obj)
+            continue
+        if isinstance(obj, dict):
+            todo.extend(obj.values())
+            continue
+        yield obj
+        get_params = getattr(obj, "get_params", None)
+        if callable(get_params) and not isinstance(obj, type):
+            try:
+                todo.extend(get_params(deep=False).values())
+            except TypeError:
+                continue
+
+
+def optional_libraries(est, points):
+    """``{distribution: version}`` of the libraries outside the versioned ones
+    (:data:`sskernels.provenance.LIBRARIES`) whose results ``est`` takes on ``points``.
+
+    Which ones depends on the size of the data, so they are decided here, where it is known,
+    rather than from the code alone (the modules that call them are in every method's code):
+
+    * ``hnswlib``, when a k-NN graph of ``est`` searches approximately on these points
+      (``method="approximate"``, or ``"auto"`` above the exact search's sizes:
+      :func:`sskernels.graph.knn.auto_method`);
+    * ``pyamg`` (its version, or None when it is not installed), when a label propagation
+      of ``est`` solves by CG on these points (``solver="cg"``, or ``"auto"`` above the
+      direct solve's size): its CG turns to pyamg's preconditioner when Jacobi is slow, and
+      takes another path when pyamg is installed
+      (:mod:`sskernels.learners.propagation`).
+
+    Parameters
+    ----------
+    est : object
+        The method's estimator (as :func:`build` makes it).
+    points : tuple of (int, bool)
+        ``(n, sparse)`` of the points it is fitted on (:func:`fitted_points`).
+
+    Returns
+    -------
+    dict
+        Empty when no such library is used.
+
+    Examples
+    --------
+    >>> from sskernels.experiment.plan import optional_libraries
+    >>> from sskernels.learners import make_method
+    >>> optional_libraries(make_method("harmonic"), (500, False))
+    {}
+    >>> sorted(optional_libraries(make_method("harmonic"), (50_000, False)))
+    ['hnswlib', 'pyamg']
+    >>> sorted(optional_libraries(make_method("harmonic"), (50_000, True)))
+    ['pyamg']
+    """
+    import numpy as np
+    import scipy.sparse as sp
+
+    from sskernels.graph.builder import KNNGraph
+    from sskernels.graph.knn import auto_method
+    from sskernels.learners import propagation
+
+    n, sparse = points
+    out = {}
+    for obj in _walk(est):
+        if isinstance(obj, KNNGraph):
+            method = obj.method
+            if method == "auto":    # an empty stand-in of the points' shape and kind
+                method = auto_method(sp.csr_matrix((n, 1)) if sparse else np.empty((n, 0)))
+            if method == "approximate":
+                out["hnswlib"] = _provenance.library_version("hnswlib")
+        elif (type(obj).__module__ == propagation.__name__ and isinstance(
+                getattr(obj, "solver", None), str) and propagation._use_cg(obj.solver, n)):
+            out["pyamg"] = _provenance.library_version("pyamg")
+    return out
+
+
+def method_code(spec, mi, points=None):
     """``{"code": key, "modules": {file: digest}}`` of the code method ``mi`` of ``spec`` runs.
 
     The code is found by :func:`sskernels.experiment.tasks.method_code_modules`, then
@@ -296,8 +401,10 @@ def method_code(spec, mi):
     flags the task reads (:meth:`~sskernels.experiment.plan.MethodRun.flags`); for code that
     runs compiled libraries outside the versioned ones (NN-descent), their versions and the
     CPU they are compiled for (:func:`sskernels.provenance.compiled_key`): such a record is
-    computed again on another CPU type rather than mixed with graphs built there.  The spec
-    is not run and no data is loaded.
+    computed again on another CPU type rather than mixed with graphs built there; and, given
+    the size of the data (``points``), the versions of the libraries chosen by that size
+    (:func:`optional_libraries`: hnswlib for an approximate k-NN search, pyamg for CG).  The
+    spec is not run and no data is loaded.
 
     Parameters
     ----------
@@ -305,13 +412,17 @@ def method_code(spec, mi):
         The experiment spec.
     mi : int
         The method's index in ``spec.methods``.
+    points : tuple of (int, bool), default=None
+        ``(n, sparse)`` of the points the method is fitted on (:func:`fitted_points`); a
+        record's key is always made with them.  None: the data are unknown, and libraries
+        chosen by their size are left out.
 
     Returns
     -------
     dict
         ``code``: the code key (part of the record key); ``modules``: each file's digest
-        (12 hex characters) and those of ``estimator``, ``flags`` and, where it applies,
-        ``compiled``.
+        (12 hex characters) and those of ``estimator``, ``flags`` and, where they apply,
+        ``compiled`` and ``libraries``.
 
     Raises
     ------
@@ -343,6 +454,9 @@ def method_code(spec, mi):
     compiled = _provenance.compiled_key(digests)
     if compiled is not None:        # NN-descent's graph: its libraries' versions and the CPU
         built["compiled"] = json_digest(compiled)
+    libraries = {} if points is None else optional_libraries(run.estimator, points)
+    if libraries:                   # hnswlib's search, pyamg's preconditioner: chosen by size
+        built["libraries"] = json_digest(libraries)
     modules = {_provenance.module_path(m): d[:12] for m, d in digests.items()}
     return {"code": _provenance.key_of({**digests, **built}),
             "modules": {**modules, **{k: v[:12] for k, v in built.items()}}}

@@ -551,11 +551,54 @@ def read_graph_seconds(output):
         return None
 
 
-def write_data_fingerprint(output, fingerprint):
+#: the modules that load, preprocess and fingerprint a spec's data: the data package and
+#: the two modules of the experiment layer that call it (:func:`data_code_key`)
+DATA_MODULES = ("sskernels.experiment.preparation", "sskernels.experiment.records")
+
+
+def data_code_key(root=None):
+    """The code key of what makes a spec's data fingerprint.
+
+    The modules of the :mod:`sskernels.data` package, with what they import, and
+    :data:`DATA_MODULES` (their normalized sources: docstrings and comments do not count),
+    with the library versions (:func:`sskernels.provenance.code_key`).  ``sskernels table``
+    trusts a stored fingerprint only while this key is the one it was stored with: an edit
+    of ``data/transforms.py`` changes what a run would compute, so the table computes the
+    fingerprint afresh.
+
+    Parameters
+    ----------
+    root : str or path-like, default=None
+        The package directory; None: this package's (another, for a test of an edited copy).
+
+    Returns
+    -------
+    str
+        16 hex characters.
+
+    Examples
+    --------
+    >>> from sskernels.experiment.records import data_code_key
+    >>> len(data_code_key()), data_code_key() == data_code_key()
+    (16, True)
+    """
+    import pkgutil
+
+    from sskernels import provenance
+
+    folder = Path(root or provenance.PACKAGE_DIR) / "data"
+    mods = [f"sskernels.data.{m.name}" for m in pkgutil.iter_modules([str(folder)])]
+    return provenance.code_key(provenance.closure([*mods, *DATA_MODULES], root), root)
+
+
+def write_data_fingerprint(output, fingerprint, points):
     """Record the data fingerprint a run's record keys were made with (see ``load_records``).
 
-    The file, ``<output>/data_fingerprint.json``, is written (atomically) only when it does
-    not already hold this fingerprint.
+    The file, ``<output>/data_fingerprint.json``, holds the fingerprint, the code key of
+    what computed it (:func:`data_code_key`) and the size of the points the methods are
+    fitted on (which libraries enter a key depends on it:
+    :func:`sskernels.experiment.plan.optional_libraries`); it is written (atomically) only
+    when it does not already hold them.
 
     Parameters
     ----------
@@ -563,32 +606,50 @@ def write_data_fingerprint(output, fingerprint):
         The spec's output folder.
     fingerprint : str
         The data fingerprint (:func:`data_fingerprint`).
+    points : tuple of (int, bool)
+        ``(n, sparse)`` (:func:`sskernels.experiment.plan.fitted_points`).
     """
     path = Path(output) / "data_fingerprint.json"
-    text = json.dumps({"data_fingerprint": fingerprint})
-    if read_data_fingerprint(output) != fingerprint:
-        atomic_write_text(path, text)
+    stored = {"data_fingerprint": fingerprint, "data_code": data_code_key(),
+              "points": [int(points[0]), bool(points[1])]}
+    if _read_fingerprint_file(output) != stored:
+        atomic_write_text(path, json.dumps(stored))
 
 
-def read_data_fingerprint(output):
+def _read_fingerprint_file(output):
+    try:
+        stored = json.loads((Path(output) / "data_fingerprint.json").read_text())
+    except (OSError, ValueError):
+        return None
+    return stored if isinstance(stored, dict) else None
+
+
+def read_data_fingerprint(output, with_code=False):
     """The data fingerprint of the last run into ``output``, or None.
 
     Parameters
     ----------
     output : str or pathlib.Path
         The spec's output folder.
+    with_code : bool, default=False
+        Also return the data code key the fingerprint was computed with
+        (:func:`data_code_key`) and the points' ``(n, sparse)``; each None for a file
+        written before it was stored.
 
     Returns
     -------
-    str or None
+    str or None, or tuple
         The fingerprint :func:`write_data_fingerprint` recorded; None when the file is
-        absent or unreadable.
+        absent or unreadable.  With ``with_code``, (fingerprint, data code, points).
     """
-    try:
-        return str(json.loads((Path(output) / "data_fingerprint.json").read_text())
-                   ["data_fingerprint"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
+    stored = _read_fingerprint_file(output) or {}
+    fp, code, points = (stored.get(k) for k in ("data_fingerprint", "data_code", "points"))
+    fp = str(fp) if isinstance(fp, str) else None
+    code = code if isinstance(code, str) and fp is not None else None
+    ok = (isinstance(points, list) and len(points) == 2 and isinstance(points[0], int)
+          and isinstance(points[1], bool))
+    points = (points[0], points[1]) if ok and code is not None else None
+    return (fp, code, points) if with_code else fp
 
 
 #: the file that marks a folder as an sskernels output folder (the run may write there)

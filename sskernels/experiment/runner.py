@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from sskernels.experiment.collect import records_frame, restored, reused
 from sskernels.experiment.executors import LocalExecutor
-from sskernels.experiment.plan import record_keys
+from sskernels.experiment.plan import fitted_points, record_keys
 from sskernels.experiment.preparation import Prepared, prepare
 from sskernels.experiment.records import (read_record, write_data_fingerprint,
                                           write_graph_seconds, write_record)
@@ -153,7 +153,7 @@ def _begin(spec, jobs, n_splits, reuse, workers, prepared=None):
         write_graph_seconds(spec.output, prep.graph_seconds,
                             graph_searches(graph_points(prep), keys=used))
     # what `sskernels table` checks the record keys against (it does not load the data)
-    write_data_fingerprint(spec.output, prep.data_fingerprint)
+    write_data_fingerprint(spec.output, prep.data_fingerprint, fitted_points(prep))
     return _Begun(prep, todo, done)
 
 

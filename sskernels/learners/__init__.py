@@ -25,6 +25,7 @@ _EXPORTS = {
     "MaxAlignmentKernel": "sskernels.learners.kernel_designs",
     "LabelAwareKernel": "sskernels.learners.label_aware",
     "LabelAwareSVR": "sskernels.learners.label_aware_regression",
+    "IterativeLabelPropagation": "sskernels.learners.label_propagation",
     "LinearLapRLS": "sskernels.learners.linear_manifold",
     "LinearLapSVM": "sskernels.learners.linear_manifold",
     "SimpleMKL": "sskernels.learners.mkl",
@@ -68,7 +69,7 @@ __all__ = [
     "SupervisedManifoldRLS", "SelectOnLabeled", "SelfConsistentLabeling", "SemiSupervisedClassifier",
     "GraphSemiSupervisedClassifier", "LabelAwareKernel", "ClusterKernel", "DiffusionKernel",
     "MaxAlignmentKernel", "SemiSupervisedRegressor", "SelectOnLabeledRegressor", "SVRBaseline",
-    "HarmonicRegressor", "LabelAwareSVR",
+    "HarmonicRegressor", "LabelAwareSVR", "IterativeLabelPropagation",
 ]
 
 

@@ -489,6 +489,9 @@ def make_method(name, **params):
     for key in list(params):
         value = params[key]
         if isinstance(value, str) and value == "auto":
+            if key not in (accepted or set(cls._get_param_names())):   # a misspelt name
+                raise TypeError(f"{cls.__name__}.__init__() got an unexpected keyword "
+                                f"argument '{key}'")
             params.pop(key)
             if key in selection and key not in grid:
                 grid[key] = list(selection[key][0])
