@@ -671,7 +671,11 @@ def main():
         app()
     except UserError as exc:
         if _DEBUG[0]:
-            traceback.print_exc()
+            detail = getattr(exc, "detail", "")    # a fit's own frames (a user's estimator)
+            if detail:
+                print(detail.rstrip(), file=sys.stderr)
+            else:
+                traceback.print_exc()
         print(f"error: {_one_line(str(exc) or type(exc).__name__)}", file=sys.stderr)
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:

@@ -297,3 +297,36 @@ def test_ctrl_c_on_the_local_cluster_is_one_line_and_exit_130(tmp_path, sigint_n
     assert len(after) == N_SPLITS
     assert {k: after[k] for k in kept} == kept
     assert temporaries(out) == []
+
+
+@pytest.fixture
+def two_thread_cluster():
+    """A LocalCluster of one worker process with two threads."""
+    from distributed import Client, LocalCluster
+
+    cl = LocalCluster(n_workers=1, threads_per_worker=2, processes=True,
+                      dashboard_address=None, env={"PYTHONPATH": str(REPO)})
+    client = Client(cl)
+    yield cl.scheduler_address, client
+    client.close()
+    cl.close()
+
+
+def test_a_worker_with_two_threads_is_refused_in_one_line(two_thread_cluster, tmp_path):
+    """The process-wide caches are not shared safely between threads: a cluster whose worker
+    runs two threads is refused before any task, in one line, and a worker's own check
+    refuses a task there (a worker that joins after the driver looked)."""
+    from sskernels.errors import UserError
+    from sskernels.experiment.dask_backend import _check_threads
+
+    address, client = two_thread_cluster
+    spec, out = write_spec(tmp_path, "threads")
+    res = sskernels(["run", spec, "--backend", "dask", "--scheduler", address, "--no-progress"],
+                    cli_env(tmp_path), tmp_path, timeout=120)
+    assert res.returncode == 2, res.stderr
+    assert_one_error_line(res.stderr, f"--scheduler {address}", "runs 2 threads",
+                          "--nthreads 1")
+    assert not (out / "records").exists()
+    with pytest.raises(UserError, match="runs 2 threads; .*--nthreads 1"):
+        client.submit(_check_threads, pure=False).result(timeout=60)
+    assert _check_threads() is None              # not on a worker: nothing to refuse

@@ -69,6 +69,17 @@ class WrongLength(ClassifierMixin, BaseEstimator):
     def fit(self, X, y):
         self.transduction_ = np.zeros(3, dtype=int)
         return self
+
+
+def _users_own_helper(X):
+    return X[:, 0] / 0          # a line of the user's own code
+
+
+class RaisesInFit(ClassifierMixin, BaseEstimator):
+    def fit(self, X, y):
+        np.seterr(divide="raise")
+        _users_own_helper(np.asarray(X))
+        return self
 '''
 
 SPEC = """\
@@ -320,3 +331,21 @@ def test_methods_list_shows_the_entry_points(on_path):
     assert len(rows) == 2 and all("entry point" in r for r in rows)
     assert "cannot be used" in next(r for r in rows if "broken-knn" in r)
     assert "│ yes " in next(r for r in rows if "mine-knn" in r)        # it has predict
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_users_exception_is_one_line_and_its_own_traceback_under_debug(user_dir, tmp_path,
+                                                                         jobs):
+    """The user's fit raising: one line naming the method (exit 2); with ``--debug`` the
+    traceback shows the user's own frames, also when the fit ran in a worker process."""
+    spec = small_spec(tmp_path, "[{estimator: 'usermod_ssk:RaisesInFit', label: Boom}]")
+    env = env_with(tmp_path, user_dir)
+    args = ["run", spec, "--no-progress", "--jobs", jobs]
+    res = sskernels(args, env, tmp_path)
+    assert res.returncode == 2, res.stderr
+    one_error_line(res.stderr, "Boom", "FloatingPointError")
+    res = sskernels(["--debug", *args], env, tmp_path)
+    assert res.returncode == 2, res.stderr
+    assert "usermod_ssk.py" in res.stderr and "_users_own_helper" in res.stderr, res.stderr
+    assert "return X[:, 0] / 0" in res.stderr
+    assert res.stderr.splitlines()[-1].startswith("error: ")

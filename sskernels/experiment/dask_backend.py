@@ -139,6 +139,15 @@ class DaskPool:
                     msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
                     raise UserError(f"--scheduler {self.scheduler}: cannot connect to a Dask "
                                     f"scheduler there ({msg})") from None
+                # refused before any task (a worker that joins later refuses its first task)
+                workers = self._client.scheduler_info().get("workers", {})
+                many = sorted((w.get("nthreads", 1), a) for a, w in workers.items()
+                              if w.get("nthreads", 1) > 1)
+                if many:
+                    self._client.close()
+                    self._client = None
+                    raise UserError(f"--scheduler {self.scheduler}: worker {many[-1][1]} runs "
+                                    f"{many[-1][0]} threads; {THREADS_HINT}")
         return self._client
 
     def artifacts(self):
@@ -507,11 +516,32 @@ def _load(token, code, state, artifacts):
         return prep
 
 
+#: what a worker with more than one thread is told (:func:`_check_threads`)
+THREADS_HINT = ("sskernels' process-wide caches (graphs, spectra, fitted learners) are not "
+                "shared safely between threads: start the workers with one thread each "
+                "(`dask worker ADDRESS --nthreads 1`, and as many --nworkers as cores)")
+
+
+def _check_threads():
+    """Refuse to run on a Dask worker with more than one thread (:data:`THREADS_HINT`)."""
+    try:
+        from distributed import get_worker
+
+        worker = get_worker()
+    except (ImportError, ValueError):      # not on a worker
+        return
+    n = getattr(getattr(worker, "state", None), "nthreads", None)
+    n = getattr(worker, "nthreads", 1) if n is None else n
+    if n > 1:
+        raise UserError(f"Dask worker {worker.address} runs {n} threads; {THREADS_HINT}")
+
+
 def _check_code(code):
     import socket
 
     from sskernels.provenance import provenance_key
 
+    _check_threads()
     mine = provenance_key()
     if mine != code:
         raise UserError(f"Dask worker on {socket.gethostname()}: its sskernels code or "

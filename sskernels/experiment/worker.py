@@ -119,6 +119,49 @@ def clear_artifact_caches():
     clear_shared()
 
 
+def chained_traceback(exc):
+    """The traceback of ``exc`` and of every exception it was raised from or during, the
+    first first, as text.
+
+    The chain is followed through ``__cause__`` and ``__context__`` even where ``raise ...
+    from None`` hid it: a user's estimator's exception, turned into one line naming the
+    method, keeps its own frames for ``sskernels --debug``.  Formatted here, so that it
+    survives a process boundary (an exception's attributes are pickled with it).
+
+    Parameters
+    ----------
+    exc : BaseException
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from sskernels.experiment.worker import chained_traceback
+    >>> def user_fit():
+    ...     raise ZeroDivisionError("in the user's fit")
+    >>> try:
+    ...     try:
+    ...         user_fit()
+    ...     except ZeroDivisionError as e:
+    ...         raise ValueError("method 'mine': fit raised ZeroDivisionError") from None
+    ... except ValueError as e:
+    ...     text = chained_traceback(e)
+    >>> "in user_fit" in text and text.index("ZeroDivisionError") < text.index("ValueError")
+    True
+    """
+    import traceback
+
+    chain, seen = [], set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        chain.append(exc)
+        exc = exc.__cause__ or exc.__context__
+    return "".join("".join(traceback.format_exception(type(e), e, e.__traceback__, chain=False))
+                   for e in reversed(chain))
+
+
 def run_record(task, prep):
     """One record: method ``mi`` on split ``si`` of setting ``gi`` of ``prep``.
 
@@ -174,7 +217,9 @@ def run_record(task, prep):
         raise
     except Exception as exc:
         if is_user_error(exc):
-            raise UserError(f"{where}: {exc}") from None
+            err = UserError(f"{where}: {exc}")
+            err.detail = chained_traceback(exc)     # for --debug, across processes too
+            raise err from None
         raise InternalError(f"{where}: {type(exc).__name__}: {exc}",
                             traceback.format_exc()) from None
     keys = record_keys(prep)
