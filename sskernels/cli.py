@@ -666,6 +666,7 @@ def main():
     import traceback
 
     from sskernels.errors import InternalError
+    from sskernels.faults import environment_fault
 
     try:
         app()
@@ -682,6 +683,12 @@ def main():
         print("interrupted; rerun the same command to resume", file=sys.stderr)
         sys.exit(130)
     except Exception as exc:        # a defect of ours: never disguised as the user's error
+        fault = environment_fault(exc)
+        if fault is not None:           # a limit of the machine (disk, memory, files)
+            if _DEBUG[0]:
+                traceback.print_exc()
+            print(f"error: {_one_line(str(fault))}", file=sys.stderr)
+            sys.exit(fault.exit_code)
         if isinstance(exc, InternalError) and exc.detail:
             print(exc.detail.rstrip(), file=sys.stderr)    # where it was raised (a worker)
             if _DEBUG[0]:

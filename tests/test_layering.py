@@ -21,7 +21,8 @@ from sskernels import provenance as prov
 
 #: the layers, lowest first: (name, module prefixes)
 LAYERS = [
-    ("foundation", ("sskernels", "sskernels.errors", "sskernels.hashing", "sskernels.memo",
+    ("foundation", ("sskernels", "sskernels.errors", "sskernels.faults", "sskernels.hashing",
+                    "sskernels.memo",
                     "sskernels.provenance", "sskernels.paper_tables")),
     ("kernels", ("sskernels.kernels",)),
     ("graph", ("sskernels.graph",)),

@@ -248,8 +248,11 @@ class LocalExecutor:
             removes the state file).
         """
         path = self.state_file(state, artifacts)
-        return _Stream(self.pool().imap_unordered(_run_spec_task, [(path, t) for t in tasks]),
-                       path)
+        pool = self.pool()
+        # the pool's worker processes now (multiprocessing.Pool keeps them in ``_pool``): one
+        # that exits while tasks are out was killed, and its task is lost with it
+        return _Stream(pool.imap_unordered(_run_spec_task, [(path, t) for t in tasks]), path,
+                       list(getattr(pool, "_pool", [])))
 
     def close(self):
         if self._pool is not None:
@@ -266,13 +269,50 @@ class LocalExecutor:
 class _Stream:
     """The records of tasks queued by :meth:`LocalExecutor.start`: ``next(timeout=None)`` in
     completion order (``multiprocessing.TimeoutError`` after ``timeout`` seconds without
-    one); ``close()`` once every record is in removes the spec's state file."""
+    one); ``close()`` once every record is in removes the spec's state file.
 
-    def __init__(self, it, path):
-        self._it, self.path = it, path
+    A worker process that dies while the tasks are out (SIGKILL from the system's
+    out-of-memory killer, a crash) takes its task with it, and ``multiprocessing.Pool`` would
+    wait for that task forever: ``next`` looks at the workers every :data:`POLL` seconds and
+    raises :class:`~sskernels.faults.WorkerKilled` (one line, exit 7) instead."""
+
+    #: seconds between two looks at the worker processes while no record comes
+    POLL = 1.0
+
+    def __init__(self, it, path, workers=()):
+        self._it, self.path, self._workers = it, path, list(workers)
 
     def next(self, timeout=None):
-        return self._it.next(timeout)
+        import time
+
+        end = None if timeout is None else time.monotonic() + timeout
+        while True:
+            wait = self.POLL if end is None else min(self.POLL, max(end - time.monotonic(), 0))
+            try:
+                return self._it.next(wait)
+            except mp.TimeoutError:
+                self._check_workers()
+                if end is not None and time.monotonic() >= end:
+                    raise
+
+    def _check_workers(self):
+        import signal
+
+        from sskernels.faults import RESUME, WorkerKilled
+
+        for proc in self._workers:
+            code = proc.exitcode
+            if code is None:
+                continue
+            try:
+                how = f"killed by {signal.Signals(-code).name}" if code < 0 else None
+            except ValueError:
+                how = None
+            how = how or f"ended with exit code {code}"
+            raise WorkerKilled(f"a worker process of the local pool (pid {proc.pid}) was "
+                               f"{how} while it ran a task (the system's out-of-memory killer "
+                               f"does so when memory runs out): rerun with fewer --jobs, or "
+                               f"on a machine with more memory; {RESUME}")
 
     def close(self):
         import os

@@ -156,8 +156,10 @@ def atomic_write_bytes(path, data):
                 fh.flush()
                 os.fsync(fh.fileno())
             os.replace(tmp, path)
-        except BaseException:
+        except BaseException as exc:
             Path(tmp).unlink(missing_ok=True)
+            if isinstance(exc, OSError) and exc.filename is None:
+                exc.filename = str(path)     # a full disk's error names the file it met
             raise
 
 

@@ -61,6 +61,17 @@ def warm_graphs(prep):
                 pre(prep.X)
         except ValueError as exc:
             raise UserError(f"{prep.spec.path}: methods[{i}] ({method.label}): {exc}") from None
+        except (MemoryError, OSError) as exc:    # the machine's limit, named (faults.py)
+            from sskernels.faults import environment_fault
+
+            fault = environment_fault(
+                exc, f"{prep.spec.path}: methods[{i}] ({method.label}) on "
+                     f"{prep.spec.dataset.display} (n = {prep.X.shape[0]}), its graph and "
+                     "spectrum (the warm-up, before any split)")
+            if fault is None:
+                raise
+            fault.detail = chained_traceback(exc)
+            raise fault from None
     return time.perf_counter() - t0
 
 
@@ -205,6 +216,7 @@ def run_record(task, prep):
     import traceback
 
     from sskernels.errors import InternalError, is_user_error
+    from sskernels.faults import environment_fault
 
     mi, gi, si = task
     if prep.runs is None:
@@ -216,6 +228,12 @@ def run_record(task, prep):
     except UserError:
         raise
     except Exception as exc:
+        fault = environment_fault(exc, f"{spec.path}: methods[{mi}] ({method.label}) on "
+                                       f"{spec.dataset.display} (n = {prep.X.shape[0]}), "
+                                       f"split {si}")
+        if fault is not None:                   # the machine's limit, not a defect
+            fault.detail = chained_traceback(exc)
+            raise fault from None
         if is_user_error(exc):
             err = UserError(f"{where}: {exc}")
             err.detail = chained_traceback(exc)     # for --debug, across processes too
