@@ -24,7 +24,7 @@ ifneq ($(wildcard $(MIRROR)),)
 export SSKERNELS_DATA_MIRROR ?= $(MIRROR)
 endif
 
-.PHONY: archive readings table-secstr table-secstr-extra table-secstr-extra-skl bench-scale table-skl-truncation figure-fidelity bound-liu2009-t3 bound-mao2010-t2 figures-kscl table-wang2015-t1 table-wang2015-t2 table-wang2015-t2-lr table-wang2015-t3 table-wang2015-t3-lr tables-wang2015 figure-wang2015-alignment figure-wang2015-wifi figure-sindhwani figures-sindhwani table-sindhwani-linear setup run test fuzz test-oldest test-nodata bench tables table-liu2009-t3 figure-liu2009-f1 table-mao2010-t2 table-mao2010-t3 sweep-liu2009-beta regression clean help docs
+.PHONY: archive readings table-secstr table-secstr-extra table-secstr-extra-skl bench-scale table-skl-truncation figure-fidelity bound-liu2009-t3 bound-mao2010-t2 figures-kscl table-wang2015-t1 table-wang2015-t2 table-wang2015-t2-lr table-wang2015-t3 table-wang2015-t3-lr tables-wang2015 figure-wang2015-alignment figure-wang2015-wifi figure-sindhwani figures-sindhwani table-sindhwani-linear setup run test fuzz test-oldest test-nodata test-portability bench tables table-liu2009-t3 figure-liu2009-f1 table-mao2010-t2 table-mao2010-t3 sweep-liu2009-beta regression clean help docs
 
 help:
 	@echo "make run      - the default experiment (bundled wine data, no network)"
@@ -33,6 +33,7 @@ help:
 	@echo "make fuzz     - the long fuzz run: $(FUZZ_EXAMPLES) generated specs and data files, 200 CLI runs (tests/test_fuzz_property.py)"
 	@echo "make test-oldest - the test suite on the oldest supported versions (constraints/oldest.txt, venv $(OLDEST_VENV))"
 	@echo "make test-nodata - the test suite in a fresh clone without data (a newcomer's: data tests skip)"
+	@echo "make test-portability - the test suite under two other OpenBLAS kernels (OPENBLAS_CORETYPE), then beside two busy loops"
 	@echo "make regression - re-run the first splits of every committed table, compare with results/**/*_splits.csv"
 	@echo "make bench    - time the paper-table runs, each stage against its floor (results/bench.md)"
 	@echo "make table-secstr - SecStr (83,679 points), official 100-label splits: ours beside LabelSpreading, stages and peak memory (results/scale)"
@@ -115,6 +116,10 @@ test-oldest: $(OLDEST_STAMP)
 # tests skip), run by the dev venv's interpreter with the clone first on sys.path
 test-nodata: $(STAMP)
 	bash .ci/run nodata
+
+# the suite under two other OpenBLAS kernels (OPENBLAS_CORETYPE), then beside two busy loops
+test-portability: $(STAMP)
+	bash .ci/run portability
 
 # every stage also as a multiple of its floor measured in the same run (sskernels bench:
 # one dense solve, one brute-force k-NN pass, a dense eigh); the per-stage tables go to

@@ -15,6 +15,15 @@ tolerance is :data:`TOLERANCE` (accuracy in percent, absolute) for every method;
 a method that is not bit-stable would get its own entry in ``Check.tolerance``
 with the reason.
 
+Deterministic is not the same on every CPU: OpenBLAS picks its kernels by the processor
+(or by ``OPENBLAS_CORETYPE``), and their rounding differs in the last bits.  Most methods
+give the same per-split values under every kernel; the methods of
+:data:`KERNEL_SENSITIVE` do not, because the problem they solve does not determine its
+answer (a face of optima, an eigenspace of repeated eigenvalues) and the last bits choose
+within it.  Their values are compared to the last digit only under the kernel the tables
+were published with (:data:`PUBLISHED_BLAS`); under another kernel they are counted and
+named as not compared, and every other method is still compared to the last digit.
+
 ``python -m paper.regression [STEM ...]`` (from the repository root) runs the checks of
 :data:`CHECKS` and prints the mismatches (exit status 1 if any); the test suite
 runs the same checks (``tests/test_regression.py``).
@@ -36,6 +45,40 @@ RESULTS = ROOT / "results"
 
 #: absolute tolerance on a published per-split accuracy (percent)
 TOLERANCE = 1e-6
+
+#: the OpenBLAS kernels (threadpoolctl's ``architecture``) the published per-split values
+#: were computed with: the machines that regenerate the tables set OPENBLAS_CORETYPE=Haswell
+#: (OpenBLAS's Zen target runs the same kernels)
+PUBLISHED_BLAS = "Haswell"
+
+#: methods whose per-split values follow the BLAS kernel's rounding, and why; compared to
+#: the last digit only under :data:`PUBLISHED_BLAS` (measured: under Prescott's kernels
+#: TSK moves by up to 27 points on a split of raw-feature wine, SKL_KTA by up to 3.2 on
+#: COIL6; every other checked method is bit-identical there)
+KERNEL_SENSITIVE = {
+    "TSK": "Liu et al.'s LP, eq. (14), has a face of optima: the vertex HiGHS returns "
+           "follows the last bits of the eigenvectors it is given",
+    "TSK+SVM": "the SVM on TSK's kernel, whose LP has a face of optima (see TSK)",
+    "SKL_KTA": "its weights are per eigenvector, and COIL's 5-NN graph has 8 components: the "
+               "8 eigenvectors of eigenvalue 0 are any basis of their eigenspace, LAPACK's "
+               "choice following the kernel's rounding",
+}
+
+
+def blas_kernels():
+    """The kernels of the BLAS libraries numpy and scipy loaded, as threadpoolctl names them
+    (OpenBLAS's ``architecture``, else the library's ``internal_api``), sorted."""
+    import numpy  # noqa: F401  (loads the BLAS libraries threadpoolctl reads)
+    import scipy.linalg  # noqa: F401
+    from threadpoolctl import threadpool_info
+
+    return sorted({i.get("architecture") or i["internal_api"] for i in threadpool_info()
+                   if i.get("user_api") == "blas"})
+
+
+def on_published_kernel():
+    """Whether every loaded BLAS runs :data:`PUBLISHED_BLAS`'s kernels."""
+    return blas_kernels() == [PUBLISHED_BLAS]
 KEY = ["table", "dataset", "setting", "method", "metric", "split"]
 
 _LIU = ("heart", "ionosphere", "sonar", "wine")
@@ -310,22 +353,44 @@ def compare(got, expected, tolerance=TOLERANCE, per_method=None):
     return bad[KEY + ["value_published", "value_got", "diff", "problem"]].reset_index(drop=True)
 
 
-def check(check, output):
+def check(check, output, skipped=None):
     """Re-run a check's specs into ``output``; the mismatches with ``results/<stem>_splits.csv``
-    and the number of values compared."""
+    and the number of values compared.
+
+    Off the published BLAS kernel (:func:`on_published_kernel`) the values of
+    :data:`KERNEL_SENSITIVE` methods are not compared: they are appended to ``skipped`` (a
+    list) as published rows, and not counted."""
     pub = published(check.stem)
     metrics = PUBLISHED.get(check.stem, (None, None))[1]   # the metrics the table publishes
+    exact_kernel = on_published_kernel()
     bad, n = [], 0
     for run in check.runs:
         got, spec = rerun(run, output)
         if metrics is not None:
             got = got[got["metric"].isin(metrics)]
         exp = expected_rows(pub, spec, run, got)
-        n += len(exp)
         if exp.empty:
             raise ValueError(f"{run.spec}: nothing published for it in {check.stem}_splits.csv")
+        if not exact_kernel:
+            sensitive = exp["method"].isin(list(KERNEL_SENSITIVE))
+            if skipped is not None:
+                skipped.append(exp[sensitive])
+            exp = exp[~sensitive]
+            got = got[~got["method"].isin(list(KERNEL_SENSITIVE))]
+        n += len(exp)
         bad.append(compare(got, exp, per_method=check.tolerance))
     return pd.concat(bad, ignore_index=True), n
+
+
+def not_compared(skipped, stem):
+    """One line naming the values :func:`check` left out off the published kernel, or ""."""
+    rows = pd.concat(skipped, ignore_index=True) if skipped else pd.DataFrame()
+    if rows.empty:
+        return ""
+    methods = ", ".join(sorted(rows["method"].unique()))
+    return (f"{stem}: {len(rows)} value(s) of {methods} not compared: BLAS kernel "
+            f"{'/'.join(blas_kernels())}, the tables were published with {PUBLISHED_BLAS}'s "
+            f"(paper.regression.KERNEL_SENSITIVE says why)")
 
 
 def describe(bad, stem):
@@ -345,9 +410,12 @@ def main(argv=None):
 
     with threadpool_limits(1), tempfile.TemporaryDirectory() as tmp:
         for stem in args.stems or CHECKS:
-            bad, n = check(CHECKS[stem], tmp)
+            skipped = []
+            bad, n = check(CHECKS[stem], tmp, skipped)
             failed |= not bad.empty
             print(describe(bad, stem) if not bad.empty else f"{stem}: {n} values agree")
+            if not_compared(skipped, stem):
+                print(not_compared(skipped, stem))
     return 1 if failed else 0
 
 
