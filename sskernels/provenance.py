@@ -327,7 +327,38 @@ def estimator_modules(est):
     set of str
         The dotted names of the modules.
     """
-    out, todo, seen = set(), [est], set()
+    out = set()
+    for obj in walk_params(est):
+        mod = getattr(obj, "__module__", None) if callable(obj) else type(obj).__module__
+        if isinstance(mod, str) and mod.split(".")[0] == PACKAGE:
+            out.add(mod)
+    return out
+
+
+def walk_params(est):
+    """``est`` and every object among its parameters, each once.
+
+    Lists, tuples and dicts are walked into, not yielded; an object's parameters are its
+    ``get_params(deep=False)`` values (a kernel machine's kernel learner, a graph builder, a
+    selection wrapper's estimator), walked in turn.
+
+    Parameters
+    ----------
+    est : object
+        An estimator (or a list, tuple or dict of them, or a callable).
+
+    Yields
+    ------
+    object
+
+    Examples
+    --------
+    >>> from sskernels.learners import make_method
+    >>> from sskernels.provenance import walk_params
+    >>> sorted(type(o).__name__ for o in walk_params(make_method("harmonic")))[:2]
+    ['HarmonicFunction', 'KNNGraph']
+    """
+    todo, seen = [est], set()
     while todo:
         obj = todo.pop()
         if id(obj) in seen:
@@ -339,9 +370,7 @@ def estimator_modules(est):
         if isinstance(obj, dict):
             todo.extend(obj.values())
             continue
-        mod = getattr(obj, "__module__", None) if callable(obj) else type(obj).__module__
-        if isinstance(mod, str) and mod.split(".")[0] == PACKAGE:
-            out.add(mod)
+        yield obj
         get_params = getattr(obj, "get_params", None)
         if callable(get_params) and not isinstance(obj, type):
             try:
@@ -349,7 +378,6 @@ def estimator_modules(est):
             except TypeError:
                 continue
             todo.extend(params.values())
-    return out
 
 
 #: top-level packages whose code is covered by a version in every key (:data:`LIBRARIES`),

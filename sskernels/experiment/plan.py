@@ -308,29 +308,6 @@ def fitted_points(prep):
     return int(prep.X.shape[0] + extra), bool(sp.issparse(prep.X))
 
 
-def _walk(est):
-    """``est`` and every object among its parameters (``get_params(deep=False)``, nested)."""
-    todo, seen = [est], set()
-    while todo:
-        obj = todo.pop()
-        if id(obj) in seen:
-            continue
-        seen.add(id(obj))
-        if isinstance(obj, (list, tuple)):
-            todo.extend(obj)
-            continue
-        if isinstance(obj, dict):
-            todo.extend(obj.values())
-            continue
-        yield obj
-        get_params = getattr(obj, "get_params", None)
-        if callable(get_params) and not isinstance(obj, type):
-            try:
-                todo.extend(get_params(deep=False).values())
-            except TypeError:
-                continue
-
-
 def optional_libraries(est, points):
     """``{distribution: version}`` of the libraries outside the versioned ones
     (:data:`sskernels.provenance.LIBRARIES`) whose results ``est`` takes on ``points``.
@@ -379,7 +356,7 @@ def optional_libraries(est, points):
 
     n, sparse = points
     out = {}
-    for obj in _walk(est):
+    for obj in _provenance.walk_params(est):
         if isinstance(obj, KNNGraph):
             method = obj.method
             if method == "auto":    # an empty stand-in of the points' shape and kind
