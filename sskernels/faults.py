@@ -13,7 +13,8 @@ code  fault
 3     no space left (``ENOSPC``, ``EDQUOT``) or the file-size limit (``EFBIG``)
 4     no permission, or a read-only file system (``EACCES``, ``EPERM``, ``EROFS``)
 5     too many open files (``EMFILE``, ``ENFILE``)
-6     out of memory (``MemoryError``, numpy's allocation errors)
+6     out of memory (``MemoryError``, numpy's allocation errors), or refused before the
+      first fit when a method's dense n x n matrices cannot fit (:func:`check_dense_memory`)
 7     a worker process of the local pool was killed (the system's out-of-memory killer,
       a signal)
 ====  =======================================================================
@@ -104,32 +105,74 @@ def _open_files_limit():
         return None
 
 
+def _proc_kb(path, field):
+    try:
+        with open(path) as fh:
+            for line in fh:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
 def available_memory():
     """The bytes of memory this process may still take: the smaller of what the system
-    reports available (``MemAvailable``) and the address-space limit (``ulimit -v``); None
-    where neither can be read.
+    reports available (``MemAvailable``) and what the address-space limit (``ulimit -v``)
+    leaves beside what the process maps already; None where neither can be read.
 
     Returns
     -------
     int or None
+
+    Examples
+    --------
+    >>> from sskernels.faults import available_memory
+    >>> available_memory() is None or available_memory() > 0
+    True
     """
     found = []
-    try:
-        with open("/proc/meminfo") as fh:
-            for line in fh:
-                if line.startswith("MemAvailable:"):
-                    found.append(int(line.split()[1]) * 1024)
-    except (OSError, ValueError, IndexError):
-        pass
+    avail = _proc_kb("/proc/meminfo", "MemAvailable")
+    if avail is not None:
+        found.append(avail)
     try:
         import resource
 
         soft = resource.getrlimit(resource.RLIMIT_AS)[0]
         if soft != resource.RLIM_INFINITY:
-            found.append(int(soft))
+            found.append(max(int(soft) - (_proc_kb("/proc/self/status", "VmSize") or 0), 0))
     except (ImportError, OSError, ValueError):
         pass
     return min(found) if found else None
+
+
+def check_dense_memory(where, need, what, avoid, processes=1):
+    """Refuse, before anything is computed, a fit whose dense n x n matrices cannot fit.
+
+    Parameters
+    ----------
+    where : str
+        The method, data set and n (``"spec.yaml: methods[0] (laprls) on big (n = 6000)"``).
+    need : int
+        The fewest bytes the fit holds at once (0: nothing to check).
+    what, avoid : str
+        What the matrices are; the setting that avoids them.
+    processes : int, default=1
+        How many fits run at once, each in its own process (``--jobs``).
+
+    Raises
+    ------
+    OutOfMemory
+        When ``need * processes`` exceeds :func:`available_memory`.
+    """
+    avail = available_memory()
+    if not need or avail is None or need * processes <= avail:
+        return
+    each = f" in each of {processes} worker processes" if processes > 1 else ""
+    fewer = "fewer --jobs, or " if processes > 1 and need <= avail else ""
+    raise OutOfMemory(f"{where} needs at least {_gb(need)}{each} for {what}, more than the "
+                      f"{_gb(avail)} this process can take; {fewer}{avoid}; nothing was "
+                      f"computed")
 
 
 def _gb(n):

@@ -145,13 +145,14 @@ def reference(tmp_path_factory, user_dir):
     return records(tmp / "out")
 
 
-def one_line(stderr, code, *needles):
+def one_line(stderr, code, *needles, resume=True):
     assert "Traceback" not in stderr, stderr
     lines = stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: "), lines
     for needle in needles:
         assert needle in lines[0], (needle, lines[0])
-    assert "internal error" not in lines[0] and "rerun the same command to resume" in lines[0]
+    assert "internal error" not in lines[0]
+    assert ("rerun the same command to resume" in lines[0]) == resume
 
 
 def resumed_equal(tmp, out, user_dir, reference, args=()):
@@ -210,8 +211,11 @@ def test_the_file_size_limit_is_a_full_disk_too(tmp_path, user_dir, reference):
     resumed_equal(tmp_path, out, user_dir, reference)
 
 
-def test_out_of_memory_names_the_method_the_data_and_the_size(tmp_path, user_dir):
-    """LapRLS's dense 6000 x 6000 Gram matrix (275 MiB) under a 1 GB address-space limit."""
+def test_dense_work_that_cannot_fit_is_refused_before_anything_is_computed(tmp_path,
+                                                                          user_dir):
+    """LapRLS's dense 6000 x 6000 Gram matrix and system (2 x 275 MiB at least) under an
+    850 MB address-space limit: refused before the warm-up, naming the method, the data
+    set, n, the estimate and the setting that avoids it."""
     rng = np.random.default_rng(0)
     y = np.arange(6000) % 2
     X = np.c_[rng.normal(3.0 * y, 1.0), rng.normal(0.0, 1.0, 6000)]
@@ -223,16 +227,42 @@ def test_out_of_memory_names_the_method_the_data_and_the_size(tmp_path, user_dir
                     .replace("dataset: sklearn-wine", f"dataset: {{file: {data}, label: class}}")
                     .replace("preprocess: minmax\n", ""))
     res = run(["run", spec, "--no-progress"], tmp_path, user_dir,
-              limits={resource.RLIMIT_AS: 1_000_000 * 1024})
+              limits={resource.RLIMIT_AS: 850_000 * 1024})
     assert res.returncode == 6, res.stderr
-    one_line(res.stderr, 6, "methods[0] (laprls) on big (n = 6000)", "out of memory",
-             "(6000, 6000)")
-    assert temporaries(tmp_path / "out") == []
-    res = run(["--debug", "run", spec, "--no-progress"], tmp_path, user_dir,
-              limits={resource.RLIMIT_AS: 1_000_000 * 1024})
-    assert res.returncode == 6 and "MemoryError" in res.stderr and "Traceback" in res.stderr
-    # the warm-up failed before any split: nothing to resume (a full run takes minutes here)
-    assert records(tmp_path / "out") == {}
+    one_line(res.stderr, 6, "methods[0] (laprls) on big (n = 6000) needs at least 549 MB",
+             "RBF Gram matrix", "linear-laprls", "nothing was computed", resume=False)
+    assert records(tmp_path / "out") == {} and temporaries(tmp_path / "out") == []
+    assert not (tmp_path / "out" / "graph_seconds.json").exists()     # no warm-up ran
+
+
+@pytest.mark.parametrize("where", ["warm-up", "fit"])
+def test_an_allocation_that_fails_names_the_method_the_data_and_the_size(where, tmp_path,
+                                                                        monkeypatch):
+    """numpy's allocation error in the warm-up (a spectrum) or in a fit: one line, exit 6,
+    naming the method, the data set, n, the split where there is one and the size asked
+    for; not an internal error."""
+    from sskernels.experiment.runner import run_spec
+    from sskernels.faults import OutOfMemory
+    from sskernels.learners.propagation import HarmonicFunction
+    from sskernels.spec import parse_spec
+
+    def fail(self, *args, **kwargs):
+        raise MemoryError("Unable to allocate 24.6 MiB for an array with shape (1797, 1797) "
+                          "and data type float64")
+
+    monkeypatch.setattr(HarmonicFunction, "precompute" if where == "warm-up" else "fit", fail)
+    spec = parse_spec({"name": "m", "dataset": "sklearn-wine", "preprocess": "minmax",
+                       "splits": {"n_splits": 2, "n_labeled": [20]}, "methods": ["harmonic"],
+                       "output": str(tmp_path / "out")}, tmp_path / "m.yaml")
+    with pytest.raises(OutOfMemory) as exc:
+        run_spec(spec, progress=False)
+    msg = str(exc.value)
+    assert exc.value.exit_code == 6 and "\n" not in msg
+    assert "methods[0] (harmonic) on sklearn-wine (n = 178)" in msg
+    assert "an array of 24.6 MiB (shape (1797, 1797))" in msg
+    assert ("split 0" in msg) == (where == "fit")
+    assert "rerun the same command to resume" in msg
+    assert "MemoryError" in exc.value.detail          # --debug shows where it was raised
 
 
 def test_a_folder_turned_read_only_between_two_records(tmp_path, user_dir, reference):

@@ -369,6 +369,58 @@ def optional_libraries(est, points):
     return out
 
 
+#: method families that hold dense n x n float64 matrices while they fit, whatever their
+#: parameters: (module, class, the fewest such matrices alive at once, what they are, the
+#: setting that avoids them).  A lower bound: the run is refused only when even these
+#: cannot fit (:func:`dense_bytes`, checked before the first fit by the runner)
+DENSE_FAMILIES = (
+    ("sskernels.learners.manifold", "_ManifoldRegularizer", 2,
+     "the RBF Gram matrix over all n points and the n x n system of eq. (11.5)",
+     "the linear methods (linear-laprls, linear-lapsvm) solve in the primal with a sparse "
+     "graph"),
+    ("sskernels.learners.self_consistent", "SelfConsistentLabeling", 2,
+     "the squared distances and the GP kernel K_0 over all n points",
+     "no sparse variant: subsample the data set"),
+)
+
+
+def dense_bytes(est, n):
+    """The fewest bytes of dense n x n matrices ``est`` holds at once while it fits.
+
+    Parameters
+    ----------
+    est : object
+        The method's estimator (its parameters are walked: a selection wrapper's estimator,
+        a kernel machine's kernel learner).
+    n : int
+        The number of points it is fitted on.
+
+    Returns
+    -------
+    (int, str, str)
+        The bytes (0 for a method of no :data:`DENSE_FAMILIES`), what the matrices are and
+        the setting that avoids them.
+
+    Examples
+    --------
+    >>> from sskernels.experiment.plan import dense_bytes
+    >>> from sskernels.learners import make_method
+    >>> dense_bytes(make_method("laprls"), 10_000)[0] / 2 ** 30   # two 10,000^2 float64
+    1.4901161193847656
+    >>> dense_bytes(make_method("harmonic"), 10_000)[0]
+    0
+    """
+    from sskernels.learners import manifold, self_consistent
+
+    modules = {m.__name__: m for m in (manifold, self_consistent)}
+    found = (0, "", "")
+    for module, name, count, what, avoid in DENSE_FAMILIES:
+        cls = getattr(modules[module], name)
+        if any(isinstance(obj, cls) for obj in _provenance.walk_params(est)):
+            found = max(found, (count * 8 * n * n, what, avoid))
+    return found
+
+
 def method_code(spec, mi, points=None):
     """``{"code": key, "modules": {file: digest}}`` of the code method ``mi`` of ``spec`` runs.
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from sskernels.experiment.collect import records_frame, restored, reused
 from sskernels.experiment.executors import LocalExecutor
-from sskernels.experiment.plan import fitted_points, record_keys
+from sskernels.experiment.plan import fitted_points, method_runs, record_keys
 from sskernels.experiment.preparation import Prepared, prepare
 from sskernels.experiment.records import (read_record, write_data_fingerprint,
                                           write_graph_seconds, write_record)
@@ -143,6 +143,8 @@ def _begin(spec, jobs, n_splits, reuse, workers, prepared=None):
     prep = prepare(spec, n_splits=n_splits) if prepared is None else prepared
     todo, done = _lookup(prep, reuse)
     remote = workers is not None and not workers.local
+    if todo and not remote:         # a cluster's memory is its own; this machine's is known
+        _check_memory(prep, todo, jobs)
     if todo and remote:
         # on Dask the warm-up is a task on the cluster (its artifacts stay there)
         prep.graph_seconds, searches = workers.warm(prep)
@@ -155,6 +157,24 @@ def _begin(spec, jobs, n_splits, reuse, workers, prepared=None):
     # what `sskernels table` checks the record keys against (it does not load the data)
     write_data_fingerprint(spec.output, prep.data_fingerprint, fitted_points(prep))
     return _Begun(prep, todo, done)
+
+
+def _check_memory(prep, todo, jobs):
+    """Refuse in one line, before the warm-up, a method whose dense n x n matrices cannot fit
+    in this machine's memory (:func:`sskernels.experiment.plan.dense_bytes`, a lower bound),
+    counted once per process that fits at once (``jobs``, at most the method's tasks)."""
+    from sskernels.experiment.plan import dense_bytes
+    from sskernels.faults import check_dense_memory
+
+    spec = prep.spec
+    n = fitted_points(prep)[0]
+    runs = prep.runs if prep.runs is not None else method_runs(spec, prep.X_extra)
+    for mi in sorted({mi for mi, _, _ in todo}):
+        need, what, avoid = dense_bytes(runs[mi].estimator, n)
+        tasks = sum(1 for t in todo if t[0] == mi)
+        check_dense_memory(f"{spec.path}: methods[{mi}] ({spec.methods[mi].label}) on "
+                           f"{spec.dataset.display} (n = {n})", need, what, avoid,
+                           processes=max(1, min(int(jobs), tasks)))
 
 
 def _lookup(prep, reuse):
