@@ -246,23 +246,57 @@ def test_an_allocation_that_fails_names_the_method_the_data_and_the_size(where, 
     from sskernels.learners.propagation import HarmonicFunction
     from sskernels.spec import parse_spec
 
-    def fail(self, *args, **kwargs):
+    name = "precompute" if where == "warm-up" else "fit"
+    real, calls = getattr(HarmonicFunction, name), []
+
+    def fail(self, *args, **kwargs):          # the second fit fails: one record is written
+        calls.append(1)
+        if where == "fit" and len(calls) != 2:
+            return real(self, *args, **kwargs)
         raise MemoryError("Unable to allocate 24.6 MiB for an array with shape (1797, 1797) "
                           "and data type float64")
 
-    monkeypatch.setattr(HarmonicFunction, "precompute" if where == "warm-up" else "fit", fail)
-    spec = parse_spec({"name": "m", "dataset": "sklearn-wine", "preprocess": "minmax",
-                       "splits": {"n_splits": 2, "n_labeled": [20]}, "methods": ["harmonic"],
-                       "output": str(tmp_path / "out")}, tmp_path / "m.yaml")
+    def spec(name):
+        return parse_spec({"name": "m", "dataset": "sklearn-wine", "preprocess": "minmax",
+                           "splits": {"n_splits": 3, "n_labeled": [20]},
+                           "methods": ["harmonic"], "output": str(tmp_path / name)},
+                          tmp_path / f"{name}.yaml")
+
+    monkeypatch.setattr(HarmonicFunction, name, fail)
     with pytest.raises(OutOfMemory) as exc:
-        run_spec(spec, progress=False)
+        run_spec(spec("out"), progress=False)
     msg = str(exc.value)
     assert exc.value.exit_code == 6 and "\n" not in msg
     assert "methods[0] (harmonic) on sklearn-wine (n = 178)" in msg
     assert "an array of 24.6 MiB (shape (1797, 1797))" in msg
-    assert ("split 0" in msg) == (where == "fit")
+    assert ("split 1" in msg) == (where == "fit")
     assert "rerun the same command to resume" in msg
     assert "MemoryError" in exc.value.detail          # --debug shows where it was raised
+    assert len(records(tmp_path / "out")) == (1 if where == "fit" else 0)
+    monkeypatch.undo()                                 # memory again: the rerun resumes
+    run_spec(spec("out"), progress=False, reuse=False)
+    run_spec(spec("whole"), progress=False, reuse=False)
+    assert records(tmp_path / "out") == records(tmp_path / "whole")
+
+
+@pytest.mark.parametrize("code, cls, exit_code, needle", [
+    ("ENOSPC", "NoSpace", 3, "no space left"), ("EDQUOT", "NoSpace", 3, "no space left"),
+    ("EFBIG", "NoSpace", 3, "file-size limit"), ("EACCES", "NoPermission", 4, "no permission"),
+    ("EPERM", "NoPermission", 4, "no permission"), ("EROFS", "NoPermission", 4, "read-only"),
+    ("EMFILE", "TooManyFiles", 5, "too many open files"),
+    ("ENFILE", "TooManyFiles", 5, "too many open files"),
+])
+def test_each_errno_is_its_fault(code, cls, exit_code, needle):
+    import errno
+
+    from sskernels import faults
+
+    fault = faults.environment_fault(OSError(getattr(errno, code), "x", "/o/records/f.json"),
+                                     "spec.yaml")
+    assert type(fault).__name__ == cls and fault.exit_code == exit_code
+    assert str(fault).startswith("spec.yaml: ") and needle in str(fault)
+    assert "/o/records" in str(fault) and faults.RESUME in str(fault)
+    assert faults.environment_fault(OSError(errno.ENOENT, "x")) is None     # not a limit
 
 
 def test_a_folder_turned_read_only_between_two_records(tmp_path, user_dir, reference):
