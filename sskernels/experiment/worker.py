@@ -15,7 +15,7 @@ import time
 
 from sskernels import provenance as _provenance
 from sskernels.errors import UserError
-from sskernels.experiment.plan import build, method_runs, record_keys
+from sskernels.experiment.plan import build, fitted_points, method_runs, record_keys
 from sskernels.experiment.records import plain
 from sskernels.experiment.tasks import run_task
 
@@ -64,10 +64,11 @@ def warm_graphs(prep):
         except (MemoryError, OSError) as exc:    # the machine's limit, named (faults.py)
             from sskernels.faults import environment_fault
 
+            n = fitted_points(prep)[0]
             fault = environment_fault(
                 exc, f"{prep.spec.path}: methods[{i}] ({method.label}) on "
-                     f"{prep.spec.dataset.display} (n = {prep.X.shape[0]}), its graph and "
-                     "spectrum (the warm-up, before any split)")
+                     f"{prep.spec.dataset.display} (n = {n}), its graph and spectrum (the "
+                     "warm-up, before any split)")
             if fault is None:
                 raise
             fault.detail = chained_traceback(exc)
@@ -229,7 +230,7 @@ def run_record(task, prep):
         raise
     except Exception as exc:
         fault = environment_fault(exc, f"{spec.path}: methods[{mi}] ({method.label}) on "
-                                       f"{spec.dataset.display} (n = {prep.X.shape[0]}), "
+                                       f"{spec.dataset.display} (n = {fitted_points(prep)[0]}), "
                                        f"split {si}")
         if fault is not None:                   # the machine's limit, not a defect
             fault.detail = chained_traceback(exc)
