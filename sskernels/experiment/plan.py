@@ -369,18 +369,22 @@ def optional_libraries(est, points):
     return out
 
 
-#: method families that hold dense n x n float64 matrices while they fit, whatever their
-#: parameters: (module, class, the fewest such matrices alive at once, what they are, the
-#: setting that avoids them).  A lower bound: the run is refused only when even these
-#: cannot fit (:func:`dense_bytes`, checked before the first fit by the runner)
+#: method families that hold dense n x n float64 matrices while they fit: (module, class,
+#: the fewest such matrices alive at once, what they are, the setting that avoids them, and
+#: the parameter that must be None for it: None where they always do).  A lower bound: the
+#: run is refused only when even these cannot fit (:func:`dense_bytes`, checked before the
+#: first fit by the runner)
 DENSE_FAMILIES = (
     ("sskernels.learners.manifold", "_ManifoldRegularizer", 2,
      "the RBF Gram matrix over all n points and the n x n system of eq. (11.5)",
      "the linear methods (linear-laprls, linear-lapsvm) solve in the primal with a sparse "
-     "graph"),
+     "graph", None),
     ("sskernels.learners.self_consistent", "SelfConsistentLabeling", 2,
      "the squared distances and the GP kernel K_0 over all n points",
-     "no sparse variant: subsample the data set"),
+     "no sparse variant: subsample the data set", None),
+    ("sskernels.learners.skl", "_SpectralKernelLearningBase", 2,
+     "the full spectrum: the dense Laplacian and its n eigenvectors",
+     "set n_components (m eigenpairs by Lanczos)", "n_components"),
 )
 
 
@@ -409,14 +413,17 @@ def dense_bytes(est, n):
     1.4901161193847656
     >>> dense_bytes(make_method("harmonic"), 10_000)[0]
     0
+    >>> dense_bytes(make_method("skl-kta", n_components=200), 10_000)[0]
+    0
     """
-    from sskernels.learners import manifold, self_consistent
+    from sskernels.learners import manifold, self_consistent, skl
 
-    modules = {m.__name__: m for m in (manifold, self_consistent)}
+    modules = {m.__name__: m for m in (manifold, self_consistent, skl)}
     found = (0, "", "")
-    for module, name, count, what, avoid in DENSE_FAMILIES:
+    for module, name, count, what, avoid, unless in DENSE_FAMILIES:
         cls = getattr(modules[module], name)
-        if any(isinstance(obj, cls) for obj in _provenance.walk_params(est)):
+        if any(isinstance(obj, cls) and (unless is None or getattr(obj, unless) is None)
+               for obj in _provenance.walk_params(est)):
             found = max(found, (count * 8 * n * n, what, avoid))
     return found
 
