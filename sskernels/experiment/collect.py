@@ -220,8 +220,8 @@ def load_records(spec, n_splits=None):
     fingerprint is computed afresh, and records made on other data are refused.  Raises
     :class:`UserError` when any record is stale (made by other code or other data; every
     record is stale when the fingerprint file is absent), naming the modules whose code
-    changed, or when there is no record at all.  Splits not run yet (``run --splits N``) are left out, as the summary's
-    ``n_splits`` column shows.  A record missing from the output folder is taken from
+    changed, or when there is no record at all.  Splits not run yet (``run --splits N``)
+    are left out, as the summary's ``n_splits`` column shows.  A record missing from the output folder is taken from
     the spec's committed archive (:mod:`sskernels.experiment.archive`) when its key matches,
     and written back to the folder.
 
