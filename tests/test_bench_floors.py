@@ -98,3 +98,39 @@ def test_run_spec_refuses_another_specs_preparation(tmp_path):
         run_spec(b, progress=False, prepared=prepare(a))
     rec = run_spec(a, progress=False, prepared=prepare(a))
     assert len(rec) == 1
+
+
+def test_bench_compare_against_the_committed_records_of_the_same_splits(tmp_path):
+    """--compare: each row's fresh seconds per split against the archived records of the same
+    splits (whatever their keys); a row the archive lacks has no ratio."""
+    import gzip
+    import json
+
+    raw = {"name": "cmp", "dataset": "sklearn-wine", "graph": {"k": 6},
+           "splits": {"n_splits": 2, "n_labeled": 20, "seed": 1},
+           "methods": [{"name": "harmonic"}], "output": str(tmp_path / "runs" / "cmp")}
+    path = tmp_path / "cmp.yaml"
+    path.write_text(yaml.safe_dump(raw))
+    runner = CliRunner()
+    assert runner.invoke(app, ["run", str(path), "--no-progress"]).exit_code == 0
+    assert runner.invoke(app, ["archive", str(tmp_path / "runs" / "cmp")]).exit_code == 0
+    archive = tmp_path / "runs" / "cmp.records.jsonl.gz"
+    lines = [json.loads(line) for line in gzip.open(archive, "rt")]
+    for rec in lines:                   # committed: 1000 s on split 0, 10 s on split 1
+        if "seconds" in rec and "split" in rec:
+            rec["seconds"], rec["key"] = (1000.0 if rec["split"] == 0 else 10.0), "old code"
+    with gzip.open(archive, "wt") as fh:
+        fh.write("".join(json.dumps(rec) + "\n" for rec in lines))
+    raw["methods"].append({"name": "svm", "params": {"C": 1.0}})     # not in the archive
+    path.write_text(yaml.safe_dump(raw))
+    res = runner.invoke(app, ["bench", str(path), "--no-floors", "--splits", "1", "--compare",
+                              "--out", str(tmp_path / "b")])
+    assert res.exit_code == 0, res.output
+    df = pd.read_csv(tmp_path / "b.csv").set_index("stage")
+    assert df.loc["harmonic", "committed_seconds"] == 1000.0
+    assert df.loc["harmonic", "vs_committed"] == pytest.approx(
+        df.loc["harmonic", "seconds"] / 1000.0, abs=1e-3)
+    assert np.isnan(df.loc["svm", "committed_seconds"]) and np.isnan(df.loc["svm", "vs_committed"])
+    assert "fresh ÷ committed" in res.output
+    md = (tmp_path / "b.md").read_text()
+    assert "÷ committed |" in md and "| 1000.0000 |" in md

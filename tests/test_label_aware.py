@@ -387,10 +387,13 @@ def test_unobserved_base_vectors_get_no_weight():
     assert est.kernel(X[:5]).shape == (5, 340)
     loose = LabelAwareKernel(min_labeled_mass=0.0, **kw).fit(X, yp)
     assert loose.observed_.all()
-    # without the rule: weights ~1 / labeled share (1e5 here) on the far cluster's vectors,
-    # which also leaves the tie rule without a certificate (a reported fallback)
-    assert loose.mu_[~est.observed_].max() > 100 * est.mu_.max()
-    assert any("no certificate" in n for n in loose.fit_report_.as_dict()["notes"])
+    # without the rule the far cluster's vectors reach the solver: on the labeled points they
+    # are numerically dependent on the others (below G's rank threshold), so alignf's NNLS
+    # does not admit them and the tie rule gives them no weight either (an eigendecomposition
+    # kept them in G's range, with weights ~1 / labeled share ~1e5 and an uncertified tie)
+    assert loose.alignment_ == pytest.approx(est.alignment_, rel=1e-9)
+    assert loose.mu_[~est.observed_].max() <= 1e-3 * est.mu_.max()
+    assert not any("fallback" in n for n in loose.fit_report_.as_dict()["notes"])
 
 
 def test_the_eigenvector_count_p_is_a_grid_the_oracle_scans_as_separate_fits(moons):

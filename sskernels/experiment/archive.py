@@ -35,7 +35,7 @@ import io
 import json
 from pathlib import Path
 
-__all__ = ["ArchivedRecords", "archive_path", "write_archive"]
+__all__ = ["ArchivedRecords", "archive_path", "archived_seconds", "write_archive"]
 
 
 def archive_path(output):
@@ -53,6 +53,39 @@ def archive_path(output):
     """
     output = Path(output)
     return output.with_name(output.name + ".records.jsonl.gz")
+
+
+def archived_seconds(output):
+    """``{(method label, setting, split): seconds}`` of a spec's archived records, whatever
+    their keys (the committed cost of each record, for :command:`sskernels bench --compare`).
+
+    Parameters
+    ----------
+    output : str or pathlib.Path
+        The spec's output folder (``spec.output``).
+
+    Returns
+    -------
+    dict
+        Empty when there is no archive or it cannot be read.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from sskernels.experiment.archive import archived_seconds
+    >>> archived_seconds(tempfile.mkdtemp() + "/none")
+    {}
+    """
+    out = {}
+    try:
+        with gzip.open(archive_path(output), "rt") as fh:
+            for line in fh:
+                rec = json.loads(line)
+                if isinstance(rec, dict) and {"method", "setting", "split", "seconds"} <= rec.keys():
+                    out[(rec["method"], rec["setting"], rec["split"])] = float(rec["seconds"])
+    except (OSError, ValueError, EOFError):
+        return {}
+    return out
 
 
 def write_archive(output):

@@ -100,7 +100,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from numbers import Integral, Real
 
 import numpy as np
@@ -318,6 +318,10 @@ _DISTANCES = LRU(8, max_bytes=256 * 2**20)
 #: memo of the relative tail sums per (data, widths, theta count, metric, basis): label-
 #: independent, asked for every grid theta by every local Rademacher fit; at most 64 MiB
 _TAILS = LRU(256, max_bytes=64 * 2**20)
+#: memo of alignf's solutions by the content of its problem (``G`` and ``a``, through the
+#: observed labeled rows of the base vectors, the labels' indicator and the target): the
+#: refit of an oracle's chosen candidate finds its grid fit's solve here; at most 64 MiB
+_ALIGNF = LRU(16, max_bytes=64 * 2**20)
 
 
 class RBFEigenbasis:
@@ -921,11 +925,18 @@ class LabelAwareKernel(EmbeddingKernel, RBFEigenbasis, SemiSupervisedClassifier)
             self.observed_[:] = True
             self.fit_report_.note("degenerate", "every base vector is ~0 on the labeled points "
                                   "(min_labeled_mass): all kept")
-        G, a = alignment_terms(Phi[labeled][:, self.observed_], C_L, self.target)
-        sol, tie = alignf(G, a)
+        PL = Phi[labeled][:, self.observed_]
+        key = content_key(PL, C_L, np.array(TARGETS.index(self.target)))
+        hit = _ALIGNF.lookup(key)
+        if hit is None:
+            sol, tie = alignf(*alignment_terms(PL, C_L, self.target))
+            sol.split = None                    # the tie rule's input: not kept
+            hit = _ALIGNF.store(key, (sol, tie))
+        sol, tie = hit
         if sol.info is not None:
-            sol.info.stats["unobserved"] = int(np.count_nonzero(~self.observed_))
-            self.fit_report_.add(sol.info, "alignf")
+            self.fit_report_.add(replace(sol.info, stats={
+                **sol.info.stats, "unobserved": int(np.count_nonzero(~self.observed_))}),
+                "alignf")
         if tie is not None:
             self.fit_report_.add(tie, "alignf tie rule")
         self.degenerate_ = sol.degenerate

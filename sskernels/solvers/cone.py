@@ -28,18 +28,24 @@ scaled problem, and a change of the scaling must reach each of them together.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.linalg import eigvalsh, lapack, qr, solve_triangular
 from scipy.optimize import nnls
+from scipy.sparse.linalg import eigsh
 
 from sskernels.solvers.highs import solve_qp
 from sskernels.solvers.report import SolveInfo
 
-__all__ = ["AlignmentSolution", "DEGENERATE_TOL", "alignment_qp", "alignf", "chain_generators",
-           "cone_nnls", "cone_qp", "min_norm_optimum"]
+__all__ = ["AlignmentSolution", "DEGENERATE_TOL", "RangeSplit", "alignment_qp", "alignf",
+           "chain_generators", "cone_nnls", "cone_qp", "gram_nnls", "min_norm_optimum",
+           "psd_split"]
 
-#: eigenvalues of G below this fraction of the largest count as 0 (as in :func:`cone_nnls`)
+#: G's numerical rank: eigenvalues (the chains' factor in :func:`cone_nnls`), pivots of its
+#: Cholesky factor (:func:`psd_split`) or Schur complements (:func:`gram_nnls`) below this
+#: fraction of its largest eigenvalue count as 0
 RANK_RTOL = 1e-12
 
 #: relative size of the QP optimum below which (P) counts as degenerate (optimum 0)
@@ -56,8 +62,117 @@ class AlignmentSolution:
     value: float
     degenerate: bool
     info: SolveInfo | None = None
-    #: ``np.linalg.eigh(G)`` when the solve computed it (no constraint rows, no ``scale``)
-    eig: tuple | None = field(default=None, repr=False)
+    #: ``G``'s range and null space (:func:`psd_split`) when the solve computed them (no
+    #: constraint rows, no ``scale``): the tie rule's input
+    split: RangeSplit | None = field(default=None, repr=False)
+
+
+@dataclass
+class RangeSplit:
+    """A positive semidefinite ``G`` (m x m) split into its range and null space.
+
+    ``G = R^T R`` on its numerical range (:attr:`R`: r x m, ``r`` the numerical rank),
+    ``Qn`` (m x (m - r)) an orthonormal basis of the null space and ``lam_max`` the largest
+    eigenvalue; :meth:`rhs` gives the ``r`` with ``R^T r = a`` for an ``a`` in the range.
+    The range is used through its orthogonal projector ``P = I - Qn Qn^T`` only
+    (:meth:`project`, :meth:`columns`): an orthonormal basis of it would cost another
+    O(m^3).  Made by :func:`psd_split` from ``dpstrf``'s output (``factor``: its upper
+    triangle holds ``U``, ``piv`` the 0-based pivots).
+    """
+
+    factor: np.ndarray = field(repr=False)
+    piv: np.ndarray = field(repr=False)
+    rank: int
+    Qn: np.ndarray = field(repr=False)
+    lam_max: float
+
+    @cached_property
+    def R(self):
+        """``R`` (r x m) with ``G = R^T R`` on the range: ``U``'s first r rows, unpivoted."""
+        r, m = self.rank, self.factor.shape[0]
+        out = np.empty((r, m))
+        out[:, self.piv] = np.triu(self.factor[:r])
+        return out
+
+    def rhs(self, a):
+        """The ``r`` with ``R^T r = a`` (``a`` in the range; its first r pivoted rows)."""
+        r = self.rank
+        return solve_triangular(self.factor[:r, :r], np.asarray(a, dtype=float)[self.piv[:r]],
+                                trans="T")
+
+    def project(self, x):
+        """``P x``: the range part of ``x``."""
+        return x - self.Qn @ (self.Qn.T @ x)
+
+    def columns(self, S):
+        """``P[:, S]`` for a boolean mask ``S`` (m x |S|)."""
+        idx = np.flatnonzero(S)
+        out = -(self.Qn @ self.Qn[idx].T)
+        out[idx, np.arange(idx.size)] += 1.0
+        return out
+
+
+def psd_split(G, rtol=None):
+    """Range and null space of a positive semidefinite ``G`` by pivoted Cholesky.
+
+    LAPACK's ``dpstrf`` (Cholesky with complete pivoting, ``P^T G P = U^T U``) stops at the
+    first pivot at most ``rtol`` times ``G``'s largest eigenvalue (``RANK_RTOL`` when None;
+    the largest eigenvalue by Lanczos from the all-ones vector, deterministic): the ``r``
+    rows of ``U`` give ``R``, and ``P [-U_11^{-1} U_12; I]`` spans the null space
+    (orthonormalized by a QR of its ``m - r`` columns).  About ``m^3 / 3`` operations where
+    a full eigendecomposition takes ten times that; the dropped Schur complement has every
+    eigenvalue below ``(m - r) rtol`` of the largest.
+
+    Parameters
+    ----------
+    G : ndarray of shape (m, m)
+        Symmetric positive semidefinite.
+    rtol : float, default=None
+        The relative pivot threshold; None for ``RANK_RTOL``.
+
+    Returns
+    -------
+    RangeSplit
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sskernels.solvers.cone import psd_split
+    >>> M = np.array([[1.0, 2.0, 3.0], [0.0, 1.0, 1.0]])     # rank 2
+    >>> s = psd_split(M.T @ M)
+    >>> s.rank, s.Qn.shape
+    (2, (3, 1))
+    >>> bool(np.allclose(s.R.T @ s.R, M.T @ M)), bool(np.allclose(M @ s.Qn, 0))
+    (True, True)
+    """
+    G = np.asarray(G, dtype=float)
+    m = G.shape[0]
+    rtol = RANK_RTOL if rtol is None else float(rtol)
+    lam_max = _largest_eigenvalue(G)
+    c, piv, r, info = lapack.dpstrf(G, tol=rtol * max(lam_max, 0.0), lower=0)
+    if info < 0:
+        raise ValueError(f"dpstrf: argument {-info} is invalid")
+    piv = np.asarray(piv, dtype=np.intp) - 1
+    r = int(r) if lam_max > 0 else 0
+    N = np.zeros((m, m - r))
+    if m > r:
+        if r:                       # solve_triangular reads U_11's upper triangle only
+            N[piv[:r]] = -solve_triangular(c[:r, :r], c[:r, r:])
+        N[piv[r:]] = np.eye(m - r)
+        N = qr(N, mode="economic")[0]
+    return RangeSplit(c, piv, r, N, lam_max)
+
+
+def _largest_eigenvalue(G):
+    """``G``'s largest eigenvalue: LAPACK's (one eigenvalue of the tridiagonal form) up to
+    m = 500, Lanczos (ARPACK, from the all-ones vector: deterministic) above."""
+    m = G.shape[0]
+    if m == 0:
+        return 0.0
+    if m <= 500:
+        return float(eigvalsh(G, subset_by_index=[m - 1, m - 1], check_finite=False)[0])
+    return float(eigsh(G, k=1, which="LA", v0=np.ones(m), tol=1e-6,
+                       return_eigenvectors=False)[0])
 
 
 def chain_generators(A, m):
@@ -103,17 +218,21 @@ def chain_generators(A, m):
     return B
 
 
-def cone_nnls(G, a, B, eig=None):
+def cone_nnls(G, a, B, split=None):
     """``argmin_{x = B w, w >= 0} 1/2 x^T G x - a^T x`` by non-negative least squares.
 
     (``B = None``: the identity, the orthant ``x >= 0``.)
 
-    With ``G = R^T R`` (from its eigendecomposition, eigenvalues below ``1e-12`` of the
-    largest dropped) and ``R^T r = a`` (``a = M^T t`` lies in the range of ``G``), the
-    objective is ``1/2 ||R B w - r||^2`` up to a constant: Lawson-Hanson NNLS solves it
-    exactly, with none of the iteration blow-up an active-set QP can show on these
-    badly scaled chains.  Raises ``RuntimeError`` at NNLS's iteration limit (50 m).
-    ``eig``: ``np.linalg.eigh(G)`` when the caller has it already.
+    With generators (OSK's and DSK's chains, tens of variables): with ``G = R^T R`` (from
+    its eigendecomposition, eigenvalues below ``RANK_RTOL`` of the largest dropped) and
+    ``R^T r = a`` (``a = M^T t`` lies in the range of ``G``), the objective is
+    ``1/2 ||R B w - r||^2`` up to a constant: Lawson-Hanson NNLS solves it exactly, with none
+    of the iteration blow-up an active-set QP can show on these badly scaled chains.  (No tie
+    rule follows: on a singular ``G`` the point returned is the one NNLS reaches on this
+    factor, kept as it is.)  The orthant (alignf, up to thousands of variables): the same
+    active-set method in Gram form (:func:`gram_nnls`), whose steps cost O(m |P|) instead of
+    O(r m); ``split`` (``psd_split(G)``, when the caller has it) gives its dependence
+    threshold.  Raises ``RuntimeError`` at NNLS's iteration limit (50 m).
 
     Parameters
     ----------
@@ -123,8 +242,8 @@ def cone_nnls(G, a, B, eig=None):
         The linear term, in the range of ``G``.
     B : ndarray of shape (m, m) or None
         The cone's generators (:func:`chain_generators`); None for the orthant.
-    eig : tuple of ndarray, default=None
-        ``np.linalg.eigh(G)``; None to compute it.
+    split : RangeSplit, default=None
+        ``psd_split(G)`` (the orthant only); None to compute what is needed.
 
     Returns
     -------
@@ -136,24 +255,126 @@ def cone_nnls(G, a, B, eig=None):
     RuntimeError
         At NNLS's iteration limit.
     """
-    lam, Q = np.linalg.eigh(G) if eig is None else eig
+    if B is None:                     # the orthant: no generators to multiply by
+        lam_max = _largest_eigenvalue(G) if split is None else split.lam_max
+        return gram_nnls(G, a, RANK_RTOL * lam_max, maxiter=50 * a.size)
+    lam, Q = np.linalg.eigh(G)
     keep = lam > RANK_RTOL * max(lam.max(), 0.0)
     sq = np.sqrt(lam[keep])
     R = sq[:, None] * Q[:, keep].T
     r = (Q[:, keep].T @ a) / sq
-    if B is None:                     # the orthant: no generators to multiply by
-        w, _ = nnls(R, r, maxiter=50 * a.size)
-        return w
     w, _ = nnls(R @ B, r, maxiter=50 * B.shape[1])
     return B @ w
 
 
-def cone_qp(G, a, A, eig=None):
+def gram_nnls(G, a, dependent, maxiter=None):
+    """``argmin_{x >= 0} 1/2 x^T G x - a^T x`` by Lawson-Hanson's active-set method in Gram form.
+
+    Lawson & Hanson (*Solving Least Squares Problems*, 1974, ch. 23) on ``||R x - r||`` with
+    ``G = R^T R``, ``a = R^T r``, written with ``G`` and ``a`` only (Bro & de Jong, *J.
+    Chemometrics* 1997): the gradient ``w = a - G x`` costs O(m |P|) with ``P`` the passive
+    set, and the passive problem ``G_PP z = a_P`` is solved by Cholesky (``|P|`` is the
+    optimum's support, ~100 where m is in the thousands).  The steps are Lawson-Hanson's:
+    the variable with the largest ``w`` enters ``P``; infeasible passive solutions are
+    interpolated back to the feasible segment and the variables reaching 0 leave.  A
+    variable whose column is numerically dependent on ``P``'s (the Schur complement
+    ``G_jj - G_jP G_PP^{-1} G_Pj`` at most ``dependent``: a direction of ``G`` below its rank
+    threshold) or whose first passive value is not positive is not admitted until ``x``
+    changes, as Lawson-Hanson reject such a column.  Stops when every ``w_j`` outside ``P``
+    is at most ``10 eps m max(|a|, 1)``.  Raises ``RuntimeError`` (the caller's fallback) if a
+    passive block is not numerically positive definite after all.
+
+    Parameters
+    ----------
+    G : ndarray of shape (m, m)
+        Symmetric positive semidefinite.
+    a : ndarray of shape (m,)
+        The linear term.
+    dependent : float
+        The Schur complement up to which a column counts as dependent.
+    maxiter : int, default=None
+        Passive solves allowed (None: 50 m).
+
+    Returns
+    -------
+    x : ndarray of shape (m,)
+
+    Raises
+    ------
+    RuntimeError
+        At the iteration limit.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sskernels.solvers.cone import gram_nnls
+    >>> G = np.array([[2.0, 1.0], [1.0, 2.0]])
+    >>> gram_nnls(G, np.array([1.0, -1.0]), 1e-12)          # x_2 would be negative
+    array([0.5, 0. ])
+    """
+    m = a.size
+    maxiter = 50 * m if maxiter is None else int(maxiter)
+    x = np.zeros(m)
+    passive = np.zeros(m, dtype=bool)
+    barred = np.zeros(m, dtype=bool)
+    w = np.asarray(a, dtype=float).copy()
+    tol = 10.0 * np.finfo(float).eps * m * max(float(np.abs(w).max()), 1.0)
+    solves = 0
+    while True:
+        cand = np.where(passive | barred, -np.inf, w)
+        j = int(np.argmax(cand))
+        if not cand[j] > tol:
+            return x
+        idx = np.flatnonzero(passive)
+        schur = float(G[j, j])
+        if idx.size:
+            L, info = lapack.dpotrf(G[np.ix_(idx, idx)], lower=1, clean=1)
+            if info != 0:
+                raise RuntimeError("NNLS (Gram form): the passive set's Gram block is singular")
+            v, _ = lapack.dtrtrs(L, G[idx, j], lower=1)
+            schur -= float(v @ v)
+        if not schur > dependent:
+            barred[j] = True
+            continue
+        passive[j] = True
+        first = True
+        while True:
+            solves += 1
+            if solves > maxiter:
+                raise RuntimeError(f"NNLS (Gram form) reached its iteration limit ({maxiter})")
+            idx = np.flatnonzero(passive)
+            L, info = lapack.dpotrf(G[np.ix_(idx, idx)], lower=1, clean=1)
+            if info != 0:
+                raise RuntimeError("NNLS (Gram form): the passive set's Gram block is singular")
+            z, _ = lapack.dpotrs(L, a[idx], lower=1)
+            if first and not z[np.searchsorted(idx, j)] > 0:
+                passive[j] = False
+                barred[j] = True
+                break
+            first = False
+            if z.min() > 0:
+                x[:] = 0.0
+                x[idx] = z
+                barred[:] = False
+                break
+            xi = x[idx]
+            neg = np.flatnonzero(z <= 0)
+            ratios = xi[neg] / (xi[neg] - z[neg])
+            k = neg[int(np.argmin(ratios))]
+            xi = xi + float(ratios.min()) * (z - xi)
+            xi[k] = 0.0                             # the variable that reached the bound
+            xi[xi <= 0] = 0.0
+            x[idx] = xi
+            passive[idx[xi <= 0]] = False
+        w = a - G[:, passive] @ x[passive]
+
+
+def cone_qp(G, a, A, split=None):
     """Solve (Q) ``min 1/2 x^T G x - a^T x`` s.t. ``A x >= 0``, ``x >= 0`` (the module's rule).
 
     Returns ``(x, SolveInfo)``: ``"nnls"`` over the cone's generators when ``A`` is a
     chain, ``"highs-qp"`` otherwise, and ``"highs-qp"`` with a fallback reason when NNLS
-    hit its iteration limit.  ``eig``: ``np.linalg.eigh(G)`` if the caller has it.
+    hit its iteration limit.  ``split``: ``psd_split(G)`` if the caller has it.
 
     Parameters
     ----------
@@ -163,8 +384,8 @@ def cone_qp(G, a, A, eig=None):
         The linear term.
     A : array-like or sparse matrix of shape (k, m)
         The constraint rows of ``A x >= 0`` (``k = 0``: the orthant).
-    eig : tuple of ndarray, default=None
-        ``np.linalg.eigh(G)``, used by NNLS; None to compute it.
+    split : RangeSplit, default=None
+        ``psd_split(G)``, used by NNLS; None to compute it.
 
     Returns
     -------
@@ -184,7 +405,7 @@ def cone_qp(G, a, A, eig=None):
     reason = None
     if orthant or B is not None:
         try:
-            return cone_nnls(G, a, B, eig=eig), SolveInfo("nnls")
+            return cone_nnls(G, a, B, split=split), SolveInfo("nnls")
         except RuntimeError as exc:
             reason = f"cone QP nnls->highs-qp (nnls: {exc})"
     x, _ = solve_qp(G, -a, A, row_lower=0.0, row_upper=np.inf, col_lower=0.0,
@@ -265,21 +486,25 @@ def alignment_qp(G, a, constraint_matrix=None, fallback=None, scale=None):
     row_max = np.asarray(abs(A).max(axis=1).todense()).ravel() if A.shape[0] else np.zeros(0)
     A = (sp.diags(1.0 / np.where(row_max > 0, row_max, 1.0)) @ A).tocsr()
     A = A[row_max > 0]
-    Gd = d[:, None] * G * d[None, :]
+    orthant = scale is None and A.shape[0] == 0
+    Gd = G if orthant else d[:, None] * G * d[None, :]
     ad = d * a
     g_scale = float(np.max(np.diag(Gd))) if m else 0.0
     a_scale = float(np.max(np.abs(ad))) if m else 0.0
-    mu, info, eig = None, None, None
+    mu, info, split = None, None, None
     if g_scale > 0 and a_scale > 0 and np.max(ad) > 0:
-        Gs, as_ = Gd / g_scale, ad / a_scale
-        Gs = 0.5 * (Gs + Gs.T)
-        if scale is None and A.shape[0] == 0:
-            # no constraint rows: the cone is the orthant and NNLS works on eigh(Gs); kept
-            # (as the eigenpairs of G) for the caller's tie rule
-            lam_s, Q_s = np.linalg.eigh(Gs)
-            eig = (lam_s * g_scale, Q_s)
-            x, info = cone_qp(Gs, as_, A, eig=(lam_s, Q_s))
+        as_ = ad / a_scale
+        if orthant:
+            # no constraint rows (alignf; m up to thousands): two passes over G, and its
+            # range split (pivoted Cholesky): the NNLS's dependence threshold, and kept for
+            # the caller's tie rule (G's null space is Gs's)
+            Gs = Gd + Gd.T
+            Gs *= 0.5 / g_scale
+            split = psd_split(Gs)
+            x, info = cone_qp(Gs, as_, A, split=split)
         else:
+            Gs = Gd / g_scale
+            Gs = 0.5 * (Gs + Gs.T)
             x, info = cone_qp(Gs, as_, A)
         x = np.maximum(x, 0.0)
         # a'^T x = x^T G' x = p'^2 at the optimum; p'^2 ~ 0 means p* = 0
@@ -292,7 +517,7 @@ def alignment_qp(G, a, constraint_matrix=None, fallback=None, scale=None):
             mu = mu / np.sqrt(nrm2)
         return AlignmentSolution(mu, float(a @ mu), True, info)
     mu = mu / np.sqrt(float(mu @ G @ mu))
-    return AlignmentSolution(mu, float(a @ mu), False, info, eig)
+    return AlignmentSolution(mu, float(a @ mu), False, info, split)
 
 
 #: slack of the least-distance program's rows ``x >= 0`` (relative to ``max |Q_r c|``):
@@ -313,27 +538,29 @@ TIE_FEAS_TOL = 1e-9
 TIE_TIKHONOV_RESIDUAL = 1e-8
 
 
-def _polish(Qr, c, x, c_norm):
-    """The exact solution of the equality rows ``Qr^T x = c`` on the support of ``x``
+def _polish(split, x0, x, c_norm):
+    """The exact solution of the equality rows ``P x = x0`` on the support of ``x``
     (least squares), or None when it is negative somewhere or does not solve them."""
     S = x > 0
     if not S.any():
         return None
-    xs = np.linalg.lstsq(Qr[S].T, c, rcond=None)[0]
+    PS = split.columns(S)
+    xs = np.linalg.lstsq(PS, x0, rcond=None)[0]
     xs[(xs < 0) & (xs >= -TIE_FEAS_TOL * np.abs(xs).max())] = 0.0   # rounding
-    if xs.min() < 0 or np.linalg.norm(Qr[S].T @ xs - c) > TIE_FEAS_TOL * c_norm:
+    if xs.min() < 0 or np.linalg.norm(PS @ xs - x0) > TIE_FEAS_TOL * c_norm:
         return None
     out = np.zeros(x.size)
     out[S] = xs
     return out
 
 
-def _ldp_optimum(Qr, Qn, c, c_norm, mu):
+def _ldp_optimum(split, x0, c_norm, mu):
     """The minimum-norm optimum by least-distance programming (Lawson & Hanson, *Solving
     Least Squares Problems*, 1974, ch. 23), with its certificate.
 
-    Every ``x`` with ``Qr^T x = c`` is ``x0 + Qn z`` (``x0 = Qr c``, ``Qn`` the orthonormal
-    complement of ``Qr``), and ``||x||^2 = ||c||^2 + ||z||^2``; so the tie rule is the LDP
+    Every ``x`` with ``P x = x0`` is ``x0 + Qn z`` (``x0 = P mu``, ``Qn`` the orthonormal
+    basis of the null space, ``P = I - Qn Qn^T``), and ``||x||^2 = ||x0||^2 + ||z||^2``; so
+    the tie rule is the LDP
     ``min ||z||`` s.t. ``Qn z >= -x0``, in the ``m - r`` null-space coordinates only.  LDP
     is one NNLS: ``u = argmin_{u >= 0} ||E u - f||`` with ``E = [Qn^T; h^T]``,
     ``f = e_{m-r+1}``, then ``z = -res_{1:m-r} / res_{m-r+1}``, with ``h = -x0`` and:
@@ -361,16 +588,16 @@ def _ldp_optimum(Qr, Qn, c, c_norm, mu):
     (weak duality).  Returns ``(x, gap, residual)``, or None when NNLS stops or the
     polish fails.
     """
-    x0 = Qr @ c
+    Qn = split.Qn
     t = float(np.linalg.norm(Qn.T @ mu))
     if not t > 0:                           # mu = x0: already the shortest point
-        return mu.copy(), 0.0, float(np.linalg.norm(Qr.T @ mu - c)) / c_norm
+        return mu.copy(), 0.0, float(np.linalg.norm(split.project(mu) - x0)) / c_norm
     rounding = max(-float(np.min(x0 + Qn @ (Qn.T @ mu))), 0.0)
     x0_max, mu_max = float(np.abs(x0).max()), float(np.abs(mu).max())
     best = None
     for base, unit in ((x0_max, t), (mu_max, t), (mu_max, x0_max), (x0_max, x0_max)):
         slack = max(TIE_LDP_SLACK * base, 10.0 * rounding)
-        out = _ldp_solve(Qr, Qn, c, c_norm, x0, slack, unit)
+        out = _ldp_solve(split, x0, c_norm, slack, unit)
         if out is not None and out[1] <= TIE_GAP_TOL and out[2] <= TIE_FEAS_TOL:
             return out
         if out is not None and (best is None or out[1] + out[2] < best[1] + best[2]):
@@ -378,8 +605,9 @@ def _ldp_optimum(Qr, Qn, c, c_norm, mu):
     return best
 
 
-def _ldp_solve(Qr, Qn, c, c_norm, x0, slack, unit):
+def _ldp_solve(split, x0, c_norm, slack, unit):
     """One LDP solve of :func:`_ldp_optimum` with ``z`` in units of ``unit``."""
+    Qn = split.Qn
     k = Qn.shape[1]
     if not unit > 0:
         return None
@@ -397,32 +625,33 @@ def _ldp_solve(Qr, Qn, c, c_norm, x0, slack, unit):
     band = np.where(raw <= 4.0 * slack, 0.0, raw)      # the slack's rounding band: active rows
     x = None
     for cand in (band, raw):
-        if float(np.linalg.norm(Qr.T @ cand - c)) <= TIE_FEAS_TOL * c_norm:
+        if float(np.linalg.norm(split.project(cand) - x0)) <= TIE_FEAS_TOL * c_norm:
             x = cand
             break
     for cand in (band, raw):
         if x is None:
-            x = _polish(Qr, c, cand, c_norm)
+            x = _polish(split, x0, cand, c_norm)
     if x is None:
         return None
-    feas = float(np.linalg.norm(Qr.T @ x - c)) / c_norm
+    feas = float(np.linalg.norm(split.project(x) - x0)) / c_norm
     g1, g2 = -float(x0 @ u), float(np.sum((Qn.T @ u) ** 2))
-    dual = 0.5 * float(c @ c) + (0.5 * g1 * g1 / g2 if g1 > 0 and g2 > 0 else 0.0)
+    dual = 0.5 * float(x0 @ x0) + (0.5 * g1 * g1 / g2 if g1 > 0 and g2 > 0 else 0.0)
     primal = 0.5 * float(x @ x)
     gap = max(primal - dual, 0.0) / max(primal, np.finfo(float).tiny)
     return x, gap, feas
 
 
-def min_norm_optimum(G, mu, eig=None):
+def min_norm_optimum(G, mu, split=None):
     """The tie rule of :func:`alignf`: ``argmin ||x||_2`` s.t. ``M x = M mu``, ``x >= 0``.
 
     Every maximizer of (P) without order constraints gives the same labeled block
     ``M x`` (the direction of the projection of ``T`` onto the cone ``{M x : x >= 0}`` is
-    unique), so the maximizers are ``{x >= 0 : Q_r^T x = Q_r^T mu}`` with ``Q_r`` the
-    eigenvectors of ``G = M^T M`` whose eigenvalues exceed ``RANK_RTOL`` of the largest
-    (orthonormal rows: the same set as ``M x = M mu``, and well conditioned) — a
-    polytope, a single point when ``G`` has full rank.  Among them the minimum-norm
-    point is unique (a strictly convex QP).  ``eig``: ``np.linalg.eigh(G)`` if known.
+    unique), so the maximizers are ``{x >= 0 : P x = P mu}`` with ``P`` the orthogonal
+    projector onto the numerical range of ``G = M^T M`` (:func:`psd_split`: pivots above
+    ``RANK_RTOL`` of the largest eigenvalue; the same set as ``M x = M mu``, and well
+    conditioned) — a polytope, a single point when ``G`` has full rank.  Among them the
+    minimum-norm point is unique (a strictly convex QP).  ``split``: ``psd_split(G)`` if
+    known (the split of a positive multiple of ``G`` is as good).
 
     Method (exact, certified): the least-distance program in the null-space coordinates
     (:func:`_ldp_optimum`: one NNLS with ``m - r + 1`` rows, small when ``G``'s rank r is
@@ -434,15 +663,15 @@ def min_norm_optimum(G, mu, eig=None):
     :class:`SolveInfo`; ``tie_method: "tikhonov"``, the LDP's gap in ``tie_ldp_gap``), in
     stages:
 
-    1. *support*: the Tikhonov problem ``min_{x >= 0} rho^2 ||Q_r^T x - c||^2 + ||x||^2``
-       (``c = Q_r^T mu``, ``1 / rho^2`` in ``TIE_TIKHONOV``) by Lawson-Hanson NNLS; its
+    1. *support*: the Tikhonov problem ``min_{x >= 0} rho^2 ||P x - x0||^2 + ||x||^2``
+       (``x0 = P mu``, ``1 / rho^2`` in ``TIE_TIKHONOV``) by Lawson-Hanson NNLS; its
        solution tends to the minimum-norm optimum as ``rho -> inf`` and has (for the
        rho used) its support ``S``;
     2. *polish*: ``x_S`` = the solution of the equality rows on that support
        (least squares), kept when it is non-negative and solves them (relative residual
        below ``TIE_FEAS_TOL``): a feasible point;
-    3. *certificate*: ``nu = rho^2 (c - Q_r^T x_1)`` (the Tikhonov problem's multiplier)
-       is a dual point of the QP, whose dual function ``c^T nu - 1/2 ||(Q_r nu)_+||^2``
+    3. *certificate*: ``nu = rho^2 (x0 - P x_1)`` (the Tikhonov problem's multiplier, in
+       the range) is a dual point of the QP, whose dual function ``x0^T nu - 1/2 ||nu_+||^2``
        bounds its optimum from below (weak duality); the feasible polished point is
        certified when the relative duality gap is below ``TIE_GAP_TOL`` (strong
        convexity: ``||x - x*||^2 <= 2 gap``).  Otherwise the next weight is tried.
@@ -454,7 +683,7 @@ def min_norm_optimum(G, mu, eig=None):
     in the stats and the note; such a point is never longer than the minimum-norm optimum, since
     ``rho^2 ||res||^2 + ||x_rho||^2 <= ||x*||^2``).  Otherwise the point with the smallest
     gap is kept and the :class:`SolveInfo` says so (a fallback, with gap and residual).
-    The Tikhonov NNLS has ``r + m`` rows and m columns, so it costs far more than the
+    The Tikhonov NNLS has ``2 m`` rows and m columns, so it costs far more than the
     LDP's.
 
     A general QP solver is not used: HiGHS's QP on the rows ``R = diag(sqrt(lambda)) Q_r^T``
@@ -469,8 +698,8 @@ def min_norm_optimum(G, mu, eig=None):
         ``M^T M``, symmetric positive semidefinite.
     mu : ndarray of shape (m,)
         A maximizer of (P) without order constraints.
-    eig : tuple of ndarray, default=None
-        ``np.linalg.eigh(G)``; None to compute it.
+    split : RangeSplit, default=None
+        ``psd_split(G)``; None to compute it.
 
     Returns
     -------
@@ -480,16 +709,14 @@ def min_norm_optimum(G, mu, eig=None):
         The tie rule's solve (``"nnls"``, its ``tie_*`` stats and a fallback reason
         when the LDP was not certified); None when ``G`` has full rank.
     """
-    lam, Q = np.linalg.eigh(G) if eig is None else eig
-    keep = lam > RANK_RTOL * max(lam.max(), 0.0)
-    if keep.all():
-        return mu, None
-    Qr = Q[:, keep]
+    split = psd_split(G) if split is None else split
     m = mu.size
-    c = Qr.T @ mu
-    c_norm = max(float(np.linalg.norm(c)), np.finfo(float).tiny)
-    base = {"tie_rank": int(keep.sum())}
-    ldp = _ldp_optimum(Qr, Q[:, ~keep], c, c_norm, mu)
+    if split.rank == m:
+        return mu, None
+    x0 = split.project(mu)
+    c_norm = max(float(np.linalg.norm(x0)), np.finfo(float).tiny)
+    base = {"tie_rank": split.rank}
+    ldp = _ldp_optimum(split, x0, c_norm, mu)
     if ldp is not None and ldp[1] <= TIE_GAP_TOL and ldp[2] <= TIE_FEAS_TOL:
         x, gap, feas = ldp
         return x, SolveInfo("nnls", stats={**base, "tie_support": int(np.count_nonzero(x)),
@@ -500,18 +727,19 @@ def min_norm_optimum(G, mu, eig=None):
            if ldp is None else
            f"ldp->tikhonov (LDP gap {ldp[1]:.1e}, residual {ldp[2]:.1e}: no certificate)")
     tried = []
+    P = split.columns(np.ones(m, dtype=bool))
     for weight in TIE_TIKHONOV:
         rho2 = 1.0 / weight
-        x1, _ = nnls(np.vstack([np.sqrt(rho2) * Qr.T, np.eye(m)]),
-                     np.concatenate([np.sqrt(rho2) * c, np.zeros(m)]), maxiter=50 * m)
-        polished = _polish(Qr, c, x1, c_norm)
+        x1, _ = nnls(np.vstack([np.sqrt(rho2) * P, np.eye(m)]),
+                     np.concatenate([np.sqrt(rho2) * x0, np.zeros(m)]), maxiter=50 * m)
+        polished = _polish(split, x0, x1, c_norm)
         x = x1 if polished is None else polished
         # dual point of the Tikhonov problem; its dual function bounds the optimum below
-        nu = rho2 * (c - Qr.T @ x1)
-        dual = float(c @ nu - 0.5 * np.sum(np.maximum(Qr @ nu, 0.0) ** 2))
+        nu = rho2 * (x0 - split.project(x1))
+        dual = float(x0 @ nu - 0.5 * np.sum(np.maximum(nu, 0.0) ** 2))
         primal = 0.5 * float(x @ x)
         gap = max(primal - dual, 0.0) / max(primal, np.finfo(float).tiny)
-        feas = float(np.linalg.norm(Qr.T @ x - c)) / c_norm
+        feas = float(np.linalg.norm(split.project(x) - x0)) / c_norm
         stats = {**base, "tie_support": int(np.count_nonzero(x)), "tie_tikhonov": weight,
                  "tie_gap": gap, "tie_residual": feas}
         if polished is not None and gap <= TIE_GAP_TOL:
@@ -575,7 +803,7 @@ def alignf(G, a):
     sol = alignment_qp(G, a, fallback=np.ones(m))
     if sol.degenerate:
         return sol, None
-    mu, tie = min_norm_optimum(np.asarray(G, dtype=float), sol.mu, eig=sol.eig)
+    mu, tie = min_norm_optimum(np.asarray(G, dtype=float), sol.mu, split=sol.split)
     nrm2 = float(mu @ G @ mu)
     if tie is not None and nrm2 > 0:
         mu = mu / np.sqrt(nrm2)
