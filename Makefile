@@ -24,7 +24,7 @@ ifneq ($(wildcard $(MIRROR)),)
 export SSKERNELS_DATA_MIRROR ?= $(MIRROR)
 endif
 
-.PHONY: bench-wang2015 readings-wang2015 archive readings table-secstr table-secstr-extra table-secstr-extra-skl bench-scale table-skl-truncation figure-fidelity bound-liu2009-t3 bound-mao2010-t2 figures-kscl table-wang2015-t1 table-wang2015-t2 table-wang2015-t2-lr table-wang2015-t3 table-wang2015-t3-lr tables-wang2015 figure-wang2015-alignment figure-wang2015-wifi figure-sindhwani figures-sindhwani table-sindhwani-linear setup run test fuzz test-oldest test-nodata test-portability bench tables table-liu2009-t3 figure-liu2009-f1 table-mao2010-t2 table-mao2010-t3 sweep-liu2009-beta regression clean help docs
+.PHONY: labbook bench-wang2015 readings-wang2015 archive readings table-secstr table-secstr-extra table-secstr-extra-skl bench-scale table-skl-truncation figure-fidelity bound-liu2009-t3 bound-mao2010-t2 figures-kscl table-wang2015-t1 table-wang2015-t2 table-wang2015-t2-lr table-wang2015-t3 table-wang2015-t3-lr tables-wang2015 figure-wang2015-alignment figure-wang2015-wifi figure-sindhwani figures-sindhwani table-sindhwani-linear setup run test fuzz test-oldest test-nodata test-portability bench tables table-liu2009-t3 figure-liu2009-f1 table-mao2010-t2 table-mao2010-t3 sweep-liu2009-beta regression clean help docs
 
 help:
 	@echo "make run      - the default experiment (bundled wine data, no network)"
@@ -39,6 +39,7 @@ help:
 	@echo "make table-secstr - SecStr (83,679 points), official 100-label splits: ours beside LabelSpreading, stages and peak memory (results/scale)"
 	@echo "make table-secstr-extra - SecStr with its 1.19 M extra unlabeled points (1.27 M) beside SecStr alone: accuracy per label count, stages, recall, peak memory (results/scale)"
 	@echo "make table-secstr-extra-skl - SKL_KTA on the 1.27 M points of SecStr with its extra ones (about 40 minutes; results/scale/secstr_extra_skl)"
+	@echo "make labbook  - render the lab book's tables (results/README.md) from the committed CSVs"
 	@echo "make bench-wang2015 - one fresh split of every Wang et al. table row against the committed records of that split (results/bench/wang2015_*.md)"
 	@echo "make bench-scale - the scale ladder: n = 2k..83k (SecStr, blobs) and 200k..1.27M (SecStr with its extra points), time and peak memory per stage against the floor (results/scale/ladder)"
 	@echo "make table-skl-truncation - SKL_KTA with m eigenpairs against the full spectrum on the Mao & Tsang sets"
@@ -139,7 +140,13 @@ bench: $(STAMP)
 tables: table-liu2009-t3 bound-liu2009-t3 figure-liu2009-f1 table-mao2010-t2 bound-mao2010-t2 table-mao2010-t3 readings figure-sindhwani \
         table-sindhwani-linear figures-kscl tables-wang2015 table-skl-truncation table-secstr table-secstr-extra table-secstr-extra-skl
 	$(MAKE) figure-fidelity
+	$(MAKE) labbook
 	$(MAKE) archive
+
+# the lab book's tables (results/README.md, the blocks between "generated" markers) rendered from
+# the committed CSVs; tests/test_labbook.py fails when one differs from its CSV
+labbook: $(STAMP)
+	$(PY) -m paper.labbook
 
 # every run folder's records packed beside it (results/*/runs/NAME.records.jsonl.gz, committed):
 # a fresh clone's `make tables` takes every record whose key still matches from there, so it

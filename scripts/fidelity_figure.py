@@ -15,17 +15,26 @@ other rows of the cell in other tables are listed as *repeats*, with whether the
 same value (the same record).  Rows run under a documented alternative reading
 (``reading`` column: a spec's ``readings:``, ``make readings``) never count as the cell's row.
 
-**Verdicts** of a counted cell, one rounding rule
-(:func:`sskernels.experiment.tables.within_spread`: ours rounded to the paper's printed
-decimals):
+**Verdicts** of a counted cell with a ±, exactly one each, in this order (one rounding rule,
+:func:`sskernels.experiment.tables.within_spread`: ours rounded to the paper's printed
+decimals; "se" is ``sqrt(ours_se^2 + paper_se^2)``, our standard error over splits and the
+paper's own, :func:`sskernels.experiment.tables.paper_se`):
 
 * *matched*: ``|ours - paper| <=`` the paper's ±, read as the paper table's ``spread`` says;
-* *beyond our reading*: not matched, and a reachability bound on that row (``sskernels
-  bound``: each split's best grid candidate on the test labels) is below the paper's value
-  by more than two combined standard errors, the bound's and the paper's own
-  (:func:`sskernels.experiment.tables.beyond_reading`), each such cell naming the reading it
-  is conditional on;
-* *open*: the rest;
+  the headline says how many of them rest on test-label selection (an oracle row) and flags
+  those whose row predicts one class on most splits (its notes' "constant prediction");
+* *unmatchable at the printed precision*: the paper's ± is below one unit of its means' last
+  printed decimal (:data:`UNMATCHABLE_BELOW`, 0.01): ours, rounded to that decimal, would
+  have to equal the paper's value, whatever the ±;
+* *beyond our reading*: a bound on that row's grid is worse than the paper's value by more
+  than two combined standard errors (:func:`sskernels.experiment.tables.beyond_reading`): a
+  reachability bound file (``sskernels bound``: each split's best grid candidate on the test
+  labels), or, for accuracy and error, the counted row itself when it is an oracle row (it
+  selects on the test labels: it is the bound of its own grid); each names its evidence;
+* *ours better*: ours better than the paper's value (higher accuracy or alignment, lower
+  error) by more than two combined se — the paper's row is weaker than ours;
+* *near miss*: within two combined se of the paper's value;
+* *open*: the rest (ours worse by more than two combined se, and no bound says why);
 * cells where the paper prints no ± are counted apart (*no ±*).
 
 Apart from these: a cell not matched by its counted row is *matched under a reading* when that
@@ -39,6 +48,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 import sys
 from pathlib import Path
 
@@ -54,6 +64,16 @@ MARKERS = "osD^v<>pP*Xhd"
 LARGEST = 15
 #: the ± a miss is measured in where the paper prints ± 0: half the last digit of its means
 RESOLUTION = 0.5 * 10.0 ** -PAPER_DECIMALS
+#: a paper ± below one unit of its means' last printed decimal: unmatchable at that precision
+UNMATCHABLE_BELOW = 10.0 ** -PAPER_DECIMALS
+#: the verdict classes of a cell with a ±, in the order they are decided
+VERDICTS = ("matched", "unmatchable", "beyond", "better", "near", "open")
+VERDICT_TEXT = {"matched": "matched", "unmatchable": "unmatchable at the printed precision",
+                "beyond": "beyond our reading", "better": "ours better by > 2 se",
+                "near": "near miss (within 2 se)", "open": "open"}
+#: +1 where a higher value is better, -1 where lower is
+DIRECTION = {"accuracy": 1.0, "alignment": 1.0, "error": -1.0}
+CONSTANT = re.compile(r"constant prediction[^;]*?x(\d+)/(\d+)")
 
 
 def load_rows(results: Path) -> pd.DataFrame:
@@ -112,8 +132,9 @@ def cells(rows: pd.DataFrame, bounds: pd.DataFrame | None = None):
         d = row.to_dict()
         d["paper_table"] = cell.split("|")[0]
         d["no_spread"] = bool(pd.isna(row["paper_std"]))
-        d["beyond"], d["bound_reading"] = _beyond(row, bounds)
-        d["beyond"] = bool(d["beyond"]) and not d["matched"] and not d["no_spread"]
+        d["verdict"], d["bound_reading"] = _verdict(row, bounds)
+        d["beyond"] = d["verdict"] == "beyond"
+        d["one_class"] = _one_class(row.get("notes"))
         d["readings_tried"] = int(rd["reading"].nunique())
         hits = rd[rd["matched"]]
         d["reading_match"] = "" if d["matched"] or hits.empty else ", ".join(
@@ -124,6 +145,46 @@ def cells(rows: pd.DataFrame, bounds: pd.DataFrame | None = None):
         out.append(d)
     return pd.DataFrame(out), pd.DataFrame(repeats, columns=["paper_cell", "counted", "repeat",
                                                              "same_value"])
+
+
+def _combined_se(row):
+    """``sqrt(ours_se^2 + paper_se^2)`` (a missing se counts as 0)."""
+    ours = float(row["se"]) if "se" in row.index and pd.notna(row["se"]) else 0.0
+    p_se = paper_se(row["paper_std"], row["paper_spread"], row["paper_n"])
+    return math.hypot(ours, 0.0 if pd.isna(p_se) else float(p_se))
+
+
+def _verdict(row, bounds):
+    """``(verdict, evidence)`` of a counted row (:data:`VERDICTS`; "" without a ±)."""
+    if pd.isna(row["paper_std"]):
+        return "", ""
+    if row["matched"]:
+        return "matched", ""
+    if float(row["paper_std"]) < UNMATCHABLE_BELOW - 1e-12:
+        return "unmatchable", f"± {row['paper_std']:g} < {UNMATCHABLE_BELOW:g}"
+    beyond, reading = _beyond(row, bounds)
+    if beyond:
+        return "beyond", reading
+    direction = DIRECTION.get(row["metric"])
+    se = _combined_se(row)
+    if row["oracle"] and direction is not None and row["metric"] != "alignment" \
+            and direction * row["delta"] < -2.0 * se:
+        what = str(row.get("selected", "")) if pd.notna(row.get("selected", np.nan)) else ""
+        return "beyond", ("the row's own test-label selection over its grid"
+                          + (f" (chosen: {what})" if what else ""))
+    if direction is not None and direction * row["delta"] > 2.0 * se:
+        return "better", ""
+    if abs(row["delta"]) <= 2.0 * se:
+        return "near", ""
+    return "open", ""
+
+
+def _one_class(notes):
+    """Whether a row's notes say it predicted one class on more than half its splits."""
+    if not isinstance(notes, str):
+        return False
+    hits = [(int(k), int(n)) for k, n in CONSTANT.findall(notes)]
+    return bool(hits) and sum(k for k, _ in hits) > hits[0][1] / 2
 
 
 BOUND_KEY = ["table", "dataset", "setting", "method"]
@@ -161,23 +222,27 @@ def summary(c: pd.DataFrame, repeats: pd.DataFrame) -> pd.DataFrame:
     c = c.copy()
     c["repeats"] = c["paper_cell"].map(repeats.groupby("paper_cell").size()).fillna(0)
     c["has_spread"] = ~c["no_spread"]
-    c["open"] = c["has_spread"] & ~c["matched"] & ~c["beyond"]
+    for v in VERDICTS:
+        c[f"is_{v}"] = c["verdict"] == v
+    c["matched_oracle"] = c["is_matched"] & c["oracle"]
+    c["matched_one_class"] = c["is_matched"] & c["one_class"]
     c["under_reading"] = c["reading_match"] != ""
     c["tried"] = c["readings_tried"] > 0
     g = c.groupby(["paper_table", "metric"], sort=True)
-    s = pd.DataFrame({"cells": g.size(), "repeats": g["repeats"].sum().astype(int),
-                      "with_spread": g["has_spread"].sum(), "matched": g["matched"].sum(),
-                      "beyond": g["beyond"].sum(), "open": g["open"].sum(),
-                      "no_spread": g["no_spread"].sum(),
-                      "under_reading": g["under_reading"].sum(),
-                      "tried": g["tried"].sum(), "readings": g["readings_tried"].sum(),
-                      "median_delta": g["delta"].median()}).reset_index()
-    return s
+    cols = {"cells": g.size(), "repeats": g["repeats"].sum().astype(int),
+            "with_spread": g["has_spread"].sum()}
+    cols.update({v: g[f"is_{v}"].sum() for v in VERDICTS})
+    cols.update({"matched_oracle": g["matched_oracle"].sum(),
+                 "matched_one_class": g["matched_one_class"].sum(),
+                 "no_spread": g["no_spread"].sum(), "under_reading": g["under_reading"].sum(),
+                 "tried": g["tried"].sum(), "readings": g["readings_tried"].sum(),
+                 "median_delta": g["delta"].median()})
+    return pd.DataFrame(cols).reset_index()
 
 
 def write_markdown(c, repeats, summ, path: Path):
-    tot = summ[["cells", "repeats", "with_spread", "matched", "beyond", "open", "no_spread",
-                "under_reading", "tried", "readings"]].sum()
+    tot = summ[["cells", "repeats", "with_spread", *VERDICTS, "matched_oracle",
+                "matched_one_class", "no_spread", "under_reading", "tried", "readings"]].sum()
     lines = [
         "# Paper against ours: each distinct paper cell once", "",
         "Generated by `scripts/fidelity_figure.py` (`make figure-fidelity`) from the summary "
@@ -185,36 +250,58 @@ def write_markdown(c, repeats, summ, path: Path):
         "cell the paper prints again in another table is one cell, its other rows listed "
         "below as repeats. Per cell one row of ours counts: the one that follows the paper's "
         "stated protocol (`protocol: paper` in its spec), else an oracle row (the papers that "
-        "select on the test points), else our row. **Matched**: |ours − paper| ≤ the paper's "
-        "±, read as the paper table's `spread` says (ours rounded to the paper's two "
-        "decimals first). **Beyond our reading**: not matched, and the reachability bound "
-        "(`sskernels bound`: each split's best grid candidate on the test labels) is below "
-        "the paper by more than two combined standard errors — the bound's and the paper's "
-        "own (its ± where it reads as a standard error, else ± / √ its splits); a verdict on "
-        "our reading (data, graph, preprocessing, splits held as listed below), not on the "
-        "paper. **Open**: the rest. **No ±**: the paper prints none (not counted as matched "
-        "or missed). **Matched under a reading** (counted apart, never in *matched*): a cell "
+        "select on the test points), else our row. Every cell with a ± is in exactly one "
+        "class, decided in this order; *se* is the combined standard error, ours over splits "
+        "and the paper's own (its ± where it reads as a standard error, else ± / √ its "
+        "splits). **Matched**: |ours − paper| ≤ the paper's ±, read as the paper table's "
+        "`spread` says (ours rounded to the paper's two decimals first). **Unmatchable at the "
+        f"printed precision**: the paper's ± is below {UNMATCHABLE_BELOW:g}, one unit of its "
+        "means' last printed decimal, so a match would need ours to round to the paper's "
+        "value whatever the ±. **Beyond our reading**: a bound on the row's grid is worse "
+        "than the paper by more than 2 se — a reachability bound (`sskernels bound`: each "
+        "split's best grid candidate on the test labels) or, for accuracy and error, the "
+        "counted row itself when it is an oracle row (it selects on the test labels: the "
+        "bound of its own grid); a verdict on our reading (data, graph, preprocessing, splits "
+        "held as listed below), not on the paper. **Ours better**: ours better than the "
+        "paper by more than 2 se (the paper's row is the weaker). **Near miss**: within 2 se. "
+        "**Open**: the rest (ours worse by more than 2 se, no bound says why). **No ±**: the "
+        "paper prints none (not counted as matched or missed). **Matched under a reading** "
+        "(counted apart, never in *matched*): a cell "
         "not matched whose row under a documented alternative reading (`readings:` in the "
         "specs, `make readings`) is within the paper's ±; *readings tried*: the cells with at "
         "least one reading run, and the readings run on them in all. Figure: "
         "`fidelity.png`.", "",
-        "| paper table | metric | distinct cells | repeats | matched | beyond our reading | "
-        "open | no ± | matched under a reading | cells with readings (readings run) | "
-        "median ours − paper |",
-        "|---|---|---|---|---|---|---|---|---|---|---|"]
+        "| paper table | metric | distinct cells | repeats | matched (by test-label selection) "
+        "| unmatchable at the printed precision | beyond our reading | ours better by > 2 se "
+        "| near miss (within 2 se) | open | no ± | matched under a reading | cells with "
+        "readings (readings run) | median ours − paper |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in summ.itertuples():
         lines.append(f"| {r.paper_table} | {r.metric} | {r.cells} | {r.repeats} | "
-                     f"{int(r.matched)} of {int(r.with_spread)} | {int(r.beyond)} | "
-                     f"{int(r.open)} | {int(r.no_spread)} | {int(r.under_reading)} | "
-                     f"{int(r.tried)} ({int(r.readings)}) | {r.median_delta:+.3g} |")
+                     f"{int(r.matched)} of {int(r.with_spread)} ({int(r.matched_oracle)}) | "
+                     f"{int(r.unmatchable)} | {int(r.beyond)} | {int(r.better)} | "
+                     f"{int(r.near)} | {int(r.open)} | {int(r.no_spread)} | "
+                     f"{int(r.under_reading)} | {int(r.tried)} ({int(r.readings)}) | "
+                     f"{r.median_delta:+.3g} |")
     lines += ["", f"**In all: {int(tot['cells'])} distinct paper cells ({int(tot['repeats'])} "
               f"repeats besides); of the {int(tot['with_spread'])} with a ±, "
-              f"{int(tot['matched'])} matched, {int(tot['beyond'])} beyond our reading, "
+              f"{int(tot['matched'])} matched ({int(tot['matched_oracle'])} of them by "
+              f"test-label selection, the papers' oracle protocol; "
+              f"{int(tot['matched_one_class'])} by a row that predicts one class on most "
+              f"splits), {int(tot['unmatchable'])} unmatchable at the printed precision, "
+              f"{int(tot['beyond'])} beyond our reading, {int(tot['better'])} where ours is "
+              f"better by more than 2 se, {int(tot['near'])} near misses (within 2 se), "
               f"{int(tot['open'])} open; {int(tot['no_spread'])} without a ±. Under a "
               f"documented alternative reading, {int(tot['under_reading'])} more matched "
               f"({int(tot['tried'])} cells tried, {int(tot['readings'])} reading runs).**"]
-    lines += _cell_list(c[c["beyond"]], "Beyond our reading, and the reading each verdict "
-                        "is conditional on", "ours", "conditional on", "bound_reading")
+    lines += _cell_list(c[c["verdict"].eq("matched") & c["one_class"]], "Matched by a row that "
+                        "predicts one class on most splits (flagged)", "ours", "notes",
+                        "notes")
+    lines += _cell_list(c[c["beyond"]], "Beyond our reading, and the evidence (the bound and "
+                        "the reading each verdict is conditional on)", "ours", "evidence",
+                        "bound_reading")
+    lines += _cell_list(c[c["verdict"] == "better"], "Ours better than the paper by more than "
+                        "two combined se", "ours", "Δ", "delta")
     lines += _cell_list(c[c["reading_match"] != ""], "Matched under a documented alternative "
                         "reading (not in *matched*)", "ours (primary)", "readings that match",
                         "reading_match")
@@ -224,8 +311,8 @@ def write_markdown(c, repeats, summ, path: Path):
               "(\"The largest misses\").", "",
               "| # | cell | paper | ours | Δ | Δ / ± | verdict |", "|---|---|---|---|---|---|---|"]
     for i, r in enumerate(miss.head(LARGEST).itertuples(), 1):
-        verdict = "beyond our reading" if r.beyond else (
-            f"matched under reading {r.reading_match}" if r.reading_match else "open")
+        verdict = VERDICT_TEXT[r.verdict] + (
+            f"; matched under reading {r.reading_match}" if r.reading_match else "")
         lines.append(f"| {i} | {_cell_text(r)} | {_paper_text(r)} | {r.mean:.2f} | "
                      f"{r.delta:+.2f} | {r.units:.1f} | {verdict} |")
     if len(repeats):
@@ -243,8 +330,9 @@ def _cell_list(rows, title, ours, last, column):
         return []
     lines = ["", f"## {title}", "", f"| cell | paper | {ours} | {last} |", "|---|---|---|---|"]
     for r in rows.itertuples():
-        lines.append(f"| {_cell_text(r)} | {_paper_text(r)} | {r.mean:.2f} | "
-                     f"{getattr(r, column)} |")
+        v = getattr(r, column)
+        v = f"{v:+.2f}" if isinstance(v, float) else str(v).replace("|", "/")
+        lines.append(f"| {_cell_text(r)} | {_paper_text(r)} | {r.mean:.2f} | {v} |")
     return lines
 
 
@@ -256,6 +344,12 @@ def _paper_text(r):
     if pd.isna(r.paper_std):
         return f"{r.paper_mean:g}"
     return f"{r.paper_mean:.2f} ± {r.paper_std:.3g}" + (" se" if r.paper_spread == "se" else "")
+
+
+COLOURS = {"matched": "tab:green", "unmatchable": "tab:purple", "beyond": "tab:red",
+           "better": "tab:blue", "near": "tab:olive", "open": "0.45"}
+SHORT = {"unmatchable": "unmatchable", "beyond": "beyond", "better": "ours better",
+         "near": "near", "open": "open"}
 
 
 def plot(c: pd.DataFrame, rows: pd.DataFrame, path: Path):
@@ -272,7 +366,7 @@ def plot(c: pd.DataFrame, rows: pd.DataFrame, path: Path):
     fig, axes = plt.subplots(nrow, ncol, figsize=(5.4 * ncol, 4.8 * nrow), squeeze=False)
     reading_rows = rows[rows["reading"] != ""]
     for ax, ((table, metric), d) in zip(axes.ravel(), panels):
-        colour = np.where(d["matched"], "tab:green", np.where(d["beyond"], "tab:red", "0.45"))
+        colour = d["verdict"].map(COLOURS).fillna("0.45").tolist()
         yerr = np.where(d["paper_spread"] == "se", d.get("se", d["std"]), d["std"])
         ax.errorbar(d["paper_mean"], d["mean"], xerr=np.nan_to_num(d["paper_std"]),
                     yerr=np.nan_to_num(yerr.astype(float)), fmt="none", ecolor="0.75", lw=0.6)
@@ -287,19 +381,22 @@ def plot(c: pd.DataFrame, rows: pd.DataFrame, path: Path):
         pad = 0.05 * (hi - lo or 1.0)
         ax.plot([lo - pad, hi + pad], [lo - pad, hi + pad], "k--", lw=0.7)
         n = int((~d["no_spread"]).sum())
-        m, b = int(d["matched"].sum()), int(d["beyond"].sum())
+        counts = d["verdict"].value_counts()
         u = int((d["reading_match"] != "").sum())
         k = int(d["no_spread"].sum())
-        ax.set_title(f"{table} — {metric}\n{m} of {n} matched, {b} beyond our reading, "
-                     f"{n - m - b} open; +{u} under a reading"
-                     + (f"; {k} without a ±" if k else ""), fontsize=8.5)
+        parts = [f"{int(counts.get(v, 0))} {SHORT[v]}" for v in VERDICTS[1:] if counts.get(v, 0)]
+        ax.set_title(f"{table} — {metric}\n{int(counts.get('matched', 0))} of {n} matched; "
+                     + ", ".join(parts) + f"; +{u} under a reading"
+                     + (f"; {k} without a ±" if k else ""), fontsize=8)
         ax.set_xlabel("paper", fontsize=8)
         ax.set_ylabel("ours (the cell's counted row)", fontsize=8)
         ax.tick_params(labelsize=7)
     for ax in axes.ravel()[len(panels):]:
         ax.axis("off")
     fig.suptitle("Paper (x) against ours (y), each distinct paper cell once; green matched, "
-                 "red beyond our reading, grey open; blue x: documented readings", fontsize=10)
+                 "purple unmatchable at the printed precision, red beyond our reading, blue "
+                 "ours better by > 2 se, olive near miss, grey open; blue x: documented "
+                 "readings", fontsize=9)
     fig.tight_layout(rect=(0, 0, 1, 0.97))
     fig.savefig(path, dpi=90)
     plt.close(fig)
@@ -323,8 +420,9 @@ def main(argv=None):
     plot(c, rows, out.with_suffix(".png"))
     print(f"wrote {out.with_suffix('.md')} and {out.with_suffix('.png')}: "
           f"{int(summ['matched'].sum())} of {int(summ['with_spread'].sum())} distinct cells "
-          f"matched, {int(summ['beyond'].sum())} beyond our reading, "
-          f"{int(summ['under_reading'].sum())} more under a reading", file=sys.stderr)
+          f"matched, " + ", ".join(f"{int(summ[v].sum())} {VERDICT_TEXT[v]}"
+                                   for v in VERDICTS[1:])
+          + f"; {int(summ['under_reading'].sum())} more under a reading", file=sys.stderr)
     return 0
 
 

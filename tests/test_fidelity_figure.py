@@ -49,7 +49,9 @@ def test_a_cell_printed_in_two_tables_counts_once_and_its_repeat_is_listed(tmp_p
     assert fidelity.main([str(tmp_path)]) == 0
     md = (tmp_path / "fidelity.md").read_text()
     assert ("**In all: 3 distinct paper cells (1 repeats besides); of the 3 with a ±, 2 "
-            "matched, 0 beyond our reading, 1 open; 0 without a ±.") in md
+            "matched (1 of them by test-label selection") in md
+    # d2's oracle row is 5 below the paper: the row's own grid bound is beyond our reading
+    assert "1 beyond our reading" in md and "0 open" in md
     assert "| T2|d1|X||accuracy | p/table1: label-aware (oracle) | p/table2: X (oracle) | yes |" \
         in md or "| T2|d1|X||accuracy | p/table2: X (oracle) | p/table1: label-aware (oracle) | yes |" \
         in md
@@ -86,9 +88,10 @@ def test_matched_under_a_reading_is_counted_apart_with_the_readings_tried(tmp_pa
     assert c.loc["d2", "matched"] and c.loc["d2", "reading_match"] == ""
     assert fidelity.main([str(tmp_path)]) == 0
     md = (tmp_path / "fidelity.md").read_text()
-    assert ("of the 2 with a ±, 1 matched, 0 beyond our reading, 1 open; 0 without a ±. Under "
-            "a documented alternative reading, 1 more matched (2 cells tried, 3 reading runs)"
-            ) in md
+    assert "of the 2 with a ±, 1 matched (0 of them by test-label selection" in md
+    assert "1 open; 0 without a ±" in md
+    assert ("Under a documented alternative reading, 1 more matched (2 cells tried, 3 reading "
+            "runs)") in md
 
 
 def test_combined_standard_error_verdict_uses_the_papers_own_sampling_error(tmp_path):
@@ -125,7 +128,7 @@ def test_one_rounding_rule_and_no_spread_counted_apart(tmp_path):
         row("d2", "m", 80.0, 80.0, 1.0, "T|d2|m||accuracy")])
     assert fidelity.main([str(tmp_path)]) == 0
     md = (tmp_path / "fidelity.md").read_text()
-    assert "of the 1 with a ±, 1 matched, 0 beyond our reading, 0 open; 1 without a ±" in md
+    assert "of the 1 with a ±, 1 matched (0 of them" in md and "0 open; 1 without a ±" in md
 
 
 def test_a_summary_without_the_cell_columns_is_one_line_and_exit_2(tmp_path, capsys):
@@ -143,3 +146,41 @@ def test_no_table_with_paper_values_is_one_line_and_exit_2(tmp_path, capsys):
     assert fidelity.main([str(tmp_path)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "no summary CSV with paper values" in err[0]
+
+
+def test_every_cell_in_exactly_one_verdict_class(tmp_path):
+    """One synthetic cell per class (paper std over 10 splits: paper se = std / sqrt(10);
+    ours se = 1 / sqrt(10)), decided in the documented order."""
+    se = np.sqrt(2 * 0.1)                    # combined: ours 1/sqrt(10), paper 1/sqrt(10)
+    notes = "degenerate: constant prediction: every unlabeled point gets class 1 x8/10"
+    one_class = row("d8", "SVM (oracle: best test accuracy)", 80.0, 80.4, 1.0,
+                    "T|d8|m||accuracy")
+    one_class["notes"] = notes
+    write(tmp_path / "p" / "t.csv", [
+        row("d1", "m", 80.0, 80.5, 1.0, "T|d1|m||accuracy"),                 # matched
+        row("d2", "m", 0.50, 0.52, 0.004, "T|d2|m||alignment", metric="alignment"),
+        row("d3", "m (oracle: best test accuracy)", 70.0, 80.0, 1.0,
+            "T|d3|m||accuracy"),                                              # beyond: own grid
+        row("d4", "m", 30.0, 40.0, 1.0, "T|d4|m||error", metric="error"),    # ours better
+        row("d5", "m", 80.0 - 1.5 * se - 1.0, 80.0 - 1.0 + 0.0, 0.5,
+            "T|d5|m||accuracy"),                                              # near miss
+        row("d6", "m", 70.0, 80.0, 1.0, "T|d6|m||accuracy"),                 # open
+        row("d7", "m", 1.0, 2.0, np.nan, "T|d7|m||rmse", metric="rmse"),     # no ±
+        one_class])
+    c, _ = fidelity.cells(fidelity.load_rows(tmp_path))
+    v = dict(zip(c["dataset"], c["verdict"]))
+    assert v == {"d1": "matched", "d2": "unmatchable", "d3": "beyond", "d4": "better",
+                 "d5": "near", "d6": "open", "d7": "", "d8": "matched"}
+    assert "own test-label selection" in c.set_index("dataset").loc["d3", "bound_reading"]
+    assert c.set_index("dataset").loc["d8", "one_class"]
+    assert not c.set_index("dataset").loc["d1", "one_class"]
+    assert fidelity.main([str(tmp_path)]) == 0
+    md = (tmp_path / "fidelity.md").read_text()
+    assert ("of the 7 with a ±, 2 matched (1 of them by test-label selection, the papers' "
+            "oracle protocol; 1 by a row that predicts one class on most splits), 1 "
+            "unmatchable at the printed precision, 1 beyond our reading, 1 where ours is "
+            "better by more than 2 se, 1 near misses (within 2 se), 1 open; 1 without a ±") in md
+    assert "## Matched by a row that predicts one class on most splits (flagged)" in md
+    # the counts of every class add up to the cells with a ±
+    summ = fidelity.summary(c, pd.DataFrame(columns=["paper_cell"]))
+    assert int(summ[list(fidelity.VERDICTS)].to_numpy().sum()) == int(summ["with_spread"].sum())

@@ -158,3 +158,25 @@ def test_the_figure_marks_one_class_points_only():
     # a figure without one-class points has no mark
     fig = error_curves(learning_curve(), ["accuracy"], accuracy=True)
     assert not [c for c in fig.axes[0].collections if c.get_label().startswith("one class")]
+
+
+def test_a_collapsed_class_point_breaks_an_improvement_claim():
+    """r = 10 on 2-spiral: a learning-like rise, but at 10/10 most splits predict class 1 on
+    under a fifth of its labeled share (a "class collapse" note, not a constant prediction):
+    the point is one-class and the curve supports no improvement claim."""
+    collapse = {"notes": ["degenerate: class collapse: class 1 predicted on under a fifth "
+                          "of its share of the labeled points"], "solvers": ["x"]}
+    rec = learning_curve("r = 10", start=51.5, step=4.3)
+    first = (rec["setting"] == "10/10 labeled") & (rec["split"] < 24)
+    rec.loc[first, "report"] = pd.Series([collapse] * int(first.sum()),
+                                         index=rec.index[first])
+    assert not one_class_points(rec)["flag"].any()          # the task's classes unknown
+    pts = one_class_points(rec, n_classes=2)
+    assert pts["one_class"].tolist() == [24, 0, 0, 0] and pts["flag"].tolist()[0]
+    both = pd.concat([learning_curve(), rec], ignore_index=True).assign(n_classes=2)
+    c = claims.summarize(both)
+    ok, why = claims.improves(c["r = 10"])
+    assert not ok and "10/10 (24/30 splits)" in why
+    ours, holds, _ = claims.improvement_claim(c)
+    assert holds == "yes" and ours.startswith("improves for 1 of 2 r (r = 1)")
+    assert "not counted: r = 10" in ours

@@ -7,9 +7,11 @@ same records as the tables; matplotlib is needed (``pip install
 sskernels[plot]``).
 
 A point (method, labeled-set size) at which at least :data:`ONE_CLASS_SHARE` of the
-splits predict one class for every unlabeled point (the fit's report notes a
-"constant prediction", :func:`one_class_points`) is marked with a black cross: its
-accuracy is the share of that class among the unlabeled points, not learning.
+splits predict one class for every unlabeled point (the fit's report notes a "constant
+prediction"; on a binary task known as such, also a "class collapse": the other class
+predicted on under a fifth of its share of the labeled points; :func:`one_class_points`) is
+marked with a black cross: its accuracy is (nearly) the share of one class among the
+unlabeled points, not learning.
 """
 
 from __future__ import annotations
@@ -22,29 +24,49 @@ from sskernels.errors import UserError
 
 #: a point is "one-class" when at least this share of its splits predict one class
 ONE_CLASS_SHARE = 0.5
-#: the fit report's note for a fit that gives every unlabeled point one class (or target)
+#: the fit report's note of a fit that gives every unlabeled point one class (or target)
 ONE_CLASS_NOTE = "constant prediction"
+#: the note of a fit that predicts a class on under a fifth of its share of the labeled points:
+#: on a binary task, (nearly) one class for every unlabeled point
+COLLAPSE_NOTE = "class collapse"
 
 
-def predicts_one_class(report):
-    """Whether one record's fit report notes that every unlabeled point got the same class.
+def predicts_one_class(report, n_classes=None):
+    """Whether one record's fit report notes that every unlabeled point got the same class
+    (on a binary task, ``n_classes=2``, also that a class collapsed: the other one got nearly
+    every point).
 
     Parameters
     ----------
     report : dict or None
         The record's fit report (``report`` column: ``{"notes": [...]}`` or None); a note
-        containing :data:`ONE_CLASS_NOTE` marks it.
+        containing :data:`ONE_CLASS_NOTE` (or, with ``n_classes=2``, :data:`COLLAPSE_NOTE`)
+        marks it.
+    n_classes : int, default=None
+        The task's number of classes, when known; a collapsed class counts only for 2.
 
     Returns
     -------
     bool
         True when a note says so; False for None.
+
+    Examples
+    --------
+    >>> from sskernels.experiment.figures import predicts_one_class
+    >>> collapse = {"notes": ["degenerate: class collapse: class 1 predicted on under a fifth "
+    ...                       "of its share of the labeled points"]}
+    >>> predicts_one_class(collapse), predicts_one_class(collapse, n_classes=2)
+    (False, True)
+    >>> predicts_one_class({"notes": ["degenerate: constant prediction: every unlabeled "
+    ...                               "point gets class 0"]}), predicts_one_class(None)
+    (True, False)
     """
     notes = report.get("notes", ()) if isinstance(report, dict) else ()
-    return any(ONE_CLASS_NOTE in str(n) for n in notes)
+    keys = (ONE_CLASS_NOTE, COLLAPSE_NOTE) if n_classes == 2 else (ONE_CLASS_NOTE,)
+    return any(key in str(n) for n in notes for key in keys)
 
 
-def one_class_points(records, by=("method", "n_labeled")):
+def one_class_points(records, by=("method", "n_labeled"), n_classes=None):
     """Per point (``by``): how many of its splits predict one class, from the fit reports.
 
     ``one_class`` (splits predicting one class), ``n`` (splits), ``share`` and ``flag``
@@ -58,6 +80,8 @@ def one_class_points(records, by=("method", "n_labeled")):
         Records in long format (:func:`~sskernels.experiment.collect.load_records`).
     by : sequence of str, default=("method", "n_labeled")
         The columns that define a point.
+    n_classes : int, default=None
+        The task's number of classes when known (:func:`predicts_one_class`).
 
     Returns
     -------
@@ -68,7 +92,7 @@ def one_class_points(records, by=("method", "n_labeled")):
     by = list(by)
     keep = by + ["split"]
     df = records.drop_duplicates(keep) if "split" in records else records
-    one = (df["report"].map(predicts_one_class) if "report" in df
+    one = (df["report"].map(lambda r: predicts_one_class(r, n_classes)) if "report" in df
            else pd.Series(False, index=df.index))
     out = (one.groupby([df[k] for k in by], sort=False).agg(["sum", "size"])
            .rename(columns={"sum": "one_class", "size": "n"}).reset_index())
