@@ -170,13 +170,25 @@ def _verdict(row, bounds):
     if row["oracle"] and direction is not None and row["metric"] != "alignment" \
             and direction * row["delta"] < -2.0 * se:
         what = str(row.get("selected", "")) if pd.notna(row.get("selected", np.nan)) else ""
-        return "beyond", ("the row's own test-label selection over its grid"
-                          + (f" (chosen: {what})" if what else ""))
+        return "beyond", "; ".join(x for x in (
+            "the row's own test-label selection over its grid"
+            + (f" (chosen: {what})" if what else ""), _context(row, bounds)) if x)
     if direction is not None and direction * row["delta"] > 2.0 * se:
         return "better", ""
     if abs(row["delta"]) <= 2.0 * se:
         return "near", ""
     return "open", ""
+
+
+def _context(row, bounds):
+    """The reading a verdict on ``row`` is conditional on (data file, preprocessing, graph,
+    splits), from any bound of the same table, data set and setting; "" without one."""
+    if bounds is None or "reading" not in bounds:
+        return ""
+    hit = bounds[(bounds["table"] == row["table"]) & (bounds["dataset"] == row["dataset"])
+                 & (bounds["setting"] == row["setting"])]
+    readings = [r for r in hit["reading"] if isinstance(r, str) and r]
+    return readings[0] if readings else ""
 
 
 def _one_class(notes):

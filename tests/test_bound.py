@@ -143,6 +143,7 @@ def test_verdict_beyond_reach_needs_a_gap_of_two_standard_errors():
 
     spec = SimpleNamespace(table="t", name="t", path="configs/liu2009/wine.yaml",
                            preprocess="minmax", reading=None,
+                           dataset=SimpleNamespace(name="wine", file=None),
                            graph=SimpleNamespace(k=6, weights="hein-maier", metric="euclidean"),
                            splits=SimpleNamespace(protocol="random", seed=0))
     bspec = SimpleNamespace(paper=SimpleNamespace(
@@ -154,6 +155,7 @@ def test_verdict_beyond_reach_needs_a_gap_of_two_standard_errors():
     assert row["best_fixed"] == pytest.approx(70.0)
     assert row["paper_se"] == pytest.approx(1.24 / np.sqrt(20), abs=0.005)
     assert "preprocess" in row["reading"]
+    assert "data wine (wine.data, 178 x 13)" in row["reading"]      # the file it rests on
     # se 1.12: the bound's se alone (gap 2.28 > 2.24) would say beyond; with the paper's own
     # sampling error, 2 x sqrt(1.12^2 + 0.277^2) = 2.31 > 2.28: within reach
     row = bound_rows(frame([68.06, 70.0, 71.94]), spec, bspec, {}).iloc[0]

@@ -52,15 +52,33 @@ LABEL_SUFFIX = " (oracle bound: best test accuracy)"
 
 def _reading_text(spec):
     """What a bound holds fixed (the reading its verdict is conditional on): the spec's file,
-    preprocessing, graph and split protocol, and the reading's name under one."""
+    its data (the registered data set's file(s) and size, or the user's file), preprocessing,
+    graph and split protocol, and the reading's name under one."""
     from pathlib import Path
 
     g, s = spec.graph, spec.splits
     graph = f"{g.k}-NN {g.weights} graph" + ("" if g.metric == "euclidean" else f" ({g.metric})")
-    text = (f"{Path(spec.path).name}: preprocess {spec.preprocess}, {graph}, {s.protocol} "
-            f"splits (seed {s.seed})")
+    text = (f"{Path(spec.path).name}: {_data_text(spec.dataset)}, preprocess {spec.preprocess}, "
+            f"{graph}, {s.protocol} splits (seed {s.seed})")
     reading = getattr(spec, "reading", None)
     return text + (f", reading {reading}" if reading else "")
+
+
+def _data_text(dataset):
+    """``data NAME (FILE, n x d)`` of a registered data set (two registered files can hold
+    versions of the same data: PCMAC's 'pcmac' and 'pc-mac'), or ``data FILE``."""
+    from pathlib import Path
+
+    from sskernels.data.registry import get_entry
+
+    if dataset.name is None:
+        return f"data {Path(dataset.file).name}"
+    try:
+        e = get_entry(dataset.name)
+    except Exception:                   # the spec was checked; a name the registry lost
+        return f"data {dataset.name}"
+    files = ", ".join(Path(getattr(f, "path", str(f))).name for f in e.files)
+    return f"data {e.name} ({files + ', ' if files else ''}{e.n} x {e.d})"
 
 
 def _freed(method):
