@@ -36,7 +36,9 @@ def test_pyproject_lists_every_package_and_maps_the_configs():
     tool = pyproject()["tool"]["setuptools"]
     on_disk = {".".join(p.parent.relative_to(REPO).parts)
                for p in (REPO / "sskernels").rglob("__init__.py")}
-    assert set(tool["packages"]) == on_disk | {"sskernels.configs"}
+    folders = {f"sskernels.configs.{d.name}" for d in (REPO / "configs").iterdir()
+               if d.is_dir() and d.name.isidentifier()}
+    assert set(tool["packages"]) == on_disk | {"sskernels.configs"} | folders
     assert tool["package-dir"] == {"sskernels.configs": "configs"}
     assert set(tool["package-data"]["sskernels.configs"]) == {"*.yaml", "**/*.yaml"}
 
