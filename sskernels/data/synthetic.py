@@ -28,7 +28,6 @@ it involves no randomness).
 from __future__ import annotations
 
 import numpy as np
-from sklearn.datasets import make_blobs, make_circles, make_moons
 
 
 def _out(X, y):
@@ -54,6 +53,8 @@ def two_moons(n=200, noise=0.05, seed=0):
     y : ndarray of shape (n,)
         The class labels, int64.
     """
+    from sklearn.datasets import make_moons     # not at import: `datasets list` stays fast
+
     X, y = make_moons(n_samples=int(n), noise=noise, random_state=seed)
     return _out(X, y)
 
@@ -79,6 +80,8 @@ def two_circles(n=200, noise=0.03, factor=0.5, seed=0):
     y : ndarray of shape (n,)
         The class labels, int64.
     """
+    from sklearn.datasets import make_circles
+
     X, y = make_circles(n_samples=int(n), noise=noise, factor=factor, random_state=seed)
     return _out(X, y)
 
@@ -132,6 +135,8 @@ def gaussian_blobs(n=300, centers=3, std=0.8, seed=0):
     """
     if int(centers) < 1:
         raise ValueError(f"centers must be >= 1, got {centers!r}")
+    from sklearn.datasets import make_blobs
+
     X, y = make_blobs(n_samples=int(n), centers=blob_centers(centers), cluster_std=std,
                       random_state=seed)
     return _out(X, y)

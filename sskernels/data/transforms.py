@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.preprocessing import normalize
 
 from ..errors import DataError, UnknownNameError
 
@@ -97,7 +96,7 @@ def preprocess(X, how: str):
     if how == "none":
         return X
     if how == "l2":
-        return normalize(X, norm="l2")
+        return _l2(X)
     if how == "rss-floor":
         if sparse:
             raise DataError("rss-floor would make the sparse feature matrix dense; densify X first")
@@ -109,7 +108,15 @@ def preprocess(X, how: str):
                         "use 'l2' or 'minmax', or densify X first")
     std = X.std(axis=0)
     X = (X - X.mean(axis=0)) / np.where(std > 0, std, 1.0)
-    return normalize(X, norm="l2") if how == "standardize-l2" else X
+    return _l2(X) if how == "standardize-l2" else X
+
+
+def _l2(X):
+    """Unit-length rows (scikit-learn's ``normalize``, imported here: importing the data
+    registry stays fast)."""
+    from sklearn.preprocessing import normalize
+
+    return normalize(X, norm="l2")
 
 
 def _inverse_range(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
