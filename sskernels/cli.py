@@ -29,8 +29,9 @@ from sskernels.errors import UserError
 
 app = typer.Typer(
     help="Semi-supervised kernel learning: run YAML experiment specs and reproduce the papers' "
-         "tables.  Data come from their canonical sources; set SSKERNELS_DATA_MIRROR to a local "
-         "folder laid out like shared/datasets to work offline.",
+         "tables.  Data come from their canonical sources; to work offline, set "
+         "SSKERNELS_DATA_MIRROR to a folder holding the data files under their registry paths "
+         "(e.g. DIR/uci/heart.dat).",
     no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
 datasets_app = typer.Typer(help="List and fetch the registered data sets.", no_args_is_help=True)
 methods_app = typer.Typer(help="List the registered methods.", no_args_is_help=True)

@@ -5,9 +5,10 @@
     >>> ds.X.shape, ds.y[:3]                                 # doctest: +SKIP
     ((270, 13), array([2, 1, 2]))
 
-Files come from ``$SSKERNELS_DATA_MIRROR`` (a folder laid out like ``shared/datasets``) if they
-are there, else from the cache (``$SSKERNELS_DATA_DIR`` or the per-user pooch cache), else
-from their canonical URL; every file is checked against its registered sha256.
+Files come from ``$SSKERNELS_DATA_MIRROR`` (a folder holding the files under their registry
+paths, e.g. ``uci/heart.dat``) if they are there, else from the cache
+(``$SSKERNELS_DATA_DIR`` or the per-user pooch cache), else from their canonical URL; every
+file is checked against its registered sha256.
 """
 
 from .dataset import Dataset, DatasetInfo

@@ -2,8 +2,8 @@
 
 A registered :class:`RemoteFile` is looked up in this order:
 
-1. ``$SSKERNELS_DATA_MIRROR/<path>`` -- a folder laid out like ``shared/datasets``
-   (``uci/heart.dat``, ``manifold/WebKB.mat``, ...).  If the file is there, its sha256 is
+1. ``$SSKERNELS_DATA_MIRROR/<path>`` -- a folder holding the registered files under their
+   registry paths (``uci/heart.dat``, ``manifold/WebKB.mat``, ...).  If the file is there, its sha256 is
    checked and it is read in place; a wrong sha256 is an error, never a reason to download.
 2. ``<cache>/<path>`` with a matching sha256, where the cache is ``$SSKERNELS_DATA_DIR`` or
    ``pooch.os_cache("sskernels")`` (never inside the repository).  No network is used.
@@ -215,8 +215,8 @@ def fetch_file(rf: RemoteFile | PackageFile) -> Path:
         print(f"note: removed the cached {target}: sha256 {actual[:12]}... is not the registered "
               f"{rf.sha256[:12]}... (corrupt or stale); fetching it again", file=sys.stderr)
     if mirror is None:
-        hint = (f"set {MIRROR_ENV} to a folder laid out like shared/datasets "
-                f"(e.g. {rf.path}) to use a local copy")
+        hint = (f"to use a local copy, set {MIRROR_ENV} to a folder that holds the registered "
+                f"files under their registry paths: this one as <folder>/{rf.path}")
     else:
         hint = f"{MIRROR_ENV}={mirror} has no {rf.path}"
     return _download(rf, target, hint)

@@ -87,8 +87,8 @@ def list_datasets() -> list[DatasetInfo]:
 def load_dataset(name: str, preprocess: str | None = None) -> Dataset:
     """Load a registered data set, fetching its files if needed.
 
-    Files come from ``$SSKERNELS_DATA_MIRROR`` (a folder laid out like
-    ``shared/datasets``) if they are there, else from the cache (``$SSKERNELS_DATA_DIR``
+    Files come from ``$SSKERNELS_DATA_MIRROR`` (a folder holding the files under their
+    registry paths, e.g. ``uci/heart.dat``) if they are there, else from the cache (``$SSKERNELS_DATA_DIR``
     or the per-user pooch cache), else from their canonical URL; every file is checked
     against its registered sha256, and the parsed data against the registered shape and
     numbers of classes and groups.
