@@ -13,16 +13,18 @@ with ``G = M^T M``, ``a = M^T vec(T)`` (:mod:`sskernels.kernels.alignment`).
 
 and rescales (derivation in its docstring).  The solver rule, in this one place:
 
+* no ``A`` (the orthant: alignf, up to thousands of base kernels) — Lawson-Hanson's
+  active-set NNLS in Gram form on the exact ``G`` (:func:`gram_nnls`): ``"nnls"``;
 * ``A`` made of chain links only (the order and decay constraints: always, for OSK and
   DSK) — the cone has explicit generators (:func:`chain_generators`) and (Q) is a
-  non-negative least-squares problem (Lawson-Hanson, :func:`cone_nnls`): ``"nnls"``;
+  non-negative least-squares problem (Lawson-Hanson on a factor of ``G``,
+  :func:`cone_nnls`): ``"nnls"``;
 * any other ``A`` — HiGHS's QP solver: ``"highs-qp"`` (documented, not a fallback);
 * **fallback**: when NNLS stops at its iteration limit (``50 m``), HiGHS solves the
   same scaled (Q); the returned :class:`SolveInfo` says so.
 
-Why it stays whole: one module, ~580 lines: the cone's generators, the two solvers of (Q) with
-their fallback rule, the polishing step and the min-norm tie rule of alignf all work on the same
-scaled problem, and a change of the scaling must reach each of them together.
+``G``'s numerical rank is one rule (:data:`RANK_RTOL`): its range and null space, for alignf's
+minimum-norm tie rule, come from a pivoted Cholesky factor (:func:`psd_split`).
 """
 
 from __future__ import annotations
