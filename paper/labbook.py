@@ -227,6 +227,17 @@ BLOCKS = {
         ("7 widths, Sec. 4.3.2", "alignf label-aware, 7 widths" + P, False),
         ("eigenvectors only, 7 widths, ours",
          "alignf eigenvectors only, 7 widths (not in the paper)", False)]),
+    "wang2015-table2-lr": lambda: error_alignment(_wang("table2_lr"), [
+        ("baseline, ours", "local Rademacher baseline", False),
+        ("label-aware, ours", "local Rademacher label-aware", False),
+        ("baseline, oracle [paper]", "local Rademacher baseline" + O, True),
+        ("label-aware, oracle [paper]", "local Rademacher label-aware" + O, True)]),
+    "wang2015-table3-lr": lambda: error_alignment(_wang("table3_lr"), [
+        ("one width, ours", "local Rademacher label-aware, one width (Table 2)", False),
+        ("7 widths, ours", "local Rademacher label-aware, 7 widths", False),
+        ("one width, oracle [paper]",
+         "local Rademacher label-aware, one width (Table 2)" + O, True),
+        ("7 widths, oracle [paper]", "local Rademacher label-aware, 7 widths" + O, True)]),
     "wang2015-table1": lambda: error_alignment(_wang("table1"), [
         ("spectral graph kernel, oracle [paper]", "spectral graph kernel" + O, True),
         ("label-aware, oracle [paper]", "label-aware (ours)" + O, True),
