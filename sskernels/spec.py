@@ -599,6 +599,20 @@ def parse_spec(raw, path="<spec>", check_names=True, reading=None, extra_methods
     ------
     SpecError
         For any field that is not as expected.
+
+    Examples
+    --------
+    >>> from sskernels.spec import parse_spec
+    >>> spec = parse_spec({"name": "demo", "dataset": "sklearn-wine", "preprocess": "minmax",
+    ...                    "splits": {"n_splits": 2, "n_labeled": [10]},
+    ...                    "methods": ["harmonic", {"name": "tsk", "params": {"beta": 1.0}}]})
+    >>> [m.label for m in spec.methods], spec.splits.n_splits
+    (['harmonic', 'tsk'], 2)
+    >>> parse_spec({"name": "demo", "dataset": "sklearn-wine", "methods": ["harmonic"],
+    ...             "splits": {"n_splits": 0}})
+    Traceback (most recent call last):
+    ...
+    sskernels.errors.SpecError: <spec>: field 'splits.n_splits': expected an integer >= 1, got 0
     """
     v = _V(path)
     if not isinstance(raw, dict):
