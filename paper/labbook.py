@@ -195,6 +195,36 @@ def misses_table(entries=None):
     return "\n".join(lines)
 
 
+def ours_paper(df, methods, by="dataset", metric="accuracy"):
+    """A table of ``ours (paper)`` cells: rows per data set and setting (``by="dataset"``; the
+    setting's label count in brackets), columns the ``methods``; or rows per method and
+    columns per data set (``by="method"``)."""
+    df = df[df["metric"] == metric]
+    cells = {(r["dataset"], r["setting"], r["method"]): r for r in df.to_dict("records")}
+
+    def text(r):
+        if r is None:
+            return "–"
+        paper = "" if pd.isna(r.get("paper_mean")) else f" ({r['paper_mean']:.2f})"
+        return f"{r['mean']:.2f}{paper}"
+
+    if by == "method":
+        keys = list(dict.fromkeys(zip(df["dataset"], df["setting"])))
+        lines = ["| method | " + " | ".join(ds for ds, _ in keys) + " |",
+                 "|---" * (len(keys) + 1) + "|"]
+        for m in methods:
+            lines.append(f"| {m} | " + " | ".join(text(cells.get((ds, st, m))) for ds, st in keys)
+                         + " |")
+        return "\n".join(lines)
+    lines = ["| data set (labels) | " + " | ".join(methods) + " |",
+             "|---" * (len(methods) + 1) + "|"]
+    for ds, st in dict.fromkeys(zip(df["dataset"], df["setting"])):
+        count = st.replace("official ", "").replace(" labeled", "").replace("/", " + ")
+        lines.append(f"| {ds} ({count}) | "
+                     + " | ".join(text(cells.get((ds, st, m))) for m in methods) + " |")
+    return "\n".join(lines)
+
+
 def _wang(table):
     return pd.read_csv(ROOT / "results" / "wang2015" / f"{table}.csv")
 
@@ -207,6 +237,12 @@ BLOCKS = {
     "fidelity-headline": lambda: fidelity_headline(ROOT / "results" / "fidelity.md"),
     "kscl-claims": lambda: claims_table(ROOT / "results" / "kscl" / "claims.csv"),
     "largest-misses": misses_table,
+    "liu2009-table3-raw": lambda: ours_paper(
+        pd.read_csv(ROOT / "results" / "liu2009" / "table3_raw.csv"),
+        ["harmonic", "consistency"], by="method"),
+    "mao2010-table2": lambda: ours_paper(
+        pd.read_csv(ROOT / "results" / "mao2010" / "table2.csv"),
+        ["LapRLS", "LapSVM", "SKL_KTA", "SimpleMKL", "SVM"]),
     "liu2009-table3": lambda: mean_std_paper(
         pd.read_csv(ROOT / "results" / "liu2009" / "table3.csv")),
     "wang2015-table2-protocols": lambda: error_alignment(_wang("table2"), [
