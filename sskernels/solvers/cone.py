@@ -34,7 +34,7 @@ from functools import cached_property
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.linalg import eigvalsh, lapack, qr, solve_triangular
+from scipy.linalg import lapack, qr, solve_triangular
 from scipy.optimize import nnls
 from scipy.sparse.linalg import eigsh
 
@@ -166,13 +166,14 @@ def psd_split(G, rtol=None):
 
 
 def _largest_eigenvalue(G):
-    """``G``'s largest eigenvalue: LAPACK's (one eigenvalue of the tridiagonal form) up to
-    m = 500, Lanczos (ARPACK, from the all-ones vector: deterministic) above."""
+    """``G``'s largest eigenvalue: LAPACK's divide and conquer (all eigenvalues: ``dsyevd``,
+    robust where the one-eigenvalue ``dsyevr`` failed on small matrices under some OpenBLAS
+    kernels) up to m = 500, Lanczos (ARPACK, from the all-ones vector: deterministic) above."""
     m = G.shape[0]
     if m == 0:
         return 0.0
     if m <= 500:
-        return float(eigvalsh(G, subset_by_index=[m - 1, m - 1], check_finite=False)[0])
+        return float(np.linalg.eigvalsh(G)[-1])
     return float(eigsh(G, k=1, which="LA", v0=np.ones(m), tol=1e-6,
                        return_eigenvectors=False)[0])
 
