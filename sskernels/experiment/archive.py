@@ -76,16 +76,19 @@ def archived_seconds(output):
     >>> archived_seconds(tempfile.mkdtemp() + "/none")
     {}
     """
-    out = {}
+    return {(r["method"], r["setting"], r["split"]): float(r["seconds"])
+            for r in _archive_entries(output)
+            if {"method", "setting", "split", "seconds"} <= r.keys()}
+
+
+def _archive_entries(output):
+    """Every JSON object of a spec's archive (records and kept files); an archive that cannot
+    be read is no archive: ``[]``."""
     try:
         with gzip.open(archive_path(output), "rt") as fh:
-            for line in fh:
-                rec = json.loads(line)
-                if isinstance(rec, dict) and {"method", "setting", "split", "seconds"} <= rec.keys():
-                    out[(rec["method"], rec["setting"], rec["split"])] = float(rec["seconds"])
+            return [e for e in map(json.loads, fh) if isinstance(e, dict)]
     except (OSError, ValueError, EOFError):
-        return {}
-    return out
+        return []
 
 
 def write_archive(output):
@@ -143,23 +146,17 @@ class ArchivedRecords:
     once; an archive that cannot be read is no archive)."""
 
     def __init__(self, output):
+        self.output = output
         self.path = archive_path(output)
         self._index = None
 
     def _build(self):
         self._index, self.files = {}, {}
-        try:
-            with gzip.open(self.path, "rt") as fh:
-                for line in fh:
-                    rec = json.loads(line)
-                    if not isinstance(rec, dict):
-                        continue
-                    if {"key", "setting", "split"} <= rec.keys():
-                        self._index[(rec["key"], rec["setting"], rec["split"])] = rec
-                    elif rec.get("file") in FILES:
-                        self.files[rec["file"]] = rec.get("content")
-        except (OSError, ValueError, EOFError):
-            self._index, self.files = {}, {}
+        for rec in _archive_entries(self.output):
+            if {"key", "setting", "split"} <= rec.keys():
+                self._index[(rec["key"], rec["setting"], rec["split"])] = rec
+            elif rec.get("file") in FILES:
+                self.files[rec["file"]] = rec.get("content")
 
     def get(self, key, setting, split):
         """The archived record with this key, setting and split, or None.
