@@ -432,11 +432,13 @@ def _bar(spec, todo, progress, console):
     """A spec's progress bar (on a terminal, with ``progress``); yields its advance()."""
     from rich.console import Console
     from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                               TimeElapsedColumn)
+                               TimeElapsedColumn, TimeRemainingColumn)
 
     bar_console = console or Console(stderr=True)
+    # elapsed, then the time left (rich's estimate from the recent pace of finished tasks)
     bar = Progress(TextColumn(f"[bold]{spec.name}"), BarColumn(), MofNCompleteColumn(),
-                   TimeElapsedColumn(), console=bar_console, transient=False,
+                   TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(),
+                   console=bar_console, transient=False,
                    disable=not progress or not todo or not bar_console.is_terminal)
     with bar:
         task = bar.add_task("run", total=len(todo))
