@@ -1,16 +1,12 @@
-"""Command line: ``sskernels run | table | datasets | methods | bench | get-configs``.
+"""Command line: ``sskernels run | table | datasets | methods | suites | bench | get-configs``.
 
 A spec path that does not exist here names a packaged spec (the repository's ``configs/``,
 shipped with the package: ``sskernels run liu2009/heart.yaml``; :mod:`sskernels.spec_params`),
-said in one line on stderr; ``sskernels get-configs DIR`` writes them out.  ``run --with
-[LABEL=]pkg.module:Class`` adds a user's estimator to every spec of the run
-(:mod:`sskernels.user_methods`).
-
-Why it stays whole: one module, ~700 lines: it is the Typer app, one short function per command
-(run, bound, table,
-figure, archive, datasets, methods, bench, get-configs) and the one error handler of main();
-every command only parses options and calls the experiment layer, so splitting it would
-scatter the CLI's --help text without separating any logic.
+said in one line on stderr; ``sskernels get-configs DIR`` writes them out.  A suite's name
+(``sskernels run liu2009/table3``, :mod:`sskernels.suites`; ``sskernels suites list``) stands
+for the packaged specs of one paper table.  ``run --with [LABEL=]pkg.module:Class`` adds a
+user's estimator to every spec of the run (:mod:`sskernels.user_methods`); the current folder
+is on the import path, so ``myssl.py`` there is ``myssl:Class``.
 """
 
 from __future__ import annotations
@@ -35,8 +31,11 @@ app = typer.Typer(
     no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
 datasets_app = typer.Typer(help="List and fetch the registered data sets.", no_args_is_help=True)
 methods_app = typer.Typer(help="List the registered methods.", no_args_is_help=True)
+suites_app = typer.Typer(help="List the named suites: the packaged specs of one paper table "
+                              "(sskernels run liu2009/table3).", no_args_is_help=True)
 app.add_typer(datasets_app, name="datasets")
 app.add_typer(methods_app, name="methods")
+app.add_typer(suites_app, name="suites")
 
 #: ``--debug``: show the full traceback of any error (set by the app's callback)
 _DEBUG = [False]
@@ -59,7 +58,10 @@ def _options(debug: bool = typer.Option(
                                           is_eager=True, help="Print the version and exit.")):
     """Semi-supervised kernel learning: run YAML experiment specs and reproduce the papers'
     tables."""
+    from sskernels.user_methods import importable_cwd
+
     _DEBUG[0] = debug
+    importable_cwd()        # a user's module in the current folder, as for `python -m`
 
 out = Console(width=None if sys.stdout.isatty() else 120)
 err = Console(stderr=True)
@@ -69,15 +71,24 @@ def _specs(paths, readings=None, with_=()):
     """The specs of ``paths``; with ``readings`` (names, or ``["all"]``) each spec under each
     of those readings it declares instead (:func:`sskernels.spec.load_spec`'s ``reading``):
     a named reading a spec does not declare is an error, ``all`` skips specs without any.
-    A path that does not exist here may name a packaged spec (:func:`_spec_file`); each
-    ``with_`` value (``--with``) adds its method to every spec."""
+    A path that does not exist here may name a packaged spec (:func:`_spec_file`) or a
+    suite of them (:func:`sskernels.suites.expand`); each ``with_`` value (``--with``) adds
+    its method to every spec (checked first: an error names the flag)."""
     from functools import partial
 
     from sskernels.spec import load_spec
-    from sskernels.user_methods import with_entry
+    from sskernels.suites import expand, get_suite
+    from sskernels.user_methods import check_with, importable_cwd
 
-    extra = [(f"--with[{i}]", with_entry(w)) for i, w in enumerate(with_ or ())]
-    files = [_spec_file(p) for p in paths]
+    importable_cwd()
+    extra = [(f"--with[{i}]", check_with(w)) for i, w in enumerate(with_ or ())]
+    files = []
+    for p in paths:
+        suite = None if Path(p).exists() else get_suite(p)
+        if suite is not None:           # one note for the suite, not one per spec
+            print(f"note: suite {suite.name}: {len(suite.specs)} specs, {suite.reproduces} "
+                  f"(outputs under {Path.cwd()})", file=sys.stderr)
+        files += [_spec_file(q, quiet=suite is not None) for q in expand([p])]
     loads = [partial(load_spec, path, extra_methods=extra, output_base=base)
              for path, base in files]
     if not readings:
@@ -91,7 +102,7 @@ def _specs(paths, readings=None, with_=()):
     return out
 
 
-def _spec_file(path):
+def _spec_file(path, quiet=False):
     """``(file, output_base)`` of a spec path given on the command line: the path itself, or,
     when it does not exist here, the packaged spec it names, whose relative output is taken
     under the current directory (said in one line on stderr)."""
@@ -101,9 +112,23 @@ def _spec_file(path):
     if found is None:
         return path, None
     base = packaged_output_base(found)
-    print(f"note: {path} is not a file here; running the packaged spec {found} (its outputs "
-          f"under {Path.cwd()})", file=sys.stderr)
+    if not quiet:
+        print(f"note: {path} is not a file here; running the packaged spec {found} (its "
+              f"outputs under {Path.cwd()})", file=sys.stderr)
     return found, base
+
+
+def _suite_defaults(specs, table, title, metric):
+    """``(table, title, metric)`` of a run: a lone suite argument (``liu2009/table3``) gives
+    its combined table's stem, title and metrics where the options do not."""
+    from sskernels.suites import get_suite
+
+    suites = [get_suite(p) for p in specs if not Path(p).exists()]
+    if len(specs) != 1 or not suites or suites[0] is None:
+        return table, title, metric
+    suite = suites[0]
+    return (Path(suite.output) if table is None else table, title or suite.reproduces,
+            metric or list(suite.metrics) or None)
 
 
 _WITH_HELP = ("Add a method to every spec (repeatable): a user's estimator by its import path "
@@ -209,6 +234,7 @@ def run(
     from sskernels.experiment.executors import make_executor
 
     pool = make_executor(backend, jobs, scheduler)    # bad options fail before any spec is read
+    table, title, metric = _suite_defaults(specs, table, title, metric)
     parsed = _specs(specs, reading, with_)
     for spec in parsed:              # every output folder checked before any spec runs
         claim_output(spec)
@@ -493,6 +519,22 @@ def methods_list():
             continue
         t.add_row(name, "entry point", m.equation, "yes" if m.inductive else "no",
                   m.description)
+    out.print(t)
+
+
+@suites_app.command("list")
+def suites_list():
+    """Name, number of specs, what paper table it reproduces and the Makefile target of each
+    suite; `sskernels run NAME` runs its packaged specs and writes its combined table."""
+    from sskernels.suites import SUITES
+
+    t = Table(title="suites (sskernels run NAME [--with LABEL=module:Class])")
+    t.add_column("name", no_wrap=True)
+    t.add_column("specs", justify="right")
+    t.add_column("reproduces")
+    t.add_column("combined table")
+    for s in SUITES.values():
+        t.add_row(s.name, str(len(s.specs)), s.reproduces, s.output)
     out.print(t)
 
 

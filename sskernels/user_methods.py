@@ -22,14 +22,20 @@ point of ``X``) or ``predict(X)``.  Its ``grid:`` is searched by
 a registered method selects through its own parameters instead (``P: auto``, ``P_grid``), so
 ``grid:`` there is an error.  The class is imported when the spec loads: an import path that
 cannot be imported, or a class without ``fit``, is one line naming the spec file, the field
-and the path.  Its record key holds the source of the estimator's own module
+and the path; a ``--with`` value that cannot be used is one line naming the flag
+(:func:`check_with`).  The command line puts the current folder on the import path (at its
+end, after the installed packages: :func:`importable_cwd`), so ``myssl.py`` in the folder a
+command runs from is found as ``myssl:LabeledKNN``, as ``python -m`` would find it.  Its
+record key holds the source of the estimator's own module
 (:func:`sskernels.provenance.foreign_modules`), so an edit of it recomputes its records.
 """
 
 from __future__ import annotations
 
 import difflib
+import os
 import re
+import sys
 
 from sskernels.learners.registry import ENTRY_POINT_GROUP  # noqa: F401 - re-exported
 #: an import path ``pkg.module:Class`` (the attribute may be dotted: ``module:Outer.Inner``)
@@ -124,6 +130,108 @@ def with_entry(text):
     return entry
 
 
+def importable_cwd():
+    """Put the current folder on the import path (at its end), as ``python -m`` would.
+
+    The command line calls it once, so that a user's module beside the spec or in the
+    folder a command runs from (``myssl.py``) is importable as ``myssl:Class`` by ``--with``
+    and ``estimator:``, and by ``--jobs`` workers (spawned processes inherit the path).
+    Appended, not prepended: a file there never shadows an installed package.
+
+    Returns
+    -------
+    str
+        The current folder.
+
+    Examples
+    --------
+    >>> import os, sys
+    >>> from sskernels.user_methods import importable_cwd
+    >>> importable_cwd() == os.getcwd() and os.getcwd() in sys.path
+    True
+    """
+    cwd = os.getcwd()
+    if cwd not in sys.path:
+        sys.path.append(cwd)
+    return cwd
+
+
+def _import_note():
+    """`` (the current folder X is on the import path)`` when it is, else a hint."""
+    cwd = os.getcwd()
+    if cwd in sys.path or "" in sys.path:
+        return f" (the current folder {cwd} is on the import path)"
+    return f" (the current folder {cwd} is not on the import path: set PYTHONPATH)"
+
+
+def check_with(text):
+    """The spec method entry of a ``--with`` value, checked; a UserError naming the flag.
+
+    An import path must import and name a class with ``fit``; a name must be a registered
+    method or an entry point.  The error is one line naming the flag and its value, e.g.
+    ``--with Mine=myssl:LabeledKNN: No module named 'myssl' (the current folder ... is on the
+    import path)``, never the spec the method was to be added to.
+
+    Parameters
+    ----------
+    text : object
+        The ``--with`` value.
+
+    Returns
+    -------
+    dict
+        The method entry (:func:`with_entry`).
+
+    Raises
+    ------
+    UserError
+        If the value names no usable method.
+
+    Examples
+    --------
+    >>> from sskernels.user_methods import check_with
+    >>> check_with("Peer=sklearn.semi_supervised:LabelSpreading")
+    {'label': 'Peer', 'estimator': 'sklearn.semi_supervised:LabelSpreading'}
+    >>> check_with("nosuchmodule_xyz:Thing")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    sskernels.errors.UserError: --with nosuchmodule_xyz:Thing: No module named 'nosuchmodule_xyz' ...
+    """
+    from sskernels.errors import UserError
+    from sskernels.learners.registry import get_method
+
+    entry = with_entry(text)
+    flag = f"--with {str(text).strip()}"
+    if "estimator" in entry:
+        path = entry["estimator"]
+        if not is_import_path(path):
+            raise UserError(f"{flag}: expected [LABEL=]pkg.module:Class (an import path) or "
+                            "a method's name")
+        module, _, attr = path.partition(":")
+        try:
+            get_method(path)        # imports the class (the registry's one import)
+        except Exception as exc:    # noqa: BLE001 - whatever the user's module raises
+            cause = exc.__context__ or exc
+            msg = (str(cause).splitlines() or [""])[0][:300]
+            if isinstance(cause, ModuleNotFoundError):
+                raise UserError(f"{flag}: {msg}{_import_note()}") from None
+            if isinstance(cause, AttributeError):
+                raise UserError(f"{flag}: module {module!r} has no {attr!r}") from None
+            if cause is exc:        # the registry's own reason (e.g. no fit method)
+                raise UserError(f"{flag}: {msg.split(': ', 1)[-1]}") from None
+            raise UserError(f"{flag}: importing {module} raised {type(cause).__name__}: "
+                            f"{msg}") from None
+        return entry
+    try:
+        get_method(entry["name"])
+    except Exception:           # noqa: BLE001 - an unknown name
+        raise UserError(f"{flag}: no method named {entry['name']!r}"
+                        f"{did_you_mean(entry['name'])}; a registered method "
+                        "(sskernels methods list), an entry point, or pkg.module:Class"
+                        ) from None
+    return entry
+
+
 def check_estimator(v, field_, path):
     """Check an ``estimator:`` import path: it imports and names a class with ``fit``.
 
@@ -159,7 +267,8 @@ def check_estimator(v, field_, path):
         return get_method(path)
     except Exception as exc:    # noqa: BLE001 - whatever the user's module raises on import
         msg = (str(exc).splitlines() or [type(exc).__name__])[0]
-        v.fail(field_, f"an importable estimator class with fit ({msg[:300]})", path)
+        note = _import_note() if "No module named" in msg else ""
+        v.fail(field_, f"an importable estimator class with fit ({msg[:300]}){note}", path)
 
 
 def grid(v, where, raw, user):
