@@ -118,12 +118,9 @@ nodes with aliases expanded, :data:`MAX_YAML_DEPTH` levels), with no types a spe
 take (sets, dates, binary), and whatever fails while reading it (a tag PyYAML cannot build, a
 date that does not exist) is one such line with its line and column, not a traceback.
 
-Why it stays whole: one module, ~980 lines: the experiment spec's schema (its readings included),
-defaults and
-one-line errors are one contract with the user, validated in one pass before any data loads;
-the method keys beside it are the spec's side of a record's key.  (Reading the YAML is apart,
-in :mod:`sskernels.spec_yaml`: it knows nothing of the schema; the checks of one method
-entry, its paper row and the packaged specs are in :mod:`sskernels.spec_params`.)
+Reading the YAML is apart, in :mod:`sskernels.spec_yaml` (it knows nothing of the schema);
+the checks of one method entry, its paper row and the packaged specs are in
+:mod:`sskernels.spec_params`.
 """
 
 from __future__ import annotations

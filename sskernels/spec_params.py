@@ -28,12 +28,8 @@ relative to the current directory is looked up there (:func:`packaged_spec`:
 ``output:`` is then taken under the current directory, as if the current directory were the
 repository's root (``../../results/liu2009/runs/heart`` of ``configs/liu2009/heart.yaml``
 becomes ``./results/liu2009/runs/heart``), never inside the installed package
-(:func:`packaged_output_base`).
-
-Why it stays whole: one module, ~720 lines: the checks of a method entry are one pass that builds
-the estimator
-exactly as the runner will (split, a check would drift from the build it checks); the paper
-rows and the packaged specs are the spec's two references outside its file.
+(:func:`packaged_output_base`).  A suite's name stands for several packaged specs
+(:mod:`sskernels.suites`).
 """
 
 from __future__ import annotations
