@@ -31,27 +31,16 @@ import pytest
 
 from conftest import REPO, require_data
 
-#: a user's estimator, as docs/benchmark_your_own.md shows it
-MYSSL = textwrap.dedent('''\
-    """A tiny semi-supervised estimator: k-NN on the labeled points only."""
-    from sklearn.base import BaseEstimator, ClassifierMixin
-    from sklearn.neighbors import KNeighborsClassifier
+
+def _users_module():
+    """The ``myssl.py`` docs/benchmark_your_own.md shows (its python block with LabeledKNN)."""
+    text = (REPO / "docs" / "benchmark_your_own.md").read_text()
+    return next(b for b in re.findall(r"```python\n(.*?)```", text, re.S)
+                if "class LabeledKNN" in b)
 
 
-    class LabeledKNN(ClassifierMixin, BaseEstimator):
-        def __init__(self, n_neighbors=1):
-            self.n_neighbors = n_neighbors
-
-        def fit(self, X, y):
-            labeled = y != -1
-            self.knn_ = KNeighborsClassifier(self.n_neighbors).fit(X[labeled], y[labeled])
-            self.classes_ = self.knn_.classes_
-            self.transduction_ = self.knn_.predict(X)
-            return self
-
-        def predict(self, X):
-            return self.knn_.predict(X)
-    ''')
+#: a user's estimator: the page's own ``myssl.py``, so that its code is checked too
+MYSSL = _users_module()
 
 LIU_T3 = ("heart", "ionosphere", "sonar", "wine")
 
@@ -156,3 +145,132 @@ def test_wheel_with_error_names_the_flag(wheel_venv, user_folder):
     assert lines == [f"error: --with Mine=notthere:LabeledKNN: No module named 'notthere' "
                      f"(the current folder {user_folder} is on the import path)"], res.stderr
     assert "Traceback" not in res.stderr
+
+
+# ------------------------------------------------------------------ the documented commands
+
+#: the pages whose ``sh`` blocks a user copies
+DOCUMENTED = ("README.md", "docs/getting_started.md", "docs/benchmark_your_own.md")
+#: commands run to the end from the wheel (the others are parsed and their specs loaded)
+RUN_FULLY = ("datasets", "methods", "suites", "get-configs", "--help", "--version")
+#: the command whose output docs/getting_started.md shows
+SHOWN = ["run", "wine_default.yaml"]
+
+#: a user's package for the docs' ``--with mypkg.module:MyClassifier``
+MYPKG = "from myssl import LabeledKNN as MyClassifier  # noqa: F401\n"
+
+_PARSE_AND_LOAD = textwrap.dedent('''\
+    import json, sys
+    import typer
+    from sskernels.cli import _specs, app
+
+    group = typer.main.get_command(app)
+
+
+    def rest_of(ctx):
+        return list(getattr(ctx, "_protected_args", None)
+                    or getattr(ctx, "protected_args", None) or []) + list(ctx.args)
+
+
+    def check(args):
+        cmd, ctx, names = group, group.make_context("sskernels", list(args)), []
+        while hasattr(cmd, "resolve_command") and rest_of(ctx):
+            name, cmd, rest = cmd.resolve_command(ctx, rest_of(ctx))
+            names.append(name)
+            ctx = cmd.make_context(name, rest, parent=ctx)
+        p = ctx.params
+        if names and names[0] in ("run", "table", "figure", "bench", "bound", "archive"):
+            specs = _specs(p.get("specs") or p.get("paths"), list(p.get("reading") or ()) or None,
+                           p.get("with_") or ())
+            assert specs, "no spec"
+
+
+    out = []
+    for args in json.loads(sys.argv[1]):
+        try:
+            check(args)
+            out.append(None)
+        except BaseException as exc:     # noqa: BLE001 - reported by the test
+            out.append(f"{type(exc).__name__}: {exc}")
+    print(json.dumps(out))
+    ''')
+
+
+def documented_commands():
+    """``[(page, argv)]``: every ``sskernels`` line of the pages' ``sh`` blocks."""
+    found = []
+    for page in DOCUMENTED:
+        text = (REPO / page).read_text()
+        for block in re.findall(r"```(?:sh|bash|shell)\n(.*?)```", text, re.S):
+            for line in block.replace("\\\n", " ").splitlines():
+                if line.strip().startswith("sskernels "):
+                    found.append((page, shlex.split(line, comments=True)[1:]))
+    return found
+
+
+def _mask_seconds(lines):
+    """The table lines with the digits of the s/split column (the 8th) masked."""
+    header = next(i for i, line in enumerate(lines) if "s/split" in line)
+    column = re.split("[│┃]", lines[header]).index(
+        next(c for c in re.split("[│┃]", lines[header]) if "s/split" in c))
+    out = []
+    for line in lines:
+        cells = re.split("([│┃])", line)
+        if len(cells) > 2 * column:
+            cells[2 * column] = re.sub(r"\d", "#", cells[2 * column])
+        out.append("".join(cells).rstrip())
+    return out
+
+
+def _shown_output(page, marker):
+    """The ``text`` block after the line naming ``marker`` in ``page``: its lines from the
+    table's top border on (the title above it names a folder that differs)."""
+    text = (REPO / page).read_text()
+    start = text.index(marker)
+    block = re.search(r"```text\n(.*?)```", text[start:], re.S).group(1).splitlines()
+    return block[next(i for i, line in enumerate(block) if line.startswith("┏")):]
+
+
+def test_documented_commands_run_from_the_wheel(wheel_venv, user_folder, tmp_path):
+    """Every sskernels command of README.md and the getting-started and benchmark pages, from
+    an empty folder outside the checkout with the installed wheel: the cheap ones run to the
+    end, the others parsed by the CLI and their specs (packaged specs, suites, --with)
+    loaded and checked; no glob (a glob of configs/ needs a checkout).  The output shown in
+    docs/getting_started.md is the one `sskernels run wine_default.yaml` prints (the
+    seconds per split masked)."""
+    mirror = require_data("heart", who="the documented `sskernels datasets fetch heart`")
+    venv, bin_dir = wheel_venv
+    (user_folder / "mypkg").mkdir()
+    (user_folder / "mypkg" / "__init__.py").write_text("")
+    (user_folder / "mypkg" / "module.py").write_text(MYPKG)
+    env = dict(SSKERNELS_DATA_MIRROR=str(mirror), SSKERNELS_DATA_DIR=str(tmp_path / "cache"))
+    commands = documented_commands()
+    assert len(commands) >= 15 and {p for p, _ in commands} == set(DOCUMENTED)
+    globbed = [(p, a) for p, a in commands if any("*" in x for x in a)]
+    assert not globbed, f"a glob needs a checkout; use a suite's name: {globbed}"
+    assert any(a[:2] == ["run", "liu2009/table3"] for _, a in commands)
+
+    shown = None
+    for page, args in commands:
+        if args[0] in RUN_FULLY or args == SHOWN:
+            res = _sskernels(bin_dir, args, user_folder, **env)
+            assert res.returncode == 0, f"{page}: sskernels {shlex.join(args)}: {res.stderr}"
+            if args == SHOWN:
+                shown = res.stdout
+    assert shown is not None, "docs/getting_started.md no longer runs wine_default.yaml"
+    printed = shown.splitlines()
+    printed = printed[next(i for i, line in enumerate(printed) if line.startswith("┏")):]
+    assert _mask_seconds(printed) == _mask_seconds(_shown_output(
+        "docs/getting_started.md", "the output of `sskernels run wine_default.yaml`")), \
+        "docs/getting_started.md shows another output than the run prints: paste it again"
+
+    rest = [(p, a) for p, a in commands if a[0] not in RUN_FULLY and a != SHOWN]
+    import json
+
+    res = subprocess.run([str(venv / "bin" / "python"), "-c", _PARSE_AND_LOAD,
+                          json.dumps([a for _, a in rest])], cwd=user_folder,
+                         capture_output=True, text=True, env=_clean_env(**env), timeout=300)
+    assert res.returncode == 0, res.stderr[-3000:]
+    problems = [f"{p}: sskernels {shlex.join(a)}: {why}"
+                for (p, a), why in zip(rest, json.loads(res.stdout.splitlines()[-1])) if why]
+    assert not problems, "\n".join(problems)
