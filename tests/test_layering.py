@@ -33,6 +33,7 @@ LAYERS = [
                    "sskernels.experiment.tasks")),
     ("spec", ("sskernels.spec_yaml", "sskernels.spec_limits", "sskernels.user_methods",
               "sskernels.spec_params", "sskernels.spec")),
+    ("identity", ("sskernels.experiment.identity",)),
     ("store", ("sskernels.experiment.records", "sskernels.experiment.archive")),
     ("plan", ("sskernels.experiment.plan", "sskernels.experiment.preparation")),
     ("executors", ("sskernels.experiment.worker", "sskernels.experiment.dask_backend",

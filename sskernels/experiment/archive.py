@@ -151,10 +151,11 @@ class ArchivedRecords:
         self._index = None
 
     def _build(self):
-        self._index, self.files = {}, {}
+        self._index, self._places, self.files = {}, {}, {}
         for rec in _archive_entries(self.output):
             if {"key", "setting", "split"} <= rec.keys():
                 self._index[(rec["key"], rec["setting"], rec["split"])] = rec
+                self._places[(rec.get("method"), rec["setting"], rec["split"])] = rec
             elif rec.get("file") in FILES:
                 self.files[rec["file"]] = rec.get("content")
 
@@ -178,6 +179,27 @@ class ArchivedRecords:
         self._load()
         return self._index.get((key, setting, split))
 
+    def at(self, label, setting, split):
+        """The archived record of method ``label``, ``setting`` and ``split``, whatever its
+        key, or None (a stale one tells ``run --dry-run`` why it is stale).
+
+        Parameters
+        ----------
+        label : str
+            The method's label the record was archived under.
+        setting : str
+            The setting's label, e.g. ``"10 labeled"``.
+        split : int
+            The split's index.
+
+        Returns
+        -------
+        dict or None
+            The record as archived.
+        """
+        self._load()
+        return self._places.get((label, setting, split))
+
     def settings(self, key):
         """The settings (e.g. ``"official 100 labeled"``) of the archived records with ``key``.
 
@@ -199,7 +221,7 @@ class ArchivedRecords:
             if self.path.is_file():
                 self._build()
             else:
-                self._index, self.files = {}, {}
+                self._index, self._places, self.files = {}, {}, {}
 
     def restore_files(self, output):
         """Write the archived run files (:data:`FILES`) the output folder lacks.

@@ -13,11 +13,10 @@ import numpy as np
 import pandas as pd
 
 from sskernels.errors import UserError
+from sskernels.experiment.identity import key_of_method
 from sskernels.experiment.plan import method_code
 from sskernels.experiment.preparation import setting_labels
-from sskernels.experiment.records import (read_data_fingerprint, record_key, record_state,
-                                          write_record)
-from sskernels.spec import method_key
+from sskernels.experiment.records import read_data_fingerprint, record_state, write_record
 
 
 def restored(rec, spec, method):
@@ -270,8 +269,7 @@ def load_records(spec, n_splits=None):
     for mi, method in enumerate(spec.methods):
         code = method_code(spec, mi, points=points)
         # without a fingerprint no key can match: every existing record is stale
-        key = (record_key(method_key(spec, method), fp, code["code"]) if fp
-               else "no data fingerprint")
+        key = key_of_method(spec, method, fp, code)
         labels = setting_labels(spec)
         if labels is None:
             root = Path(spec.output) / "records" / _safe(method.label)

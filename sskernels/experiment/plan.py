@@ -8,6 +8,7 @@ here, in the process that plans the run, once per method.  The task body
 registry's code: adding a method (one registry entry) leaves every other record current.  What
 the registry decides for a method is in the key instead, as data: the constructed estimator's
 parameters (:func:`sskernels.provenance.estimator_digest`) and the flags the task reads.
+The key itself is built by :mod:`sskernels.experiment.identity` from the methods built here.
 
 Examples
 --------
@@ -25,10 +26,10 @@ from dataclasses import dataclass
 
 from sskernels import provenance as _provenance
 from sskernels.errors import UserError
-from sskernels.experiment.records import data_fingerprint, record_key
-from sskernels.experiment.tasks import method_code_modules
+from sskernels.experiment import identity as _identity
+# the key's parts are built by the identity module; the names stay importable from here
+from sskernels.experiment.identity import fitted_points, optional_libraries  # noqa: F401
 from sskernels.learners.registry import get_method, make_method
-from sskernels.spec import method_key
 
 
 @dataclass(frozen=True)
@@ -238,13 +239,13 @@ def method_runs(spec, unlabeled=None):
 def record_keys(prep):
     """The record key of each method of the spec, computed once and kept on ``prep``.
 
-    key = hash(``method_key(spec, method)``, the data fingerprint, the method's code key):
-    the code key hashes the code the method's task runs (:mod:`sskernels.experiment.tasks`,
-    the split rules and its estimators' modules, with what they import; docstrings and
-    comments excluded) and the library versions (:func:`method_code`).  The first call also
-    keeps each method's code (``prep.codes``), the provenance of this process
-    (``prep.provenance``), the methods' :class:`MethodRun` when ``prep.runs`` is None, and the
-    data fingerprint when ``prep.data_fingerprint`` is None (a ``Prepared`` built by hand).
+    The key and its parts are built by :func:`sskernels.experiment.identity.plan_keys`
+    (spec part, data fingerprint, the method's code key with the library versions); this
+    function builds the methods it needs (:func:`method_run`, without the extra points) and
+    keeps the methods' :class:`MethodRun` on ``prep.runs`` when it is None.  The first call
+    also keeps each method's parts (``prep.codes``), the provenance of this process
+    (``prep.provenance``), and the data fingerprint when ``prep.data_fingerprint`` is None
+    (a ``Prepared`` built by hand).
 
     Parameters
     ----------
@@ -255,7 +256,7 @@ def record_keys(prep):
     -------
     list of str
         One key per method of ``prep.spec.methods``
-        (:func:`~sskernels.experiment.records.record_key`).
+        (:func:`~sskernels.experiment.identity.record_key`).
 
     Raises
     ------
@@ -275,98 +276,12 @@ def record_keys(prep):
     (2, 16, True, True)
     """
     if prep.keys is None:
-        if prep.data_fingerprint is None:   # a Prepared built by hand (tests)
-            prep.data_fingerprint = data_fingerprint(prep.X, prep.y, prep.classes,
-                                                     extra=(prep.X_test, prep.y_test, None))
         if prep.runs is None:
             prep.runs = method_runs(prep.spec, prep.X_extra)
-        points = fitted_points(prep)
-        prep.codes = [method_code(prep.spec, i, points=points)
-                      for i in range(len(prep.spec.methods))]
-        prep.keys = [record_key(method_key(prep.spec, m), prep.data_fingerprint, code["code"])
-                     for m, code in zip(prep.spec.methods, prep.codes)]
-        prep.provenance = _provenance.provenance()
+        # the code key holds the estimators' code and parameters, not the extra points
+        _identity.plan_keys(prep, [method_run(prep.spec, i)
+                                   for i in range(len(prep.spec.methods))])
     return prep.keys
-
-
-def fitted_points(prep):
-    """``(n, sparse)`` of the points the methods of a prepared spec are fitted on: the
-    spec's points and its extra unlabeled ones (``X_extra``), and whether they are sparse.
-
-    Parameters
-    ----------
-    prep : Prepared
-        The spec's prepared data.
-
-    Returns
-    -------
-    tuple of (int, bool)
-    """
-    import scipy.sparse as sp
-
-    extra = 0 if prep.X_extra is None else prep.X_extra.shape[0]
-    return int(prep.X.shape[0] + extra), bool(sp.issparse(prep.X))
-
-
-def optional_libraries(est, points):
-    """``{distribution: version}`` of the libraries outside the versioned ones
-    (:data:`sskernels.provenance.LIBRARIES`) whose results ``est`` takes on ``points``.
-
-    Which ones depends on the size of the data, so they are decided here, where it is known,
-    rather than from the code alone (the modules that call them are in every method's code):
-
-    * ``hnswlib``, when a k-NN graph of ``est`` searches approximately on these points
-      (``method="approximate"``, or ``"auto"`` above the exact search's sizes:
-      :func:`sskernels.graph.knn.auto_method`);
-    * ``pyamg`` (its version, or None when it is not installed), when a label propagation
-      of ``est`` solves by CG on these points (``solver="cg"``, or ``"auto"`` above the
-      direct solve's size): its CG turns to pyamg's preconditioner when Jacobi is slow, and
-      takes another path when pyamg is installed
-      (:mod:`sskernels.learners.propagation`).
-
-    Parameters
-    ----------
-    est : object
-        The method's estimator (as :func:`build` makes it).
-    points : tuple of (int, bool)
-        ``(n, sparse)`` of the points it is fitted on (:func:`fitted_points`).
-
-    Returns
-    -------
-    dict
-        Empty when no such library is used.
-
-    Examples
-    --------
-    >>> from sskernels.experiment.plan import optional_libraries
-    >>> from sskernels.learners import make_method
-    >>> optional_libraries(make_method("harmonic"), (500, False))
-    {}
-    >>> sorted(optional_libraries(make_method("harmonic"), (50_000, False)))
-    ['hnswlib', 'pyamg']
-    >>> sorted(optional_libraries(make_method("harmonic"), (50_000, True)))
-    ['pyamg']
-    """
-    import numpy as np
-    import scipy.sparse as sp
-
-    from sskernels.graph.builder import KNNGraph
-    from sskernels.graph.knn import auto_method
-    from sskernels.learners import propagation
-
-    n, sparse = points
-    out = {}
-    for obj in _provenance.walk_params(est):
-        if isinstance(obj, KNNGraph):
-            method = obj.method
-            if method == "auto":    # an empty stand-in of the points' shape and kind
-                method = auto_method(sp.csr_matrix((n, 1)) if sparse else np.empty((n, 0)))
-            if method == "approximate":
-                out["hnswlib"] = _provenance.library_version("hnswlib")
-        elif (type(obj).__module__ == propagation.__name__ and isinstance(
-                getattr(obj, "solver", None), str) and propagation._use_cg(obj.solver, n)):
-            out["pyamg"] = _provenance.library_version("pyamg")
-    return out
 
 
 #: method families that hold dense n x n float64 matrices while they fit: (module, class,
@@ -431,16 +346,9 @@ def dense_bytes(est, n):
 def method_code(spec, mi, points=None):
     """``{"code": key, "modules": {file: digest}}`` of the code method ``mi`` of ``spec`` runs.
 
-    The code is found by :func:`sskernels.experiment.tasks.method_code_modules`, then
-    :func:`sskernels.provenance.code_modules`, and a user's estimator's own module; with
-    the estimator the registry built (:func:`sskernels.provenance.estimator_digest`) and the
-    flags the task reads (:meth:`~sskernels.experiment.plan.MethodRun.flags`); for code that
-    runs compiled libraries outside the versioned ones (NN-descent), their versions and the
-    CPU they are compiled for (:func:`sskernels.provenance.compiled_key`): such a record is
-    computed again on another CPU type rather than mixed with graphs built there; and, given
-    the size of the data (``points``), the versions of the libraries chosen by that size
-    (:func:`optional_libraries`: hnswlib for an approximate k-NN search, pyamg for CG).  The
-    spec is not run and no data is loaded.
+    :func:`sskernels.experiment.identity.method_code` of the method as :func:`method_run`
+    builds it: the modules its task runs, the built estimator's parameters, the task's flags
+    and the library versions.  The spec is not run and no data is loaded.
 
     Parameters
     ----------
@@ -475,24 +383,4 @@ def method_code(spec, mi, points=None):
     >>> sorted(code), "sskernels/learners/propagation.py" in code["modules"]
     (['code', 'modules'], True)
     """
-    from sskernels.hashing import json_digest
-
-    run = method_run(spec, mi)
-    try:
-        foreign = _provenance.foreign_modules(run.estimator)   # a user's estimator's module
-    except (ValueError, TypeError) as exc:
-        method = spec.methods[mi]
-        raise UserError(f"{spec.path}: methods[{mi}] ({method.label}): {exc}") from None
-    roots = method_code_modules(run.estimator, oracle=run.oracle)
-    digests = {**_provenance.code_modules(roots), **foreign}
-    built = {"estimator": _provenance.estimator_digest(run.estimator),
-             "flags": json_digest(run.flags())}
-    compiled = _provenance.compiled_key(digests)
-    if compiled is not None:        # NN-descent's graph: its libraries' versions and the CPU
-        built["compiled"] = json_digest(compiled)
-    libraries = {} if points is None else optional_libraries(run.estimator, points)
-    if libraries:                   # hnswlib's search, pyamg's preconditioner: chosen by size
-        built["libraries"] = json_digest(libraries)
-    modules = {_provenance.module_path(m): d[:12] for m, d in digests.items()}
-    return {"code": _provenance.key_of({**digests, **built}),
-            "modules": {**modules, **{k: v[:12] for k, v in built.items()}}}
+    return _identity.method_code(spec, mi, method_run(spec, mi), points)

@@ -7,11 +7,6 @@ see), draws the labeled points of every split (:mod:`sskernels.experiment.splits
 the content of what the tasks will see (:class:`Prepared`'s ``data_fingerprint``).  Nothing
 here depends on a method's code.
 
-Why it stays whole: one module, ~510 lines, over half of them docstrings: loading, the checks
-of the spec against the data and the drawing of the splits are one pass over the same data
-and spec fields (each check names the field the splits then read), so a message and the
-splits it guards cannot disagree.
-
 Examples
 --------
 >>> from sskernels.experiment.preparation import prepare
@@ -32,8 +27,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from sskernels.errors import SpecError, UserError
+from sskernels.experiment.identity import data_fingerprint
 from sskernels.experiment.plan import build
-from sskernels.experiment.records import data_fingerprint
 from sskernels.experiment.splits import SplitError, make_splits, regression_splits
 
 

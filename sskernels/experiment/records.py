@@ -2,9 +2,10 @@
 
 One JSON file per (method, setting, split) under
 ``<output>/records/<label>/<setting>/split_NNN.json``.
-A record carries a key (:func:`record_key`) of everything its numbers depend
-on: the spec parts, the content of the data the learners saw, and the code and
-library versions.  A rerun recomputes exactly the records whose key changed and
+A record carries a key of everything its numbers depend on: the spec parts, the content of
+the data the learners saw, and the code and library versions
+(:mod:`sskernels.experiment.identity` builds it and says why a record is stale).  A rerun
+recomputes exactly the records whose key changed and
 skips the rest; a stale record is never reused.
 
 ``<output>/data_fingerprint.json`` holds the data fingerprint of the last run,
@@ -16,11 +17,6 @@ is that temporary file, ``.split_NNN.json.XXXXXXXX.tmp``.  The next run into the
 removes those (:func:`remove_stale_temporaries`, from :func:`claim_output`), but never one
 a live writer may still rename: a writer holds a shared lock (``flock``) on the folder of
 its temporary file while it exists, and a folder is cleaned only under an exclusive lock.
-
-Why it stays whole: one module, ~650 lines, over half of them docstrings: the record layout,
-the atomic write with its folder lock and the cleaning of stale temporary files that honours
-that lock are one contract (the cleaner must know every writer's temporary name and lock);
-split, they could drift apart.
 """
 
 from __future__ import annotations
@@ -31,74 +27,9 @@ import re
 import tempfile
 from pathlib import Path
 
-from sskernels.hashing import digest, json_digest
-
-
-def record_key(method_key, data_fingerprint, provenance_key):
-    """The key of a record: a hash of the method's spec parts, the data and the code.
-
-    The hash covers the spec parts of the method (``spec.method_key``), the data fingerprint
-    (:func:`data_fingerprint`) and the code (``provenance_key()``).
-
-    Parameters
-    ----------
-    method_key : str
-        The hash of the spec parts of the method (:func:`sskernels.spec.method_key`).
-    data_fingerprint : str
-        The content hash of the data (:func:`data_fingerprint`).
-    provenance_key : str
-        The key of the code the method runs (``method_code(...)["code"]``:
-        :func:`sskernels.experiment.plan.method_code`).
-
-    Returns
-    -------
-    str
-        16 hex characters (:func:`sskernels.hashing.json_digest`).
-    """
-    parts = {"method": method_key, "data": data_fingerprint, "code": provenance_key}
-    return json_digest(parts, length=16)
-
-
-def data_fingerprint(X, y, classes, extra=()):
-    """A content hash of the data the learners see: features, encoded labels, class names.
-
-    ``extra`` holds further arrays or matrices the records depend on (held-out
-    points and labels, official splits); a None entry hashes as a marker.
-
-    Parameters
-    ----------
-    X : array-like or sparse matrix of shape (n_samples, n_features)
-        The points the learners see.
-    y : array-like of int
-        The encoded labels (hashed as int64).
-    classes : sequence
-        The class names, in encoding order.
-    extra : sequence, default=()
-        Further parts: None (a marker), a list or tuple of integer arrays (each hashed as
-        int64, e.g. official splits), or an array or sparse matrix.
-
-    Returns
-    -------
-    str
-        The first 16 hex characters of the hash.
-    """
-    from sskernels.hashing import fingerprint
-
-    parts = [fingerprint(X), fingerprint(_int_array(y)), json.dumps(plain(list(classes)))]
-    for part in extra:
-        if part is None:
-            parts.append(None)
-        elif isinstance(part, (list, tuple)):
-            parts.append([fingerprint(_int_array(a)) for a in part])
-        else:
-            parts.append(fingerprint(part))
-    return digest(*parts)[:16]
-
-
-def _int_array(a):
-    import numpy as np
-
-    return np.ascontiguousarray(np.asarray(a, dtype=np.int64))
+# the key's parts are built by the identity module; the names stay importable from here
+from sskernels.experiment.identity import (DATA_MODULES, data_code_key,  # noqa: F401
+                                           data_fingerprint, record_key)
 
 
 def atomic_write_text(path, text):
@@ -340,7 +271,8 @@ def read_record(output, label, setting, split, key=None):
     split : int
         The split's index.
     key : str, default=None
-        The record key expected (:func:`record_key`): a record with another key is stale.
+        The record key expected (:func:`~sskernels.experiment.identity.record_key`): a
+        record with another key is stale.
         None accepts any key.
 
     Returns
@@ -355,7 +287,8 @@ def read_record(output, label, setting, split, key=None):
 class SharedRecords:
     """Records other specs already computed, to be reused instead of recomputed.
 
-    A record's key (:func:`record_key`) hashes everything its numbers depend on: the data
+    A record's key (:func:`~sskernels.experiment.identity.record_key`) hashes everything
+    its numbers depend on: the data
     (their content), the split protocol, the method's name and parameters, and the code
     and library versions.  Two specs that run the same method on the same data (Wang et
     al.'s Table 3 repeats Table 2's single-kernel rows) share keys, so a record with the
@@ -389,7 +322,7 @@ class SharedRecords:
         Parameters
         ----------
         key : str
-            The record key (:func:`record_key`).
+            The record key (:func:`~sskernels.experiment.identity.record_key`).
         setting : str
             The setting's label, e.g. ``"10 labeled"``.
         split : int
@@ -415,6 +348,33 @@ class SharedRecords:
         return rec
 
 
+def stored_record(output, label, setting, split):
+    """The record file of ``(label, setting, split)`` as stored, whatever its key; None when
+    it is absent or unreadable (what ``run --dry-run`` explains a stale record from).
+
+    Parameters
+    ----------
+    output : str or pathlib.Path
+        The spec's output folder.
+    label : str
+        The method's label in the spec.
+    setting : str
+        The setting's label, e.g. ``"10 labeled"``.
+    split : int
+        The split's index.
+
+    Returns
+    -------
+    dict or None
+        The record, or None.
+    """
+    try:
+        rec = json.loads(record_path(output, label, setting, split).read_text())
+    except (OSError, ValueError):
+        return None
+    return rec if isinstance(rec, dict) else None
+
+
 def record_state(output, label, setting, split, key=None):
     """The state of the record of ``(label, setting, split)`` and the record if it is current.
 
@@ -432,7 +392,8 @@ def record_state(output, label, setting, split, key=None):
     split : int
         The split's index.
     key : str, default=None
-        The record key expected (:func:`record_key`); None: any record is current.
+        The record key expected (:func:`~sskernels.experiment.identity.record_key`); None:
+        any record is current.
 
     Returns
     -------
@@ -441,10 +402,8 @@ def record_state(output, label, setting, split, key=None):
     record : dict or None
         The record when current, else None.
     """
-    path = record_path(output, label, setting, split)
-    try:
-        rec = json.loads(path.read_text())
-    except (OSError, ValueError):
+    rec = stored_record(output, label, setting, split)
+    if rec is None:
         return "missing", None
     if key is not None and rec.get("key") != key:
         return "stale", None
@@ -553,51 +512,12 @@ def read_graph_seconds(output):
         return None
 
 
-#: the modules that load, preprocess and fingerprint a spec's data: the data package and
-#: the two modules of the experiment layer that call it (:func:`data_code_key`)
-DATA_MODULES = ("sskernels.experiment.preparation", "sskernels.experiment.records")
-
-
-def data_code_key(root=None):
-    """The code key of what makes a spec's data fingerprint.
-
-    The modules of the :mod:`sskernels.data` package, with what they import, and
-    :data:`DATA_MODULES` (their normalized sources: docstrings and comments do not count),
-    with the library versions (:func:`sskernels.provenance.code_key`).  ``sskernels table``
-    trusts a stored fingerprint only while this key is the one it was stored with: an edit
-    of ``data/transforms.py`` changes what a run would compute, so the table computes the
-    fingerprint afresh.
-
-    Parameters
-    ----------
-    root : str or path-like, default=None
-        The package directory; None: this package's (another, for a test of an edited copy).
-
-    Returns
-    -------
-    str
-        16 hex characters.
-
-    Examples
-    --------
-    >>> from sskernels.experiment.records import data_code_key
-    >>> len(data_code_key()), data_code_key() == data_code_key()
-    (16, True)
-    """
-    import pkgutil
-
-    from sskernels import provenance
-
-    folder = Path(root or provenance.PACKAGE_DIR) / "data"
-    mods = [f"sskernels.data.{m.name}" for m in pkgutil.iter_modules([str(folder)])]
-    return provenance.code_key(provenance.closure([*mods, *DATA_MODULES], root), root)
-
-
 def write_data_fingerprint(output, fingerprint, points):
     """Record the data fingerprint a run's record keys were made with (see ``load_records``).
 
     The file, ``<output>/data_fingerprint.json``, holds the fingerprint, the code key of
-    what computed it (:func:`data_code_key`) and the size of the points the methods are
+    what computed it (:func:`~sskernels.experiment.identity.data_code_key`) and the size
+    of the points the methods are
     fitted on (which libraries enter a key depends on it:
     :func:`sskernels.experiment.plan.optional_libraries`); it is written (atomically) only
     when it does not already hold them.
@@ -607,7 +527,7 @@ def write_data_fingerprint(output, fingerprint, points):
     output : str or pathlib.Path
         The spec's output folder.
     fingerprint : str
-        The data fingerprint (:func:`data_fingerprint`).
+        The data fingerprint (:func:`~sskernels.experiment.identity.data_fingerprint`).
     points : tuple of (int, bool)
         ``(n, sparse)`` (:func:`sskernels.experiment.plan.fitted_points`).
     """
@@ -635,7 +555,8 @@ def read_data_fingerprint(output, with_code=False):
         The spec's output folder.
     with_code : bool, default=False
         Also return the data code key the fingerprint was computed with
-        (:func:`data_code_key`) and the points' ``(n, sparse)``; each None for a file
+        (:func:`~sskernels.experiment.identity.data_code_key`) and the points'
+        ``(n, sparse)``; each None for a file
         written before it was stored.
 
     Returns

@@ -13,12 +13,12 @@ on one local executor.
 
 A record is reused only when its key matches: the key hashes the spec parts of
 the method, the content of the prepared data and the code and library versions
-(:func:`sskernels.experiment.plan.record_keys`), so neither an edited data
+(:mod:`sskernels.experiment.identity`), so neither an edited data
 file nor a change of the code ever brings old numbers back.
 
-Why it stays whole: one module, ~420 lines, half of them docstrings: a single spec's run and
-several specs overlapped on one executor share one beginning (claim, prepare, look up, warm
-up) and one way of writing the records; split, the two could drift apart.
+:func:`dry_run` looks the records up as a run would and says, per method, how many it would
+compute and why (the reasons of :func:`sskernels.experiment.identity.stale_reasons`),
+computing nothing.
 """
 
 from __future__ import annotations
@@ -399,6 +399,87 @@ def pending_tasks(prep):
             for si in range(len(splits))
             if read_record(out, method.label, setting, si, key=keys[mi]) is None
             and archived.get(keys[mi], setting, si) is None]
+
+
+def dry_run(specs, n_splits=None, reuse=True):
+    """What ``sskernels run`` would compute for ``specs``, and why, computing nothing.
+
+    Each spec's data are prepared (loaded, split and fingerprinted: the data part of the
+    keys) and its record keys planned; every (method, setting, split) is then looked up as
+    :func:`run_spec` looks it up -- the output folder, the committed archive, a sibling
+    spec's record with the same key (``reuse``) -- and a record it would compute gets the
+    reasons of :func:`~sskernels.experiment.identity.stale_reasons` (``new``, ``data
+    changed``, ``code of FILE changed``, ``parameters changed``, ``versions changed``),
+    from the stale record at that place (the output folder's, else the archive's).  Nothing
+    is fitted or written.
+
+    Parameters
+    ----------
+    specs : iterable of Spec or path-like
+        The experiment specs (a path is loaded with :func:`sskernels.spec.load_spec`).
+    n_splits : int, default=None
+        The number of splits per setting; None: each spec's ``splits.n_splits``.
+    reuse : bool, default=True
+        Count the records a sibling spec would lend as kept (``run --no-reuse``: False).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (spec, method, reason): ``spec``, ``path``, ``method``, ``compute``
+        (whether a run computes these records), ``reason`` (for those kept: ``current``,
+        ``in the archive`` or ``from a sibling spec``) and ``records`` (their number).
+        :func:`~sskernels.experiment.identity.dry_run_text` prints it.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from sskernels.experiment.runner import dry_run, run_spec
+    >>> from sskernels.spec import parse_spec
+    >>> spec = parse_spec({"name": "demo", "dataset": "sklearn-wine", "preprocess": "minmax",
+    ...                    "splits": {"n_splits": 2, "n_labeled": [10]}, "methods": ["harmonic"],
+    ...                    "output": tempfile.mkdtemp() + "/demo"})
+    >>> dry_run([spec])[["method", "compute", "reason", "records"]].values.tolist()
+    [['harmonic', True, 'new', 2]]
+    >>> _ = run_spec(spec, progress=False)
+    >>> dry_run([spec])[["method", "compute", "reason", "records"]].values.tolist()
+    [['harmonic', False, 'current', 2]]
+    """
+    import pandas as pd
+
+    from sskernels.experiment.archive import ArchivedRecords
+    from sskernels.experiment.identity import stale_reasons, wanted_parts
+    from sskernels.experiment.records import SharedRecords, stored_record
+    from sskernels.spec import load_spec
+
+    rows = []
+    for spec in specs:
+        if not hasattr(spec, "methods"):
+            spec = load_spec(spec)
+        prep = prepare(spec, n_splits=n_splits)
+        keys = record_keys(prep)
+        shared = SharedRecords(spec.output) if reuse else None
+        archived = ArchivedRecords(spec.output)
+        counts = {}
+        for mi, method in enumerate(spec.methods):
+            wanted, key = wanted_parts(prep, mi), keys[mi]
+            for setting, splits in prep.settings:
+                for si in range(len(splits)):
+                    stored = stored_record(spec.output, method.label, setting, si)
+                    if stored is not None and stored.get("key") == key:
+                        group = (False, "current")
+                    elif archived.get(key, setting, si) is not None:
+                        group = (False, "in the archive")
+                    elif shared is not None and shared.get(key, setting, si) is not None:
+                        group = (False, "from a sibling spec")
+                    else:
+                        if stored is None:
+                            stored = archived.at(method.label, setting, si)
+                        group = (True, "; ".join(stale_reasons(stored, wanted)))
+                    counts[(method.label, *group)] = counts.get((method.label, *group), 0) + 1
+        rows += [(spec.name, str(spec.path), label, compute, reason, n)
+                 for (label, compute, reason), n in counts.items()]
+    return pd.DataFrame(rows, columns=["spec", "path", "method", "compute", "reason",
+                                       "records"])
 
 
 def _execute(todo, prep, jobs, progress, console, workers=None):
