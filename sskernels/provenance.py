@@ -12,16 +12,11 @@ module finds that code statically and hashes it:
 * :func:`estimator_modules` — the modules of an estimator's class and of every estimator
   (or other package object) among its parameters, e.g. a kernel SVM's kernel learner;
 * :func:`code_key` — a short hash of a closure's digests and the library versions: the code
-  part of a record's key (:func:`sskernels.experiment.records.record_key`);
+  part of a record's key (:func:`sskernels.experiment.identity.record_key`);
 * :func:`changed_modules` — which modules differ between two closures (what made a
   record stale);
 * :func:`provenance` — the process-level description stored in every record (versions,
   git commit) and :func:`summary_header`, one line of it for a summary.
-
-Why it stays whole: one module, ~690 lines: finding a method's code (the import closure of its
-modules), hashing it (docstring-free syntax trees) and describing the process it ran in
-(versions, commit) are the one definition of a record's code key; split, two halves could
-disagree on what a key covers.
 
 Examples
 --------

@@ -13,10 +13,6 @@ One function per file family; registry entries bind their parameters with
 
 Every problem with a file's content is raised as a one-line :class:`DataError` that names the
 file (and the line and column where that helps).
-
-Why it stays whole: one module, ~640 lines: every file family's parser shares the same reading
-helpers (text opening, labels, float conversion) and the same one-line :class:`DataError`
-rule, so that every raw file is refused the same way.
 """
 
 from __future__ import annotations

@@ -3,9 +3,6 @@
 Raw files, URLs and sha256 are those documented in ``shared/datasets/*/SOURCES.md``.
 To add a data set, add one :class:`Entry` below (``n``, ``d``, ``n_classes`` and ``n_groups``,
 or a regression set's ``n_targets``, are checked against the parsed file on every load).
-
-Why it stays whole: one module, ~410 lines: the registry is one table of entries, a few lines
-each, and this table is the one place a data set is added.
 """
 
 from __future__ import annotations

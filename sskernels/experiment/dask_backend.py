@@ -36,11 +36,6 @@ records would carry the driver's key but other numbers.
 
 ``distributed`` is imported only when a pool is made: ``sskernels --help`` and the local
 back end never import Dask.
-
-Why it stays whole: one module, ~660 lines: the driver side (DaskPool) and the worker side (the
-task functions a
-worker unpickles by this module's name) must agree on one payload format and one artifact
-naming rule; keeping both halves together keeps that contract in one place.
 """
 
 from __future__ import annotations

@@ -30,11 +30,6 @@ Beside a combined table ``STEM.csv`` the per-split values are published as
 ``STEM_splits.csv`` (:data:`SPLITS_SCHEMA`: one row per record and accuracy-type
 metric, full precision): a rerun of a few splits is compared with them
 (``paper/regression.py`` in the repository), which a mean over all splits does not allow.
-
-Why it stays whole: one module, ~840 lines: the summary schema, the paper-table lookups (value,
-spread, cell
-identity) and the verdict rules (matched, beyond our reading) are one contract that every
-table, the bounds and the fidelity report share; split, they would drift apart.
 """
 
 from __future__ import annotations

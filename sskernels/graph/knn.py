@@ -101,11 +101,6 @@ path stays single-threaded (a multithreaded HNSW build is not deterministic).
 
 One query of the k + 11 nearest gives both h and the edges, and the row-by-row block
 queries compute their distances in chunks of at most 32 MB (:func:`_map_blocks`).
-
-Why it stays whole: one module, ~840 lines: the exact search with its tie rule, the approximate
-index and its measured recall, and the threaded row blocks must produce the same edge list bit
-for bit; the weights and the search are one definition of eq. (2)'s graph, kept in one place so
-the committed tables' graphs cannot drift apart.
 """
 
 from __future__ import annotations

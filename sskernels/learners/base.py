@@ -25,10 +25,6 @@ affinity matrix and new points are given by their (s, n) affinities.  The
 label-independent work is the public step :meth:`precompute`: it builds (and
 memoizes) the graph and whatever spectrum the learner needs, and returns the
 :class:`~sskernels.graph.Graph`.
-
-Why it stays whole: one module, ~900 lines, more than half of them docstrings: the base classes
-and the rules every learner shares (validation, partial labels, the unreached-point rule, the
-degeneration notes, the fit report) stay together so that each exists once.
 """
 
 from __future__ import annotations

@@ -14,9 +14,6 @@ and the package's k-NN graph (:class:`sskernels.graph.KNNGraph`).
   are LapRLS / LapSVM (eq. (11.16)).
 * :class:`SupervisedManifoldRLS` — squared loss in eq. (11.14), one intrinsic
   term per class.
-
-Why it stays whole: one module, ~510 lines, two thirds of them docstrings: the deformed kernel
-object and supervised manifold RLS, the two uses of Sec. 11.3.3-11.4 of the same kernel pieces.
 """
 
 from __future__ import annotations

@@ -62,10 +62,6 @@ Choices the papers leave open (repeated where implemented):
   ``delta = 2 / sigma^2``.  Ties in the selection go to the largest delta (the mildest diffusion);
 * max-alignment: the uncentered (Cristianini) alignment with the ``target`` ideal kernel, so that
   it is OSK's objective; the degenerate case (no positive alignment) uses uniform ``mu``, noted.
-
-Why it stays whole: one module, ~670 lines, over two thirds of them docstrings: the three kernel
-designs of Wang et al.'s Table 1 share one base class (width, eigenvectors, eq. (5), the fold
-predictor).
 """
 
 from __future__ import annotations

@@ -27,10 +27,6 @@ Choices the paper leaves open, made here:
   points only, and the same encoding lets the final fit reuse the fit of the
   C selection (memoized by content of ``X``, the labels and the learner's
   parameters: :func:`sskernels.learners.fitted._fitted_learner`).
-
-Why it stays whole: one module, ~510 lines, more than half of them docstrings: the SVM on a
-learned kernel, its fold and oracle fast paths and the memo of fitted kernel learners they
-share.
 """
 
 from __future__ import annotations

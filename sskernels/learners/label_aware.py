@@ -89,11 +89,8 @@ Choices the paper leaves open, made here (repeated where implemented):
   read as n - 1 (the smallest eigenvalue), with a ``degenerate`` note, and a relative tail
   below ``1e-12`` is floored there (noted too).
 
-Why it stays whole: one module, ~990 lines (over half docstrings): Algorithm 1 (label-aware
-vectors, the Nystrom or exact eigenbasis, eq. (6)/(7)) and its two weightings (alignf, local
-Rademacher) are one estimator family; the solvers they call live in solvers/cone.py and
-solvers/rademacher.py, and the shared embedding-kernel mixin is here because kernel_designs.py
-and the regression variant subclass it.
+The embedding-kernel mixin the Table 1 designs (``kernel_designs.py``) and the regression
+variant subclass lives here.
 """
 
 from __future__ import annotations

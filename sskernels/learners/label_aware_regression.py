@@ -37,10 +37,6 @@ Choices the paper leaves open, made here:
   :data:`C_GRID`, the paper's grid; ``b_scale`` over :data:`WIDE_B_SCALES`, the
   classification grid of Sec. 4.1 extended by 20, 50, 100: on the WiFi data with
   ``b0 = 1 / mean squared distance`` the best widths of the harmonic function lie there).
-
-Why it stays whole: one module, ~510 lines: the regression kernel and the SVR on it are the two
-halves of Wang et al.'s WiFi method (the SVR fits on the kernel's labeled block), with the
-label-aware vectors of continuous targets they share.
 """
 
 from __future__ import annotations

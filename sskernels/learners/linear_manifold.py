@@ -53,10 +53,6 @@ Choices the paper leaves open:
   augmented ``(d+1)`` system with ``Z = [X, 1]`` and no ridge on the last
   coordinate.  Eq. (11.18) has no bias (``fit_intercept=False``, the default).
 * Multi-class: one-vs-rest (the paper is binary).
-
-Why it stays whole: one module, ~620 lines, three fifths of them docstrings: the two linear
-learners share
-their parameters, graph term and prediction (``_LinearManifold``).
 """
 
 from __future__ import annotations

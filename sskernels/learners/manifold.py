@@ -37,11 +37,6 @@ Choices the paper leaves open (each stated again where it is used):
 
 :class:`SVMBaseline` and :class:`OneNN` live in
 :mod:`sskernels.learners.supervised` (re-exported here for old imports).
-
-Why it stays whole: one module, ~720 lines, more than half of them docstrings: LapRLS and LapSVM
-share one
-base class (eq. (11.5), the deformation basis, and the fold and oracle fast paths built on
-it).
 """
 
 from __future__ import annotations

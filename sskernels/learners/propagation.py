@@ -44,10 +44,6 @@ and the rule keeps it.  Consistency's condition number is at most
 ``(1 + alpha) / (1 - alpha)`` (199 at 0.99), so for alpha <= 0.99 Jacobi stays under the
 switch there.  On the graphs compared, CG's solutions agree with the LU's far within the
 1e-6 above, with the same transductions.
-
-Why it stays whole: one module, ~770 lines, three fifths of them docstrings: the two classifiers
-share the solvers above (LU, CG, the AMG switch, the polish) and the regressor their harmonic
-solution.
 """
 
 from __future__ import annotations

@@ -5,10 +5,6 @@ user's estimator (:func:`user_method`): any scikit-learn-compatible classifier t
 ``-1`` for unlabeled points, given by its import path ``"package.module:Class"`` or by a
 name registered in the entry-point group ``sskernels.methods`` (:data:`ENTRY_POINT_GROUP`)
 of an installed distribution.
-
-Why it stays whole: one module, ~580 lines, two fifths of them docstrings: the table of methods,
-the name lookup and :func:`make_method`, which maps a spec's parameters onto the table's
-estimators, stay together, so that a method is named and built in one place.
 """
 
 from __future__ import annotations

@@ -30,10 +30,6 @@ no other candidate is left.  A ``fallback`` note says when it happened and
 ``passed_over_`` lists the candidates passed over.  Our rule: the papers' selection
 protocols are silent on it.
 
-Why it stays whole: one module, ~1070 lines (three fifths docstrings), because the classifier
-and regressor wrappers share the fold rules, the candidates' order and the tie rule, which must
-stay one.
-
 **Speed.**  An estimator may offer ``_fold_predictor(X, labeled, y_enc, keys)``
 returning ``predict(params, train, test)`` (or None when it cannot handle the
 grid's parameter names ``keys``) — encoded predictions of the

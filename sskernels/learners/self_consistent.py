@@ -62,10 +62,6 @@ Paper: "Semi-supervised Learning using Kernel Self-consistent Labeling"
 Choices the paper leaves open: ``sigma2`` default 1.0 (the paper tunes it per
 data set, Table 1 / Sec. 6); ties of the argmax go to the first class; the
 reading of the eta block matrix above.
-
-Why it stays whole: one module, ~640 lines, three fifths of them docstrings: the estimator and
-the pieces of the dual it is built from (leave-one-out coefficients, the structured dual, the
-memoized GP factors).
 """
 
 from __future__ import annotations

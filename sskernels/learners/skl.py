@@ -62,9 +62,6 @@ Choices the paper leaves open (all parameters of the estimators):
 Linear systems (``K_ll + I/C``, ``K̄_ll``) are solved by Cholesky, with the
 least-squares fallback of :mod:`sskernels.solvers.psd`, reported in ``fit_report_``;
 a kernel whose ``lambda`` are all 0 is reported as degenerate.
-
-Why it stays whole: one module, ~830 lines, over two thirds of them docstrings: Mao & Tsang's
-closed forms and the two estimators built on them.
 """
 
 from __future__ import annotations

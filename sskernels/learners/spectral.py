@@ -13,10 +13,6 @@ coefficients ``mu``:
 
 New points are embedded by the out-of-sample extension eq. (17)-(18),
 ``V_x = w_x^T V (I - Lambda)^{-1}``, and classified by eq. (19).
-
-Why it stays whole: one module, ~660 lines, over two thirds of them docstrings: RSK and TSK
-share the spectral-kernel base class and its out-of-sample extension; TSK's linear program lives
-beside them.
 """
 
 from __future__ import annotations

@@ -58,9 +58,6 @@ eq. (11.12)); the RBF width is a number or a rule of
 :func:`sskernels.kernels.rbf.resolve_width` (default ``"median"``: the
 package's one median rule).  Input is validated the scikit-learn way
 (``validate_data``: lists, NaN, infinite values, ``n_features_in_``).
-
-Why it stays whole: one module, ~520 lines, over two thirds of them docstrings: the clustering
-and the embedding share the eigenproblem eq. (11.13) and its numerical reduction.
 """
 
 from __future__ import annotations

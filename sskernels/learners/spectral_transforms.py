@@ -39,9 +39,6 @@ Choices the papers leave open (each repeated where it is implemented):
   ``w = kernel_width_scale x`` the median pairwise distance, the scale selected from
   ``{0.25, 0.5, 1, 2, 4}`` on the labeled points (ties: nearest the median, then the
   wider); eigenpairs with ``s_i <= 1e-10 s_1`` are dropped.
-
-Why it stays whole: one module, ~630 lines, two thirds of them docstrings: OSK and DSK share the
-alignment program (P) and its degenerate-case rule.
 """
 
 from __future__ import annotations

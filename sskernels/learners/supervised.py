@@ -4,10 +4,6 @@ Not in the papers' methods, but in their tables as references (Liu et al.
 2009, Sec. 5; Mao & Tsang 2010, Table 2).  Like every learner of the package
 they take partial labels (``y == -1`` = unlabeled) and ignore the unlabeled
 points, except for the width rule of the SVM (a choice, stated below).
-
-Why it stays whole: one module, ~570 lines, three fifths of them docstrings: the three supervised
-baselines,
-the papers' reference rows, kept together.
 """
 
 from __future__ import annotations

@@ -27,9 +27,6 @@ certified, L-BFGS-B (scipy) is run from HiGHS's point (or 0) to tight
 tolerances; its answer is returned with ``SolveInfo(fallback=reason)``.  If
 that answer is not certified either, :class:`SolverError` is raised: an
 uncertified optimum is never returned silently.
-
-Why it stays whole: one module, ~460 lines: both entry points share the certificate, the
-fallback rule and the split form of the l1 problem, whose one place this is.
 """
 
 from __future__ import annotations

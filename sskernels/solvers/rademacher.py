@@ -67,10 +67,6 @@ problem is solved with ``a C`` in place of ``C`` (the SVM with kernel ``a K`` an
 the same decisions and the same minimizing ``d`` as with ``K`` and ``a C``:
 ``J_{aK, C}(d) = J_{K, aC}(d) / a``), so that a tiny tail sum (large theta) does not make
 huge features; ``objective`` is reported in the original scale.
-
-Why it stays whole: one module, ~600 lines: the binary parametric LP and the one-vs-rest
-alternation solve the same scaled objective (tail counts, feature scale, stopping gap), and
-keeping both paths beside the one definition of that objective keeps them solving one problem.
 """
 
 from __future__ import annotations
