@@ -36,6 +36,9 @@ suites_app = typer.Typer(help="List the named suites: the packaged specs of one 
 app.add_typer(datasets_app, name="datasets")
 app.add_typer(methods_app, name="methods")
 app.add_typer(suites_app, name="suites")
+# `sskernels report`: the command lives with the report (sskernels/report/command.py)
+from sskernels.report.command import report as report_command  # noqa: E402
+app.command("report")(report_command)
 
 #: ``--debug``: show the full traceback of any error (set by the app's callback)
 _DEBUG = [False]
@@ -218,6 +221,11 @@ def run(
                                                 help=_READING_HELP),
     with_: Optional[List[str]] = typer.Option(None, "--with", metavar="[LABEL=]MODULE:CLASS",
                                               help=_WITH_HELP),
+    dry_run: bool = typer.Option(
+        False, "--dry-run",
+        help="Print, per spec, how many records a run would compute and why (new, data "
+             "changed, code of FILE changed, parameters changed, versions changed); the data "
+             "are loaded for their fingerprint, nothing is fitted or written."),
 ):
     """Run every method of each spec on every split (resuming what is already recorded).
 
@@ -236,6 +244,12 @@ def run(
     pool = make_executor(backend, jobs, scheduler)    # bad options fail before any spec is read
     table, title, metric = _suite_defaults(specs, table, title, metric)
     parsed = _specs(specs, reading, with_)
+    if dry_run:                      # what a run would compute and why (experiment/identity)
+        from sskernels.experiment.identity import dry_run_text
+        from sskernels.experiment.runner import dry_run as planned
+
+        typer.echo(dry_run_text(planned(parsed, n_splits=splits, reuse=reuse)))
+        return
     for spec in parsed:              # every output folder checked before any spec runs
         claim_output(spec)
     for spec in parsed:
@@ -440,19 +454,24 @@ def figure(
     title: Optional[str] = typer.Option(None, help="Title of the figure."),
     accuracy: bool = typer.Option(False, "--accuracy",
                                   help="Plot accuracy (%) instead of error rate (%)."),
+    with_: Optional[List[str]] = typer.Option(None, "--with", metavar="[LABEL=]MODULE:CLASS",
+                                              help=_WITH_HELP + "  Its rows are highlighted."),
 ):
     """Plot error rate (or accuracy) against the number of labeled points from the records.
 
     One panel row per data set (per spec when specs share a data set), one column
-    per metric; writes the figure with the numbers behind it (CSV, Markdown)."""
+    per metric; writes the figure with the numbers behind it (CSV, Markdown).  A table with
+    one labeled-set size per data set (e.g. liu2009/table3) is drawn as one panel per data
+    set instead: every row (--with rows highlighted) as a dot with its std, the paper's value
+    as a red diamond (the first --metric, default accuracy)."""
     import pandas as pd
 
-    from sskernels.experiment.figures import error_curves, write_figure
+    from sskernels.experiment.figures import error_curves, setting_dots, write_figure
     from sskernels.experiment.collect import load_records
     from sskernels.experiment.tables import split_rows, summarize, write_table
 
     records, frames, per_split = [], [], []
-    loaded = _specs(specs)
+    loaded = _specs(specs, with_=with_)
     for spec in loaded:
         rec = load_records(spec)
         if rec.empty:
@@ -463,8 +482,16 @@ def figure(
     names = [str(rec["dataset"].iloc[0]) for rec in records]
     for spec, rec, name in zip(loaded, records, names):   # one panel per spec
         rec["panel"] = f"{name} ({spec.name})" if names.count(name) > 1 else name
-    write_figure(error_curves(pd.concat(records, ignore_index=True), metric, title, accuracy),
-                 f"{output}.png")
+    if all(rec["n_labeled"].nunique() == 1 for rec in records):     # one setting: no curve
+        mine = [m.label for spec in loaded for m in spec.methods[len(spec.methods)
+                                                                  - len(with_ or ()):]]
+        summary = pd.concat(frames, ignore_index=True)
+        shown = (metric or [m for m in ("accuracy",) if m in set(summary["metric"])]
+                 or [summary["metric"].iloc[0]])[0]
+        fig = setting_dots(summary, shown, title, accuracy, highlight=mine)
+    else:
+        fig = error_curves(pd.concat(records, ignore_index=True), metric, title, accuracy)
+    write_figure(fig, f"{output}.png")
     write_table(pd.concat(frames, ignore_index=True), str(output), title=title)
     _write_splits(per_split, output)
     out.print(f"wrote {output}.png, {output}.csv and {output}.md")

@@ -197,7 +197,7 @@ def check_with(text):
     ...
     sskernels.errors.UserError: --with nosuchmodule_xyz:Thing: No module named 'nosuchmodule_xyz' ...
     """
-    from sskernels.errors import UserError
+    from sskernels.errors import UnknownNameError, UserError
     from sskernels.learners.registry import get_method
 
     entry = with_entry(text)
@@ -224,11 +224,14 @@ def check_with(text):
         return entry
     try:
         get_method(entry["name"])
-    except Exception:           # noqa: BLE001 - an unknown name
+    except UnknownNameError:
         raise UserError(f"{flag}: no method named {entry['name']!r}"
                         f"{did_you_mean(entry['name'])}; a registered method "
                         "(sskernels methods list), an entry point, or pkg.module:Class"
                         ) from None
+    except Exception as exc:    # noqa: BLE001 - an entry point whose module fails
+        msg = (str(exc).splitlines() or [type(exc).__name__])[0][:300]
+        raise UserError(f"{flag}: {msg}") from None
     return entry
 
 

@@ -208,3 +208,78 @@ def write_figure(fig, path):
     tmp.write_bytes(buf.getvalue())
     tmp.replace(path)
     _pyplot().close(fig)
+
+
+def setting_dots(summary, metric="accuracy", title=None, accuracy=False, highlight=()):
+    """A matplotlib figure of a single-setting table: one panel per data set, a dot per row.
+
+    For tables with one labeled-set size per data set (Liu et al.'s Table 3), where a curve
+    against the number of labeled points would put every method at one x: each panel lists
+    every row of its data set (the user's too) top to bottom in table order, the mean over
+    splits as a dot with the std as a bar, and the paper's value, where the row has one, as
+    a red diamond.  Rows named in ``highlight`` (``--with`` labels) are drawn in orange with
+    bold labels.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        Schema rows (:func:`~sskernels.experiment.tables.summarize`).
+    metric : str, default="accuracy"
+        The metric whose rows are drawn.
+    title : str, default=None
+        The figure's title; none when None or empty.
+    accuracy : bool, default=False
+        Show accuracy instead of the error rate (``100 - accuracy``; the paper's value too).
+    highlight : sequence of str, default=()
+        Method labels to highlight.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+
+    Raises
+    ------
+    UserError
+        When matplotlib is not installed, or no row has ``metric``.
+    """
+    plt = _pyplot()
+    rows = summary[summary["metric"] == metric]
+    if rows.empty:
+        raise UserError(f"figure: no rows of metric {metric!r} to plot")
+    flip = metric == "accuracy" and not accuracy
+    panels = list(dict.fromkeys(rows["dataset"]))
+    height = max(len(rows[rows["dataset"] == p]) for p in panels)
+    fig, axes = plt.subplots(1, len(panels), squeeze=False, sharey=False,
+                             figsize=(3.6 * len(panels) + 2.4, 0.32 * height + 1.6))
+    for ax, panel in zip(axes[0], panels):
+        sub = rows[rows["dataset"] == panel].reset_index(drop=True)
+        y = list(range(len(sub)))[::-1]
+        mean = 100.0 - sub["mean"] if flip else sub["mean"]
+        paper = 100.0 - sub["paper_mean"] if flip else sub["paper_mean"]
+        mine = sub["method"].isin(list(highlight))
+        ys = pd.Series(y)
+        for rows_, color, label in ((~mine, "tab:blue", "ours (± std)"),
+                                    (mine, "tab:orange", "yours (± std)")):
+            if rows_.any():
+                ax.errorbar(mean[rows_], ys[rows_], xerr=sub["std"][rows_].fillna(0.0),
+                            fmt="o", ms=4, color=color, capsize=2, lw=1, label=label)
+        has = paper.notna()
+        if has.any():
+            ax.scatter(paper[has], [v for v, h in zip(y, has) if h], marker="D", s=22,
+                       facecolors="none", edgecolors="tab:red", zorder=4, label="paper")
+        ax.set_yticks(y, sub["method"].astype(str).tolist(), fontsize=7)
+        for label, m in zip(ax.get_yticklabels(), mine):
+            if m:
+                label.set_fontweight("bold")
+                label.set_color("tab:orange")
+        setting = ", ".join(dict.fromkeys(sub["setting"].astype(str)))
+        ax.set_title(f"{panel} ({setting})", fontsize=9)
+        ax.set_xlabel(("error rate" if flip else metric) + (" (%)" if metric in (
+            "accuracy", "error") else ""))
+        ax.grid(alpha=0.3, axis="x")
+    axes[0][0].legend(fontsize=7, loc="best")
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    return fig
