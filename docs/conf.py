@@ -32,6 +32,9 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
     "sphinx.ext.mathjax",
+    # MathJax 3.2.2's files shipped by a pip package (docs/requirements.txt), copied into
+    # _static/mathjax and loaded from there: the maths renders offline, no CDN request
+    "sphinx-mathjax-offline",
     "sphinx.ext.intersphinx",
     "numpydoc",
     "myst_parser",
