@@ -62,3 +62,51 @@ def test_the_module_examples_run():
     import doctest
 
     assert doctest.testmod(labbook).failed == 0
+
+
+def test_every_table_of_the_lab_book_is_generated_checked_or_marked():
+    text = labbook.LABBOOK.read_text()
+    assert labbook.unchecked_tables(text) == [], "render it (paper.labbook.BLOCKS) or name its CSV"
+
+
+def test_every_number_of_a_checked_block_is_in_its_files():
+    assert labbook.unsourced_numbers(labbook.LABBOOK.read_text()) == []
+
+
+def test_a_checked_number_edited_by_hand_is_found(tmp_path):
+    text = labbook.LABBOOK.read_text()
+    m = next(m for m in labbook.CHECKED.finditer(text) if "table3_bound" in m.group("files"))
+    block = m.group("block")
+    number = labbook.NUMBER.findall(block)[0]
+    edited = block.replace(number, f"{float(number) + 0.37:.{len(number.split('.')[1])}f}", 1)
+    bad = text.replace(block, edited, 1)
+    assert [n for _, n, _ in labbook.unsourced_numbers(bad)] == [
+        f"{float(number) + 0.37:.{len(number.split('.')[1])}f}"]
+    path = tmp_path / "README.md"
+    path.write_text(bad)
+    assert labbook.main(["--check", str(path)]) == 1
+
+
+def test_a_table_without_a_source_is_found():
+    text = labbook.LABBOOK.read_text() + "\n\n| a | b |\n|---|---|\n| x | 1.5 |\n"
+    assert labbook.unchecked_tables(text) == ["| a | b |"]
+    marked = labbook.LABBOOK.read_text() + "\n\n<!-- measured: once -->\n| a | b |\n|---|---|\n"
+    assert labbook.unchecked_tables(marked) == []
+
+
+def test_the_bound_block_quotes_every_bound_of_its_csv():
+    """Independently of the renderer: each row's paper / ours / bound triple of the CSV."""
+    body = _block(labbook.LABBOOK.read_text(), "liu2009-bound")
+    rows = {line.split(" | ")[0].lstrip("| "): line for line in body.splitlines()[2:]}
+    df = pd.read_csv(labbook.ROOT / "results" / "liu2009" / "table3_bound.csv")
+    for r in df.itertuples():
+        paper = "–" if pd.isna(r.paper_mean) else f"{r.paper_mean:.2f}"
+        assert f"{paper} / {r.ours:.2f} / **{r.bound:.2f}**" in rows[r.method], (r.method, r.dataset)
+
+
+def test_the_extra_points_block_quotes_its_csvs():
+    body = _block(labbook.LABBOOK.read_text(), "secstr-extra")
+    df = pd.read_csv(labbook.ROOT / "results" / "scale" / "secstr_extra.csv")
+    acc = df[df["metric"] == "accuracy"]
+    for r in acc.itertuples():
+        assert f"{r.mean:.2f} ± {r.std:.2f}" in body, (r.method, r.dataset)
