@@ -155,3 +155,42 @@ def test_the_hashes_of_the_parts_are_those_of_before():
     assert identity.data_fingerprint(X, [0, 1, 1], np.array(["x", "y"]),
                                      extra=(None, [np.array([0, 2])])) == "b7a10fd0d72caf94"
     assert identity.data_fingerprint(np.eye(2), [0, 1], np.array([3, 7])) == "f9c8a455a25aad46"
+
+
+# ------------------------------------------------------------- the command, on an edited copy
+
+def test_run_dry_run_after_an_edit_of_knn_in_a_copy_of_the_package(tmp_path):
+    """``sskernels run --dry-run`` as a user runs it: the committed heart spec on its archive
+    (a fresh clone's output folder), then with a package copy whose graph/knn.py has one more
+    function: every method whose code holds knn.py is named, with the file."""
+    import re
+
+    from test_spec_cli import cli_env, sskernels
+
+    spec = load_spec(HEART)
+    text, n = re.subn(r"(?m)^output: .*$", f"output: {tmp_path / 'heart'}", HEART.read_text())
+    assert n == 1
+    (tmp_path / "heart.yaml").write_text(text)
+    archive = Path(spec.output).with_name(Path(spec.output).name + ".records.jsonl.gz")
+    shutil.copy(archive, tmp_path / "heart.records.jsonl.gz")
+    env = cli_env(tmp_path)
+    args = ["run", "--dry-run", tmp_path / "heart.yaml"]
+    res = sskernels(args, env, tmp_path)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.splitlines()[0].endswith("(liu2009_heart): 0 of 260 records to compute")
+
+    copy = tmp_path / "pkg"
+    shutil.copytree(REPO / "sskernels", copy / "sskernels",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    knn = copy / "sskernels" / "graph" / "knn.py"
+    knn.write_text(knn.read_text() + "\n\ndef _edited():\n    return 1\n")
+    res = sskernels(args, dict(env, PYTHONPATH=str(copy)), tmp_path)
+    assert res.returncode == 0, res.stderr
+    lines = res.stdout.splitlines()
+    assert lines[0].endswith("(liu2009_heart): 260 of 260 records to compute"), lines
+    named = {m.group(1) for m in map(re.compile(
+        r"  (.+): 20  code of sskernels/graph/knn\.py changed$").match, lines[1:]) if m}
+    holds = {m.label for i, m in enumerate(spec.methods)
+             if "sskernels/graph/knn.py" in plan.method_code(spec, i)["modules"]}
+    assert named == holds == {m.label for m in spec.methods}    # today: every method
+    assert not (tmp_path / "heart").exists()                    # nothing written
