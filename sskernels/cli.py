@@ -108,7 +108,8 @@ def _specs(paths, readings=None, with_=()):
 def _spec_file(path, quiet=False):
     """``(file, output_base)`` of a spec path given on the command line: the path itself, or,
     when it does not exist here, the packaged spec it names, whose relative output is taken
-    under the current directory (said in one line on stderr)."""
+    under the current directory (said in one line on stderr unless ``quiet``: a suite's
+    specs, which :func:`_specs` announces once)."""
     from sskernels.spec_params import packaged_output_base, packaged_spec
 
     found = packaged_spec(path)
@@ -190,7 +191,10 @@ def _show(df, title):
 
 @app.command()
 def run(
-    specs: List[Path] = typer.Argument(..., help="YAML experiment specs to run."),
+    specs: List[Path] = typer.Argument(
+        ..., help="YAML experiment specs to run, or a suite's name (e.g. liu2009/table3: "
+                  "its packaged specs and, without --table, its combined table under "
+                  "results/; sskernels suites list)."),
     jobs: int = typer.Option(1, "--jobs", "-j", min=1, help="Worker processes."),
     splits: Optional[int] = typer.Option(None, "--splits", min=1,
                                          help="Run only the first N splits of each spec."),
@@ -436,12 +440,14 @@ def archive_cmd(
     from sskernels.experiment.archive import archive_path, write_archive
 
     for path in paths:
-        output = Path(path) if Path(path).is_dir() else Path(_specs([path])[0].output)
-        n = write_archive(output)
-        if n:
-            out.print(f"{path}: {n} records -> {archive_path(output)}")
-        else:
-            out.print(f"{path}: no records under {output}; nothing archived")
+        outputs = ([Path(path)] if Path(path).is_dir()            # a suite: each of its specs
+                   else [Path(spec.output) for spec in _specs([path])])
+        for output in outputs:
+            n = write_archive(output)
+            if n:
+                out.print(f"{path}: {n} records -> {archive_path(output)}")
+            else:
+                out.print(f"{path}: no records under {output}; nothing archived")
 
 
 @app.command()
