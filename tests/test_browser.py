@@ -17,8 +17,9 @@ kept under ``build/screenshots/`` (CI's artifacts).
 * :func:`test_docs_pages_in_chromium`: the built documentation (``make docs``).
 
 They skip, saying why, where Chromium is not installed (``apt-get install chromium``) or the
-docs are not built, unless ``SSKERNELS_REQUIRE_BROWSER=1`` (CI's full stage, which installs
-Chromium and builds the docs first): then they fail.
+docs are not built (``make docs``), unless ``SSKERNELS_REQUIRE_BROWSER=1`` (a missing
+Chromium fails) and ``SSKERNELS_REQUIRE_DOCS=1`` (a page not built fails): CI's full stage
+installs Chromium, runs the suite, builds the docs, then runs the docs' checks with both.
 """
 
 import base64
@@ -39,16 +40,18 @@ from test_installed_wheel import user_folder, wheel_venv  # noqa: F401 - fixture
 CHROMIUM = next((p for p in (shutil.which(n) for n in ("chromium", "chromium-browser",
                                                         "google-chrome")) if p), None)
 REQUIRED = os.environ.get("SSKERNELS_REQUIRE_BROWSER") == "1"
+DOCS_REQUIRED = os.environ.get("SSKERNELS_REQUIRE_DOCS") == "1"
 SCREENSHOTS = REPO / "build" / "screenshots"
-DOCS = REPO / "docs" / "_build" / "html"
+#: the built site (``make docs``'s output; SSKERNELS_DOCS_HTML names another build)
+DOCS = Path(os.environ.get("SSKERNELS_DOCS_HTML") or REPO / "docs" / "_build" / "html")
 #: the schemes a page may load (everything else would leave the machine)
 LOCAL_SCHEMES = ("file:", "data:", "blob:", "about:", "chrome:", "devtools:")
 BLOCKED = ["http://*", "https://*", "ws://*", "wss://*", "ftp://*"]
 
 
-def _missing(reason):
-    if REQUIRED:
-        pytest.fail(f"{reason} (SSKERNELS_REQUIRE_BROWSER=1)")
+def _missing(reason, required=REQUIRED, flag="SSKERNELS_REQUIRE_BROWSER"):
+    if required:
+        pytest.fail(f"{reason} ({flag}=1)")
     pytest.skip(reason)
 
 
@@ -339,20 +342,27 @@ def test_wheel_run_and_report_in_chromium(browser, wheel_venv, user_folder, tmp_
 
 #: the documentation's main pages (relative to docs/_build/html)
 DOC_PAGES = ["index.html", "getting_started.html", "benchmark_your_own.html",
-             "papers/index.html", "papers/liu2009.html", "api/index.html",
-             "auto_examples/index.html", "architecture.html"]
+             "user_guide/index.html", "user_guide/graphs.html", "papers/index.html",
+             "papers/liu2009.html", "papers/kscl.html", "api/index.html",
+             "auto_examples/index.html", "architecture.html",
+             "results/index.html", "results/liu2009.html", "results/wang2015.html"]
 
 
 @pytest.mark.parametrize("name", DOC_PAGES)
 def test_docs_pages_in_chromium(browser, name):
     path = DOCS / name
     if not path.is_file():
-        _missing(f"{path} is not built (make docs)")
+        _missing(f"{path} is not built (make docs)", DOCS_REQUIRED, "SSKERNELS_REQUIRE_DOCS")
     page = browser.open(path.as_uri())
     external = page.external_requests()
     errors = page.console_errors()
     decoded, broken = page.images()
     page.screenshot(SCREENSHOTS / "docs" / (name.replace("/", "_")[:-5] + ".png"))
+    if name.startswith("results/") and name != "results/index.html":
+        # a Results page: the report's tables and plots, rendered by sskernels.report
+        assert page.evaluate("document.querySelectorAll('.ssk-report table.results')"
+                             ".length") > 0
+        assert decoded > 0
     assert broken == []
     assert external == [], f"{name} requests {external}"
     assert errors == []
