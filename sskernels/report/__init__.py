@@ -78,8 +78,12 @@ def write_report(paths, out, highlight=(), title="sskernels report", plots=True)
 
 
 def __getattr__(name):
-    if name in _LAZY:
-        import importlib
+    if _LAZY.get(name) == "build":
+        from sskernels.report import build
 
-        return getattr(importlib.import_module(f"sskernels.report.{_LAZY[name]}"), name)
+        return getattr(build, name)
+    if _LAZY.get(name) == "html":
+        from sskernels.report import html
+
+        return getattr(html, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
