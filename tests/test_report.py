@@ -215,3 +215,13 @@ def test_a_report_of_the_committed_liu2009_tables(tmp_path):
     for suite in ("liu2009/table3", "liu2009/figure1", "liu2009/readings"):
         assert f'data-suite="{suite}"' in page
     assert "verdict-matched" in page and 'class="leaderboard"' in page
+
+
+def test_text_from_the_tables_is_escaped(tmp_path):
+    (tmp_path / "t.csv").write_text(
+        "table,dataset,setting,method,metric,mean,std,se,n_splits,notes\n"
+        't,<i>wine</i>,10,<b>x</b>,accuracy,90,1,0.5,4,"<script>alert(1)</script>; b"\n'
+        "t,<i>wine</i>,10,y,accuracy,80,1,0.5,4,\n")
+    page = render_report(load([tmp_path]), plots=False)
+    assert "<script" not in page and "<b>x" not in page and "<i>wine" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page and "&lt;b&gt;x&lt;/b&gt;" in page

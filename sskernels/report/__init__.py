@@ -70,6 +70,9 @@ def write_report(paths, out, highlight=(), title="sskernels report", plots=True)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(page)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)    # as any file the user writes (mkstemp's is 0600)
         os.replace(tmp, out)         # a reader never sees half a page
     except BaseException:
         os.unlink(tmp)
