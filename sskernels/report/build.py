@@ -46,6 +46,29 @@ ALPHA = 0.05
 MIN_SPLITS = 2
 #: +1: higher is better; -1: lower is better (metrics not listed are left out of rankings)
 BETTER = {"accuracy": 1, "alignment": 1, "r2": 1, "error": -1, "rmse": -1, "mse": -1}
+
+
+def direction(metric):
+    """+1 where a higher ``metric`` is better, -1 where a lower one is, None: not ranked
+    (:data:`BETTER`, then any "... accuracy" higher and "... error" lower).
+
+    Examples
+    --------
+    >>> direction("accuracy"), direction("inductive accuracy"), direction("rmse")
+    (1, 1, -1)
+    >>> direction("seconds") is None
+    True
+    """
+    if metric in BETTER:
+        return BETTER[metric]
+    words = str(metric).split()
+    if "accuracy" in words:
+        return 1
+    if "error" in words:
+        return -1
+    return None
+
+
 #: the name of the paired test, as the report states it
 PAIRED_TEST = ("Wilcoxon signed-rank test, two-sided, paired over the splits both rows "
                "have, 5 % level")
@@ -480,10 +503,10 @@ def paired_outcome(a, b, better=1, alpha=ALPHA):
     d = d[np.isfinite(d)]
     if d.size < MIN_SPLITS or not np.any(d != 0):
         return "tie"
-    p, direction = signed_rank_pvalue(d)
-    if not p < alpha or direction == 0:
+    p, sign = signed_rank_pvalue(d)
+    if not p < alpha or sign == 0:
         return "tie"
-    return "win" if direction > 0 else "loss"
+    return "win" if sign > 0 else "loss"
 
 
 @dataclass
@@ -546,7 +569,7 @@ def leaderboard(rows, splits, suite, metric, alpha=ALPHA):
     a         1   1.5     0     0       0         2
     b         2   1.5     0     0       0         2
     """
-    better = BETTER.get(metric)
+    better = direction(metric)
     r = rows[(rows["suite"] == suite) & (rows["metric"] == metric)]
     if better is None or r["method"].nunique() < 2:
         return None

@@ -20,7 +20,7 @@ import pandas as pd
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup, escape
 
-from sskernels.report.build import (ALPHA, BETTER, MIN_SPLITS, PAIRED_TEST, leaderboards)
+from sskernels.report.build import ALPHA, MIN_SPLITS, PAIRED_TEST, direction, leaderboards
 from sskernels.report.verdicts import VERDICT_TEXT, VERDICTS
 
 #: colours: the user's rows, and the paper's value in the plots
@@ -205,6 +205,9 @@ def split_figure(rows, splits, suite, metric, max_panels=None):
     methods = list(dict.fromkeys(r["method"]))[::-1]
     users = set(r.loc[r["user"].astype(bool), "method"])
     ypos = {m: y for y, m in enumerate(methods)}
+    # boxplot's orientation= is matplotlib 3.10's; vert=False before (deprecated since)
+    mpl = tuple(int(x) for x in re.findall(r"\d+", matplotlib.__version__)[:2])
+    horizontal = {"orientation": "horizontal"} if mpl >= (3, 10) else {"vert": False}
     with matplotlib.rc_context({"svg.fonttype": "none", "font.size": 8}):
         fig = Figure(figsize=(2.6 * ncol + 2.4, (0.24 * len(methods) + 0.9) * nrow),
                      layout="constrained")
@@ -219,7 +222,7 @@ def split_figure(rows, splits, suite, metric, max_panels=None):
                 v = sg.loc[sg["method"] == m, "value"]
                 colour = USER_COLOUR if m in users else "#495057"
                 if len(v) >= 5:
-                    ax.boxplot(v, positions=[y], orientation="horizontal", widths=0.6,
+                    ax.boxplot(v, positions=[y], **horizontal, widths=0.6,
                                showfliers=False, medianprops={"color": colour},
                                boxprops={"color": colour}, whiskerprops={"color": colour},
                                capprops={"color": colour})
@@ -253,7 +256,7 @@ def _leaderboard_view(board):
     t = board.table
     return {"suite": board.suite, "metric": board.metric, "id": slug(f"lb {board.suite} "
                                                                       f"{board.metric}"),
-            "better": "higher" if BETTER[board.metric] > 0 else "lower",
+            "better": "higher" if direction(board.metric) > 0 else "lower",
             "datasets": board.datasets,
             "rows": [{"method": m, "position": int(r["position"]), "rank": f"{r['rank']:.2f}",
                       "datasets": int(r["datasets"]), "wins": int(r["wins"]),
@@ -303,7 +306,7 @@ def report_context(data, title="sskernels report", plots=True, max_panels=None, 
         "paired_test": PAIRED_TEST, "alpha": ALPHA, "min_splits": MIN_SPLITS,
         "verdict_legend": [(v, VERDICT_TEXT[v]) for v in VERDICTS],
         "sources": data.sources,
-        "provenance": (styled_table(prov.map(lambda v: escape(str(v))),
+        "provenance": (styled_table(prov.apply(lambda c: c.map(lambda v: escape(str(v)))),
                                     pd.DataFrame("", index=prov.index, columns=prov.columns),
                                     "provenance", 'class="plain"')
                        if not prov.empty else None),
