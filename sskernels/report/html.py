@@ -128,6 +128,53 @@ def results_frame(rows):
     return shown, classes
 
 
+def wide_frame(rows, metric):
+    """One suite's rows of one metric at a glance: a row per method, a column per data set
+    (and setting), each cell ours (mean ± std) over the paper's value, classed by its
+    verdict.
+
+    Parameters
+    ----------
+    rows : pandas.DataFrame
+        One suite's summary rows with ``user``, ``verdict`` and ``evidence``.
+    metric : str
+        The metric shown.
+
+    Returns
+    -------
+    shown, classes : pandas.DataFrame
+        The cells (the method's name first) and their CSS classes.
+    """
+    r = rows[rows["metric"] == metric]
+    several = r["table"].nunique() > 1
+    # escaped here: the Styler writes column labels as they are
+    col = [str(escape((f"{t}: " if several else "") + str(d)
+                      + (f", {s}" if str(s) not in ("", "nan") else "")))
+           for t, d, s in zip(r["table"], r["dataset"], r["setting"])]
+    r = r.assign(wide_col=col)
+    methods = list(dict.fromkeys(r["method"]))
+    columns = list(dict.fromkeys(col))
+    digits = 3 if metric in ("rmse", "mse") else 2
+    users = set(r.loc[r["user"], "method"])
+    shown = pd.DataFrame("", index=methods, columns=["method", *columns], dtype=object)
+    classes = pd.DataFrame("", index=methods, columns=shown.columns, dtype=object)
+    for m in methods:
+        shown.at[m, "method"] = Markup('<span class="method">{}</span>{}').format(
+            m, Markup(' <span class="badge">yours</span>') if m in users else "")
+    for x in r.itertuples():
+        ours = _pm(x.mean, x.std, digits)
+        paper = _pm(x.paper_mean, x.paper_std, digits, " se" if x.paper_spread == "se" else "")
+        tip = VERDICT_TEXT.get(x.verdict, "") + (f": {x.evidence}" if x.evidence else "")
+        shown.at[x.method, x.wide_col] = (
+            Markup('<span class="ours">{}</span>').format(ours)
+            + (Markup('<br><span class="paper" title="{}">paper {}</span>').format(tip, paper)
+               if paper else ""))
+        classes.at[x.method, x.wide_col] = "num" + (f" verdict-{x.verdict}" if x.verdict else "")
+    for m in users:
+        classes.loc[m] = classes.loc[m] + " user"
+    return shown.reset_index(drop=True), classes.reset_index(drop=True)
+
+
 def styled_table(shown, classes, uid, attributes=""):
     """An HTML table of ``shown`` by pandas' Styler: cell classes from ``classes``, no
     index, the id ``T_<uid>``."""
@@ -279,6 +326,12 @@ def report_context(data, title="sskernels report", plots=True, max_panels=None, 
     for suite in data.suites:
         r = data.rows[data.rows["suite"] == suite].reset_index(drop=True)
         shown, classes = results_frame(r)
+        glance = []
+        for metric in dict.fromkeys(r["metric"]):
+            w, wc = wide_frame(r, metric)
+            glance.append({"metric": metric, "table": styled_table(
+                w, wc, slug(f"wide {suite} {metric}"),
+                f'class="glance" data-suite="{escape(suite)}" data-metric="{escape(metric)}"')})
         counts = r.loc[r["verdict"] != "", "verdict"].value_counts()
         figures = []
         if plots:
@@ -289,6 +342,7 @@ def report_context(data, title="sskernels report", plots=True, max_panels=None, 
         suites.append({
             "name": suite, "id": slug(suite),
             "sources": sorted(set(r["source"])),
+            "glance": glance,
             "table": styled_table(shown, classes, slug(f"res {suite}"),
                                   f'class="results" data-suite="{escape(suite)}"'),
             "users": sorted(set(r.loc[r["user"], "method"])),
