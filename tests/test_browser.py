@@ -278,8 +278,12 @@ USER_ROW_JS = """(() => {
     const cells = Array.from(row.querySelectorAll("td")).map(td => td.textContent.trim());
     const results = Array.from(document.querySelectorAll("table.results td.user"))
         .filter(td => td.textContent.includes("%s")).length;
+    const glance = Array.from(document.querySelectorAll("table.glance td.user"))
+        .filter(td => td.textContent.includes("%s") && td.getBoundingClientRect().height > 0)
+        .length;
     return {position: row.dataset.position, rank: row.dataset.rank, cells: cells,
-            results: results, visible: row.getBoundingClientRect().height > 0};
+            results: results, glance: glance,
+            visible: row.getBoundingClientRect().height > 0};
 })()"""
 
 
@@ -292,10 +296,11 @@ def test_report_in_chromium(browser, tmp_path):
     out = write_report([tmp_path], tmp_path / "report.html")
     page = browser.open(out.as_uri())
     check_page(page, min_images=1)
-    row = page.evaluate(USER_ROW_JS % ("Mine", "Mine"))
+    row = page.evaluate(USER_ROW_JS % ("Mine", "Mine", "Mine"))
     assert row is not None
     assert (row["position"], row["rank"], row["visible"]) == ("3", "3.00", True)
     assert row["cells"][:3] == ["3", "Mine yours", "3.00"] and row["results"] >= 1
+    assert row["glance"] == 1                   # its name cell in the table at a glance
     page.screenshot(SCREENSHOTS / "report_run_folder.png")
 
 
@@ -330,13 +335,14 @@ def test_wheel_run_and_report_in_chromium(browser, wheel_venv, user_folder, tmp_
     assert res.stdout.strip() == "wrote report.html"
     page = browser.open((user_folder / "report.html").as_uri())
     check_page(page, min_images=1)
-    row = page.evaluate(USER_ROW_JS % ("Mine", "Mine"))
+    row = page.evaluate(USER_ROW_JS % ("Mine", "Mine", "Mine"))
     assert row is not None, "the user's row is not in the leaderboard"
     board = leaderboards(load([user_folder]))["liu2009/table3"][0].table
     assert board.loc["Mine", "user"]
     assert row["position"] == str(board.loc["Mine", "position"])
     assert row["rank"] == f"{board.loc['Mine', 'rank']:.2f}"
     assert row["results"] == len(LIU_T3)        # its row in the table of every data set
+    assert row["glance"] == 1                   # and in the table at a glance, shown
     page.screenshot(SCREENSHOTS / "report_wheel_liu2009_table3.png")
 
 
