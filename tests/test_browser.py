@@ -363,8 +363,10 @@ DOC_PAGES = ["index.html", "getting_started.html", "benchmark_your_own.html",
              "papers/liu2009.html", "papers/kscl.html", "api/index.html",
              "auto_examples/index.html", "architecture.html",
              "results/index.html", "results/liu2009.html", "results/wang2015.html",
-             # sphinx-gallery's page of the examples' times (its table from CDNs)
+             # sphinx-gallery's page of the examples' times (its table from CDNs): checked
+             # where it is written (not with sphinx_gallery_conf's write_computation_times off)
              "sg_execution_times.html"]
+OPTIONAL_PAGES = {"sg_execution_times.html"}
 
 
 @pytest.mark.parametrize("name", DOC_PAGES)
@@ -375,6 +377,8 @@ def test_docs_pages_in_chromium(request, name):
                     "SSKERNELS_REQUIRE_DOCS=1 pytest tests/test_browser.py -k docs "
                     "(CI's full stage), or SSKERNELS_DOCS_HTML=FOLDER for another build")
     path = DOCS / name
+    if not path.is_file() and name in OPTIONAL_PAGES and DOCS.is_dir():
+        pytest.skip(f"{name}: not written by this build (optional)")
     if not path.is_file():
         _missing(f"{path} is not built (make docs)", DOCS_REQUIRED, "SSKERNELS_REQUIRE_DOCS")
     page = request.getfixturevalue("browser").open(path.as_uri())
