@@ -42,6 +42,7 @@ extensions = [
     "spec_reference",           # _ext/: the spec's field tables from sskernels.spec
     "cli_reference",            # _ext/: the CLI page from the Typer app
     "method_reference",         # _ext/: api/methods.rst from the method registry
+    "results_report",           # _ext/: results/*.rst, the committed tables by sskernels report
 ]
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
@@ -95,6 +96,9 @@ sphinx_gallery_conf = {
     # "Examples using X" on each API page
     "doc_module": ("sskernels",),
     "backreferences_dir": "gen_modules/backreferences",
+    # the execution-times page loads jQuery and DataTables from CDNs: not written (the site
+    # works offline; tests/test_browser.py opens every page with the network refused)
+    "write_computation_times": False,
 }
 
 # -- HTML --------------------------------------------------------------------------------
@@ -110,6 +114,9 @@ html_theme_options = {
     "footer_end": [],
 }
 html_static_path = []
+# the theme's light/dark switch: without a default mode it logs "Got invalid theme mode" in the
+# browser's console on a first visit
+html_context = {"default_mode": "auto"}
 html_show_sourcelink = False
 
 os.environ.setdefault("MPLBACKEND", "Agg")

@@ -32,7 +32,7 @@ LAYERS = [
     ("task body", ("sskernels.experiment.splits", "sskernels.experiment.oracle",
                    "sskernels.experiment.tasks")),
     ("spec", ("sskernels.spec_yaml", "sskernels.spec_limits", "sskernels.user_methods",
-              "sskernels.spec_params", "sskernels.spec")),
+              "sskernels.spec_params", "sskernels.spec", "sskernels.suites")),
     ("identity", ("sskernels.experiment.identity",)),
     ("store", ("sskernels.experiment.records", "sskernels.experiment.archive")),
     ("plan", ("sskernels.experiment.plan", "sskernels.experiment.preparation")),
@@ -42,6 +42,7 @@ LAYERS = [
     ("reports", ("sskernels.experiment", "sskernels.experiment.tables",
                  "sskernels.experiment.figures", "sskernels.experiment.floors",
                  "sskernels.experiment.bound")),
+    ("report", ("sskernels.report",)),
     ("command line", ("sskernels.cli", "sskernels.__main__")),
 ]
 
