@@ -55,7 +55,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from sskernels.experiment.tables import PAPER_DECIMALS, beyond_reading, paper_se, within_spread
+from sskernels.experiment.tables import PAPER_DECIMALS, within_spread
+from sskernels.report.verdicts import (BOUND_KEY, UNMATCHABLE_BELOW, VERDICT_TEXT, VERDICTS,
+                                       verdict)
 
 REQUIRED = {"table", "dataset", "setting", "method", "metric", "mean", "std", "paper_mean",
             "paper_std", "paper_spread", "paper_cell", "paper_n", "protocol", "reading"}
@@ -64,15 +66,6 @@ MARKERS = "osD^v<>pP*Xhd"
 LARGEST = 15
 #: the ± a miss is measured in where the paper prints ± 0: half the last digit of its means
 RESOLUTION = 0.5 * 10.0 ** -PAPER_DECIMALS
-#: a paper ± below one unit of its means' last printed decimal: unmatchable at that precision
-UNMATCHABLE_BELOW = 10.0 ** -PAPER_DECIMALS
-#: the verdict classes of a cell with a ±, in the order they are decided
-VERDICTS = ("matched", "unmatchable", "beyond", "better", "near", "open")
-VERDICT_TEXT = {"matched": "matched", "unmatchable": "unmatchable at the printed precision",
-                "beyond": "beyond our reading", "better": "ours better by > 2 se",
-                "near": "near miss (within 2 se)", "open": "open"}
-#: +1 where a higher value is better, -1 where lower is
-DIRECTION = {"accuracy": 1.0, "alignment": 1.0, "error": -1.0}
 CONSTANT = re.compile(r"constant prediction[^;]*?x(\d+)/(\d+)")
 
 
@@ -147,37 +140,14 @@ def cells(rows: pd.DataFrame, bounds: pd.DataFrame | None = None):
                                                              "same_value"])
 
 
-def _combined_se(row):
-    """``sqrt(ours_se^2 + paper_se^2)`` (a missing se counts as 0)."""
-    ours = float(row["se"]) if "se" in row.index and pd.notna(row["se"]) else 0.0
-    p_se = paper_se(row["paper_std"], row["paper_spread"], row["paper_n"])
-    return math.hypot(ours, 0.0 if pd.isna(p_se) else float(p_se))
-
-
 def _verdict(row, bounds):
-    """``(verdict, evidence)`` of a counted row (:data:`VERDICTS`; "" without a ±)."""
-    if pd.isna(row["paper_std"]):
-        return "", ""
-    if row["matched"]:
-        return "matched", ""
-    if float(row["paper_std"]) < UNMATCHABLE_BELOW - 1e-12:
-        return "unmatchable", f"± {row['paper_std']:g} < {UNMATCHABLE_BELOW:g}"
-    beyond, reading = _beyond(row, bounds)
-    if beyond:
-        return "beyond", reading
-    direction = DIRECTION.get(row["metric"])
-    se = _combined_se(row)
-    if row["oracle"] and direction is not None and row["metric"] != "alignment" \
-            and direction * row["delta"] < -2.0 * se:
-        what = str(row.get("selected", "")) if pd.notna(row.get("selected", np.nan)) else ""
-        return "beyond", "; ".join(x for x in (
-            "the row's own test-label selection over its grid"
-            + (f" (chosen: {what})" if what else ""), _context(row, bounds)) if x)
-    if direction is not None and direction * row["delta"] > 2.0 * se:
-        return "better", ""
-    if abs(row["delta"]) <= 2.0 * se:
-        return "near", ""
-    return "open", ""
+    """``(verdict, evidence)`` of a counted row: :func:`sskernels.report.verdicts.verdict`
+    (the rules stated above, one implementation for this page and ``sskernels report``), an
+    oracle row's own-grid evidence completed with the reading it is conditional on."""
+    v, evidence = verdict(row.to_dict(), bounds)
+    if v == "beyond" and evidence.startswith("the row's own"):
+        evidence = "; ".join(x for x in (evidence, _context(row, bounds)) if x)
+    return v, evidence
 
 
 def _context(row, bounds):
@@ -199,33 +169,12 @@ def _one_class(notes):
     return bool(hits) and sum(k for k, _ in hits) > hits[0][1] / 2
 
 
-BOUND_KEY = ["table", "dataset", "setting", "method"]
-
-
 def load_bounds(results: Path) -> pd.DataFrame | None:
     frames = [pd.read_csv(p) for p in sorted(results.glob("*/*_bound.csv"))]
     frames = [f for f in frames if set(BOUND_KEY + ["bound", "bound_se"]) <= set(f.columns)]
     if not frames:
         return None
     return pd.concat(frames, ignore_index=True).drop_duplicates(BOUND_KEY, keep="last")
-
-
-def _beyond(row, bounds):
-    """``(verdict, reading)`` of the bound on the counted row (accuracy and error cells;
-    an error cell is its accuracy's complement): False and "" without a bound."""
-    if bounds is None or row["metric"] not in ("accuracy", "error"):
-        return False, ""
-    hit = bounds[(bounds["table"] == row["table"]) & (bounds["dataset"] == row["dataset"])
-                 & (bounds["setting"] == row["setting"]) & (bounds["method"] == row["method"])]
-    if hit.empty:
-        return False, ""
-    b = hit.iloc[0]
-    paper = row["paper_mean"] if row["metric"] == "accuracy" else 100.0 - row["paper_mean"]
-    p_se = paper_se(row["paper_std"], row["paper_spread"], row["paper_n"])
-    verdict = beyond_reading(paper, b["bound"], b["bound_se"], p_se)
-    reading = str(b.get("reading", "")) if pd.notna(b.get("reading", np.nan)) else ""
-    grid = f"grid {b['grid']}" if "grid" in b.index and pd.notna(b["grid"]) else ""
-    return bool(verdict), "; ".join(x for x in (reading, grid) if x)
 
 
 def summary(c: pd.DataFrame, repeats: pd.DataFrame) -> pd.DataFrame:

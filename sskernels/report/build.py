@@ -384,7 +384,8 @@ def load(paths=(".",), highlight=(), run_folders=True):
                                      "split"])
     provenance = pd.DataFrame(prov, columns=list(_PROVENANCE_FIELDS))
     if not provenance.empty:
-        provenance = (provenance.astype(str).value_counts(dropna=False)
+        # a record made outside a git checkout (an installed package) has no commit: "–"
+        provenance = (provenance.fillna("–").astype(str).value_counts(dropna=False)
                       .rename("records").reset_index())
     return ReportData(rows=rows, splits=splits, sources=sources, provenance=provenance)
 
