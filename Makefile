@@ -24,11 +24,12 @@ ifneq ($(wildcard $(MIRROR)),)
 export SSKERNELS_DATA_MIRROR ?= $(MIRROR)
 endif
 
-.PHONY: labbook bench-wang2015 readings-wang2015 archive readings table-secstr table-secstr-extra table-secstr-extra-skl bench-scale table-skl-truncation figure-fidelity bound-liu2009-t3 bound-mao2010-t2 figures-kscl table-wang2015-t1 table-wang2015-t2 table-wang2015-t2-lr table-wang2015-t3 table-wang2015-t3-lr tables-wang2015 figure-wang2015-alignment figure-wang2015-wifi figure-sindhwani figures-sindhwani table-sindhwani-linear setup run test fuzz test-oldest test-nodata test-portability bench tables table-liu2009-t3 figure-liu2009-f1 table-mao2010-t2 table-mao2010-t3 sweep-liu2009-beta regression clean help docs
+.PHONY: labbook bench-wang2015 readings-wang2015 archive readings table-secstr table-secstr-extra table-secstr-extra-skl bench-scale table-skl-truncation figure-fidelity bound-liu2009-t3 bound-mao2010-t2 figures-kscl table-wang2015-t1 table-wang2015-t2 table-wang2015-t2-lr table-wang2015-t3 table-wang2015-t3-lr tables-wang2015 figure-wang2015-alignment figure-wang2015-wifi figure-sindhwani figures-sindhwani table-sindhwani-linear setup run test lint fuzz test-oldest test-nodata test-portability bench tables table-liu2009-t3 figure-liu2009-f1 table-mao2010-t2 table-mao2010-t3 sweep-liu2009-beta regression clean help docs
 
 help:
 	@echo "make run      - the default experiment (bundled wine data, no network)"
 	@echo "make test     - the test suite (unit, equation checks, CLI, regression)"
+	@echo "make lint     - ruff: lint rules and the format check (pyproject.toml's [tool.ruff])"
 	@echo "make docs     - build the documentation site with Sphinx, warnings as errors (docs/_build/html)"
 	@echo "make fuzz     - the long fuzz run: $(FUZZ_EXAMPLES) generated specs and data files, 200 CLI runs (tests/test_fuzz_property.py)"
 	@echo "make test-oldest - the test suite on the oldest supported versions (constraints/oldest.txt, venv $(OLDEST_VENV))"
@@ -75,6 +76,11 @@ run: $(STAMP)
 # process, e.g. to see the fuzz counts of tests/test_fuzz_property.py at the end)
 test: $(STAMP)
 	$(PY) -m pytest -n $(TEST_JOBS)
+
+# ruff: the lint rules and the format of pyproject.toml's [tool.ruff] (CI's full stage)
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
 
 # The documentation site (Sphinx, warnings as errors; the gallery's examples run at every
 # build): docs/requirements.txt installed into .venv once (its own stamp), output in

@@ -39,17 +39,23 @@ extensions = [
     "numpydoc",
     "myst_parser",
     "sphinx_gallery.gen_gallery",
-    "spec_reference",           # _ext/: the spec's field tables from sskernels.spec
-    "cli_reference",            # _ext/: the CLI page from the Typer app
-    "method_reference",         # _ext/: api/methods.rst from the method registry
-    "results_report",           # _ext/: results/*.rst, the committed tables by sskernels report
+    "spec_reference",  # _ext/: the spec's field tables from sskernels.spec
+    "cli_reference",  # _ext/: the CLI page from the Typer app
+    "method_reference",  # _ext/: api/methods.rst from the method registry
+    "results_report",  # _ext/: results/*.rst, the committed tables by sskernels report
 ]
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
-exclude_patterns = ["_build", "requirements.txt", "auto_examples/*.ipynb",
-                    "auto_examples/*.py", "auto_examples/*.zip", "auto_examples/*.md5",
-                    "**/*.codeobj.json"]
+exclude_patterns = [
+    "_build",
+    "requirements.txt",
+    "auto_examples/*.ipynb",
+    "auto_examples/*.py",
+    "auto_examples/*.zip",
+    "auto_examples/*.md5",
+    "**/*.codeobj.json",
+]
 templates_path = ["_templates"]
 # option names (--jobs), code-like text in generated pages and the committed tables stay as
 # written: no "--" to en dash, no curly quotes
@@ -72,7 +78,7 @@ numpydoc_class_members_toctree = False
 numpydoc_validation_checks = set()
 numpydoc_xref_param_type = False
 
-intersphinx_mapping = {}            # the build needs no network
+intersphinx_mapping = {}  # the build needs no network
 
 # -- sphinx-gallery ----------------------------------------------------------------------
 
@@ -124,6 +130,7 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 
 # -- consistency checks --------------------------------------------------------------------
 
+
 def _check_api_page(app):
     """Warn (an error under -W) when a public class or function of sskernels.learners is
     missing from the API page: ``sskernels.learners.__all__`` is the list to document."""
@@ -138,7 +145,8 @@ def _check_api_page(app):
         obj = getattr(learners, name)
         if (inspect.isclass(obj) or inspect.isfunction(obj)) and name not in listed:
             logging.getLogger(__name__).warning(
-                "sskernels.learners.%s is public (__all__) but not on docs/api/index.rst", name)
+                "sskernels.learners.%s is public (__all__) but not on docs/api/index.rst", name
+            )
 
 
 def _close_heading_gaps(app, relative_path, parent_docname, content):

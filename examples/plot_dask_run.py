@@ -25,15 +25,20 @@ import numpy as np
 from dask.distributed import Client, LocalCluster
 
 from sskernels.data import load_dataset
-from sskernels.learners import (Consistency, HarmonicFunction, SelectOnLabeled,
-                                TransductiveSpectralKernel)
+from sskernels.learners import (
+    Consistency,
+    HarmonicFunction,
+    SelectOnLabeled,
+    TransductiveSpectralKernel,
+)
 
 N_SPLITS, N_LABELED = 10, 20
 METHODS = {
     "harmonic": lambda: HarmonicFunction(),
     "consistency (alpha selected)": lambda: SelectOnLabeled(Consistency()),
     "TSK (beta selected)": lambda: SelectOnLabeled(
-        TransductiveSpectralKernel(n_components=10, eta=2, skip_constant=True)),
+        TransductiveSpectralKernel(n_components=10, eta=2, skip_constant=True)
+    ),
 }
 
 d = load_dataset("sklearn-wine", preprocess="minmax")
@@ -64,11 +69,16 @@ tasks = [(m, s) for m in METHODS for s in range(N_SPLITS)]
 # blocks close the client and the cluster at the end.
 
 t0 = time.perf_counter()
-with LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                  dashboard_address=None) as cluster, Client(cluster) as client:
+with (
+    LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+    ) as cluster,
+    Client(cluster) as client,
+):
     data = client.scatter((d.X, d.y), broadcast=True)
-    futures = client.map(run_task, [data] * len(tasks), [m for m, _ in tasks],
-                         [s for _, s in tasks], pure=False)
+    futures = client.map(
+        run_task, [data] * len(tasks), [m for m, _ in tasks], [s for _, s in tasks], pure=False
+    )
     results = client.gather(futures)
     n_workers = len(client.scheduler_info()["workers"])
 print(f"{len(results)} tasks on {n_workers} workers in {time.perf_counter() - t0:.1f} s")
@@ -94,15 +104,21 @@ for method, seed, a in results:
 
 fig, ax = plt.subplots(figsize=(9, 4.8))
 for (method, a), marker in zip(acc.items(), "osD"):
-    ax.plot(np.arange(N_SPLITS), a, marker=marker, lw=1,
-            label=f"{method}: {np.mean(a):.1f} ± {np.std(a):.1f} %")
+    ax.plot(
+        np.arange(N_SPLITS),
+        a,
+        marker=marker,
+        lw=1,
+        label=f"{method}: {np.mean(a):.1f} ± {np.std(a):.1f} %",
+    )
 ax.set_xticks(range(N_SPLITS))
 ax.set_xlabel("split (seed)")
 ax.set_ylabel("transductive accuracy (%)")
-ax.set_title(f"wine, {N_LABELED} labels per split: {len(tasks)} tasks on a Dask "
-             f"LocalCluster of {n_workers} workers")
-ax.legend(fontsize=8.5, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=3,
-          frameon=False)
+ax.set_title(
+    f"wine, {N_LABELED} labels per split: {len(tasks)} tasks on a Dask "
+    f"LocalCluster of {n_workers} workers"
+)
+ax.legend(fontsize=8.5, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=3, frameon=False)
 fig.tight_layout()
 plt.show()
 

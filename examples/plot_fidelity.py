@@ -30,15 +30,17 @@ import numpy as np
 
 def repository_root():
     for candidate in (Path.cwd(), Path.cwd().parent):
-        if (candidate / "scripts" / "fidelity_figure.py").is_file() and \
-                (candidate / "results").is_dir():
+        if (candidate / "scripts" / "fidelity_figure.py").is_file() and (
+            candidate / "results"
+        ).is_dir():
             return candidate
     raise FileNotFoundError("run this example from the repository root or from examples/")
 
 
 ROOT = repository_root()
-spec = importlib.util.spec_from_file_location("fidelity_figure",
-                                              ROOT / "scripts" / "fidelity_figure.py")
+spec = importlib.util.spec_from_file_location(
+    "fidelity_figure", ROOT / "scripts" / "fidelity_figure.py"
+)
 fidelity = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(fidelity)
 
@@ -46,10 +48,12 @@ results = ROOT / "results"
 rows = fidelity.load_rows(results)
 cells, repeats = fidelity.cells(rows, fidelity.load_bounds(results))
 summary = fidelity.summary(cells, repeats)
-print(f"{len(cells)} distinct paper cells ({len(repeats)} repeats besides); "
-      f"{int(summary['matched'].sum())} of {int(summary['with_spread'].sum())} with a ± "
-      f"matched, {int(summary['beyond'].sum())} beyond our reading, "
-      f"{int(summary['open'].sum())} open, {int(summary['no_spread'].sum())} without a ±")
+print(
+    f"{len(cells)} distinct paper cells ({len(repeats)} repeats besides); "
+    f"{int(summary['matched'].sum())} of {int(summary['with_spread'].sum())} with a ± "
+    f"matched, {int(summary['beyond'].sum())} beyond our reading, "
+    f"{int(summary['open'].sum())} open, {int(summary['no_spread'].sum())} without a ±"
+)
 
 SHORT = {
     "liu2009_table3_uci_transductive_accuracy": "Liu et al. 2009, Table 3",
@@ -69,23 +73,31 @@ def label(table, metric):
 # The verdicts per table
 # ----------------------
 
-summary = summary.iloc[::-1].reset_index(drop=True)       # first table on top
+summary = summary.iloc[::-1].reset_index(drop=True)  # first table on top
 fig, ax = plt.subplots(figsize=(10, 0.45 * len(summary) + 1.5))
 left = np.zeros(len(summary))
-for column, colour, name in [("matched", "tab:green", "matched"),
-                             ("beyond", "tab:red", "beyond our reading"),
-                             ("open", "0.6", "open"),
-                             ("no_spread", "0.85", "no ± printed")]:
+for column, colour, name in [
+    ("matched", "tab:green", "matched"),
+    ("beyond", "tab:red", "beyond our reading"),
+    ("open", "0.6", "open"),
+    ("no_spread", "0.85", "no ± printed"),
+]:
     values = summary[column].to_numpy(dtype=float)
-    ax.barh(range(len(summary)), values, left=left, color=colour, label=name,
-            edgecolor="w")
+    ax.barh(range(len(summary)), values, left=left, color=colour, label=name, edgecolor="w")
     left += values
 for k, r in summary.iterrows():
     if r["under_reading"]:
-        ax.text(left[k] + 0.5, k, f"+{int(r['under_reading'])} matched under a reading",
-                va="center", fontsize=8, color="tab:blue")
-ax.set_yticks(range(len(summary)),
-              [label(t, m) for t, m in zip(summary["paper_table"], summary["metric"])])
+        ax.text(
+            left[k] + 0.5,
+            k,
+            f"+{int(r['under_reading'])} matched under a reading",
+            va="center",
+            fontsize=8,
+            color="tab:blue",
+        )
+ax.set_yticks(
+    range(len(summary)), [label(t, m) for t, m in zip(summary["paper_table"], summary["metric"])]
+)
 ax.set_xlim(0, left.max() * 1.3)
 ax.set_xlabel("distinct paper cells")
 ax.set_title("Each distinct paper cell once: the verdict of our counted row")
@@ -117,12 +129,20 @@ for ax, ((table, metric), d) in zip(axes.ravel(), panels):
     for v, colour in COLOUR.items():
         g = d[d["verdict"] == v]
         if len(g):
-            ax.scatter(g["paper_mean"], g["mean"], s=16, color=colour, zorder=3,
-                       label=f"{v} ({len(g)})")
+            ax.scatter(
+                g["paper_mean"], g["mean"], s=16, color=colour, zorder=3, label=f"{v} ({len(g)})"
+            )
     under = d[d["reading_match"] != ""]
     if len(under):
-        ax.scatter(under["paper_mean"], under["mean"], s=70, facecolor="none",
-                   edgecolor="tab:blue", zorder=4, label=f"under a reading ({len(under)})")
+        ax.scatter(
+            under["paper_mean"],
+            under["mean"],
+            s=70,
+            facecolor="none",
+            edgecolor="tab:blue",
+            zorder=4,
+            label=f"under a reading ({len(under)})",
+        )
     lo = float(np.nanmin([d["paper_mean"].min(), d["mean"].min()]))
     hi = float(np.nanmax([d["paper_mean"].max(), d["mean"].max()]))
     pad = 0.05 * (hi - lo or 1.0)
@@ -131,10 +151,11 @@ for ax, ((table, metric), d) in zip(axes.ravel(), panels):
     ax.set_xlabel("paper", fontsize=9)
     ax.set_ylabel("ours", fontsize=9)
     ax.legend(fontsize=7, loc="upper left", frameon=False)
-for ax in axes.ravel()[len(panels):]:
+for ax in axes.ravel()[len(panels) :]:
     ax.axis("off")
-fig.suptitle("Paper (x) against ours (y): green matched, red beyond our reading, "
-             "grey open", fontsize=11)
+fig.suptitle(
+    "Paper (x) against ours (y): green matched, red beyond our reading, grey open", fontsize=11
+)
 fig.tight_layout()
 plt.show()
 

@@ -22,14 +22,16 @@ from sklearn.datasets import make_blobs
 
 from sskernels.learners import Consistency
 
-X, y = make_blobs(n_samples=300, centers=[[0, 0], [3, 0.5], [1.5, 2.6]], cluster_std=0.8,
-                  random_state=0)
+X, y = make_blobs(
+    n_samples=300, centers=[[0, 0], [3, 0.5], [1.5, 2.6]], cluster_std=0.8, random_state=0
+)
 
 
 def partial_labels(seed, per_class=2):
     rng = np.random.default_rng(seed)
-    labeled = np.concatenate([rng.choice(np.flatnonzero(y == c), per_class, replace=False)
-                              for c in range(3)])
+    labeled = np.concatenate(
+        [rng.choice(np.flatnonzero(y == c), per_class, replace=False) for c in range(3)]
+    )
     y_partial = np.full_like(y, -1)
     y_partial[labeled] = y[labeled]
     return y_partial
@@ -38,10 +40,12 @@ def partial_labels(seed, per_class=2):
 y_partial = partial_labels(0)
 unlabeled = y_partial == -1
 model = Consistency(alpha=0.9).fit(X, y_partial)
-P = model.label_distributions_                 # (300, 3), rows sum to 1
+P = model.label_distributions_  # (300, 3), rows sum to 1
 print("rows sum to 1:", np.allclose(P.sum(axis=1), 1.0))
-print("argmax of label_distributions_ is transduction_:",
-      np.array_equal(model.classes_[P.argmax(axis=1)], model.transduction_))
+print(
+    "argmax of label_distributions_ is transduction_:",
+    np.array_equal(model.classes_[P.argmax(axis=1)], model.transduction_),
+)
 
 # %%
 # New points
@@ -79,28 +83,39 @@ for seed in range(10):
 COLOURS = np.array([to_rgb(c) for c in ("tab:blue", "tab:orange", "tab:green")])
 fig, axes = plt.subplots(1, 3, figsize=(15, 4.6))
 ax = axes[0]
-ax.scatter(X[unlabeled, 0], X[unlabeled, 1], c=P[unlabeled] @ COLOURS, s=18,
-           edgecolor="none")
-ax.scatter(X[~unlabeled, 0], X[~unlabeled, 1], c=COLOURS[y[~unlabeled]], s=170, marker="*",
-           edgecolor="k")
+ax.scatter(X[unlabeled, 0], X[unlabeled, 1], c=P[unlabeled] @ COLOURS, s=18, edgecolor="none")
+ax.scatter(
+    X[~unlabeled, 0], X[~unlabeled, 1], c=COLOURS[y[~unlabeled]], s=170, marker="*", edgecolor="k"
+)
 acc = 100 * np.mean(model.transduction_[unlabeled] == y[unlabeled])
-ax.set_title(f"label_distributions_ (alpha = 0.9)\ntransductive accuracy {acc:.1f} %",
-             fontsize=10)
+ax.set_title(f"label_distributions_ (alpha = 0.9)\ntransductive accuracy {acc:.1f} %", fontsize=10)
 
 ax = axes[1]
-ax.imshow((P_grid @ COLOURS).reshape(xx.shape + (3,)), origin="lower", aspect="auto",
-          extent=(xx.min(), xx.max(), yy.min(), yy.max()))
-cs = ax.contour(xx, yy, P_grid.max(axis=1).reshape(xx.shape), levels=[0.5, 0.7, 0.9],
-                colors="k", linewidths=0.7)
+ax.imshow(
+    (P_grid @ COLOURS).reshape(xx.shape + (3,)),
+    origin="lower",
+    aspect="auto",
+    extent=(xx.min(), xx.max(), yy.min(), yy.max()),
+)
+cs = ax.contour(
+    xx, yy, P_grid.max(axis=1).reshape(xx.shape), levels=[0.5, 0.7, 0.9], colors="k", linewidths=0.7
+)
 ax.clabel(cs, fontsize=7)
 ax.scatter(X[:, 0], X[:, 1], c=COLOURS[y], s=9, edgecolor="w", linewidth=0.4)
-ax.set_title("predict_proba on new points (dots: the data, true classes)\n"
-             "contours: largest probability", fontsize=10)
+ax.set_title(
+    "predict_proba on new points (dots: the data, true classes)\ncontours: largest probability",
+    fontsize=10,
+)
 
 ax = axes[2]
 bins = np.linspace(1 / 3, 1, 21)
-ax.hist([right, wrong], bins=bins, color=["tab:green", "tab:red"], density=True,
-        label=[f"labeled right ({len(right)})", f"labeled wrong ({len(wrong)})"])
+ax.hist(
+    [right, wrong],
+    bins=bins,
+    color=["tab:green", "tab:red"],
+    density=True,
+    label=[f"labeled right ({len(right)})", f"labeled wrong ({len(wrong)})"],
+)
 ax.set_xlabel("largest entry of label_distributions_")
 ax.set_ylabel("density")
 ax.set_title("unlabeled points of 10 splits", fontsize=10)

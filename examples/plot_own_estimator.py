@@ -46,13 +46,13 @@ class SeededKMeans(ClassifierMixin, BaseEstimator):
         self.classes_, y_enc = np.unique(y[labeled], return_inverse=True)
         assign = np.full(len(y), -1)
         assign[labeled] = y_enc
-        self.centroids_ = np.array([X[assign == k].mean(axis=0)
-                                    for k in range(self.classes_.size)])
+        self.centroids_ = np.array([X[assign == k].mean(axis=0) for k in range(self.classes_.size)])
         for _ in range(self.n_iter):
             nearest = self._nearest(X)
-            new = np.where(labeled, assign, nearest)       # labeled points stay put
-            self.centroids_ = np.array([X[new == k].mean(axis=0)
-                                        for k in range(self.classes_.size)])
+            new = np.where(labeled, assign, nearest)  # labeled points stay put
+            self.centroids_ = np.array(
+                [X[new == k].mean(axis=0) for k in range(self.classes_.size)]
+            )
         self.transduction_ = self.classes_[np.where(labeled, assign, self._nearest(X))]
         return self
 
@@ -110,17 +110,24 @@ fig, ax = plt.subplots(figsize=(10, 4.6))
 names = list(METHODS)
 means = [np.mean(acc[n]) for n in names]
 colours = ["tab:gray", "tab:gray", "tab:blue", "tab:blue", "tab:olive"]
-ax.bar(range(len(names)), means, yerr=[np.std(acc[n]) for n in names], color=colours,
-       capsize=4, alpha=0.8)
+ax.bar(
+    range(len(names)),
+    means,
+    yerr=[np.std(acc[n]) for n in names],
+    color=colours,
+    capsize=4,
+    alpha=0.8,
+)
 for k, n in enumerate(names):
-    ax.plot(np.full(N_SPLITS, k) + np.linspace(-0.2, 0.2, N_SPLITS), acc[n], ".", color="k",
-            ms=4)
+    ax.plot(np.full(N_SPLITS, k) + np.linspace(-0.2, 0.2, N_SPLITS), acc[n], ".", color="k", ms=4)
     ax.text(k, 2, f"{means[k]:.1f} %", ha="center", color="w", fontweight="bold")
 ax.set_xticks(range(len(names)), names)
 ax.set_ylim(0, 100)
 ax.set_ylabel("transductive accuracy (%)")
-ax.set_title(f"digits (n = {len(y)}), {N_LABELED} labels, {N_SPLITS} random splits: "
-             "grey yours, blue sskernels, olive scikit-learn")
+ax.set_title(
+    f"digits (n = {len(y)}), {N_LABELED} labels, {N_SPLITS} random splits: "
+    "grey yours, blue sskernels, olive scikit-learn"
+)
 fig.tight_layout()
 plt.show()
 

@@ -34,7 +34,7 @@ EPS, S = 0.2, 0.1
 def affinity(A, B):
     """Epsilon-ball Gaussian affinities between the rows of A and those of B."""
     D = pairwise_distances(A, B)
-    return np.where(D < EPS, np.exp(-D ** 2 / (2 * S ** 2)), 0.0)
+    return np.where(D < EPS, np.exp(-(D**2) / (2 * S**2)), 0.0)
 
 
 X, y = make_circles(n_samples=300, noise=0.07, factor=0.5, random_state=0)
@@ -45,8 +45,9 @@ print(f"neighbours per point: min {(W > 0).sum(1).min()}, max {(W > 0).sum(1).ma
 
 def partial_labels(seed, per_class=2):
     rng = np.random.default_rng(seed)
-    labeled = np.concatenate([rng.choice(np.flatnonzero(y == c), per_class, replace=False)
-                              for c in (0, 1)])
+    labeled = np.concatenate(
+        [rng.choice(np.flatnonzero(y == c), per_class, replace=False) for c in (0, 1)]
+    )
     y_partial = np.full_like(y, -1)
     y_partial[labeled] = y[labeled]
     return y_partial
@@ -70,8 +71,10 @@ print("unreached points:", own.unreached_.size)
 # A k-NN graph's own W, passed as precomputed, gives the same labels as fitting on X:
 W_knn = KNNGraph(n_neighbors=6).build(X).W
 same = HarmonicFunction(graph="precomputed").fit(W_knn, y_partial)
-print("precomputed k-NN W reproduces fit(X, y):",
-      bool(np.array_equal(same.transduction_, knn.transduction_)))
+print(
+    "precomputed k-NN W reproduces fit(X, y):",
+    bool(np.array_equal(same.transduction_, knn.transduction_)),
+)
 
 # %%
 # Several labeled splits
@@ -101,22 +104,43 @@ f_own = np.where(W_grid.sum(1) > 0, own.decision_function(W_grid), np.nan)
 f_knn = knn.decision_function(grid)
 
 fig, axes = plt.subplots(1, 3, figsize=(14, 4.4))
-for ax, title, Wg, f, model in [(axes[0], "your W: epsilon-ball Gaussian", W, f_own, own),
-                                (axes[1], "KNNGraph(n_neighbors=6)", W_knn, f_knn, knn)]:
+for ax, title, Wg, f, model in [
+    (axes[0], "your W: epsilon-ball Gaussian", W, f_own, own),
+    (axes[1], "KNNGraph(n_neighbors=6)", W_knn, f_knn, knn),
+]:
     f = f.reshape(xx.shape)
-    ax.contourf(xx, yy, np.where(np.isnan(f), np.nan, f > 0), levels=[-0.5, 0.5, 1.5],
-                colors=["#cfe0f3", "#f9d9c3"])
+    ax.contourf(
+        xx,
+        yy,
+        np.where(np.isnan(f), np.nan, f > 0),
+        levels=[-0.5, 0.5, 1.5],
+        colors=["#cfe0f3", "#f9d9c3"],
+    )
     i, j = sp.triu(sp.csr_matrix(Wg)).nonzero()
-    ax.plot(np.vstack([X[i, 0], X[j, 0]]), np.vstack([X[i, 1], X[j, 1]]), color="0.6",
-            lw=0.4, zorder=1)
-    ax.scatter(X[unlabeled, 0], X[unlabeled, 1], s=8, zorder=2,
-               c=np.where(y[unlabeled] == 1, "tab:orange", "tab:blue"))
+    ax.plot(
+        np.vstack([X[i, 0], X[j, 0]]), np.vstack([X[i, 1], X[j, 1]]), color="0.6", lw=0.4, zorder=1
+    )
+    ax.scatter(
+        X[unlabeled, 0],
+        X[unlabeled, 1],
+        s=8,
+        zorder=2,
+        c=np.where(y[unlabeled] == 1, "tab:orange", "tab:blue"),
+    )
     lab = ~unlabeled
-    ax.scatter(X[lab, 0], X[lab, 1], s=150, marker="*", edgecolor="k", zorder=3,
-               c=np.where(y[lab] == 1, "tab:orange", "tab:blue"))
+    ax.scatter(
+        X[lab, 0],
+        X[lab, 1],
+        s=150,
+        marker="*",
+        edgecolor="k",
+        zorder=3,
+        c=np.where(y[lab] == 1, "tab:orange", "tab:blue"),
+    )
     a = 100 * np.mean(model.transduction_[unlabeled] == y[unlabeled])
-    ax.set_title(f"{title}\n{sp.triu(sp.csr_matrix(Wg)).nnz} edges, accuracy {a:.1f} %",
-                 fontsize=10)
+    ax.set_title(
+        f"{title}\n{sp.triu(sp.csr_matrix(Wg)).nnz} edges, accuracy {a:.1f} %", fontsize=10
+    )
     ax.set_aspect("equal")
 ax = axes[2]
 ax.boxplot(list(acc.values()), widths=0.5)

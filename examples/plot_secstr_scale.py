@@ -46,8 +46,7 @@ print(secstr.pivot_table(index="n", columns=["stage", "impl"], values="seconds")
 # does).  The memory panel's grey line is the ``load`` stage, the process that only loads
 # the data: the baseline every stage's peak includes.
 
-STAGES = {"graph": "tab:blue", "spectrum": "tab:orange", "solve": "tab:green",
-          "peer": "tab:purple"}
+STAGES = {"graph": "tab:blue", "spectrum": "tab:orange", "solve": "tab:green", "peer": "tab:purple"}
 
 
 def exponent(n, seconds):
@@ -61,8 +60,14 @@ for stage, colour in STAGES.items():
         if d.empty:
             continue
         name = "peer (scikit-learn)" if stage == "peer" else f"{stage} ({impl})"
-        ax_t.loglog(d["n"], d["seconds"], style, color=colour, ms=4,
-                    label=f"{name}: e = {exponent(d['n'], d['seconds']):.2f}")
+        ax_t.loglog(
+            d["n"],
+            d["seconds"],
+            style,
+            color=colour,
+            ms=4,
+            label=f"{name}: e = {exponent(d['n'], d['seconds']):.2f}",
+        )
         ax_m.loglog(d["n"], d["peak_mb"], style, color=colour, ms=4, label=name)
 load = secstr[secstr["stage"] == "load"].sort_values("n")
 ax_m.loglog(load["n"], load["peak_mb"], "-", color="0.6", lw=2, label="load (baseline)")

@@ -45,13 +45,16 @@ def partial_labels(seed, n_labeled=20):
 y_partial = partial_labels(0)
 unlabeled = y_partial == -1
 
-pipe = Pipeline([("scale", StandardScaler()),
-                 ("select", SelectOnLabeled(Consistency(), {"alpha": ALPHAS}, n_folds=5))])
+pipe = Pipeline(
+    [
+        ("scale", StandardScaler()),
+        ("select", SelectOnLabeled(Consistency(), {"alpha": ALPHAS}, n_folds=5)),
+    ]
+)
 pipe.fit(X, y_partial)
 select = pipe.named_steps["select"]
 print("selected:", select.best_params_, "cv score", select.best_score_)
-print("transductive accuracy:",
-      np.mean(select.transduction_[unlabeled] == y[unlabeled]))
+print("transductive accuracy:", np.mean(select.transduction_[unlabeled] == y[unlabeled]))
 
 # %%
 # What GridSearchCV would do
@@ -70,18 +73,21 @@ print("transductive accuracy:",
 # A scorer that ignores ``-1`` fixes the first point only.  SelectOnLabeled hides labels
 # instead of rows.
 
-gs = GridSearchCV(make_pipeline(StandardScaler(), Consistency()),
-                  {"consistency__alpha": ALPHAS}, cv=5)
+gs = GridSearchCV(
+    make_pipeline(StandardScaler(), Consistency()), {"consistency__alpha": ALPHAS}, cv=5
+)
 with warnings.catch_warnings():
-    warnings.simplefilter("ignore", UserWarning)   # "least populated class" (3 labels)
+    warnings.simplefilter("ignore", UserWarning)  # "least populated class" (3 labels)
     gs.fit(X, y_partial)
 print("GridSearchCV scores:", np.round(gs.cv_results_["mean_test_score"], 3))
 
 # For reference only (it reads the unlabeled points' true labels, which a selection
 # never may): the transductive accuracy of each alpha on this split.
 Xs = StandardScaler().fit_transform(X)
-reference = [np.mean(Consistency(alpha=a).fit(Xs, y_partial).transduction_[unlabeled]
-                     == y[unlabeled]) for a in ALPHAS]
+reference = [
+    np.mean(Consistency(alpha=a).fit(Xs, y_partial).transduction_[unlabeled] == y[unlabeled])
+    for a in ALPHAS
+]
 
 # %%
 # Over ten labeled splits
@@ -94,10 +100,10 @@ for seed in range(10):
     yp = partial_labels(seed)
     u = yp == -1
     for a in ALPHAS:
-        fixed[a].append(100 * np.mean(Consistency(alpha=a).fit(Xs, yp).transduction_[u]
-                                      == y[u]))
-    p = Pipeline([("scale", StandardScaler()),
-                  ("select", SelectOnLabeled(Consistency(), {"alpha": ALPHAS}))]).fit(X, yp)
+        fixed[a].append(100 * np.mean(Consistency(alpha=a).fit(Xs, yp).transduction_[u] == y[u]))
+    p = Pipeline(
+        [("scale", StandardScaler()), ("select", SelectOnLabeled(Consistency(), {"alpha": ALPHAS}))]
+    ).fit(X, yp)
     selected.append(100 * np.mean(p[-1].transduction_[u] == y[u]))
     chosen.append(p[-1].best_params_["alpha"])
 print("alpha chosen per split:", chosen)
@@ -111,12 +117,23 @@ print("alpha chosen per split:", chosen)
 fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.4))
 pos = np.arange(len(ALPHAS))
 w = 0.27
-ax1.bar(pos - w, select.cv_results_["mean_test_score"], w, color="tab:blue",
-        label="SelectOnLabeled: cv on the 20 labels")
-ax1.bar(pos, gs.cv_results_["mean_test_score"], w, color="tab:red",
-        label="GridSearchCV, default scorer")
-ax1.bar(pos + w, reference, w, color="0.6",
-        label="accuracy on the unlabeled points\n(reference: uses their true labels)")
+ax1.bar(
+    pos - w,
+    select.cv_results_["mean_test_score"],
+    w,
+    color="tab:blue",
+    label="SelectOnLabeled: cv on the 20 labels",
+)
+ax1.bar(
+    pos, gs.cv_results_["mean_test_score"], w, color="tab:red", label="GridSearchCV, default scorer"
+)
+ax1.bar(
+    pos + w,
+    reference,
+    w,
+    color="0.6",
+    label="accuracy on the unlabeled points\n(reference: uses their true labels)",
+)
 ax1.set_xticks(pos, [f"alpha = {a}" for a in ALPHAS])
 ax1.set_ylim(0, 1.5)
 ax1.set_yticks(np.linspace(0, 1, 6))
@@ -128,8 +145,7 @@ data = [fixed[a] for a in ALPHAS] + [selected]
 ax2.boxplot(data, widths=0.5)
 for k, v in enumerate(data, 1):
     ax2.plot(np.full(len(v), k) + np.linspace(-0.1, 0.1, len(v)), v, ".", color="k", ms=4)
-ax2.set_xticks(range(1, len(data) + 1),
-               [f"alpha\n{a}" for a in ALPHAS] + ["selected\non labels"])
+ax2.set_xticks(range(1, len(data) + 1), [f"alpha\n{a}" for a in ALPHAS] + ["selected\non labels"])
 ax2.set_ylabel("transductive accuracy (%)")
 ax2.set_title("10 splits of 20 labels: fixed alpha vs selected")
 fig.tight_layout()

@@ -30,8 +30,10 @@ from sskernels.learners import RegularizedSpectralKernel, TransductiveSpectralKe
 d = load_dataset("sklearn-wine", preprocess="minmax")
 graph = KNNGraph(n_neighbors=6).build(d.X)
 spectrum = graph.spectrum()
-print(f"{spectrum.values.size} eigenvalues in [{spectrum.values.min():.3f}, "
-      f"{spectrum.values.max():.3f}]")
+print(
+    f"{spectrum.values.size} eigenvalues in [{spectrum.values.min():.3f}, "
+    f"{spectrum.values.max():.3f}]"
+)
 
 # %%
 # Learning ``mu`` from 20 labels
@@ -51,8 +53,9 @@ y[labeled] = d.y[labeled]
 unlabeled = y == -1
 
 tsk = TransductiveSpectralKernel(n_components=10, eta=2, beta=10).fit(d.X, y)
-tsk_skip = TransductiveSpectralKernel(n_components=10, eta=2, beta=10,
-                                      skip_constant=True).fit(d.X, y)
+tsk_skip = TransductiveSpectralKernel(n_components=10, eta=2, beta=10, skip_constant=True).fit(
+    d.X, y
+)
 rsk = RegularizedSpectralKernel(alpha=0.99, n_components=10).fit(d.X, y)
 
 
@@ -60,8 +63,11 @@ def accuracy(model):
     return 100 * np.mean(model.transduction_[unlabeled] == d.y[unlabeled])
 
 
-for name, model in [("TSK, eq. (14)", tsk), ("TSK, skip_constant", tsk_skip),
-                    ("RSK, alpha 0.99", rsk)]:
+for name, model in [
+    ("TSK, eq. (14)", tsk),
+    ("TSK, skip_constant", tsk_skip),
+    ("RSK, alpha 0.99", rsk),
+]:
     print(f"{name:20s} accuracy {accuracy(model):5.1f} %  mu = {np.round(model.mu_, 3)}")
 
 # %%
@@ -77,8 +83,9 @@ fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.3))
 t_all = np.arange(1, spectrum.values.size + 1)
 ax1.plot(t_all, spectrum.values, ".", color="0.5", ms=4, label="eigenvalues of L_sym")
 pos = np.searchsorted(spectrum.values, tsk.eigenvalues_)
-ax1.plot(pos + 1, tsk.eigenvalues_, "o", mfc="none", mec="tab:red", ms=8,
-         label="the m = 10 used by TSK")
+ax1.plot(
+    pos + 1, tsk.eigenvalues_, "o", mfc="none", mec="tab:red", ms=8, label="the m = 10 used by TSK"
+)
 ax1.set_xlabel("index t (ascending)")
 ax1.set_ylabel("lambda_t")
 ax1.set_title("Before: the Laplacian spectrum (wine, 6-NN graph)")
@@ -86,10 +93,13 @@ ax1.legend(loc="lower right")
 
 t = np.arange(1, tsk.mu_.size + 1)
 width = 0.27
-for k, (name, model, colour) in enumerate([
+for k, (name, model, colour) in enumerate(
+    [
         (f"TSK, eq. (14) ({accuracy(tsk):.1f} %)", tsk, "tab:red"),
         (f"TSK, skip_constant ({accuracy(tsk_skip):.1f} %)", tsk_skip, "tab:purple"),
-        (f"RSK, alpha 0.99 ({accuracy(rsk):.1f} %)", rsk, "tab:green")]):
+        (f"RSK, alpha 0.99 ({accuracy(rsk):.1f} %)", rsk, "tab:green"),
+    ]
+):
     ax2.bar(t + (k - 1) * width, model.mu_ / model.mu_.max(), width, color=colour, label=name)
 ax2.set_xticks(t)
 ax2.set_xlabel("eigenvector t (lambda_t ascending)")

@@ -41,11 +41,11 @@ unlabeled = y_partial == -1
 # same default graph.
 
 models = {
-    "SVM on the 2 labels\n(LapSVM, gamma_I = 0)":
-        LapSVM(gamma_A=1e-6, gamma_I=0.0, kernel_width=0.25),
+    "SVM on the 2 labels\n(LapSVM, gamma_I = 0)": LapSVM(
+        gamma_A=1e-6, gamma_I=0.0, kernel_width=0.25
+    ),
     "HarmonicFunction": HarmonicFunction(),
-    "LapSVM\n(gamma_A = 1e-6, gamma_I = 1)":
-        LapSVM(gamma_A=1e-6, gamma_I=1.0, kernel_width=0.25),
+    "LapSVM\n(gamma_A = 1e-6, gamma_I = 1)": LapSVM(gamma_A=1e-6, gamma_I=1.0, kernel_width=0.25),
 }
 for model in models.values():
     model.fit(X, y_partial)
@@ -66,10 +66,24 @@ for ax, (name, model) in zip(axes, models.items()):
     f = model.decision_function(grid).reshape(xx.shape)
     ax.contourf(xx, yy, f > 0, levels=[-0.5, 0.5, 1.5], colors=["#cfe0f3", "#f9d9c3"])
     ax.contour(xx, yy, f, levels=[0.0], colors="k", linewidths=1)
-    ax.scatter(X[unlabeled, 0], X[unlabeled, 1], c=np.where(y[unlabeled] == 1, "tab:orange",
-               "tab:blue"), s=12, alpha=0.7)
-    ax.scatter(X[labeled, 0], X[labeled, 1], c=["tab:blue", "tab:orange"], s=160,
-               marker="*", edgecolor="k", linewidth=1, zorder=3, label="labeled")
+    ax.scatter(
+        X[unlabeled, 0],
+        X[unlabeled, 1],
+        c=np.where(y[unlabeled] == 1, "tab:orange", "tab:blue"),
+        s=12,
+        alpha=0.7,
+    )
+    ax.scatter(
+        X[labeled, 0],
+        X[labeled, 1],
+        c=["tab:blue", "tab:orange"],
+        s=160,
+        marker="*",
+        edgecolor="k",
+        linewidth=1,
+        zorder=3,
+        label="labeled",
+    )
     acc = np.mean(model.transduction_[unlabeled] == y[unlabeled])
     ax.set_title(f"{name}\ntransductive accuracy {100 * acc:.1f} %", fontsize=10)
     ax.set_xlabel("x1")

@@ -38,8 +38,11 @@ import pandas as pd
 
 ROOT = Path(__file__).resolve().parent.parent
 LABBOOK = ROOT / "results" / "README.md"
-MARK = re.compile(r"<!-- generated: (?P<name>[\w-]+) [^>]*-->\n(?P<body>.*?)"
-                  r"<!-- end generated: (?P=name) -->", re.S)
+MARK = re.compile(
+    r"<!-- generated: (?P<name>[\w-]+) [^>]*-->\n(?P<body>.*?)"
+    r"<!-- end generated: (?P=name) -->",
+    re.S,
+)
 
 
 def _mark(row, metric):
@@ -72,8 +75,10 @@ def error_alignment(df, columns):
         The Markdown table.
     """
     cells = _cells(df)
-    lines = ["| data set | " + " | ".join(h for h, _, _ in columns) + " |",
-             "|---" * (len(columns) + 1) + "|"]
+    lines = [
+        "| data set | " + " | ".join(h for h, _, _ in columns) + " |",
+        "|---" * (len(columns) + 1) + "|",
+    ]
     for ds in dict.fromkeys(df["dataset"]):
         row = [ds]
         for _, method, paper in columns:
@@ -82,12 +87,18 @@ def error_alignment(df, columns):
                 row.append("–")
                 continue
             err, al = c.get("error"), c.get("alignment")
-            text = (f"{err['mean']:.2f}{_mark(c, 'error')}" if err else "–") + " / " + (
-                f"{al['mean']:.3f}{_mark(c, 'alignment')}" if al else "–")
+            text = (
+                (f"{err['mean']:.2f}{_mark(c, 'error')}" if err else "–")
+                + " / "
+                + (f"{al['mean']:.3f}{_mark(c, 'alignment')}" if al else "–")
+            )
             if paper and err is not None and pd.notna(err.get("paper_mean")):
                 pal = al.get("paper_mean") if al else None
-                text += f" [{err['paper_mean']:.2f} / " + (
-                    "–" if pal is None or pd.isna(pal) else f"{pal:.2f}") + "]"
+                text += (
+                    f" [{err['paper_mean']:.2f} / "
+                    + ("–" if pal is None or pd.isna(pal) else f"{pal:.2f}")
+                    + "]"
+                )
             row.append(text)
         lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines)
@@ -120,8 +131,9 @@ def claims_table(path):
     """The ``claim / ours / holds`` table of a claims CSV (``scripts/kscl_claims.py``)."""
     df = pd.read_csv(path)
     lines = ["| claim (Sec. 6) | ours | holds |", "|---|---|---|"]
-    lines += [f"| {r['claim (Sec. 6)']} | {r['ours']} | {r['holds']} |"
-              for r in df.to_dict("records")]
+    lines += [
+        f"| {r['claim (Sec. 6)']} | {r['ours']} | {r['holds']} |" for r in df.to_dict("records")
+    ]
     return "\n".join(lines)
 
 
@@ -138,46 +150,141 @@ def fidelity_headline(path):
 #: the lab book's largest misses in points: (label, CSV, data set, setting or None, method,
 #: metric, explanation); the numbers come from the CSV, the explanation names its check
 MISSES = [
-    ("Liu TSK+SVM sonar", "liu2009/table3", "sonar", None, "TSK+SVM", "accuracy",
-     "beyond our reading (`liu2009/table3_bound.md`); no documented reading reaches it "
-     "(`liu2009/readings.md`): unexplained"),
-    ("Mao SimpleMKL PCMAC", "mao2010/table2", "PCMAC", None, "SimpleMKL", "accuracy",
-     "the stated absolute widths {0.5, …, 20} on PCMAC's unit-length tf-idf rows (`text1.mat`): "
-     "every Gaussian kernel is ≈ constant or ≈ identity (a data-scale difference)"),
-    ("Mao SVM (γ = 1/d) PCMAC", "mao2010/table2", "PCMAC", None,
-     "SVM (oracle: C best on average, gamma = 1/d)", "accuracy",
-     "γ = 1/7511 on unit-length rows (`text1.mat`); our mean-norm row (SVM) is within the "
-     "paper's std: what the paper ran on PCMAC is not LIBSVM's default on these features "
-     "(unexplained)"),
-    ("Liu harmonic wine", "liu2009/table3", "wine", None, "harmonic", "accuracy",
-     "matched with raw features (`liu2009/table3_raw.md`): the paper's harmonic and "
-     "consistency baselines look computed on unscaled features"),
-    ("Liu TSK+SVM ionosphere", "liu2009/table3", "ionosphere", None, "TSK+SVM", "accuracy",
-     "beyond our reading (`liu2009/table3_bound.md`); no documented reading matches it"),
-    ("Liu TSK+SVM heart", "liu2009/table3", "heart", None, "TSK+SVM", "accuracy",
-     "beyond our reading (`liu2009/table3_bound.md`); matched under the standardized reading "
-     "(`liu2009/readings.md`)"),
-    ("Liu TSK ionosphere", "liu2009/table3", "ionosphere", None, "TSK", "accuracy",
-     "beyond our reading; matched under binary weights (`liu2009/readings.md`)"),
-    ("Liu TSK sonar", "liu2009/table3", "sonar", None, "TSK", "accuracy",
-     "beyond our reading; matched under no reading (unexplained)"),
-    ("Mao LapSVM USPST", "mao2010/table2", "USPST", None, "LapSVM", "accuracy",
-     "the reachability bound of its grid (`mao2010/table2_bound.md`); the preprocessing "
-     "readings tried do not close it: unexplained"),
-    ("Mao LapRLS USPST", "mao2010/table2", "USPST", None, "LapRLS", "accuracy",
-     "beyond our reading (`mao2010/table2_bound.md`): unexplained"),
-    ("Mao SimpleMKL TEXT-100", "mao2010/table2", "TEXT", "official 100 labeled", "SimpleMKL",
-     "accuracy", "as PCMAC: absolute Gaussian widths on tf-idf rows"),
-    ("Mao LapRLS Digit1-100", "mao2010/table2", "Digit1", "official 100 labeled", "LapRLS",
-     "accuracy", "beyond our reading (`mao2010/table2_bound.md`): graph or kernel width, not "
-     "the CV"),
-    ("Wang T1 spectral graph kernel COIL2 (error)", "wang2015/table1", "COIL2", None,
-     "spectral graph kernel (oracle: best test accuracy)", "error",
-     "ours is an order-constrained kernel on a 10-NN graph, the paper's on its dense Gaussian "
-     "matrix (stated in `configs/wang2015/t1_*.yaml`); the paper's weaker baseline is "
-     "unexplained"),
-    ("Wang T1 spectral graph kernel COIL (error)", "wang2015/table1", "COIL", None,
-     "spectral graph kernel (oracle: best test accuracy)", "error", "as COIL2"),
+    (
+        "Liu TSK+SVM sonar",
+        "liu2009/table3",
+        "sonar",
+        None,
+        "TSK+SVM",
+        "accuracy",
+        "beyond our reading (`liu2009/table3_bound.md`); no documented reading reaches it "
+        "(`liu2009/readings.md`): unexplained",
+    ),
+    (
+        "Mao SimpleMKL PCMAC",
+        "mao2010/table2",
+        "PCMAC",
+        None,
+        "SimpleMKL",
+        "accuracy",
+        "the stated absolute widths {0.5, …, 20} on PCMAC's unit-length tf-idf rows (`text1.mat`): "
+        "every Gaussian kernel is ≈ constant or ≈ identity (a data-scale difference)",
+    ),
+    (
+        "Mao SVM (γ = 1/d) PCMAC",
+        "mao2010/table2",
+        "PCMAC",
+        None,
+        "SVM (oracle: C best on average, gamma = 1/d)",
+        "accuracy",
+        "γ = 1/7511 on unit-length rows (`text1.mat`); our mean-norm row (SVM) is within the "
+        "paper's std: what the paper ran on PCMAC is not LIBSVM's default on these features "
+        "(unexplained)",
+    ),
+    (
+        "Liu harmonic wine",
+        "liu2009/table3",
+        "wine",
+        None,
+        "harmonic",
+        "accuracy",
+        "matched with raw features (`liu2009/table3_raw.md`): the paper's harmonic and "
+        "consistency baselines look computed on unscaled features",
+    ),
+    (
+        "Liu TSK+SVM ionosphere",
+        "liu2009/table3",
+        "ionosphere",
+        None,
+        "TSK+SVM",
+        "accuracy",
+        "beyond our reading (`liu2009/table3_bound.md`); no documented reading matches it",
+    ),
+    (
+        "Liu TSK+SVM heart",
+        "liu2009/table3",
+        "heart",
+        None,
+        "TSK+SVM",
+        "accuracy",
+        "beyond our reading (`liu2009/table3_bound.md`); matched under the standardized reading "
+        "(`liu2009/readings.md`)",
+    ),
+    (
+        "Liu TSK ionosphere",
+        "liu2009/table3",
+        "ionosphere",
+        None,
+        "TSK",
+        "accuracy",
+        "beyond our reading; matched under binary weights (`liu2009/readings.md`)",
+    ),
+    (
+        "Liu TSK sonar",
+        "liu2009/table3",
+        "sonar",
+        None,
+        "TSK",
+        "accuracy",
+        "beyond our reading; matched under no reading (unexplained)",
+    ),
+    (
+        "Mao LapSVM USPST",
+        "mao2010/table2",
+        "USPST",
+        None,
+        "LapSVM",
+        "accuracy",
+        "the reachability bound of its grid (`mao2010/table2_bound.md`); the preprocessing "
+        "readings tried do not close it: unexplained",
+    ),
+    (
+        "Mao LapRLS USPST",
+        "mao2010/table2",
+        "USPST",
+        None,
+        "LapRLS",
+        "accuracy",
+        "beyond our reading (`mao2010/table2_bound.md`): unexplained",
+    ),
+    (
+        "Mao SimpleMKL TEXT-100",
+        "mao2010/table2",
+        "TEXT",
+        "official 100 labeled",
+        "SimpleMKL",
+        "accuracy",
+        "as PCMAC: absolute Gaussian widths on tf-idf rows",
+    ),
+    (
+        "Mao LapRLS Digit1-100",
+        "mao2010/table2",
+        "Digit1",
+        "official 100 labeled",
+        "LapRLS",
+        "accuracy",
+        "beyond our reading (`mao2010/table2_bound.md`): graph or kernel width, not the CV",
+    ),
+    (
+        "Wang T1 spectral graph kernel COIL2 (error)",
+        "wang2015/table1",
+        "COIL2",
+        None,
+        "spectral graph kernel (oracle: best test accuracy)",
+        "error",
+        "ours is an order-constrained kernel on a 10-NN graph, the paper's on its dense Gaussian "
+        "matrix (stated in `configs/wang2015/t1_*.yaml`); the paper's weaker baseline is "
+        "unexplained",
+    ),
+    (
+        "Wang T1 spectral graph kernel COIL (error)",
+        "wang2015/table1",
+        "COIL",
+        None,
+        "spectral graph kernel (oracle: best test accuracy)",
+        "error",
+        "as COIL2",
+    ),
 ]
 
 
@@ -185,7 +292,7 @@ def misses_table(entries=None):
     """The lab book's largest misses in points: paper, ours and Δ from each cell's CSV."""
     lines = ["| cell | paper | ours | Δ | explanation (check) |", "|---|---|---|---|---|"]
     frames: dict = {}
-    for label, csv, ds, setting, method, metric, why in (MISSES if entries is None else entries):
+    for label, csv, ds, setting, method, metric, why in MISSES if entries is None else entries:
         df = frames.setdefault(csv, pd.read_csv(ROOT / "results" / f"{csv}.csv"))
         hit = df[(df["dataset"] == ds) & (df["method"] == method) & (df["metric"] == metric)]
         if setting is not None:
@@ -195,8 +302,10 @@ def misses_table(entries=None):
         r = hit.iloc[0]
         se = " se" if r.get("paper_spread") == "se" else ""
         d = r["mean"] - r["paper_mean"]
-        lines.append(f"| {label} | {r['paper_mean']:.2f} ± {r['paper_std']:g}{se} | "
-                     f"{r['mean']:.2f} | {'+' if d >= 0 else '−'}{abs(d):.2f} | {why} |")
+        lines.append(
+            f"| {label} | {r['paper_mean']:.2f} ± {r['paper_std']:g}{se} | "
+            f"{r['mean']:.2f} | {'+' if d >= 0 else '−'}{abs(d):.2f} | {why} |"
+        )
     return "\n".join(lines)
 
 
@@ -215,18 +324,26 @@ def ours_paper(df, methods, by="dataset", metric="accuracy"):
 
     if by == "method":
         keys = list(dict.fromkeys(zip(df["dataset"], df["setting"])))
-        lines = ["| method | " + " | ".join(ds for ds, _ in keys) + " |",
-                 "|---" * (len(keys) + 1) + "|"]
+        lines = [
+            "| method | " + " | ".join(ds for ds, _ in keys) + " |",
+            "|---" * (len(keys) + 1) + "|",
+        ]
         for m in methods:
-            lines.append(f"| {m} | " + " | ".join(text(cells.get((ds, st, m))) for ds, st in keys)
-                         + " |")
+            lines.append(
+                f"| {m} | " + " | ".join(text(cells.get((ds, st, m))) for ds, st in keys) + " |"
+            )
         return "\n".join(lines)
-    lines = ["| data set (labels) | " + " | ".join(methods) + " |",
-             "|---" * (len(methods) + 1) + "|"]
+    lines = [
+        "| data set (labels) | " + " | ".join(methods) + " |",
+        "|---" * (len(methods) + 1) + "|",
+    ]
     for ds, st in dict.fromkeys(zip(df["dataset"], df["setting"])):
         count = st.replace("official ", "").replace(" labeled", "").replace("/", " + ")
-        lines.append(f"| {ds} ({count}) | "
-                     + " | ".join(text(cells.get((ds, st, m))) for m in methods) + " |")
+        lines.append(
+            f"| {ds} ({count}) | "
+            + " | ".join(text(cells.get((ds, st, m))) for m in methods)
+            + " |"
+        )
     return "\n".join(lines)
 
 
@@ -257,9 +374,14 @@ def bound_table(rel, rows="method", cols="dataset", row_label="method"):
         The Markdown table.
     """
     df = _csv(rel)
-    df = df.assign(dataset=[d if "labeled" not in str(s) else f"{d} ({s.split()[-2]})"
-                            for d, s in zip(df["dataset"], df["setting"])] if rows == "dataset"
-                   else df["dataset"])
+    df = df.assign(
+        dataset=[
+            d if "labeled" not in str(s) else f"{d} ({s.split()[-2]})"
+            for d, s in zip(df["dataset"], df["setting"])
+        ]
+        if rows == "dataset"
+        else df["dataset"]
+    )
     columns = list(dict.fromkeys(df[cols]))
     lines = [f"| {row_label} | " + " | ".join(columns) + " |", "|---" * (len(columns) + 1) + "|"]
     for r in dict.fromkeys(df[rows]):
@@ -302,8 +424,10 @@ def readings_table(primary, readings, names):
     main, read = _csv(primary), _csv(readings)
     main = main[(main["metric"] == "accuracy") & main["paper_mean"].notna()]
     read = read[read["metric"] == "accuracy"]
-    lines = ["| cell | paper | primary | " + " | ".join(h for h, _ in names) + " |",
-             "|---" * (len(names) + 3) + "|"]
+    lines = [
+        "| cell | paper | primary | " + " | ".join(h for h, _ in names) + " |",
+        "|---" * (len(names) + 3) + "|",
+    ]
     counts = [0] * (len(names) + 1)
     for x in main.itertuples():
         row = [f"{x.dataset} {x.method}", _paper_cell(x)]
@@ -312,8 +436,11 @@ def readings_table(primary, readings, names):
             if frame is None:
                 hit = x
             else:
-                m = read[read["table"].str.endswith("@" + frame)
-                         & (read["dataset"] == x["dataset"]) & (read["method"] == x["method"])]
+                m = read[
+                    read["table"].str.endswith("@" + frame)
+                    & (read["dataset"] == x["dataset"])
+                    & (read["method"] == x["method"])
+                ]
                 if m.empty:
                     row.append("–")
                     continue
@@ -324,8 +451,11 @@ def readings_table(primary, readings, names):
         lines.append("| " + " | ".join(row) + " |")
     heads = ["primary"] + [h for h, _ in names]
     lines.append("")
-    lines.append(f"Matched of the {len(main)} cells (✓: within the paper's ±): "
-                 + ", ".join(f"{h} {c}" for h, c in zip(heads, counts)) + ".")
+    lines.append(
+        f"Matched of the {len(main)} cells (✓: within the paper's ±): "
+        + ", ".join(f"{h} {c}" for h, c in zip(heads, counts))
+        + "."
+    )
     return "\n".join(lines)
 
 
@@ -349,8 +479,10 @@ def error_curves(rel, views, metric_parts):
     """
     df = _csv(rel)
     sizes = list(dict.fromkeys(df["setting"]))
-    lines = ["| view, part | method | " + " | ".join(s.split()[0] for s in sizes) + " |",
-             "|---" * (len(sizes) + 2) + "|"]
+    lines = [
+        "| view, part | method | " + " | ".join(s.split()[0] for s in sizes) + " |",
+        "|---" * (len(sizes) + 2) + "|",
+    ]
     for view, ds in views:
         for part, metric in metric_parts:
             sub = df[(df["dataset"] == ds) & (df["metric"] == metric)]
@@ -369,15 +501,19 @@ def truncation_table(rel):
     change over splits)`` per data set (``mao2010/skl_truncation.csv``)."""
     df = _csv(rel)
     ms = [int(m) for m in dict.fromkeys(df["m"].dropna())]
-    lines = ["| data set | " + " | ".join(f"m = {m}" for m in ms) + " | full |",
-             "|---" * (len(ms) + 2) + "|"]
+    lines = [
+        "| data set | " + " | ".join(f"m = {m}" for m in ms) + " | full |",
+        "|---" * (len(ms) + 2) + "|",
+    ]
     for ds in dict.fromkeys(df["dataset"]):
         sub = df[df["dataset"] == ds]
         cells = []
         for m in ms:
             x = sub[sub["m"] == m].iloc[0]
-            cells.append(f"{x.accuracy:.2f} ± {x['std']:.2f} (Δ {x.delta_vs_full:+.2f}, "
-                         f"max {x.max_split_change:.1f})")
+            cells.append(
+                f"{x.accuracy:.2f} ± {x['std']:.2f} (Δ {x.delta_vs_full:+.2f}, "
+                f"max {x.max_split_change:.1f})"
+            )
         full = sub[sub["m"].isna()].iloc[0]
         cells.append(f"{full.accuracy:.2f} ± {full['std']:.2f}")
         lines.append(f"| {ds} | " + " | ".join(cells) + " |")
@@ -414,9 +550,12 @@ def mean_std_grid(rel, rows, methods, seconds=None):
             x = acc[(acc["dataset"] == ds) & (acc["method"] == m)].iloc[0]
             cells.append(f"{x['mean']:.2f} ± {x['std']:.2f}")
         if seconds:
-            cells.append(" / ".join(
-                f"{acc[(acc['dataset'] == ds) & (acc['method'] == m)].iloc[0]['seconds']:.2f}"
-                for m in seconds[1]))
+            cells.append(
+                " / ".join(
+                    f"{acc[(acc['dataset'] == ds) & (acc['method'] == m)].iloc[0]['seconds']:.2f}"
+                    for m in seconds[1]
+                )
+            )
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -438,20 +577,36 @@ def spread_reading():
     wang = [_csv(f"wang2015/table{i}.csv") for i in (1, 2, 3)]
     machines = {"LapSVM", "OSK+SVM", "DSK+SVM", "TSK+SVM"}
     rows = [
-        ("Liu et al. 2009, Table 3", "kernel machines (LapSVM, OSK+SVM, DSK+SVM, TSK+SVM)",
-         _ratio_range([liu], "accuracy", machines.__contains__) + " (1/√20 = 0.22)",
-         "**standard error**"),
-        ("Liu et al. 2009, Table 3", "transductive rows (harmonic, consistency, TSK)",
-         _ratio_range([liu], "accuracy", {"harmonic", "consistency", "TSK"}.__contains__),
-         "std"),
+        (
+            "Liu et al. 2009, Table 3",
+            "kernel machines (LapSVM, OSK+SVM, DSK+SVM, TSK+SVM)",
+            _ratio_range([liu], "accuracy", machines.__contains__) + " (1/√20 = 0.22)",
+            "**standard error**",
+        ),
+        (
+            "Liu et al. 2009, Table 3",
+            "transductive rows (harmonic, consistency, TSK)",
+            _ratio_range([liu], "accuracy", {"harmonic", "consistency", "TSK"}.__contains__),
+            "std",
+        ),
         ("Mao & Tsang 2010, Table 2", "all methods", _ratio_range([mao], "accuracy"), "std"),
-        ("Wang et al. 2015, Tables 1–3", "error, the paper's oracle rows",
-         _ratio_range(wang, "error", lambda m: "oracle" in m) + " (1/√30 = 0.18)", "std"),
-        ("Wang et al. 2015, Tables 1–3", "alignment", _ratio_range(wang, "alignment"),
-         "std (as printed; alignment is rarely matched either way)"),
+        (
+            "Wang et al. 2015, Tables 1–3",
+            "error, the paper's oracle rows",
+            _ratio_range(wang, "error", lambda m: "oracle" in m) + " (1/√30 = 0.18)",
+            "std",
+        ),
+        (
+            "Wang et al. 2015, Tables 1–3",
+            "alignment",
+            _ratio_range(wang, "alignment"),
+            "std (as printed; alignment is rarely matched either way)",
+        ),
     ]
-    lines = ["| table | rows | median paper ± / our std (range over the rows) | read as |",
-             "|---|---|---|---|"]
+    lines = [
+        "| table | rows | median paper ± / our std (range over the rows) | read as |",
+        "|---|---|---|---|",
+    ]
     lines += ["| " + " | ".join(r) + " |" for r in rows]
     return "\n".join(lines)
 
@@ -475,15 +630,24 @@ def protocol_rows(rel, pairs):
     """
     df = _csv(rel)
     df = df[(df["metric"] == "accuracy") & df["paper_mean"].notna()]
-    lines = ["| method | data set | labeled | paper | ours (our selection) | the paper's protocol "
-             "(Sec. 5.3) | Δ ours | Δ protocol | matched ours → protocol | C chosen |",
-             "|---" * 10 + "|"]
+    lines = [
+        "| method | data set | labeled | paper | ours (our selection) | the paper's protocol "
+        "(Sec. 5.3) | Δ ours | Δ protocol | matched ours → protocol | C chosen |",
+        "|---" * 10 + "|",
+    ]
     counts = []
     for label, ours, proto in pairs:
         n = a = b = 0
         for x in df[df["method"] == proto].to_dict("records"):
-            o = df[(df["method"] == ours) & (df["dataset"] == x["dataset"])
-                   & (df["setting"] == x["setting"])].iloc[0].to_dict()
+            o = (
+                df[
+                    (df["method"] == ours)
+                    & (df["dataset"] == x["dataset"])
+                    & (df["setting"] == x["setting"])
+                ]
+                .iloc[0]
+                .to_dict()
+            )
             mo, mp = str(o["matched"]) == "True", str(x["matched"]) == "True"
             n, a, b = n + 1, a + mo, b + mp
             se = " se" if str(x["paper_spread"]) == "se" else ""
@@ -493,13 +657,17 @@ def protocol_rows(rel, pairs):
                 f"| {label} | {x['dataset']} | {labeled} | {x['paper_mean']:.2f} ± "
                 f"{x['paper_std']:.2f}{se} | {o['mean']:.2f} | {x['mean']:.2f} | "
                 f"{o['mean'] - x['paper_mean']:+.2f} | {x['mean'] - x['paper_mean']:+.2f} | "
-                f"{'✓' if mo else '✗'} → {'✓' if mp else '✗'} | {chosen} |")
+                f"{'✓' if mo else '✗'} → {'✓' if mp else '✗'} | {chosen} |"
+            )
         counts.append((label, n, a, b))
     total = [sum(c[i] for c in counts) for i in (1, 2, 3)]
     lines.append("")
-    lines.append(f"Matched: {total[1]} of {total[0]} with our selection, **{total[2]} of "
-                 f"{total[0]} with the paper's protocol** ("
-                 + "; ".join(f"{lab} {a} → {b} of {n}" for lab, n, a, b in counts) + ").")
+    lines.append(
+        f"Matched: {total[1]} of {total[0]} with our selection, **{total[2]} of "
+        f"{total[0]} with the paper's protocol** ("
+        + "; ".join(f"{lab} {a} → {b} of {n}" for lab, n, a, b in counts)
+        + ")."
+    )
     return "\n".join(lines)
 
 
@@ -509,16 +677,22 @@ _WIFI_METHODS = ["SVR", "Gaussian fields", "label-aware SVR"]
 def wifi_table():
     """WiFi regression: mse and rmse (mean ± std over splits) beside the paper's number."""
     df = _csv("wang2015/wifi.csv")
-    labels = {"SVR": "SVR (supervised, labeled points only)",
-              "Gaussian fields": "Gaussian fields (harmonic function)",
-              "label-aware SVR": "label-aware kernel + SVR"}
-    lines = ['| method | mse (ours) | rmse (ours) | the paper\'s number ("RMSE") |',
-             "|---|---|---|---|"]
+    labels = {
+        "SVR": "SVR (supervised, labeled points only)",
+        "Gaussian fields": "Gaussian fields (harmonic function)",
+        "label-aware SVR": "label-aware kernel + SVR",
+    }
+    lines = [
+        '| method | mse (ours) | rmse (ours) | the paper\'s number ("RMSE") |',
+        "|---|---|---|---|",
+    ]
     for m in _WIFI_METHODS:
         mse = df[(df["method"] == m) & (df["metric"] == "mse")].iloc[0]
         rmse = df[(df["method"] == m) & (df["metric"] == "rmse")].iloc[0]
-        lines.append(f"| {labels[m]} | {mse['mean']:.5f} ± {mse['std']:.5f} | "
-                     f"{rmse['mean']:.4f} ± {rmse['std']:.4f} | {rmse['paper_mean']:.3g} |")
+        lines.append(
+            f"| {labels[m]} | {mse['mean']:.5f} ± {mse['std']:.5f} | "
+            f"{rmse['mean']:.4f} ± {rmse['std']:.4f} | {rmse['paper_mean']:.3g} |"
+        )
     return "\n".join(lines)
 
 
@@ -532,25 +706,31 @@ def wifi_units_table():
     and the range of ours / paper over the three methods; bold where every method is within
     ×√10 of the paper (the CSV's ``at_paper_size``)."""
     df = _csv("wang2015/wifi_units.csv")
-    rows = [("rmse, each coordinate on [0, 1] (table)", [("axis", "rmse")], "root"),
-            ("rmse of x / of y alone", [("axis", "rmse x"), ("axis", "rmse y")], "root"),
-            ("root mean squared Euclidean, [0, 1]", [("axis", "rms euclid")], "root"),
-            ("rmse, both / 144 m (run's fits; refit)",
-             [("axis", "rmse joint"), ("joint", "rmse joint")], "root"),
-            ("rmse in metres (run's fits)", [("axis", "rmse m")], "metres"),
-            ("mean Euclidean error in metres", [("axis", "mean euclid m")], "metres"),
-            ("mse, each coordinate on [0, 1] (table)", [("axis", "mse")], "square"),
-            ("mse of x alone", [("axis", "mse x")], "square"),
-            ("mse of y alone", [("axis", "mse y")], "square"),
-            ("mean squared Euclidean (2 × mse)", [("axis", "sq euclid")], "square"),
-            ("mse, both / 144 m (run's fits)", [("axis", "mse joint")], "square"),
-            ("mse, both / 144 m (refit)", [("joint", "mse joint")], "square"),
-            ("‖errors‖ / n, n = 405 (slip)", [("axis", "norm/n")], "square")]
+    rows = [
+        ("rmse, each coordinate on [0, 1] (table)", [("axis", "rmse")], "root"),
+        ("rmse of x / of y alone", [("axis", "rmse x"), ("axis", "rmse y")], "root"),
+        ("root mean squared Euclidean, [0, 1]", [("axis", "rms euclid")], "root"),
+        (
+            "rmse, both / 144 m (run's fits; refit)",
+            [("axis", "rmse joint"), ("joint", "rmse joint")],
+            "root",
+        ),
+        ("rmse in metres (run's fits)", [("axis", "rmse m")], "metres"),
+        ("mean Euclidean error in metres", [("axis", "mean euclid m")], "metres"),
+        ("mse, each coordinate on [0, 1] (table)", [("axis", "mse")], "square"),
+        ("mse of x alone", [("axis", "mse x")], "square"),
+        ("mse of y alone", [("axis", "mse y")], "square"),
+        ("mean squared Euclidean (2 × mse)", [("axis", "sq euclid")], "square"),
+        ("mse, both / 144 m (run's fits)", [("axis", "mse joint")], "square"),
+        ("mse, both / 144 m (refit)", [("joint", "mse joint")], "square"),
+        ("‖errors‖ / n, n = 405 (slip)", [("axis", "norm/n")], "square"),
+    ]
     paper = df.drop_duplicates("method").set_index("method")["paper"]
-    lines = ["| reading | " + " | ".join(_WIFI_METHODS) + " | ours / paper |",
-             "|---|---|---|---|---|",
-             "| paper's number | " + " | ".join(f"{paper[m]:.3g}" for m in _WIFI_METHODS)
-             + " | |"]
+    lines = [
+        "| reading | " + " | ".join(_WIFI_METHODS) + " | ours / paper |",
+        "|---|---|---|---|---|",
+        "| paper's number | " + " | ".join(f"{paper[m]:.3g}" for m in _WIFI_METHODS) + " | |",
+    ]
     for label, parts, kind in rows:
         cells, ratios, sizes = [], [], []
         for m in _WIFI_METHODS:
@@ -560,8 +740,13 @@ def wifi_units_table():
                 ratios.append(x["ours_over_paper"])
                 sizes.append(str(x["at_paper_size"]) == "True")
                 v = x["mean"]
-                vals.append(f"{v:.1f} m" if kind == "metres" else
-                            f"{v * 1e3:.2f}e-3" if kind == "square" else f"{v:.3g}")
+                vals.append(
+                    f"{v:.1f} m"
+                    if kind == "metres"
+                    else f"{v * 1e3:.2f}e-3"
+                    if kind == "square"
+                    else f"{v:.3g}"
+                )
             sep = "; " if parts[0][0] != parts[-1][0] else " / "
             cells.append(sep.join(vals))
         span = f"{_two_digits(min(ratios))}–{_two_digits(max(ratios))}"
@@ -588,11 +773,15 @@ def scale_methods(rel, dataset):
     (with how many splits predicted a constant or collapsed a class)."""
     df = _csv(rel)
     df = df[(df["dataset"] == dataset) & (df["metric"] == "accuracy")]
-    lines = ["| method | accuracy (%), mean ± std | splits | seconds per split | degenerate fits |",
-             "|---|---|---|---|---|"]
+    lines = [
+        "| method | accuracy (%), mean ± std | splits | seconds per split | degenerate fits |",
+        "|---|---|---|---|---|",
+    ]
     for x in df.to_dict("records"):
-        lines.append(f"| {x['method']} | {x['mean']:.2f} ± {x['std']:.2f} | {x['n_splits']} | "
-                     f"{x['seconds']:.2f} | {_note_counts(x['notes']) or '–'} |")
+        lines.append(
+            f"| {x['method']} | {x['mean']:.2f} ± {x['std']:.2f} | {x['n_splits']} | "
+            f"{x['seconds']:.2f} | {_note_counts(x['notes']) or '–'} |"
+        )
     return "\n".join(lines)
 
 
@@ -663,11 +852,18 @@ def extra_points_table():
     with the number of splits a fit predicted a constant."""
     df = pd.concat([_csv("scale/secstr_extra.csv"), _csv("scale/secstr_extra_skl.csv")])
     df = df[df["metric"] == "accuracy"]
-    columns = [("100 labels: +extra", "secstr-extra-100"), ("alone", "secstr-100"),
-               ("1,000: +extra", "secstr-extra-1000"), ("alone", "secstr-1000"),
-               ("10,000: +extra", "secstr-extra-10000"), ("alone", "secstr-10000")]
-    lines = ["| method | " + " | ".join(h for h, _ in columns) + " |",
-             "|---" * (len(columns) + 1) + "|"]
+    columns = [
+        ("100 labels: +extra", "secstr-extra-100"),
+        ("alone", "secstr-100"),
+        ("1,000: +extra", "secstr-extra-1000"),
+        ("alone", "secstr-1000"),
+        ("10,000: +extra", "secstr-extra-10000"),
+        ("alone", "secstr-10000"),
+    ]
+    lines = [
+        "| method | " + " | ".join(h for h, _ in columns) + " |",
+        "|---" * (len(columns) + 1) + "|",
+    ]
     for method in dict.fromkeys(df["method"]):
         cells = []
         for _, ds in columns:
@@ -694,104 +890,170 @@ O = " (oracle: best test accuracy)"
 BLOCKS = {
     "liu2009-bound": lambda: bound_table("liu2009/table3_bound.csv"),
     "liu2009-readings": lambda: readings_table(
-        "liu2009/table3.csv", "liu2009/readings.csv",
-        [("standardized", "standardized"), ("binary", "binary-weights"),
-         ("heat", "heat-weights")]),
+        "liu2009/table3.csv",
+        "liu2009/readings.csv",
+        [("standardized", "standardized"), ("binary", "binary-weights"), ("heat", "heat-weights")],
+    ),
     "liu2009-figure1": lambda: error_curves(
-        "liu2009/figure1.csv", [("page", "webkb-page"), ("link", "webkb-link")],
-        [("transductive", "accuracy"), ("inductive", "inductive accuracy")]),
-    "mao2010-bound": lambda: bound_table("mao2010/table2_bound.csv", rows="dataset",
-                                         cols="method", row_label="data set (labels)"),
+        "liu2009/figure1.csv",
+        [("page", "webkb-page"), ("link", "webkb-link")],
+        [("transductive", "accuracy"), ("inductive", "inductive accuracy")],
+    ),
+    "mao2010-bound": lambda: bound_table(
+        "mao2010/table2_bound.csv", rows="dataset", cols="method", row_label="data set (labels)"
+    ),
     "skl-truncation": lambda: truncation_table("mao2010/skl_truncation.csv"),
     "sindhwani-linear": lambda: mean_std_grid(
         "sindhwani/linear_sparse.csv",
-        [("PCMAC 1946 × 7511 (50)", "pcmac"), ("Text 1500 × 11960 (10)", "text-sslbook-10"),
-         ("Text 1500 × 11960 (100)", "text-sslbook-100")],
-        [("linear LapRLS (CG)", "linear LapRLS (CG)"),
-         ("linear LapSVM (dual)", "linear LapSVM (dual)"),
-         ("linear RLS (γ_I = 0)", "linear RLS (gamma_I = 0)")],
-        seconds=("s/split LapRLS / LapSVM (with CV)",
-                 ["linear LapRLS (CG)", "linear LapSVM (dual)"])),
+        [
+            ("PCMAC 1946 × 7511 (50)", "pcmac"),
+            ("Text 1500 × 11960 (10)", "text-sslbook-10"),
+            ("Text 1500 × 11960 (100)", "text-sslbook-100"),
+        ],
+        [
+            ("linear LapRLS (CG)", "linear LapRLS (CG)"),
+            ("linear LapSVM (dual)", "linear LapSVM (dual)"),
+            ("linear RLS (γ_I = 0)", "linear RLS (gamma_I = 0)"),
+        ],
+        seconds=(
+            "s/split LapRLS / LapSVM (with CV)",
+            ["linear LapRLS (CG)", "linear LapSVM (dual)"],
+        ),
+    ),
     "spread-reading": spread_reading,
     "secstr-extra": extra_points_table,
     "scale-ladder": lambda: ladder_table(
-        "scale/ladder.csv", [("SecStr", "secstr"), ("blobs", "blobs")],
-        [("k-NN graph", "graph"), ("spectrum", "spectrum"),
-         ("harmonic + consistency (warm)", "solve")],
-        sizes={"secstr": [5000, 10000, 20000, 50000, 83679],
-               "blobs": [5000, 10000, 20000, 50000, 83679]}),
+        "scale/ladder.csv",
+        [("SecStr", "secstr"), ("blobs", "blobs")],
+        [
+            ("k-NN graph", "graph"),
+            ("spectrum", "spectrum"),
+            ("harmonic + consistency (warm)", "solve"),
+        ],
+        sizes={
+            "secstr": [5000, 10000, 20000, 50000, 83679],
+            "blobs": [5000, 10000, 20000, 50000, 83679],
+        },
+    ),
     "scale-ladder-extra": lambda: ladder_table(
-        "scale/ladder.csv", [("n =", "secstr-extra")],
-        [("graph", "graph"), ("spectrum (100 pairs)", "spectrum"),
-         ("harmonic + consistency", "solve")]),
+        "scale/ladder.csv",
+        [("n =", "secstr-extra")],
+        [
+            ("graph", "graph"),
+            ("spectrum (100 pairs)", "spectrum"),
+            ("harmonic + consistency", "solve"),
+        ],
+    ),
     "secstr-methods": lambda: scale_methods("scale/secstr.csv", "secstr-100"),
     "secstr-stages": lambda: scale_stages("scale/secstr.csv", "secstr-100"),
     "secstr-extra-stages": lambda: scale_stages("scale/secstr_extra.csv", "secstr-extra-100"),
     "wang2015-wifi": wifi_table,
     "wang2015-wifi-units": wifi_units_table,
-    "mao2010-protocol": lambda: protocol_rows("mao2010/table2.csv", [
-        ("SVM", "SVM", "SVM (oracle: C best on average, gamma = 1/d)"),
-        ("SimpleMKL", "SimpleMKL", "SimpleMKL (oracle: C best on average)")]),
+    "mao2010-protocol": lambda: protocol_rows(
+        "mao2010/table2.csv",
+        [
+            ("SVM", "SVM", "SVM (oracle: C best on average, gamma = 1/d)"),
+            ("SimpleMKL", "SimpleMKL", "SimpleMKL (oracle: C best on average)"),
+        ],
+    ),
     "fidelity-headline": lambda: fidelity_headline(ROOT / "results" / "fidelity.md"),
     "kscl-claims": lambda: claims_table(ROOT / "results" / "kscl" / "claims.csv"),
     "largest-misses": misses_table,
     "liu2009-table3-raw": lambda: ours_paper(
         pd.read_csv(ROOT / "results" / "liu2009" / "table3_raw.csv"),
-        ["harmonic", "consistency"], by="method"),
+        ["harmonic", "consistency"],
+        by="method",
+    ),
     "mao2010-table2": lambda: ours_paper(
         pd.read_csv(ROOT / "results" / "mao2010" / "table2.csv"),
-        ["LapRLS", "LapSVM", "SKL_KTA", "SimpleMKL", "SVM"]),
+        ["LapRLS", "LapSVM", "SKL_KTA", "SimpleMKL", "SVM"],
+    ),
     "liu2009-table3": lambda: mean_std_paper(
-        pd.read_csv(ROOT / "results" / "liu2009" / "table3.csv")),
-    "wang2015-table2-protocols": lambda: error_alignment(_wang("table2"), [
-        ("baseline, Sec. 4.1 oracle [paper]", "alignf baseline" + O, True),
-        ("baseline, Sec. 4.3.2 (the paper's protocol)", "alignf baseline" + P, False),
-        ("label-aware, Sec. 4.1 oracle [paper]", "alignf label-aware" + O, True),
-        ("label-aware, Sec. 4.3.2", "alignf label-aware" + P, False)]),
-    "wang2015-table2": lambda: error_alignment(_wang("table2"), [
-        ("baseline, ours", "alignf baseline", False),
-        ("label-aware, ours", "alignf label-aware", False),
-        ("baseline, oracle [paper]", "alignf baseline" + O, True),
-        ("label-aware, oracle [paper]", "alignf label-aware" + O, True)]),
-    "wang2015-table3": lambda: error_alignment(_wang("table3"), [
-        ("one width, ours", "alignf label-aware, one width (Table 2)", False),
-        ("7 widths, ours", "alignf label-aware, 7 widths", False),
-        ("one width, oracle [paper]", "alignf label-aware, one width (Table 2)" + O, True),
-        ("7 widths, oracle [paper]", "alignf label-aware, 7 widths" + O, True),
-        ("7 widths, Sec. 4.3.2", "alignf label-aware, 7 widths" + P, False),
-        ("eigenvectors only, 7 widths, ours",
-         "alignf eigenvectors only, 7 widths (not in the paper)", False)]),
-    "wang2015-table2-lr": lambda: error_alignment(_wang("table2_lr"), [
-        ("baseline, ours", "local Rademacher baseline", False),
-        ("label-aware, ours", "local Rademacher label-aware", False),
-        ("baseline, oracle [paper]", "local Rademacher baseline" + O, True),
-        ("label-aware, oracle [paper]", "local Rademacher label-aware" + O, True)]),
-    "wang2015-table3-lr": lambda: error_alignment(_wang("table3_lr"), [
-        ("one width, ours", "local Rademacher label-aware, one width (Table 2)", False),
-        ("7 widths, ours", "local Rademacher label-aware, 7 widths", False),
-        ("one width, oracle [paper]",
-         "local Rademacher label-aware, one width (Table 2)" + O, True),
-        ("7 widths, oracle [paper]", "local Rademacher label-aware, 7 widths" + O, True)]),
-    "wang2015-table1": lambda: error_alignment(_wang("table1"), [
-        ("spectral graph kernel, oracle [paper]", "spectral graph kernel" + O, True),
-        ("label-aware, oracle [paper]", "label-aware (ours)" + O, True),
-        ("cluster kernel, oracle [paper]", "cluster kernel (linear)" + O, True),
-        ("diffusion kernel, oracle [paper]", "diffusion kernel" + O, True),
-        ("max-alignment kernel, oracle [paper]", "max-alignment kernel" + O, True),
-        ("RBF SVM, ours (extra)", "RBF SVM (not in the paper)", False)]),
+        pd.read_csv(ROOT / "results" / "liu2009" / "table3.csv")
+    ),
+    "wang2015-table2-protocols": lambda: error_alignment(
+        _wang("table2"),
+        [
+            ("baseline, Sec. 4.1 oracle [paper]", "alignf baseline" + O, True),
+            ("baseline, Sec. 4.3.2 (the paper's protocol)", "alignf baseline" + P, False),
+            ("label-aware, Sec. 4.1 oracle [paper]", "alignf label-aware" + O, True),
+            ("label-aware, Sec. 4.3.2", "alignf label-aware" + P, False),
+        ],
+    ),
+    "wang2015-table2": lambda: error_alignment(
+        _wang("table2"),
+        [
+            ("baseline, ours", "alignf baseline", False),
+            ("label-aware, ours", "alignf label-aware", False),
+            ("baseline, oracle [paper]", "alignf baseline" + O, True),
+            ("label-aware, oracle [paper]", "alignf label-aware" + O, True),
+        ],
+    ),
+    "wang2015-table3": lambda: error_alignment(
+        _wang("table3"),
+        [
+            ("one width, ours", "alignf label-aware, one width (Table 2)", False),
+            ("7 widths, ours", "alignf label-aware, 7 widths", False),
+            ("one width, oracle [paper]", "alignf label-aware, one width (Table 2)" + O, True),
+            ("7 widths, oracle [paper]", "alignf label-aware, 7 widths" + O, True),
+            ("7 widths, Sec. 4.3.2", "alignf label-aware, 7 widths" + P, False),
+            (
+                "eigenvectors only, 7 widths, ours",
+                "alignf eigenvectors only, 7 widths (not in the paper)",
+                False,
+            ),
+        ],
+    ),
+    "wang2015-table2-lr": lambda: error_alignment(
+        _wang("table2_lr"),
+        [
+            ("baseline, ours", "local Rademacher baseline", False),
+            ("label-aware, ours", "local Rademacher label-aware", False),
+            ("baseline, oracle [paper]", "local Rademacher baseline" + O, True),
+            ("label-aware, oracle [paper]", "local Rademacher label-aware" + O, True),
+        ],
+    ),
+    "wang2015-table3-lr": lambda: error_alignment(
+        _wang("table3_lr"),
+        [
+            ("one width, ours", "local Rademacher label-aware, one width (Table 2)", False),
+            ("7 widths, ours", "local Rademacher label-aware, 7 widths", False),
+            (
+                "one width, oracle [paper]",
+                "local Rademacher label-aware, one width (Table 2)" + O,
+                True,
+            ),
+            ("7 widths, oracle [paper]", "local Rademacher label-aware, 7 widths" + O, True),
+        ],
+    ),
+    "wang2015-table1": lambda: error_alignment(
+        _wang("table1"),
+        [
+            ("spectral graph kernel, oracle [paper]", "spectral graph kernel" + O, True),
+            ("label-aware, oracle [paper]", "label-aware (ours)" + O, True),
+            ("cluster kernel, oracle [paper]", "cluster kernel (linear)" + O, True),
+            ("diffusion kernel, oracle [paper]", "diffusion kernel" + O, True),
+            ("max-alignment kernel, oracle [paper]", "max-alignment kernel" + O, True),
+            ("RBF SVM, ours (extra)", "RBF SVM (not in the paper)", False),
+        ],
+    ),
 }
 
 
 def render(text):
     """``text`` with every generated block rewritten from its CSV; raises KeyError for a block
     name without a renderer."""
+
     def fill(m):
         name = m.group("name")
         if name not in BLOCKS:
-            raise KeyError(f"results/README.md: generated block {name!r} has no renderer "
-                           f"(paper.labbook.BLOCKS)")
+            raise KeyError(
+                f"results/README.md: generated block {name!r} has no renderer "
+                f"(paper.labbook.BLOCKS)"
+            )
         head = m.group(0).split("\n", 1)[0]
         return f"{head}\n{BLOCKS[name]()}\n<!-- end generated: {name} -->"
+
     return MARK.sub(fill, text)
 
 
@@ -805,7 +1067,9 @@ def stale(text):
 
 #: a hand-written table's or paragraph's source: ``<!-- checked: FILE [FILE ...] (...) -->`` on
 #: the line before it (paths under ``results/``); the block runs to the next blank line
-CHECKED = re.compile(r"<!-- checked: (?P<files>[^(>]*?)\s*(\([^>]*\))?\s*-->\n(?P<block>([^\n]+\n)+)")
+CHECKED = re.compile(
+    r"<!-- checked: (?P<files>[^(>]*?)\s*(\([^>]*\))?\s*-->\n(?P<block>([^\n]+\n)+)"
+)
 #: a table that quotes no committed file, a one-off measurement, says so on the line before it
 MEASURED = re.compile(r"<!-- measured: [^>]*-->\n")
 #: a decimal number as a table prints it (thousands separators allowed; not a size such as
@@ -908,16 +1172,22 @@ def main(argv=None):
     if check:
         bad = stale(text)
         for name in bad:
-            print(f"{path}: generated block {name!r} differs from its CSV; run "
-                  f"`python -m paper.labbook`", file=sys.stderr)
+            print(
+                f"{path}: generated block {name!r} differs from its CSV; run "
+                f"`python -m paper.labbook`",
+                file=sys.stderr,
+            )
         unsourced = unsourced_numbers(text)
         for files, number, line in unsourced:
-            print(f"{path}: {number} is in no cell of {files}: {line.strip()[:100]}",
-                  file=sys.stderr)
+            print(
+                f"{path}: {number} is in no cell of {files}: {line.strip()[:100]}", file=sys.stderr
+            )
         loose = unchecked_tables(text)
         for line in loose:
-            print(f"{path}: a table neither generated nor checked against a CSV: "
-                  f"{line.strip()[:80]}", file=sys.stderr)
+            print(
+                f"{path}: a table neither generated nor checked against a CSV: {line.strip()[:80]}",
+                file=sys.stderr,
+            )
         return 1 if bad or unsourced or loose else 0
     new = render(text)
     if new != text:

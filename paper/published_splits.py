@@ -34,10 +34,19 @@ def records_of(spec, root):
             continue
         seen.add((r["method"], r["setting"], r["split"]))
         for metric, value in r["metrics"].items():
-            rows.append({"table": r["table"], "dataset": r["dataset"], "setting": r["setting"],
-                         "method": r["method"], "split": r["split"], "metric": metric,
-                         "value": value, "n_labeled": r["n_labeled"],
-                         "order": order[r["method"]]})
+            rows.append(
+                {
+                    "table": r["table"],
+                    "dataset": r["dataset"],
+                    "setting": r["setting"],
+                    "method": r["method"],
+                    "split": r["split"],
+                    "metric": metric,
+                    "value": value,
+                    "n_labeled": r["n_labeled"],
+                    "order": order[r["method"]],
+                }
+            )
     df = pd.DataFrame(rows)
     if df.empty:
         raise SystemExit(f"{spec.path}: no records under {out}")
@@ -47,22 +56,36 @@ def records_of(spec, root):
     for method, setting, split in seen:
         per_cell.setdefault((method, setting), set()).add(split)
     settings = {setting for _, setting in per_cell}
-    n = spec.splits.n_splits if spec.splits.protocol != "official" else \
-        max(len(v) for v in per_cell.values())
+    n = (
+        spec.splits.n_splits
+        if spec.splits.protocol != "official"
+        else max(len(v) for v in per_cell.values())
+    )
     for method in order:
         for setting in settings:
             if per_cell.get((method, setting)) != set(range(n)):
-                raise SystemExit(f"{spec.path}: records of {method!r}, {setting!r} under {out} "
-                                 f"are not splits 0..{n - 1}")
+                raise SystemExit(
+                    f"{spec.path}: records of {method!r}, {setting!r} under {out} "
+                    f"are not splits 0..{n - 1}"
+                )
     return df.sort_values(["n_labeled", "order", "split"], kind="stable").reset_index(drop=True)
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--from", dest="root", type=Path, default=ROOT,
-                    help="the clone whose configs/ and records to read (default: this one)")
-    ap.add_argument("--to", type=Path, default=ROOT / "results",
-                    help="the results folder to write into (default: this clone's)")
+    ap.add_argument(
+        "--from",
+        dest="root",
+        type=Path,
+        default=ROOT,
+        help="the clone whose configs/ and records to read (default: this one)",
+    )
+    ap.add_argument(
+        "--to",
+        type=Path,
+        default=ROOT / "results",
+        help="the results folder to write into (default: this clone's)",
+    )
     ap.add_argument("stems", nargs="*", help=f"tables (default: all of {list(PUBLISHED)})")
     args = ap.parse_args(argv)
     root = args.root.resolve()
@@ -70,7 +93,7 @@ def main(argv=None):
         specs, metrics = PUBLISHED[stem]
         frames = []
         for rel in specs:
-            rel, _, reading = rel.partition("@")      # "SPEC@READING": a documented reading
+            rel, _, reading = rel.partition("@")  # "SPEC@READING": a documented reading
             spec = load_spec(root / rel, reading=reading or None)
             frames.append(split_rows(records_of(spec, root), spec))
         path = write_splits(pd.concat(frames, ignore_index=True), str(args.to / stem), metrics)

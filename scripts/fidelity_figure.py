@@ -56,16 +56,29 @@ import numpy as np
 import pandas as pd
 
 from sskernels.experiment.tables import PAPER_DECIMALS, within_spread
-from sskernels.report.verdicts import (BOUND_KEY, UNMATCHABLE_BELOW, VERDICT_TEXT, VERDICTS,
-                                       verdict)
+from sskernels.report.verdicts import BOUND_KEY, UNMATCHABLE_BELOW, VERDICT_TEXT, VERDICTS, verdict
 
-REQUIRED = {"table", "dataset", "setting", "method", "metric", "mean", "std", "paper_mean",
-            "paper_std", "paper_spread", "paper_cell", "paper_n", "protocol", "reading"}
+REQUIRED = {
+    "table",
+    "dataset",
+    "setting",
+    "method",
+    "metric",
+    "mean",
+    "std",
+    "paper_mean",
+    "paper_std",
+    "paper_spread",
+    "paper_cell",
+    "paper_n",
+    "protocol",
+    "reading",
+}
 MARKERS = "osD^v<>pP*Xhd"
 #: how many of the largest misses (in units of the paper's ±) fidelity.md lists
 LARGEST = 15
 #: the ± a miss is measured in where the paper prints ± 0: half the last digit of its means
-RESOLUTION = 0.5 * 10.0 ** -PAPER_DECIMALS
+RESOLUTION = 0.5 * 10.0**-PAPER_DECIMALS
 CONSTANT = re.compile(r"constant prediction[^;]*?x(\d+)/(\d+)")
 
 
@@ -83,8 +96,10 @@ def load_rows(results: Path) -> pd.DataFrame:
             continue
         missing = REQUIRED - set(df.columns)
         if missing:
-            raise ValueError(f"{path}: no column(s) {', '.join(sorted(missing))}; regenerate it "
-                             f"(`sskernels table` or `make tables`)")
+            raise ValueError(
+                f"{path}: no column(s) {', '.join(sorted(missing))}; regenerate it "
+                f"(`sskernels table` or `make tables`)"
+            )
         df["source"] = f"{path.parent.name}/{path.stem}"
         frames.append(df)
     if not frames:
@@ -94,11 +109,14 @@ def load_rows(results: Path) -> pd.DataFrame:
         out[col] = out[col].fillna("").astype(str)
     if (out["paper_cell"] == "").any():
         bad = out[out["paper_cell"] == ""].iloc[0]
-        raise ValueError(f"{bad['source']}: a row with a paper value but no paper_cell "
-                         f"({bad['method']}, {bad['dataset']}); regenerate it")
+        raise ValueError(
+            f"{bad['source']}: a row with a paper value but no paper_cell "
+            f"({bad['method']}, {bad['dataset']}); regenerate it"
+        )
     out["delta"] = out["mean"] - out["paper_mean"]
-    out["matched"] = [within_spread(m, p, s) for m, p, s in
-                      zip(out["mean"], out["paper_mean"], out["paper_std"])]
+    out["matched"] = [
+        within_spread(m, p, s) for m, p, s in zip(out["mean"], out["paper_mean"], out["paper_std"])
+    ]
     out["oracle"] = out["method"].str.contains("oracle", regex=False)
     out["tier"] = np.where(out["protocol"] == "paper", 0, np.where(out["oracle"], 1, 2))
     return out
@@ -115,11 +133,15 @@ def cells(rows: pd.DataFrame, bounds: pd.DataFrame | None = None):
         row = g.iloc[0]
         # each other table's own row for the cell (its best tier) is a repeat; the other rows
         # of a table are our alternatives to its row, not repeats
-        for _, r in g[g["source"] != row["source"]].groupby("source", sort=True).head(1) \
-                .iterrows():
-            repeats.append({"paper_cell": cell, "counted": f"{row['source']}: {row['method']}",
-                            "repeat": f"{r['source']}: {r['method']}",
-                            "same_value": bool(np.isclose(r["mean"], row["mean"]))})
+        for _, r in g[g["source"] != row["source"]].groupby("source", sort=True).head(1).iterrows():
+            repeats.append(
+                {
+                    "paper_cell": cell,
+                    "counted": f"{row['source']}: {row['method']}",
+                    "repeat": f"{r['source']}: {r['method']}",
+                    "same_value": bool(np.isclose(r["mean"], row["mean"])),
+                }
+            )
         # the counted row itself under each reading (the same label in the reading's run)
         rd = readings[(readings["paper_cell"] == cell) & (readings["method"] == row["method"])]
         d = row.to_dict()
@@ -130,14 +152,17 @@ def cells(rows: pd.DataFrame, bounds: pd.DataFrame | None = None):
         d["one_class"] = _one_class(row.get("notes"))
         d["readings_tried"] = int(rd["reading"].nunique())
         hits = rd[rd["matched"]]
-        d["reading_match"] = "" if d["matched"] or hits.empty else ", ".join(
-            sorted(set(hits["reading"])))
+        d["reading_match"] = (
+            "" if d["matched"] or hits.empty else ", ".join(sorted(set(hits["reading"])))
+        )
         # in units of the paper's ± (a ± printed as 0: half the last digit of its mean)
-        d["units"] = (abs(row["delta"]) / (row["paper_std"] or RESOLUTION)
-                      if not d["no_spread"] else np.nan)
+        d["units"] = (
+            abs(row["delta"]) / (row["paper_std"] or RESOLUTION) if not d["no_spread"] else np.nan
+        )
         out.append(d)
-    return pd.DataFrame(out), pd.DataFrame(repeats, columns=["paper_cell", "counted", "repeat",
-                                                             "same_value"])
+    return pd.DataFrame(out), pd.DataFrame(
+        repeats, columns=["paper_cell", "counted", "repeat", "same_value"]
+    )
 
 
 def _verdict(row, bounds):
@@ -155,8 +180,11 @@ def _context(row, bounds):
     splits), from any bound of the same table, data set and setting; "" without one."""
     if bounds is None or "reading" not in bounds:
         return ""
-    hit = bounds[(bounds["table"] == row["table"]) & (bounds["dataset"] == row["dataset"])
-                 & (bounds["setting"] == row["setting"])]
+    hit = bounds[
+        (bounds["table"] == row["table"])
+        & (bounds["dataset"] == row["dataset"])
+        & (bounds["setting"] == row["setting"])
+    ]
     readings = [r for r in hit["reading"] if isinstance(r, str) and r]
     return readings[0] if readings else ""
 
@@ -190,22 +218,44 @@ def summary(c: pd.DataFrame, repeats: pd.DataFrame) -> pd.DataFrame:
     c["under_reading"] = c["reading_match"] != ""
     c["tried"] = c["readings_tried"] > 0
     g = c.groupby(["paper_table", "metric"], sort=True)
-    cols = {"cells": g.size(), "repeats": g["repeats"].sum().astype(int),
-            "with_spread": g["has_spread"].sum()}
+    cols = {
+        "cells": g.size(),
+        "repeats": g["repeats"].sum().astype(int),
+        "with_spread": g["has_spread"].sum(),
+    }
     cols.update({v: g[f"is_{v}"].sum() for v in VERDICTS})
-    cols.update({"matched_oracle": g["matched_oracle"].sum(),
-                 "matched_one_class": g["matched_one_class"].sum(),
-                 "no_spread": g["no_spread"].sum(), "under_reading": g["under_reading"].sum(),
-                 "tried": g["tried"].sum(), "readings": g["readings_tried"].sum(),
-                 "median_delta": g["delta"].median()})
+    cols.update(
+        {
+            "matched_oracle": g["matched_oracle"].sum(),
+            "matched_one_class": g["matched_one_class"].sum(),
+            "no_spread": g["no_spread"].sum(),
+            "under_reading": g["under_reading"].sum(),
+            "tried": g["tried"].sum(),
+            "readings": g["readings_tried"].sum(),
+            "median_delta": g["delta"].median(),
+        }
+    )
     return pd.DataFrame(cols).reset_index()
 
 
 def write_markdown(c, repeats, summ, path: Path):
-    tot = summ[["cells", "repeats", "with_spread", *VERDICTS, "matched_oracle",
-                "matched_one_class", "no_spread", "under_reading", "tried", "readings"]].sum()
+    tot = summ[
+        [
+            "cells",
+            "repeats",
+            "with_spread",
+            *VERDICTS,
+            "matched_oracle",
+            "matched_one_class",
+            "no_spread",
+            "under_reading",
+            "tried",
+            "readings",
+        ]
+    ].sum()
     lines = [
-        "# Paper against ours: each distinct paper cell once", "",
+        "# Paper against ours: each distinct paper cell once",
+        "",
         "Generated by `scripts/fidelity_figure.py` (`make figure-fidelity`) from the summary "
         "CSVs and reachability bounds under `results/`. A paper cell is one printed value; a "
         "cell the paper prints again in another table is one cell, its other rows listed "
@@ -231,57 +281,97 @@ def write_markdown(c, repeats, summ, path: Path):
         "not matched whose row under a documented alternative reading (`readings:` in the "
         "specs, `make readings`) is within the paper's ±; *readings tried*: the cells with at "
         "least one reading run, and the readings run on them in all. Figure: "
-        "`fidelity.png`.", "",
+        "`fidelity.png`.",
+        "",
         "| paper table | metric | distinct cells | repeats | matched (by test-label selection) "
         "| unmatchable at the printed precision | beyond our reading | ours better by > 2 se "
         "| near miss (within 2 se) | open | no ± | matched under a reading | cells with "
         "readings (readings run) | median ours − paper |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for r in summ.itertuples():
-        lines.append(f"| {r.paper_table} | {r.metric} | {r.cells} | {r.repeats} | "
-                     f"{int(r.matched)} of {int(r.with_spread)} ({int(r.matched_oracle)}) | "
-                     f"{int(r.unmatchable)} | {int(r.beyond)} | {int(r.better)} | "
-                     f"{int(r.near)} | {int(r.open)} | {int(r.no_spread)} | "
-                     f"{int(r.under_reading)} | {int(r.tried)} ({int(r.readings)}) | "
-                     f"{r.median_delta:+.3g} |")
-    lines += ["", f"**In all: {int(tot['cells'])} distinct paper cells ({int(tot['repeats'])} "
-              f"repeats besides); of the {int(tot['with_spread'])} with a ±, "
-              f"{int(tot['matched'])} matched ({int(tot['matched_oracle'])} of them by "
-              f"test-label selection, the papers' oracle protocol; "
-              f"{int(tot['matched_one_class'])} by a row that predicts one class on most "
-              f"splits), {int(tot['unmatchable'])} unmatchable at the printed precision, "
-              f"{int(tot['beyond'])} beyond our reading, {int(tot['better'])} where ours is "
-              f"better by more than 2 se, {int(tot['near'])} near misses (within 2 se), "
-              f"{int(tot['open'])} open; {int(tot['no_spread'])} without a ±. Under a "
-              f"documented alternative reading, {int(tot['under_reading'])} more matched "
-              f"({int(tot['tried'])} cells tried, {int(tot['readings'])} reading runs).**"]
-    lines += _cell_list(c[c["verdict"].eq("matched") & c["one_class"]], "Matched by a row that "
-                        "predicts one class on most splits (flagged)", "ours", "notes",
-                        "notes")
-    lines += _cell_list(c[c["beyond"]], "Beyond our reading, and the evidence (the bound and "
-                        "the reading each verdict is conditional on)", "ours", "evidence",
-                        "bound_reading")
-    lines += _cell_list(c[c["verdict"] == "better"], "Ours better than the paper by more than "
-                        "two combined se", "ours", "Δ", "delta")
-    lines += _cell_list(c[c["reading_match"] != ""], "Matched under a documented alternative "
-                        "reading (not in *matched*)", "ours (primary)", "readings that match",
-                        "reading_match")
+        lines.append(
+            f"| {r.paper_table} | {r.metric} | {r.cells} | {r.repeats} | "
+            f"{int(r.matched)} of {int(r.with_spread)} ({int(r.matched_oracle)}) | "
+            f"{int(r.unmatchable)} | {int(r.beyond)} | {int(r.better)} | "
+            f"{int(r.near)} | {int(r.open)} | {int(r.no_spread)} | "
+            f"{int(r.under_reading)} | {int(r.tried)} ({int(r.readings)}) | "
+            f"{r.median_delta:+.3g} |"
+        )
+    lines += [
+        "",
+        f"**In all: {int(tot['cells'])} distinct paper cells ({int(tot['repeats'])} "
+        f"repeats besides); of the {int(tot['with_spread'])} with a ±, "
+        f"{int(tot['matched'])} matched ({int(tot['matched_oracle'])} of them by "
+        f"test-label selection, the papers' oracle protocol; "
+        f"{int(tot['matched_one_class'])} by a row that predicts one class on most "
+        f"splits), {int(tot['unmatchable'])} unmatchable at the printed precision, "
+        f"{int(tot['beyond'])} beyond our reading, {int(tot['better'])} where ours is "
+        f"better by more than 2 se, {int(tot['near'])} near misses (within 2 se), "
+        f"{int(tot['open'])} open; {int(tot['no_spread'])} without a ±. Under a "
+        f"documented alternative reading, {int(tot['under_reading'])} more matched "
+        f"({int(tot['tried'])} cells tried, {int(tot['readings'])} reading runs).**",
+    ]
+    lines += _cell_list(
+        c[c["verdict"].eq("matched") & c["one_class"]],
+        "Matched by a row that predicts one class on most splits (flagged)",
+        "ours",
+        "notes",
+        "notes",
+    )
+    lines += _cell_list(
+        c[c["beyond"]],
+        "Beyond our reading, and the evidence (the bound and "
+        "the reading each verdict is conditional on)",
+        "ours",
+        "evidence",
+        "bound_reading",
+    )
+    lines += _cell_list(
+        c[c["verdict"] == "better"],
+        "Ours better than the paper by more than two combined se",
+        "ours",
+        "Δ",
+        "delta",
+    )
+    lines += _cell_list(
+        c[c["reading_match"] != ""],
+        "Matched under a documented alternative reading (not in *matched*)",
+        "ours (primary)",
+        "readings that match",
+        "reading_match",
+    )
     miss = c[~c["matched"] & c["units"].notna()].sort_values("units", ascending=False)
-    lines += ["", f"## The {LARGEST} largest misses, in units of the paper's ±", "",
-              "A ± printed as 0 would count as 0.005. Each is explained in results/README.md "
-              "(\"The largest misses\").", "",
-              "| # | cell | paper | ours | Δ | Δ / ± | verdict |", "|---|---|---|---|---|---|---|"]
+    lines += [
+        "",
+        f"## The {LARGEST} largest misses, in units of the paper's ±",
+        "",
+        "A ± printed as 0 would count as 0.005. Each is explained in results/README.md "
+        "(\"The largest misses\").",
+        "",
+        "| # | cell | paper | ours | Δ | Δ / ± | verdict |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for i, r in enumerate(miss.head(LARGEST).itertuples(), 1):
         verdict = VERDICT_TEXT[r.verdict] + (
-            f"; matched under reading {r.reading_match}" if r.reading_match else "")
-        lines.append(f"| {i} | {_cell_text(r)} | {_paper_text(r)} | {r.mean:.2f} | "
-                     f"{r.delta:+.2f} | {r.units:.1f} | {verdict} |")
+            f"; matched under reading {r.reading_match}" if r.reading_match else ""
+        )
+        lines.append(
+            f"| {i} | {_cell_text(r)} | {_paper_text(r)} | {r.mean:.2f} | "
+            f"{r.delta:+.2f} | {r.units:.1f} | {verdict} |"
+        )
     if len(repeats):
-        lines += ["", "## Repeats (a cell the paper prints in more than one table: counted once)",
-                  "", "| paper cell | counted row | repeat row | same value |", "|---|---|---|---|"]
+        lines += [
+            "",
+            "## Repeats (a cell the paper prints in more than one table: counted once)",
+            "",
+            "| paper cell | counted row | repeat row | same value |",
+            "|---|---|---|---|",
+        ]
         for r in repeats.itertuples():
-            lines.append(f"| {r.paper_cell} | {r.counted} | {r.repeat} | "
-                         f"{'yes' if r.same_value else 'no'} |")
+            lines.append(
+                f"| {r.paper_cell} | {r.counted} | {r.repeat} | {'yes' if r.same_value else 'no'} |"
+            )
     path.write_text("\n".join(lines) + "\n")
 
 
@@ -307,10 +397,21 @@ def _paper_text(r):
     return f"{r.paper_mean:.2f} ± {r.paper_std:.3g}" + (" se" if r.paper_spread == "se" else "")
 
 
-COLOURS = {"matched": "tab:green", "unmatchable": "tab:purple", "beyond": "tab:red",
-           "better": "tab:blue", "near": "tab:olive", "open": "0.45"}
-SHORT = {"unmatchable": "unmatchable", "beyond": "beyond", "better": "ours better",
-         "near": "near", "open": "open"}
+COLOURS = {
+    "matched": "tab:green",
+    "unmatchable": "tab:purple",
+    "beyond": "tab:red",
+    "better": "tab:blue",
+    "near": "tab:olive",
+    "open": "0.45",
+}
+SHORT = {
+    "unmatchable": "unmatchable",
+    "beyond": "beyond",
+    "better": "ours better",
+    "near": "near",
+    "open": "open",
+}
 
 
 def plot(c: pd.DataFrame, rows: pd.DataFrame, path: Path):
@@ -318,6 +419,7 @@ def plot(c: pd.DataFrame, rows: pd.DataFrame, path: Path):
     each cell (green matched, red beyond our reading, grey open); small crosses: the rows
     under documented readings."""
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -329,13 +431,28 @@ def plot(c: pd.DataFrame, rows: pd.DataFrame, path: Path):
     for ax, ((table, metric), d) in zip(axes.ravel(), panels):
         colour = d["verdict"].map(COLOURS).fillna("0.45").tolist()
         yerr = np.where(d["paper_spread"] == "se", d.get("se", d["std"]), d["std"])
-        ax.errorbar(d["paper_mean"], d["mean"], xerr=np.nan_to_num(d["paper_std"]),
-                    yerr=np.nan_to_num(yerr.astype(float)), fmt="none", ecolor="0.75", lw=0.6)
+        ax.errorbar(
+            d["paper_mean"],
+            d["mean"],
+            xerr=np.nan_to_num(d["paper_std"]),
+            yerr=np.nan_to_num(yerr.astype(float)),
+            fmt="none",
+            ecolor="0.75",
+            lw=0.6,
+        )
         ax.scatter(d["paper_mean"], d["mean"], c=colour, s=18, zorder=3)
         rd = reading_rows.merge(d[["paper_cell", "method"]], on=["paper_cell", "method"])
         if len(rd):
-            ax.scatter(rd["paper_mean"], rd["mean"], marker="x", s=14, c="tab:blue", lw=0.7,
-                       zorder=2, label="under a reading")
+            ax.scatter(
+                rd["paper_mean"],
+                rd["mean"],
+                marker="x",
+                s=14,
+                c="tab:blue",
+                lw=0.7,
+                zorder=2,
+                label="under a reading",
+            )
             ax.legend(fontsize=6, loc="best", frameon=False)
         lo = float(np.nanmin([d["paper_mean"].min(), d["mean"].min()]))
         hi = float(np.nanmax([d["paper_mean"].max(), d["mean"].max()]))
@@ -346,18 +463,25 @@ def plot(c: pd.DataFrame, rows: pd.DataFrame, path: Path):
         u = int((d["reading_match"] != "").sum())
         k = int(d["no_spread"].sum())
         parts = [f"{int(counts.get(v, 0))} {SHORT[v]}" for v in VERDICTS[1:] if counts.get(v, 0)]
-        ax.set_title(f"{table} — {metric}\n{int(counts.get('matched', 0))} of {n} matched; "
-                     + ", ".join(parts) + f"; +{u} under a reading"
-                     + (f"; {k} without a ±" if k else ""), fontsize=8)
+        ax.set_title(
+            f"{table} — {metric}\n{int(counts.get('matched', 0))} of {n} matched; "
+            + ", ".join(parts)
+            + f"; +{u} under a reading"
+            + (f"; {k} without a ±" if k else ""),
+            fontsize=8,
+        )
         ax.set_xlabel("paper", fontsize=8)
         ax.set_ylabel("ours (the cell's counted row)", fontsize=8)
         ax.tick_params(labelsize=7)
-    for ax in axes.ravel()[len(panels):]:
+    for ax in axes.ravel()[len(panels) :]:
         ax.axis("off")
-    fig.suptitle("Paper (x) against ours (y), each distinct paper cell once; green matched, "
-                 "purple unmatchable at the printed precision, red beyond our reading, blue "
-                 "ours better by > 2 se, olive near miss, grey open; blue x: documented "
-                 "readings", fontsize=9)
+    fig.suptitle(
+        "Paper (x) against ours (y), each distinct paper cell once; green matched, "
+        "purple unmatchable at the printed precision, red beyond our reading, blue "
+        "ours better by > 2 se, olive near miss, grey open; blue x: documented "
+        "readings",
+        fontsize=9,
+    )
     fig.tight_layout(rect=(0, 0, 1, 0.97))
     fig.savefig(path, dpi=90)
     plt.close(fig)
@@ -373,17 +497,20 @@ def main(argv=None):
     try:
         rows = load_rows(results)
         c, repeats = cells(rows, load_bounds(results))
-    except ValueError as exc:                # one line, exit 2 (no traceback)
+    except ValueError as exc:  # one line, exit 2 (no traceback)
         print(f"error: {exc}", file=sys.stderr)
         return 2
     summ = summary(c, repeats)
     write_markdown(c, repeats, summ, out.with_suffix(".md"))
     plot(c, rows, out.with_suffix(".png"))
-    print(f"wrote {out.with_suffix('.md')} and {out.with_suffix('.png')}: "
-          f"{int(summ['matched'].sum())} of {int(summ['with_spread'].sum())} distinct cells "
-          f"matched, " + ", ".join(f"{int(summ[v].sum())} {VERDICT_TEXT[v]}"
-                                   for v in VERDICTS[1:])
-          + f"; {int(summ['under_reading'].sum())} more under a reading", file=sys.stderr)
+    print(
+        f"wrote {out.with_suffix('.md')} and {out.with_suffix('.png')}: "
+        f"{int(summ['matched'].sum())} of {int(summ['with_spread'].sum())} distinct cells "
+        f"matched, "
+        + ", ".join(f"{int(summ[v].sum())} {VERDICT_TEXT[v]}" for v in VERDICTS[1:])
+        + f"; {int(summ['under_reading'].sum())} more under a reading",
+        file=sys.stderr,
+    )
     return 0
 
 

@@ -21,21 +21,31 @@ from sskernels.experiment.splits import make_splits
 from sskernels.learners.self_consistent import SelfConsistentLabeling, clear_cache
 
 #: (data set, preprocessing, sigma^2_SVM of Table 1)
-CASES = [("pc-mac", "none", 1e5), ("baseball-hockey", "none", 4e4),
-         ("religion-atheism", "none", 1.69e5), ("odd-even", "l2", 0.5),
-         ("10-digit", "l2", 0.05)]
+CASES = [
+    ("pc-mac", "none", 1e5),
+    ("baseball-hockey", "none", 4e4),
+    ("religion-atheism", "none", 1.69e5),
+    ("odd-even", "l2", 0.5),
+    ("10-digit", "l2", 0.05),
+]
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--budget", type=float, default=2.0,
-                    help="seconds allowed per binary fit (median over the splits)")
+    ap.add_argument(
+        "--budget",
+        type=float,
+        default=2.0,
+        help="seconds allowed per binary fit (median over the splits)",
+    )
     ap.add_argument("--splits", type=int, default=3)
     ap.add_argument("--r", type=float, nargs="+", default=[1, 20, 100])
     args = ap.parse_args(argv)
     failed = []
-    print(f"{'data set':18} {'N':>5} {'r':>5} {'factors s':>9} {'fit s (median)':>14} "
-          f"{'max rel. gap':>12} {'iterations':>10} {'accuracy':>8}")
+    print(
+        f"{'data set':18} {'N':>5} {'r':>5} {'factors s':>9} {'fit s (median)':>14} "
+        f"{'max rel. gap':>12} {'iterations':>10} {'accuracy':>8}"
+    )
     with threadpool_limits(1):
         for name, how, s2 in CASES:
             ds = load_dataset(name, how)
@@ -57,9 +67,11 @@ def main(argv=None):
                     accs.append(np.mean(est.transduction_[unl] == enc[unl]))
                 factors = times[0] - float(np.median(times[1:] or times))
                 fit = float(np.median(times[1:] or times))
-                print(f"{name:18} {y.size:5d} {r:5g} {factors:9.2f} {fit:14.3f} "
-                      f"{max(gaps):12.1e} {int(np.median(its)):10d} {100 * np.mean(accs):7.1f}%",
-                      flush=True)
+                print(
+                    f"{name:18} {y.size:5d} {r:5g} {factors:9.2f} {fit:14.3f} "
+                    f"{max(gaps):12.1e} {int(np.median(its)):10d} {100 * np.mean(accs):7.1f}%",
+                    flush=True,
+                )
                 if max(gaps) > 1e-6:
                     failed.append(f"{name} r={r:g}: gap {max(gaps):.1e}")
                 if np.unique(y).size == 2 and fit > args.budget:

@@ -50,10 +50,16 @@ from sskernels.spec import load_spec
 CONFIGS = Path(__file__).resolve().parent.parent / "configs" / "kscl"
 
 #: the paper's eight data sets: (name in the text, spec holding its figure)
-EIGHT = [("2-spiral", "two_spirals"), ("baseball-hockey", "baseball_hockey"),
-         ("religion-atheism", "religion_atheism"), ("pc-mac", "pc_mac"),
-         ("odd-even", "odd_even"), ("wine", "wine"), ("yeast", "yeast"),
-         ("10-digit", "ten_digit")]
+EIGHT = [
+    ("2-spiral", "two_spirals"),
+    ("baseball-hockey", "baseball_hockey"),
+    ("religion-atheism", "religion_atheism"),
+    ("pc-mac", "pc_mac"),
+    ("odd-even", "odd_even"),
+    ("wine", "wine"),
+    ("yeast", "yeast"),
+    ("10-digit", "ten_digit"),
+]
 SVM = "SVM (Table 1)"
 CV = "SVM (CV on labeled, ours)"
 #: the r < 1 rows of the sensitivity specs
@@ -82,13 +88,18 @@ def summarize(rec):
     from accuracy records (the long format of ``load_records``), in the records' order."""
     out = {}
     for method, g in rec.groupby("method", sort=False):
-        stats = (g.groupby(["n_labeled", "setting"])["value"]
-                 .agg(["mean", "std", "count"]).reset_index())
+        stats = (
+            g.groupby(["n_labeled", "setting"])["value"].agg(["mean", "std", "count"]).reset_index()
+        )
         k = g["n_classes"].iloc[0] if "n_classes" in g and len(g) else None
-        one = one_class_points(g, by=("n_labeled", "setting"),
-                               n_classes=None if pd.isna(k) else int(k))
-        out[method] = (stats.merge(one, on=["n_labeled", "setting"], how="left")
-                       .sort_values("n_labeled").reset_index(drop=True))
+        one = one_class_points(
+            g, by=("n_labeled", "setting"), n_classes=None if pd.isna(k) else int(k)
+        )
+        out[method] = (
+            stats.merge(one, on=["n_labeled", "setting"], how="left")
+            .sort_values("n_labeled")
+            .reset_index(drop=True)
+        )
     return out
 
 
@@ -117,14 +128,19 @@ def one_class(curve):
     if "flag" not in curve:
         return []
     hit = curve[curve["flag"].fillna(False).astype(bool)]
-    return [(setting_name(s), int(k), int(n))
-            for s, k, n in zip(hit["setting"], hit["one_class"], hit["n"])]
+    return [
+        (setting_name(s), int(k), int(n))
+        for s, k, n in zip(hit["setting"], hit["one_class"], hit["n"])
+    ]
 
 
 def fmt_curve(curve):
     """Means, a ``*`` after each one-class point, and the split counts behind the stars."""
-    flags = (curve["flag"].fillna(False).astype(bool) if "flag" in curve
-             else pd.Series(False, index=curve.index))
+    flags = (
+        curve["flag"].fillna(False).astype(bool)
+        if "flag" in curve
+        else pd.Series(False, index=curve.index)
+    )
     text = ", ".join(f"{m:.1f}{'*' if f else ''}" for m, f in zip(curve["mean"], flags))
     hits = one_class(curve)
     if hits:
@@ -137,8 +153,9 @@ def improves(curve):
     *and* no point is one-class.  Returns ``(holds, why)``."""
     hits = one_class(curve)
     if hits:
-        return False, ("predicts one class at " +
-                       ", ".join(f"{s} ({k}/{n} splits)" for s, k, n in hits))
+        return False, (
+            "predicts one class at " + ", ".join(f"{s} ({k}/{n} splits)" for s, k, n in hits)
+        )
     if np.all(np.diff(curve["mean"].to_numpy()) > 0):
         return True, "increasing, no one-class point"
     return False, "not increasing"
@@ -150,12 +167,14 @@ def improvement_claim(c, methods=None):
     methods = [m for m in (methods or c) if m.startswith("r = ")]
     verdicts = {m: improves(c[m]) for m in methods}
     ups = [m for m, (ok, _) in verdicts.items() if ok]
-    rising_one_class = [m for m, (ok, why) in verdicts.items()
-                        if not ok and why.startswith("predicts") and
-                        np.all(np.diff(c[m]["mean"].to_numpy()) > 0)]
+    rising_one_class = [
+        m
+        for m, (ok, why) in verdicts.items()
+        if not ok and why.startswith("predicts") and np.all(np.diff(c[m]["mean"].to_numpy()) > 0)
+    ]
     ours = f"improves for {len(ups)} of {len(methods)} r ({', '.join(ups) or 'none'})"
     if rising_one_class:
-        ours += (f"; rising but one-class, not counted: {', '.join(rising_one_class)}")
+        ours += f"; rising but one-class, not counted: {', '.join(rising_one_class)}"
     numbers = "; ".join(f"{m}: {fmt_curve(c[m])} [{verdicts[m][1]}]" for m in methods)
     return ours, "yes" if ups else "no", numbers
 
@@ -168,6 +187,7 @@ def r_above_beats_below(c):
     """For one data set's curves: the best r > 1 curve (mean over its points, one-class
     curves excluded) against the best r < 1 curve.  Returns ``(wins, text)`` with ``wins``
     True, False, or None when there is no r < 1 curve."""
+
     def r_value(m):
         if not m.startswith("r = ") or "," in m:
             return None
@@ -185,22 +205,31 @@ def r_above_beats_below(c):
     if not learn:
         top_any = max(above, key=lambda m: mean_of(c[m]))
         a, b = c[top_any], c[top_below]
-        both = ~(a["flag"].fillna(False).astype(bool).to_numpy()
-                 | b["flag"].fillna(False).astype(bool).to_numpy())
+        both = ~(
+            a["flag"].fillna(False).astype(bool).to_numpy()
+            | b["flag"].fillna(False).astype(bool).to_numpy()
+        )
         points = ", ".join(map(setting_name, a["setting"][both]))
-        where = (f"; where neither predicts one class ({points}): "
-                 f"{a['mean'][both].mean():.1f} vs {b['mean'][both].mean():.1f}"
-                 if both.any() else "")
-        return False, (f"no r > 1 curve without a one-class point{note}; best r > 1 "
-                       f"{top_any.removeprefix('r = ')} {mean_of(a):.1f} vs best r < 1 "
-                       f"{top_below.removeprefix('r = ')} {mean_of(b):.1f}{where}")
+        where = (
+            f"; where neither predicts one class ({points}): "
+            f"{a['mean'][both].mean():.1f} vs {b['mean'][both].mean():.1f}"
+            if both.any()
+            else ""
+        )
+        return False, (
+            f"no r > 1 curve without a one-class point{note}; best r > 1 "
+            f"{top_any.removeprefix('r = ')} {mean_of(a):.1f} vs best r < 1 "
+            f"{top_below.removeprefix('r = ')} {mean_of(b):.1f}{where}"
+        )
     top = max(learn, key=lambda m: mean_of(c[m]))
     sig, d = significant(c[top], c[top_below])
     wins = mean_of(c[top]) > mean_of(c[top_below])
-    return wins, (f"best r > 1: {top.removeprefix('r = ')} {mean_of(c[top]):.1f} vs best "
-                  f"r < 1: {top_below.removeprefix('r = ')} {mean_of(c[top_below]):.1f} "
-                  f"(significantly above at {np.sum(sig > 0)}, below at {np.sum(sig < 0)} of "
-                  f"{len(sig)} points){note}")
+    return wins, (
+        f"best r > 1: {top.removeprefix('r = ')} {mean_of(c[top]):.1f} vs best "
+        f"r < 1: {top_below.removeprefix('r = ')} {mean_of(c[top_below]):.1f} "
+        f"(significantly above at {np.sum(sig > 0)}, below at {np.sum(sig < 0)} of "
+        f"{len(sig)} points){note}"
+    )
 
 
 def paired_moves(rec, ref, alt, move=MOVE):
@@ -224,9 +253,11 @@ def c_insensitive(rec, ref="r = 20", cs=C_NEAR):
     for cv in cs:
         m = paired_moves(rec, ref, f"{ref}, C1 = C2 = {cv}")
         ok &= not m["moves"].any()
-        parts.append(f"C = {cv}: change {', '.join(f'{v:+.1f}' for v in m['d'])} "
-                     f"(max |change| {m['d'].abs().max():.1f}; moves at "
-                     f"{int(m['moves'].sum())} of {len(m)} points)")
+        parts.append(
+            f"C = {cv}: change {', '.join(f'{v:+.1f}' for v in m['d'])} "
+            f"(max |change| {m['d'].abs().max():.1f}; moves at "
+            f"{int(m['moves'].sum())} of {len(m)} points)"
+        )
     return ok, "; ".join(parts)
 
 
@@ -260,87 +291,127 @@ def main(out):
         hits = one_class(c["r = 20"])
         better = mean_of(c["r = 20"]) > mean_of(c[SVM]) and not hits
         wins += better
-        detail.append(f"{label}: r=20 {mean_of(c['r = 20']):.1f} vs SVM "
-                      f"{mean_of(c[SVM]):.1f} (significantly above at {np.sum(sig > 0)}, "
-                      f"below at {np.sum(sig < 0)} of {len(sig)} points)"
-                      + (f", r=20 one-class at {', '.join(s for s, _, _ in hits)}"
-                         if hits else ""))
-    claim("r = 20 outperformed the SVM (Table 1) for 6 of the 8 data sets "
-          "(the exceptions: yeast and 10-digit)", f"{wins} of 8 (mean over the curve's points)",
-          "yes" if wins >= 6 else "no", "; ".join(detail))
-    wins_cv = sum(mean_of(curves(name)["r = 20"]) > mean_of(curves(name)[CV])
-                  and not one_class(curves(name)["r = 20"]) for _, name in EIGHT)
+        detail.append(
+            f"{label}: r=20 {mean_of(c['r = 20']):.1f} vs SVM "
+            f"{mean_of(c[SVM]):.1f} (significantly above at {np.sum(sig > 0)}, "
+            f"below at {np.sum(sig < 0)} of {len(sig)} points)"
+            + (f", r=20 one-class at {', '.join(s for s, _, _ in hits)}" if hits else "")
+        )
+    claim(
+        "r = 20 outperformed the SVM (Table 1) for 6 of the 8 data sets "
+        "(the exceptions: yeast and 10-digit)",
+        f"{wins} of 8 (mean over the curve's points)",
+        "yes" if wins >= 6 else "no",
+        "; ".join(detail),
+    )
+    wins_cv = sum(
+        mean_of(curves(name)["r = 20"]) > mean_of(curves(name)[CV])
+        and not one_class(curves(name)["r = 20"])
+        for _, name in EIGHT
+    )
     best = []
     for label, name in EIGHT:
         c = curves(name)
         top = max((m for m in c if m.startswith("r = ")), key=lambda m: mean_of(c[m]))
-        best.append(f"{label}: best r {top.removeprefix('r = ')} "
-                    f"{mean_of(c[top]):.1f} vs SVM {mean_of(c[SVM]):.1f}, "
-                    f"CV'd SVM {mean_of(c[CV]):.1f}")
-    claim("(the same against our SVM with sigma^2 and C chosen by CV on the labeled points)",
-          f"{wins_cv} of 8", "-", "; ".join(best))
+        best.append(
+            f"{label}: best r {top.removeprefix('r = ')} "
+            f"{mean_of(c[top]):.1f} vs SVM {mean_of(c[SVM]):.1f}, "
+            f"CV'd SVM {mean_of(c[CV]):.1f}"
+        )
+    claim(
+        "(the same against our SVM with sigma^2 and C chosen by CV on the labeled points)",
+        f"{wins_cv} of 8",
+        "-",
+        "; ".join(best),
+    )
 
     # 2. religion-atheism: r = 1 always below 52 %
     c = curves("religion_atheism")["r = 1"]
-    claim("religion-atheism: r = 1 is always below 52 % (no curve in Fig. 2)",
-          f"max {c['mean'].max():.1f} %", "yes" if c["mean"].max() < 52 else "no",
-          f"r = 1: {fmt_curve(c)} at {', '.join(c['setting'])}")
+    claim(
+        "religion-atheism: r = 1 is always below 52 % (no curve in Fig. 2)",
+        f"max {c['mean'].max():.1f} %",
+        "yes" if c["mean"].max() < 52 else "no",
+        f"r = 1: {fmt_curve(c)} at {', '.join(c['setting'])}",
+    )
 
     # 3. yeast: r = 2 consistently better than the SVM
     c = curves("yeast")
     sig, d = significant(c["r = 2"], c[SVM])
-    claim("yeast: r = 2 yields consistently better results (than the SVM)",
-          f"better at {np.sum(d > 0)} of {len(d)} points ({np.sum(sig < 0)} significantly worse)",
-          "yes" if np.all(d > 0) and not one_class(c["r = 2"]) else "no",
-          f"r = 2: {fmt_curve(c['r = 2'])}; SVM: {fmt_curve(c[SVM])}; "
-          f"CV'd SVM: {fmt_curve(c[CV])}")
+    claim(
+        "yeast: r = 2 yields consistently better results (than the SVM)",
+        f"better at {np.sum(d > 0)} of {len(d)} points ({np.sum(sig < 0)} significantly worse)",
+        "yes" if np.all(d > 0) and not one_class(c["r = 2"]) else "no",
+        f"r = 2: {fmt_curve(c['r = 2'])}; SVM: {fmt_curve(c[SVM])}; CV'd SVM: {fmt_curve(c[CV])}",
+    )
 
     # 4./5. 10-digit: r = 1/5 close to the SVM; r = 100 always below 80 %
     c = curves("ten_digit")
     sig, d = significant(c["r = 1/5"], c[SVM])
-    claim("10-digit: r = 1/5 is of little statistical difference from the SVM in most cases",
-          f"no significant difference at {np.sum(sig == 0)} of {len(sig)} points",
-          "yes" if np.sum(sig == 0) > len(sig) / 2 else "no",
-          f"r = 1/5: {fmt_curve(c['r = 1/5'])}; SVM: {fmt_curve(c[SVM])}")
+    claim(
+        "10-digit: r = 1/5 is of little statistical difference from the SVM in most cases",
+        f"no significant difference at {np.sum(sig == 0)} of {len(sig)} points",
+        "yes" if np.sum(sig == 0) > len(sig) / 2 else "no",
+        f"r = 1/5: {fmt_curve(c['r = 1/5'])}; SVM: {fmt_curve(c[SVM])}",
+    )
     sig, d = significant(c["r = 1/5"], c[CV])
-    claim("(the same against our CV'd SVM)",
-          f"no significant difference at {np.sum(sig == 0)} of {len(sig)} points",
-          "-", f"r = 1/5: {fmt_curve(c['r = 1/5'])}; CV'd SVM: {fmt_curve(c[CV])}")
+    claim(
+        "(the same against our CV'd SVM)",
+        f"no significant difference at {np.sum(sig == 0)} of {len(sig)} points",
+        "-",
+        f"r = 1/5: {fmt_curve(c['r = 1/5'])}; CV'd SVM: {fmt_curve(c[CV])}",
+    )
     r100 = c["r = 100"]
-    claim("10-digit: r = 100 is always below 80 % (no curve in Fig. 4)",
-          f"max {r100['mean'].max():.1f} %", "yes" if r100["mean"].max() < 80 else "no",
-          f"r = 100: {fmt_curve(r100)}")
+    claim(
+        "10-digit: r = 100 is always below 80 % (no curve in Fig. 4)",
+        f"max {r100['mean'].max():.1f} %",
+        "yes" if r100["mean"].max() < 80 else "no",
+        f"r = 100: {fmt_curve(r100)}",
+    )
 
     # 6. the SVM grows worse along 10/10, 10/20, 10/30, 10/40 on all 5 binary tasks
     # (a claim of getting worse: a one-class SVM is worse, so the stars only explain how)
     worse, detail = 0, []
-    for label, name in [("2-spiral", "two_spirals_unbalanced"),
-                        ("baseball-hockey", "baseball_hockey_unbalanced"),
-                        ("religion-atheism", "religion_atheism_unbalanced"),
-                        ("pc-mac", "pc_mac_unbalanced"), ("odd-even", "odd_even_unbalanced")]:
+    for label, name in [
+        ("2-spiral", "two_spirals_unbalanced"),
+        ("baseball-hockey", "baseball_hockey_unbalanced"),
+        ("religion-atheism", "religion_atheism_unbalanced"),
+        ("pc-mac", "pc_mac_unbalanced"),
+        ("odd-even", "odd_even_unbalanced"),
+    ]:
         svm = curves(name)[SVM]
         mono = bool(np.all(np.diff(svm["mean"].to_numpy()) < 0))
         worse += mono
         detail.append(f"{label}: {fmt_curve(svm)}")
-    claim("The SVM grows worse along #pos/#neg = 10/10, 10/20, 10/30, 10/40 on all 5 binary "
-          "tasks", f"strictly decreasing on {worse} of 5", "yes" if worse == 5 else "no",
-          "; ".join(detail) + " (where the SVM predicts one class its accuracy is the share "
-          "of the class with more labels among the unlabeled points)")
+    claim(
+        "The SVM grows worse along #pos/#neg = 10/10, 10/20, 10/30, 10/40 on all 5 binary tasks",
+        f"strictly decreasing on {worse} of 5",
+        "yes" if worse == 5 else "no",
+        "; ".join(detail) + " (where the SVM predicts one class its accuracy is the share "
+        "of the class with more labels among the unlabeled points)",
+    )
 
     # 7. 2-spiral: self-consistent labeling improves along the unbalanced sequence
-    for name, what in [("two_spirals_unbalanced", "Table 1's sigma^2"),
-                       ("two_spirals_scaled_unbalanced", "sigma^2_SVM = 10, ours")]:
+    for name, what in [
+        ("two_spirals_unbalanced", "Table 1's sigma^2"),
+        ("two_spirals_scaled_unbalanced", "sigma^2_SVM = 10, ours"),
+    ]:
         c = curves(name)
         ours, holds, numbers = improvement_claim(c)
         spec = load_spec(CONFIGS / f"{name}.yaml")
         shares = class_shares(spec.dataset.name, spec.preprocess, next(iter(c.values())))
-        numbers += ("; share of each class among the unlabeled points (the accuracy of a "
-                    "one-class prediction): " +
-                    ", ".join(f"{s}: {'/'.join(f'{v:.1f}' for v in sh)}"
-                              for s, sh in shares.items()))
+        numbers += (
+            "; share of each class among the unlabeled points (the accuracy of a "
+            "one-class prediction): "
+            + ", ".join(f"{s}: {'/'.join(f'{v:.1f}' for v in sh)}" for s, sh in shares.items())
+        )
         numbers += "; SVMs: " + "; ".join(f"{m}: {fmt_curve(c[m])}" for m in (SVM, CV))
-        claim(f"2-spiral ({what}): self-consistent labeling improves consistently along the "
-              "unbalanced sequence", ours, holds, numbers)
+        claim(
+            f"2-spiral ({what}): self-consistent labeling improves consistently along the "
+            "unbalanced sequence",
+            ours,
+            holds,
+            numbers,
+        )
 
     # 8. r > 1 better than r < 1 on every data set but 10-digit (the sensitivity specs)
     wins, n, detail, ten = 0, 0, [], None
@@ -353,15 +424,27 @@ def main(out):
         n += 1
         wins += bool(w)
         detail.append(f"{label}: {text}")
-    claim("For all the datasets except the 10-digit dataset, r > 1 yields better results than "
-          "r < 1 (r < 1: 1/5 and 1/2, not in the paper's figures)",
-          f"r > 1 better on {wins} of {n}", "yes" if wins == n else "no", "; ".join(detail))
-    claim("(10-digit, the exception: r < 1 is better there)",
-          "r < 1 better" if ten[0] is False else "r > 1 better", "-", ten[1])
+    claim(
+        "For all the datasets except the 10-digit dataset, r > 1 yields better results than "
+        "r < 1 (r < 1: 1/5 and 1/2, not in the paper's figures)",
+        f"r > 1 better on {wins} of {n}",
+        "yes" if wins == n else "no",
+        "; ".join(detail),
+    )
+    claim(
+        "(10-digit, the exception: r < 1 is better there)",
+        "r < 1 better" if ten[0] is False else "r > 1 better",
+        "-",
+        ten[1],
+    )
     c = {**curves("two_spirals_scaled"), **curves("two_spirals_scaled_sensitivity")}
     w, text = r_above_beats_below(c)
-    claim("(the same on 2-spiral with sigma^2_SVM = 10, ours)",
-          "r > 1 better" if w else "r < 1 better", "-", text)
+    claim(
+        "(the same on 2-spiral with sigma^2_SVM = 10, ours)",
+        "r > 1 better" if w else "r < 1 better",
+        "-",
+        text,
+    )
 
     # 9. not sensitive to C1 = C2 at the proper magnitude (r = 20, C in {5, 20} vs 10)
     holds_n, far_n, n, detail, far, vacuous = 0, 0, 0, [], [], []
@@ -369,8 +452,9 @@ def main(out):
         rec = records(f"{name}_sensitivity")
         ref = summarize(rec)["r = 20"]
         if one_class(ref):
-            vacuous.append(f"{label} (r = 20 one-class at "
-                           f"{', '.join(s for s, _, _ in one_class(ref))})")
+            vacuous.append(
+                f"{label} (r = 20 one-class at {', '.join(s for s, _, _ in one_class(ref))})"
+            )
         ok, text = c_insensitive(rec, cs=C_NEAR)
         n += 1
         holds_n += ok
@@ -381,29 +465,41 @@ def main(out):
     ours = f"no point moves on {holds_n} of {n}"
     if vacuous:
         ours += f"; r = 20 predicts one class on {', '.join(vacuous)}: no evidence there"
-    claim("The performance is not very sensitive to the exact value of C1 and C2, as long as "
-          f"they are at a proper magnitude (r = 20; C1 = C2 = 5, 20 vs 10; a point moves when "
-          f"its mean changes by > {MOVE:g} points, paired-significant)", ours,
-          "yes" if holds_n == n else "no", "; ".join(detail))
-    claim("(a decade off: C1 = C2 = 1 and 100 vs 10)",
-          f"no point moves on {far_n} of {n}",
-          "-", "; ".join(far))
+    claim(
+        "The performance is not very sensitive to the exact value of C1 and C2, as long as "
+        f"they are at a proper magnitude (r = 20; C1 = C2 = 5, 20 vs 10; a point moves when "
+        f"its mean changes by > {MOVE:g} points, paired-significant)",
+        ours,
+        "yes" if holds_n == n else "no",
+        "; ".join(detail),
+    )
+    claim(
+        "(a decade off: C1 = C2 = 1 and 100 vs 10)",
+        f"no point moves on {far_n} of {n}",
+        "-",
+        "; ".join(far),
+    )
 
     df = pd.DataFrame(rows)
     out.mkdir(parents=True, exist_ok=True)
     df.to_csv(out / "claims.csv", index=False)
-    lines = ["# Kernel self-consistent labeling: the claims of Sec. 6, checked", "",
-             "Written by `scripts/kscl_claims.py` from the records of `make figures-kscl` "
-             "(30 trials per point).  The paper has no numeric table: these statements are "
-             "what can be compared.  \"SVM\" is the SVM with Table 1's parameters.  A point "
-             "marked `*` is one-class: at least "
-             f"{ONE_CLASS_SHARE:.0%} of its splits give every unlabeled point the same class "
-             "or, on a two-class task, collapse a class (the fit reports a constant "
-             "prediction, or a class predicted on under a fifth of its share of the labeled "
-             "points), so its accuracy is (nearly) one class's share of the unlabeled points; "
-             "a claim of improvement or of being better does not "
-             "hold for a curve with such a point (the figures mark them with a black cross).",
-             "", "| claim (Sec. 6) | ours | holds |", "|---|---|---|"]
+    lines = [
+        "# Kernel self-consistent labeling: the claims of Sec. 6, checked",
+        "",
+        "Written by `scripts/kscl_claims.py` from the records of `make figures-kscl` "
+        "(30 trials per point).  The paper has no numeric table: these statements are "
+        "what can be compared.  \"SVM\" is the SVM with Table 1's parameters.  A point "
+        "marked `*` is one-class: at least "
+        f"{ONE_CLASS_SHARE:.0%} of its splits give every unlabeled point the same class "
+        "or, on a two-class task, collapse a class (the fit reports a constant "
+        "prediction, or a class predicted on under a fifth of its share of the labeled "
+        "points), so its accuracy is (nearly) one class's share of the unlabeled points; "
+        "a claim of improvement or of being better does not "
+        "hold for a curve with such a point (the figures mark them with a black cross).",
+        "",
+        "| claim (Sec. 6) | ours | holds |",
+        "|---|---|---|",
+    ]
     lines += [f"| {r['claim (Sec. 6)']} | {r['ours']} | {r['holds']} |" for r in rows]
     lines += ["", "## The numbers behind each line", ""]
     lines += [f"- **{r['claim (Sec. 6)']}** — {r['numbers']}" for r in rows]

@@ -24,8 +24,12 @@ from sskernels.experiment.splits import make_splits
 from sskernels.learners.self_consistent import SelfConsistentLabeling, clear_cache
 
 #: (data set, preprocessing, Table 1's sigma^2_SVM)
-SETS = [("baseball-hockey", "none", 4e4), ("religion-atheism", "none", 1.69e5),
-        ("pc-mac", "none", 1e5), ("odd-even", "l2", 0.5)]
+SETS = [
+    ("baseball-hockey", "none", 4e4),
+    ("religion-atheism", "none", 1.69e5),
+    ("pc-mac", "none", 1e5),
+    ("odd-even", "l2", 0.5),
+]
 RS = (1, 10, 20, 100, 1000, 10000)
 EPS = (1.0, 0.1, 0.01)
 
@@ -48,26 +52,50 @@ def main(out="results/kscl", n_trials=10):
                         est = SelfConsistentLabeling(sigma2=s2 / r, epsilon=eps).fit(X, yp)
                         unl = yp == -1
                         accs.append(100 * np.mean(est.transduction_[unl] == enc[unl]))
-                        active.append(100 * np.mean(est.dual_coef_[0][lab.size:] != 0))
-                    rows.append({"dataset": name, "r": r, "sigma2": s2 / r, "epsilon": eps,
-                                 "accuracy": np.mean(accs), "std": np.std(accs, ddof=1),
-                                 "active tube (% unlabeled)": np.mean(active)})
-                    print(f"{name} r={r:g} eps={eps:g}: {np.mean(accs):.1f} % "
-                          f"(tube active at {np.mean(active):.1f} %)", flush=True)
+                        active.append(100 * np.mean(est.dual_coef_[0][lab.size :] != 0))
+                    rows.append(
+                        {
+                            "dataset": name,
+                            "r": r,
+                            "sigma2": s2 / r,
+                            "epsilon": eps,
+                            "accuracy": np.mean(accs),
+                            "std": np.std(accs, ddof=1),
+                            "active tube (% unlabeled)": np.mean(active),
+                        }
+                    )
+                    print(
+                        f"{name} r={r:g} eps={eps:g}: {np.mean(accs):.1f} % "
+                        f"(tube active at {np.mean(active):.1f} %)",
+                        flush=True,
+                    )
     df = pd.DataFrame(rows)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     df.to_csv(out / "sweep.csv", index=False, float_format="%.4g")
-    table = df.pivot_table(index=["dataset", "epsilon"], columns="r", values="accuracy",
-                           sort=False).round(1)
-    lines = ["# Kernel self-consistent labeling: sensitivity to r and epsilon (10/10 labeled)", "",
-             "Written by `scripts/kscl_sweep.py`: mean accuracy (%) over the first "
-             f"{n_trials} trials of the figures' 10/10 splits; sigma^2 = sigma^2_SVM (Table 1) / r."
-             " A sensitivity table, used for no choice.", "",
-             _markdown(table), "",
-             "Fraction of unlabeled points whose epsilon-tube is active (delta != 0), in %:", "",
-             _markdown(df.pivot_table(index=["dataset", "epsilon"], columns="r",
-                                      values="active tube (% unlabeled)", sort=False).round(1))]
+    table = df.pivot_table(
+        index=["dataset", "epsilon"], columns="r", values="accuracy", sort=False
+    ).round(1)
+    lines = [
+        "# Kernel self-consistent labeling: sensitivity to r and epsilon (10/10 labeled)",
+        "",
+        "Written by `scripts/kscl_sweep.py`: mean accuracy (%) over the first "
+        f"{n_trials} trials of the figures' 10/10 splits; sigma^2 = sigma^2_SVM (Table 1) / r."
+        " A sensitivity table, used for no choice.",
+        "",
+        _markdown(table),
+        "",
+        "Fraction of unlabeled points whose epsilon-tube is active (delta != 0), in %:",
+        "",
+        _markdown(
+            df.pivot_table(
+                index=["dataset", "epsilon"],
+                columns="r",
+                values="active tube (% unlabeled)",
+                sort=False,
+            ).round(1)
+        ),
+    ]
     (out / "sweep.md").write_text("\n".join(lines) + "\n")
     print(f"wrote {out / 'sweep.md'}")
 

@@ -55,20 +55,35 @@ def main(n_splits=20, out=OUT):
                         est = tsk(m, beta, skip).fit(d.X, yp)
                         unl = yp == -1
                         acc.append(100 * np.mean(est.transduction_[unl] == y[unl]))
-                    rows.append({"dataset": ds, "preprocess": pre, "skip_constant": skip,
-                                 "beta": beta, "mean": round(np.mean(acc), 2),
-                                 "std": round(np.std(acc, ddof=1), 2)})
+                    rows.append(
+                        {
+                            "dataset": ds,
+                            "preprocess": pre,
+                            "skip_constant": skip,
+                            "beta": beta,
+                            "mean": round(np.mean(acc), 2),
+                            "std": round(np.std(acc, ddof=1), 2),
+                        }
+                    )
                     print(rows[-1])
     df = pd.DataFrame(rows)
     atomic_write_text(f"{out}.csv", df.to_csv(index=False))
     piv = df.assign(cell=df["mean"].map("{:.2f}".format) + " ± " + df["std"].map("{:.2f}".format))
-    piv = piv.pivot_table(index=["dataset", "preprocess", "skip_constant"], columns="beta",
-                          values="cell", aggfunc="first", sort=False)[BETAS]
-    lines = [f"# TSK accuracy (%) on the unlabeled points against beta ({n_splits} splits x "
-             "20 labeled)",
-             "", "| dataset | preprocess | constant eigenvector exempt | "
-             + " | ".join(f"beta={b}" for b in BETAS) + " |",
-             "|---|---|---|" + "---|" * len(BETAS)]
+    piv = piv.pivot_table(
+        index=["dataset", "preprocess", "skip_constant"],
+        columns="beta",
+        values="cell",
+        aggfunc="first",
+        sort=False,
+    )[BETAS]
+    lines = [
+        f"# TSK accuracy (%) on the unlabeled points against beta ({n_splits} splits x 20 labeled)",
+        "",
+        "| dataset | preprocess | constant eigenvector exempt | "
+        + " | ".join(f"beta={b}" for b in BETAS)
+        + " |",
+        "|---|---|---|" + "---|" * len(BETAS),
+    ]
     for (ds, pre, skip), r in piv.iterrows():
         lines.append(f"| {ds} | {pre} | {'yes' if skip else 'no'} | " + " | ".join(r) + " |")
     atomic_write_text(f"{out}.md", "\n".join(lines) + "\n")

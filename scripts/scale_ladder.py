@@ -50,6 +50,7 @@ PEER_MAX_N = 200_000
 
 # ---------------------------------------------------------------------------- one stage
 
+
 def _data(name, n, cache=None):
     """The first n points of a fixed (seeded) permutation of the data set (secstr-extra: of
     SecStr's 83,679 points and its 1,189,472 extra ones, labels -1 for the extra ones; the
@@ -60,8 +61,11 @@ def _data(name, n, cache=None):
 
         from sskernels.data import load_dataset
 
-        xfile, yfile = (None, None) if cache is None else (
-            Path(cache) / f"{name}_{n}_X.npz", Path(cache) / f"{name}_{n}_y.npy")
+        xfile, yfile = (
+            (None, None)
+            if cache is None
+            else (Path(cache) / f"{name}_{n}_X.npz", Path(cache) / f"{name}_{n}_y.npy")
+        )
         if xfile is not None and xfile.exists():
             return sp.load_npz(xfile), np.load(yfile)
         ds = load_dataset("secstr-extra-100")
@@ -91,8 +95,9 @@ def _labels(y):
     rng = np.random.default_rng(SEED + 1)
     yp = np.full(y.size, -1)
     classes = np.unique(y[y >= 0])
-    idx = np.concatenate([rng.choice(np.flatnonzero(y == c), N_LABELED // 2, replace=False)
-                          for c in classes[:2]])
+    idx = np.concatenate(
+        [rng.choice(np.flatnonzero(y == c), N_LABELED // 2, replace=False) for c in classes[:2]]
+    )
     yp[idx] = np.searchsorted(classes, y[idx])
     return yp
 
@@ -113,17 +118,28 @@ def _stage(stage, impl, name, n, cache):
 
             W, _, _, knn = descent_knn_graph(X, K, weights="hein-maier")
             sp.save_npz(wfile, W)
-            info.update(edges_per_row=W.nnz / n, recall=knn["recall"],
-                        recall_rows=knn["recall_rows"], search_seconds=knn["search_seconds"])
+            info.update(
+                edges_per_row=W.nnz / n,
+                recall=knn["recall"],
+                recall_rows=knn["recall_rows"],
+                search_seconds=knn["search_seconds"],
+            )
         elif (stage, impl) == ("graph", "floor") and name == "secstr-extra":
             from pynndescent import NNDescent
 
             from sskernels.graph.descent import symbol_codes
 
             T = symbol_codes(X)
-            t0 = time.perf_counter()     # the codes are ours; the floor is the index's pass
-            NNDescent(T, metric="hamming", n_neighbors=6 * K + 1, random_state=SEED, n_jobs=2,
-                      low_memory=True, compressed=True).neighbor_graph
+            t0 = time.perf_counter()  # the codes are ours; the floor is the index's pass
+            _ = NNDescent(
+                T,
+                metric="hamming",
+                n_neighbors=6 * K + 1,
+                random_state=SEED,
+                n_jobs=2,
+                low_memory=True,
+                compressed=True,
+            ).neighbor_graph
         elif (stage, impl) == ("graph", "ours"):
             from sskernels.graph import knn_graph
 
@@ -152,8 +168,7 @@ def _stage(stage, impl, name, n, cache):
             from sskernels.graph.laplacian import normalized_adjacency
 
             S = normalized_adjacency(sp.load_npz(wfile))
-            eigsh(S, k=M, which="LA", tol=1e-10,
-                  v0=np.random.default_rng(0).standard_normal(n))
+            eigsh(S, k=M, which="LA", tol=1e-10, v0=np.random.default_rng(0).standard_normal(n))
         elif (stage, impl) == ("solve", "ours"):
             from sskernels.learners.propagation import Consistency, HarmonicFunction
 
@@ -161,8 +176,10 @@ def _stage(stage, impl, name, n, cache):
             yp = _labels(y)
 
             def fits():
-                for est in (HarmonicFunction(graph="precomputed"),
-                            Consistency(graph="precomputed", alpha=ALPHA)):
+                for est in (
+                    HarmonicFunction(graph="precomputed"),
+                    Consistency(graph="precomputed", alpha=ALPHA),
+                ):
                     est.fit(W, yp)
                 return est
 
@@ -178,8 +195,10 @@ def _stage(stage, impl, name, n, cache):
 
             peer_max = int(os.environ.get("SSKERNELS_LADDER_PEER_MAX_N", PEER_MAX_N))
             if n > peer_max:
-                raise SystemExit(f"not run above {peer_max:,} points: its brute-force k-NN "
-                                 f"search is quadratic (results/README.md)")
+                raise SystemExit(
+                    f"not run above {peer_max:,} points: its brute-force k-NN "
+                    f"search is quadratic (results/README.md)"
+                )
 
             LabelSpreading(kernel="knn", n_neighbors=K, alpha=0.2).fit(X, _labels(y))
         else:
@@ -229,15 +248,39 @@ def _floor_solves(W, yp):
 
 #: stages whose ours and floor ``--pairs`` runs at once (one BLAS thread each)
 PAIRED = ("spectrum", "solve")
-STAGES = [("load", "ours"), ("graph", "ours"), ("graph", "floor"), ("spectrum", "ours"),
-          ("spectrum", "floor"), ("solve", "ours"), ("solve", "floor"), ("peer", "ours")]
+STAGES = [
+    ("load", "ours"),
+    ("graph", "ours"),
+    ("graph", "floor"),
+    ("spectrum", "ours"),
+    ("spectrum", "floor"),
+    ("solve", "ours"),
+    ("solve", "floor"),
+    ("peer", "ours"),
+]
 
 
 def _run(stage, impl, name, n, cache, timeout):
-    cmd = [sys.executable, __file__, "--stage", stage, "--impl", impl, "--data", name,
-           "--n", str(n), "--cache", cache]
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
-           "MKL_NUM_THREADS": "1"}
+    cmd = [
+        sys.executable,
+        __file__,
+        "--stage",
+        stage,
+        "--impl",
+        impl,
+        "--data",
+        name,
+        "--n",
+        str(n),
+        "--cache",
+        cache,
+    ]
+    env = {
+        **os.environ,
+        "OMP_NUM_THREADS": "1",
+        "OPENBLAS_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+    }
     try:
         out = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -258,22 +301,29 @@ def exponent(ns, secs):
 
 
 def _markdown(df, title):
-    lines = [f"# {title}", "",
-             "Seconds (one BLAS thread, each stage in a process of its own) and peak resident "
-             "memory (MB, the process's; the `load` stage is the baseline). ours / floor: the "
-             f"ratio in the same run. k = {K}, m = {M} eigenpairs, {N_LABELED} labels. "
-             "Exponent: the least-squares slope of log seconds on log n. secstr-extra: the "
-             "first n of a seeded permutation of SecStr's points and its 1,189,472 extra ones; "
-             "its graph by NN-descent on two threads (ours: sskernels.graph.descent with the "
-             "exact re-ranking and the recall on 2,000 points; floor: pynndescent's own pass "
-             f"with the same {6 * K + 1} candidates), its spectrum and solve stages, ours and "
-             "the floor, run at the same time on the two cores (--pairs); the peer is not run "
-             f"above {PEER_MAX_N:,} points.", ""]
+    lines = [
+        f"# {title}",
+        "",
+        "Seconds (one BLAS thread, each stage in a process of its own) and peak resident "
+        "memory (MB, the process's; the `load` stage is the baseline). ours / floor: the "
+        f"ratio in the same run. k = {K}, m = {M} eigenpairs, {N_LABELED} labels. "
+        "Exponent: the least-squares slope of log seconds on log n. secstr-extra: the "
+        "first n of a seeded permutation of SecStr's points and its 1,189,472 extra ones; "
+        "its graph by NN-descent on two threads (ours: sskernels.graph.descent with the "
+        "exact re-ranking and the recall on 2,000 points; floor: pynndescent's own pass "
+        f"with the same {6 * K + 1} candidates), its spectrum and solve stages, ours and "
+        "the floor, run at the same time on the two cores (--pairs); the peer is not run "
+        f"above {PEER_MAX_N:,} points.",
+        "",
+    ]
     for name, g in df.groupby("data", sort=False):
         ns = sorted(g["n"].unique())
-        lines += [f"## {name}", "",
-                  "| stage | " + " | ".join(f"n = {n:,}" for n in ns) + " | exponent |",
-                  "|---|" + "---|" * (len(ns) + 1)]
+        lines += [
+            f"## {name}",
+            "",
+            "| stage | " + " | ".join(f"n = {n:,}" for n in ns) + " | exponent |",
+            "|---|" + "---|" * (len(ns) + 1),
+        ]
         for (stage, impl), h in g.groupby(["stage", "impl"], sort=False):
             h = h.set_index("n")
             cells = []
@@ -289,8 +339,11 @@ def _markdown(df, title):
                         cell += f" ({s / floor.seconds.iloc[0]:.1f}× floor)"
                 cells.append(cell)
             e = exponent(h.index, h["seconds"])
-            lines.append(f"| {stage} ({impl}) | " + " | ".join(cells)
-                         + f" | {'' if not np.isfinite(e) else f'{e:.2f}'} |")
+            lines.append(
+                f"| {stage} ({impl}) | "
+                + " | ".join(cells)
+                + f" | {'' if not np.isfinite(e) else f'{e:.2f}'} |"
+            )
         errs = g[g["error"].astype(str).str.len() > 0] if "error" in g else g.iloc[:0]
         for r in errs.itertuples():
             lines.append(f"\n- {r.stage} ({r.impl}) at n = {r.n:,}: {r.error}")
@@ -309,12 +362,13 @@ def _plot(df, path):
     for ax, name in zip(axes[0], names):
         g = df[(df["data"] == name) & (df["stage"] != "load")]
         for (stage, impl), h in g.groupby(["stage", "impl"], sort=False):
-            ax.loglog(h["n"], h["seconds"], "o-" if impl == "ours" else "s--",
-                      label=f"{stage} ({impl})")
+            ax.loglog(
+                h["n"], h["seconds"], "o-" if impl == "ours" else "s--", label=f"{stage} ({impl})"
+            )
         ax.set_title(name)
         ax.set_xlabel("n")
         ax.set_ylabel("seconds")
-        if len(g):                  # the load stage alone has nothing to plot
+        if len(g):  # the load stage alone has nothing to plot
             ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -322,21 +376,40 @@ def _plot(df, path):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--sizes", default="2000,5000,10000,20000,50000,83679",
-                    help="comma-separated n (SecStr has 83,679 points)")
-    ap.add_argument("--data", default="secstr,blobs",
-                    help="comma-separated: secstr, blobs, secstr-extra (SecStr with its extra "
-                         "points: sizes up to 1,273,151, graph by NN-descent)")
-    ap.add_argument("--pairs", action="store_true",
-                    help="run the one-thread spectrum and solve stages, ours and the floor, at "
-                         "the same time on two cores (the graph stages, two-threaded, alone)")
-    ap.add_argument("--merge", action="store_true",
-                    help="keep the rows already in OUT.csv of other data sets, sizes and stages")
-    ap.add_argument("--stages", default=None,
-                    help="comma-separated stages to run (default: all; the solve stage needs "
-                         "the graph stage of the same run)")
-    ap.add_argument("--peer-max-n", type=int, default=PEER_MAX_N,
-                    help="the largest n the peer (LabelSpreading) is run at")
+    ap.add_argument(
+        "--sizes",
+        default="2000,5000,10000,20000,50000,83679",
+        help="comma-separated n (SecStr has 83,679 points)",
+    )
+    ap.add_argument(
+        "--data",
+        default="secstr,blobs",
+        help="comma-separated: secstr, blobs, secstr-extra (SecStr with its extra "
+        "points: sizes up to 1,273,151, graph by NN-descent)",
+    )
+    ap.add_argument(
+        "--pairs",
+        action="store_true",
+        help="run the one-thread spectrum and solve stages, ours and the floor, at "
+        "the same time on two cores (the graph stages, two-threaded, alone)",
+    )
+    ap.add_argument(
+        "--merge",
+        action="store_true",
+        help="keep the rows already in OUT.csv of other data sets, sizes and stages",
+    )
+    ap.add_argument(
+        "--stages",
+        default=None,
+        help="comma-separated stages to run (default: all; the solve stage needs "
+        "the graph stage of the same run)",
+    )
+    ap.add_argument(
+        "--peer-max-n",
+        type=int,
+        default=PEER_MAX_N,
+        help="the largest n the peer (LabelSpreading) is run at",
+    )
     ap.add_argument("--out", default="results/scale/ladder", help="output stem")
     ap.add_argument("--timeout", type=float, default=900, help="seconds allowed per stage")
     ap.add_argument("--stage"), ap.add_argument("--impl"), ap.add_argument("--n", type=int)
@@ -354,14 +427,26 @@ def main(argv=None):
     rows = []
 
     def record(name, n, stage, impl, r):
-        rows.append({"data": name, "n": n, "stage": stage, "impl": impl,
-                     "seconds": r.get("seconds"), "peak_mb": r.get("peak_mb"),
-                     "error": r.get("error", ""),
-                     "detail": json.dumps({k: v for k, v in r.items() if k not in
-                                           ("seconds", "peak_mb", "error")})})
-        print(f"{name:7} n={n:6} {stage:9} {impl:6} "
-              f"{r.get('seconds', float('nan')):9.2f} s "
-              f"{r.get('peak_mb', float('nan')):8.0f} MB {r.get('error', '')}", flush=True)
+        rows.append(
+            {
+                "data": name,
+                "n": n,
+                "stage": stage,
+                "impl": impl,
+                "seconds": r.get("seconds"),
+                "peak_mb": r.get("peak_mb"),
+                "error": r.get("error", ""),
+                "detail": json.dumps(
+                    {k: v for k, v in r.items() if k not in ("seconds", "peak_mb", "error")}
+                ),
+            }
+        )
+        print(
+            f"{name:7} n={n:6} {stage:9} {impl:6} "
+            f"{r.get('seconds', float('nan')):9.2f} s "
+            f"{r.get('peak_mb', float('nan')):8.0f} MB {r.get('error', '')}",
+            flush=True,
+        )
 
     os.environ["SSKERNELS_LADDER_PEER_MAX_N"] = str(args.peer_max_n)
     wanted = None if args.stages is None else set(args.stages.split(","))
@@ -372,21 +457,21 @@ def main(argv=None):
                     if wanted is not None and stage not in wanted:
                         continue
                     if args.pairs and stage in PAIRED:
-                        if impl == "ours":      # ours and the floor at once, one core each
-                            futs = {i: pool.submit(_run, stage, i, name, n, cache, args.timeout)
-                                    for i in ("ours", "floor")}
+                        if impl == "ours":  # ours and the floor at once, one core each
+                            futs = {
+                                i: pool.submit(_run, stage, i, name, n, cache, args.timeout)
+                                for i in ("ours", "floor")
+                            }
                             for i, fut in futs.items():
                                 record(name, n, stage, i, fut.result())
                         continue
-                    record(name, n, stage, impl, _run(stage, impl, name, n, cache,
-                                                      args.timeout))
+                    record(name, n, stage, impl, _run(stage, impl, name, n, cache, args.timeout))
     df = pd.DataFrame(rows)
     out = Path(args.out)
     if args.merge and Path(f"{out}.csv").exists():
         old = pd.read_csv(f"{out}.csv", keep_default_na=False, na_values=[""])
         ran = set(zip(df["data"], df["n"], df["stage"]))
-        old = old[[(d, n, s) not in ran
-                   for d, n, s in zip(old["data"], old["n"], old["stage"])]]
+        old = old[[(d, n, s) not in ran for d, n, s in zip(old["data"], old["n"], old["stage"])]]
         df = pd.concat([old, df], ignore_index=True)
         df["error"] = df["error"].fillna("")
     out.parent.mkdir(parents=True, exist_ok=True)

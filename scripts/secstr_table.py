@@ -43,21 +43,23 @@ def _stage_rows(spec, first, stages):
 
     rows = []
     nan = np.nan
-    for label, key, metric in (("stage: k-NN graph", "graph_seconds", "seconds"),
-                               ("stage: spectrum", "spectrum_seconds", "seconds"),
-                               ("stage: graph + spectrum (warm-up, all methods)",
-                                "warm_seconds", "seconds"),
-                               ("peak memory of the table run, all processes (MB)",
-                                "peak_mb", "MB"),
-                               (f"wall time of {spec.name} (s)", "wall_seconds", "seconds"),
-                               ("wall time of the table, every spec (s)", "table_seconds",
-                                "seconds")):
+    for label, key, metric in (
+        ("stage: k-NN graph", "graph_seconds", "seconds"),
+        ("stage: spectrum", "spectrum_seconds", "seconds"),
+        ("stage: graph + spectrum (warm-up, all methods)", "warm_seconds", "seconds"),
+        ("peak memory of the table run, all processes (MB)", "peak_mb", "MB"),
+        (f"wall time of {spec.name} (s)", "wall_seconds", "seconds"),
+        ("wall time of the table, every spec (s)", "table_seconds", "seconds"),
+    ):
         value = stages.get(key)
         if value is None:
             continue
-        row = summary_row(spec, first, label, metric, np.array([float(value)]), nan, nan, decimals=2)
-        row["notes"] = stages.get(key.replace("seconds", "detail").replace("peak_mb",
-                                                                          "peak_detail"), "")
+        row = summary_row(
+            spec, first, label, metric, np.array([float(value)]), nan, nan, decimals=2
+        )
+        row["notes"] = stages.get(
+            key.replace("seconds", "detail").replace("peak_mb", "peak_detail"), ""
+        )
         rows.append(row)
     return rows
 
@@ -78,20 +80,23 @@ def _graph_stages(points=None):
             # its CPU seconds are about twice its wall seconds), else the recorded seconds
             wall = info.get("wall_seconds")
             out["graph_seconds"] = out.get("graph_seconds", 0.0) + float(
-                info["seconds"] if wall is None else wall)
+                info["seconds"] if wall is None else wall
+            )
             # the search, its tie handling and (approximate search) its recall on a sample
             out["graph_detail"] = search_summary({"weights": key[2], **info})
             if wall is not None:
-                out["graph_detail"] += (f"; {float(wall):.1f} s wall ({float(info['seconds']):.1f}"
-                                        f" s CPU), the index's own search "
-                                        f"{float(info.get('search_seconds', float('nan'))):.1f}"
-                                        f" s wall")
+                out["graph_detail"] += (
+                    f"; {float(wall):.1f} s wall ({float(info['seconds']):.1f}"
+                    f" s CPU), the index's own search "
+                    f"{float(info.get('search_seconds', float('nan'))):.1f}"
+                    f" s wall"
+                )
         spec = g.computed_spectrum
         if spec is not None and spec.seconds is not None:
             out["spectrum_seconds"] = out.get("spectrum_seconds", 0.0) + spec.seconds
-            out["spectrum_detail"] = (f"{spec.values.size} pairs by {spec.solver}"
-                                      + ("" if spec.residual is None else
-                                         f", residual {spec.residual:.1e}"))
+            out["spectrum_detail"] = f"{spec.values.size} pairs by {spec.solver}" + (
+                "" if spec.residual is None else f", residual {spec.residual:.1e}"
+            )
     return out
 
 
@@ -101,15 +106,22 @@ def _name_memory_section(md):
     from sskernels.experiment.records import atomic_write_text
 
     lines = Path(md).read_text().splitlines()
-    lines = ["peak resident memory (MB): the largest sum over this process and all its worker "
-             "processes during the table's run (one value per run, not per split)"
-             if line.startswith("MB (%) on the unlabeled points") else line for line in lines]
+    lines = [
+        "peak resident memory (MB): the largest sum over this process and all its worker "
+        "processes during the table's run (one value per run, not per split)"
+        if line.startswith("MB (%) on the unlabeled points")
+        else line
+        for line in lines
+    ]
     # the writer's closing "seconds per split" table of the MB rows has no values: drop it
     text = "\n".join(lines)
     blocks = text.split("\n\n")
-    empty = [i for i in range(len(blocks) - 1)
-             if blocks[i] == "seconds per split (fit + predict, mean)"
-             and all(r.endswith("| nan |") for r in blocks[i + 1].splitlines()[2:])]
+    empty = [
+        i
+        for i in range(len(blocks) - 1)
+        if blocks[i] == "seconds per split (fit + predict, mean)"
+        and all(r.endswith("| nan |") for r in blocks[i + 1].splitlines()[2:])
+    ]
     blocks = [b for i, b in enumerate(blocks) if i not in empty and i - 1 not in empty]
     atomic_write_text(md, "\n\n".join(blocks).rstrip("\n") + "\n")
 
@@ -118,8 +130,10 @@ def _fresh(records, stages_file):
     """Whether this run computed records (any newer than the recorded stages)."""
     import os
 
-    newest = max((os.path.getmtime(p) for p in
-                  (Path(stages_file).parent / "records").rglob("*.json")), default=0.0)
+    newest = max(
+        (os.path.getmtime(p) for p in (Path(stages_file).parent / "records").rglob("*.json")),
+        default=0.0,
+    )
     return newest > os.path.getmtime(stages_file)
 
 
@@ -150,7 +164,7 @@ class TreeMemory:
                     rss[int(d)] = int(fh.read().split()[1]) * page
             except (OSError, ValueError, IndexError):
                 continue
-            parent[int(d)] = int(stat[stat.rindex(")") + 2:].split()[1])
+            parent[int(d)] = int(stat[stat.rindex(")") + 2 :].split()[1])
         tree, todo = set(), [os.getpid()]
         while todo:
             p = todo.pop()
@@ -204,7 +218,7 @@ def _build_graphs(prep, jobs):
     t0 = time.perf_counter()
     with threadpool_limits(1), search_threads(max(1, int(jobs))), graphs_used():
         for builder in _graph_builders(prep.spec):
-            builder.build(graph_points(prep))     # with a data set's extra points
+            builder.build(graph_points(prep))  # with a data set's extra points
     return time.perf_counter() - t0
 
 
@@ -232,11 +246,16 @@ class Beside:
             with LocalExecutor(self.jobs) as workers:
                 for spec in self.specs:
                     t0 = time.perf_counter()
-                    records = run_spec(spec, jobs=self.jobs, progress=False,
-                                       n_splits=self.n_splits, workers=workers)
+                    records = run_spec(
+                        spec,
+                        jobs=self.jobs,
+                        progress=False,
+                        n_splits=self.n_splits,
+                        workers=workers,
+                    )
                     self.out[spec.path] = (records, time.perf_counter() - t0)
                     print(f"{spec.name}: {self.out[spec.path][1]:.1f} s (beside)", flush=True)
-        except BaseException as exc:         # re-raised by join() in the main thread
+        except BaseException as exc:  # re-raised by join() in the main thread
             self.error = exc
 
     def join(self):
@@ -249,18 +268,27 @@ class Beside:
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("specs", nargs="*", default=["configs/scale/secstr_100.yaml",
-                                                 "configs/scale/secstr_100_peer.yaml"])
+    ap.add_argument(
+        "specs",
+        nargs="*",
+        default=["configs/scale/secstr_100.yaml", "configs/scale/secstr_100_peer.yaml"],
+    )
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--splits", type=int, default=None)
     ap.add_argument("--out", default="results/scale/secstr")
-    ap.add_argument("--share-graphs", action="store_true",
-                    help="keep the graphs (and spectra) between specs on the same points "
-                         "(secstr-extra: one 1.27 M-point graph for every label count); the "
-                         "stages are then reported by the spec that built them")
-    ap.add_argument("--title", default="SecStr (SSL book, 83,679 points): ours beside "
-                                       "scikit-learn's LabelSpreading, with the time of each "
-                                       "stage and the peak memory")
+    ap.add_argument(
+        "--share-graphs",
+        action="store_true",
+        help="keep the graphs (and spectra) between specs on the same points "
+        "(secstr-extra: one 1.27 M-point graph for every label count); the "
+        "stages are then reported by the spec that built them",
+    )
+    ap.add_argument(
+        "--title",
+        default="SecStr (SSL book, 83,679 points): ours beside "
+        "scikit-learn's LabelSpreading, with the time of each "
+        "stage and the peak memory",
+    )
     args = ap.parse_args(argv)
     # before any worker process is spawned (they read it when they import scikit-learn)
     import os
@@ -272,8 +300,12 @@ def main(argv=None):
 
     import pandas as pd
 
-    from sskernels.experiment.records import (atomic_write_text, read_graph_searches,
-                                              read_graph_seconds, write_graph_seconds)
+    from sskernels.experiment.records import (
+        atomic_write_text,
+        read_graph_searches,
+        read_graph_seconds,
+        write_graph_seconds,
+    )
     from sskernels.experiment import LocalExecutor, pending_tasks, prepare, run_spec
     from sskernels.experiment.tables import split_rows, summarize, write_splits, write_table
     from sskernels.graph import clear_cache
@@ -287,19 +319,27 @@ def main(argv=None):
     with TreeMemory() as memory, LocalExecutor(args.jobs) as workers:
         for spec in ours:
             if not args.share_graphs:
-                clear_cache()                    # the stages below are this spec's own
+                clear_cache()  # the stages below are this spec's own
             t0 = time.perf_counter()
             prep = preps[spec.path] = prepare(spec, n_splits=args.splits)
             fresh = bool(pending_tasks(prep))
             graph_s = _build_graphs(prep, args.jobs) if fresh else 0.0
             if spec is ours[0]:
-                beside.start()      # the peers: beside this spec's spectrum and fits
-            records = run_spec(spec, jobs=args.jobs, progress=False, n_splits=args.splits,
-                               workers=workers, prepared=prep)
-            if fresh:       # the run's warm-up found the graph built: record both stages
-                write_graph_seconds(spec.output, graph_s + (read_graph_seconds(spec.output)
-                                                            or 0.0),
-                                    read_graph_searches(spec.output))
+                beside.start()  # the peers: beside this spec's spectrum and fits
+            records = run_spec(
+                spec,
+                jobs=args.jobs,
+                progress=False,
+                n_splits=args.splits,
+                workers=workers,
+                prepared=prep,
+            )
+            if fresh:  # the run's warm-up found the graph built: record both stages
+                write_graph_seconds(
+                    spec.output,
+                    graph_s + (read_graph_seconds(spec.output) or 0.0),
+                    read_graph_searches(spec.output),
+                )
             done[spec.path] = (records, time.perf_counter() - t0)
             fresh_graphs[spec.path] = fresh
             print(f"{spec.name}: {done[spec.path][1]:.1f} s", flush=True)
@@ -315,14 +355,15 @@ def main(argv=None):
         write_table(summary, str(Path(spec.output) / "summary"), title=spec.name)
         stages_file = Path(spec.output) / "stages.json"
         if stages_file.exists() and not _fresh(records, stages_file):
-            stages = json.loads(stages_file.read_text())     # a resumed run: as recorded
+            stages = json.loads(stages_file.read_text())  # a resumed run: as recorded
         else:
             stages = {}
             if spec in ours:
                 from sskernels.experiment.worker import graph_points
 
-                stages = _graph_stages(graph_points(preps[spec.path])
-                                       if args.share_graphs else None)
+                stages = _graph_stages(
+                    graph_points(preps[spec.path]) if args.share_graphs else None
+                )
                 if args.share_graphs and spec is not ours[0]:
                     for key in ("graph_detail", "spectrum_detail"):
                         if key in stages:
@@ -333,19 +374,27 @@ def main(argv=None):
             if i == 0:
                 stages.update(
                     table_seconds=table_wall,
-                    table_detail=("every spec of the table, those without graphs run beside "
-                                  "the first's spectrum and fits (scripts/secstr_table.py)"),
+                    table_detail=(
+                        "every spec of the table, those without graphs run beside "
+                        "the first's spectrum and fits (scripts/secstr_table.py)"
+                    ),
                     peak_mb=memory.peak_mb,
-                    peak_detail=("the largest sum of the resident memory of this process and "
-                                 "all its worker processes (both specs' at once), sampled "
-                                 "every 0.25 s"))
+                    peak_detail=(
+                        "the largest sum of the resident memory of this process and "
+                        "all its worker processes (both specs' at once), sampled "
+                        "every 0.25 s"
+                    ),
+                )
             atomic_write_text(stages_file, json.dumps(stages, indent=1))
         if spec not in ours and ours:
-            stages["wall_detail"] = (f"run beside {ours[0].name}'s spectrum and fits (its "
-                                     f"seconds share the two cores with them)")
+            stages["wall_detail"] = (
+                f"run beside {ours[0].name}'s spectrum and fits (its "
+                f"seconds share the two cores with them)"
+            )
         first = records.iloc[0]
-        summary = pd.concat([summary, pd.DataFrame(_stage_rows(spec, first, stages))],
-                            ignore_index=True)
+        summary = pd.concat(
+            [summary, pd.DataFrame(_stage_rows(spec, first, stages))], ignore_index=True
+        )
         frames.append(summary)
         per_split.append(split_rows(records, spec))
     out = Path(args.out)

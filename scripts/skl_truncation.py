@@ -44,11 +44,15 @@ def main(argv=None):
         methods = []
         for m in MS + [None]:
             label = f"SKL_KTA (m = {m})" if m else "SKL_KTA (full spectrum)"
-            methods.append(MethodSpec(kta.name, label, kta.paper,
-                                      {**kta.params, "n_components": m}, kta.select))
+            methods.append(
+                MethodSpec(
+                    kta.name, label, kta.paper, {**kta.params, "n_components": m}, kta.select
+                )
+            )
         out = Path("results/mao2010/runs/truncation") / name
-        run = dataclasses.replace(spec, name=f"{spec.name}_truncation", methods=methods,
-                                  output=str(out.resolve()))
+        run = dataclasses.replace(
+            spec, name=f"{spec.name}_truncation", methods=methods, output=str(out.resolve())
+        )
         df = run_spec(run, jobs=args.jobs, progress=False)
         acc = df[df["metric"] == "accuracy"]
         n = None
@@ -57,27 +61,37 @@ def main(argv=None):
             v = g["value"].to_numpy(float)
             m = g["method"].iloc[0]
             n = int(g["n_points"].iloc[0]) if "n_points" in g else n
-            rows.append({"spec": name, "dataset": spec.paper.dataset or spec.dataset.display,
-                         "method": label, "m": (None if "full" in label else
-                                                int(label.split("= ")[1].rstrip(")"))),
-                         "accuracy": v.mean(), "std": v.std(ddof=1) if v.size > 1 else np.nan,
-                         "n_splits": v.size,
-                         "delta_vs_full": v.mean() - full.mean() if full.size else np.nan,
-                         "max_split_change": np.abs(v - full).max() if full.size == v.size
-                         else np.nan})
+            rows.append(
+                {
+                    "spec": name,
+                    "dataset": spec.paper.dataset or spec.dataset.display,
+                    "method": label,
+                    "m": (None if "full" in label else int(label.split("= ")[1].rstrip(")"))),
+                    "accuracy": v.mean(),
+                    "std": v.std(ddof=1) if v.size > 1 else np.nan,
+                    "n_splits": v.size,
+                    "delta_vs_full": v.mean() - full.mean() if full.size else np.nan,
+                    "max_split_change": np.abs(v - full).max() if full.size == v.size else np.nan,
+                }
+            )
         print(f"{name}: done", flush=True)
     res = pd.DataFrame(rows)
     out = Path(args.out)
     atomic_write_text(f"{out}.csv", res.to_csv(index=False, float_format="%.4g"))
-    lines = ["# SKL_KTA on a truncated spectrum (Mao & Tsang Table 2 specs)", "",
-             f"Produced by {summary_header()}", "",
-             "Accuracy (%) on the unlabeled points, mean ± std over the official splits, with "
-             "the m smallest eigenpairs of L instead of all n (Algorithms 1-2 use all); Δ: "
-             "difference to the full spectrum's mean; max |Δ| per split: the largest change on "
-             "one split.", "",
-             "| data set | " + " | ".join(f"m = {m}" for m in MS) + " | full |",
-             "|---|" + "---|" * (len(MS) + 1)]
-    for name, g in res.groupby("spec", sort=False):
+    lines = [
+        "# SKL_KTA on a truncated spectrum (Mao & Tsang Table 2 specs)",
+        "",
+        f"Produced by {summary_header()}",
+        "",
+        "Accuracy (%) on the unlabeled points, mean ± std over the official splits, with "
+        "the m smallest eigenpairs of L instead of all n (Algorithms 1-2 use all); Δ: "
+        "difference to the full spectrum's mean; max |Δ| per split: the largest change on "
+        "one split.",
+        "",
+        "| data set | " + " | ".join(f"m = {m}" for m in MS) + " | full |",
+        "|---|" + "---|" * (len(MS) + 1),
+    ]
+    for _, g in res.groupby("spec", sort=False):
         cells = []
         for m in MS + [None]:
             r = g[g["m"].isna()] if m is None else g[g["m"] == m]

@@ -52,16 +52,32 @@ from sskernels.learners.label_aware import gaussian_width, label_aware_vectors
 OUT = Path(__file__).resolve().parents[1] / "results" / "wang2015"
 
 #: the figure's panels: (data set name, panel title)
-DATASETS = (("text-sslbook", "(a) Text"), ("usps-sslbook", "(b) USPS"),
-            ("coil", "(c) COIL"), ("bci", "(d) BCI"))
+DATASETS = (
+    ("text-sslbook", "(a) Text"),
+    ("usps-sslbook", "(b) USPS"),
+    ("coil", "(c) COIL"),
+    ("bci", "(d) BCI"),
+)
 BASES = ("label-aware", "laplacian", "kernel")
 PER_CLASS = 50
 N_SPLITS = 30
-FRACTION = 0.1          # eigenvectors per basis: 10 % of n (Sec. 4.1)
+FRACTION = 0.1  # eigenvectors per basis: 10 % of n (Sec. 4.1)
 SEED = 0
-CSV_COLUMNS = ("dataset", "basis", "index", "eigenvalue", "alignment_mean", "alignment_std",
-               "ideal_alignment_mean", "ideal_alignment_std", "n", "n_labeled", "n_classes",
-               "b", "n_splits")
+CSV_COLUMNS = (
+    "dataset",
+    "basis",
+    "index",
+    "eigenvalue",
+    "alignment_mean",
+    "alignment_std",
+    "ideal_alignment_mean",
+    "ideal_alignment_std",
+    "n",
+    "n_labeled",
+    "n_classes",
+    "b",
+    "n_splits",
+)
 
 
 def vector_alignments(V, y_enc, n_classes):
@@ -73,8 +89,8 @@ def vector_alignments(V, y_enc, n_classes):
     Vc = V - V.mean(axis=0)
     C = (np.asarray(y_enc)[:, None] == np.arange(n_classes)[None, :]).astype(float)
     Cc = C - C.mean(axis=0)
-    vv = np.einsum("ij,ij->j", Vc, Vc)                 # ||v_c||^2 = ||H v v^T H||_F
-    cc = np.einsum("ij,ij->j", Cc, Cc)                 # ||y_kc||^2 = ||H y_k y_k^T H||_F
+    vv = np.einsum("ij,ij->j", Vc, Vc)  # ||v_c||^2 = ||H v v^T H||_F
+    cc = np.einsum("ij,ij->j", Cc, Cc)  # ||y_kc||^2 = ||H y_k y_k^T H||_F
     with np.errstate(divide="ignore", invalid="ignore"):
         per_class = (Cc.T @ Vc) ** 2 / (cc[:, None] * vv[None, :])
         # <v_c v_c^T, T> = v_c^T T v_c (= alignment_terms' a on centered vectors) over ||H T H||
@@ -82,8 +98,10 @@ def vector_alignments(V, y_enc, n_classes):
         Tc = T - T.mean(axis=0) - T.mean(axis=1)[:, None] + T.mean()
         ideal = alignment_terms(Vc, C)[1] / (vv * np.linalg.norm(Tc))
     ok = vv > 1e-12 * max(vv.max(), 1e-300)
-    return (np.where(ok, np.nan_to_num(per_class.mean(axis=0)), 0.0),
-            np.where(ok, np.nan_to_num(ideal), 0.0))
+    return (
+        np.where(ok, np.nan_to_num(per_class.mean(axis=0)), 0.0),
+        np.where(ok, np.nan_to_num(ideal), 0.0),
+    )
 
 
 def eigenbases(X, b, k, metric="euclidean"):
@@ -98,8 +116,16 @@ def eigenbases(X, b, k, metric="euclidean"):
     return out
 
 
-def alignment_experiment(X, y, per_class=PER_CLASS, n_splits=N_SPLITS, fraction=FRACTION,
-                         b_scale=1.0, seed=SEED, metric="euclidean"):
+def alignment_experiment(
+    X,
+    y,
+    per_class=PER_CLASS,
+    n_splits=N_SPLITS,
+    fraction=FRACTION,
+    b_scale=1.0,
+    seed=SEED,
+    metric="euclidean",
+):
     """Fig. 3's numbers on one data set (X (n, d) dense or sparse, y (n,) any labels).
 
     Returns a dict: ``b``, ``n``, ``n_classes``, ``n_labeled``, ``splits`` (labeled indices),
@@ -111,8 +137,8 @@ def alignment_experiment(X, y, per_class=PER_CLASS, n_splits=N_SPLITS, fraction=
     c, n = classes.size, X.shape[0]
     b = b_scale / mean_squared_distance(X, metric)
     k = max(1, int(np.ceil(fraction * n)))
-    eig = eigenbases(X, b, k, metric)                   # label-independent: once per data set
-    D2 = squared_distances(X, None, metric)             # (n, n), sliced per split
+    eig = eigenbases(X, b, k, metric)  # label-independent: once per data set
+    D2 = squared_distances(X, None, metric)  # (n, n), sliced per split
     splits = make_splits(y_enc, "per-class", n_splits, per_class=[per_class] * c, seed=seed)
     res = {basis: ([], []) for basis in BASES}
     for labeled in splits:
@@ -124,10 +150,16 @@ def alignment_experiment(X, y, per_class=PER_CLASS, n_splits=N_SPLITS, fraction=
             a, t = vector_alignments(vectors[basis], y_enc[unl], c)
             res[basis][0].append(a)
             res[basis][1].append(t)
-    return {"b": b, "n": n, "n_classes": c, "n_labeled": per_class * c, "splits": splits,
-            "eigenvalues": {basis: eig[basis][0] for basis in eig},
-            "alignment": {basis: np.array(res[basis][0]) for basis in BASES},
-            "ideal_alignment": {basis: np.array(res[basis][1]) for basis in BASES}}
+    return {
+        "b": b,
+        "n": n,
+        "n_classes": c,
+        "n_labeled": per_class * c,
+        "splits": splits,
+        "eigenvalues": {basis: eig[basis][0] for basis in eig},
+        "alignment": {basis: np.array(res[basis][0]) for basis in BASES},
+        "ideal_alignment": {basis: np.array(res[basis][1]) for basis in BASES},
+    }
 
 
 def csv_rows(name, r):
@@ -137,14 +169,23 @@ def csv_rows(name, r):
         A, T = r["alignment"][basis], r["ideal_alignment"][basis]
         ev = r["eigenvalues"].get(basis)
         for j in range(A.shape[1]):
-            rows.append({"dataset": name, "basis": basis, "index": j + 1,
-                         "eigenvalue": "" if ev is None else f"{ev[j]:.6g}",
-                         "alignment_mean": f"{A[:, j].mean():.6f}",
-                         "alignment_std": f"{A[:, j].std():.6f}",
-                         "ideal_alignment_mean": f"{T[:, j].mean():.6f}",
-                         "ideal_alignment_std": f"{T[:, j].std():.6f}",
-                         "n": r["n"], "n_labeled": r["n_labeled"], "n_classes": r["n_classes"],
-                         "b": f"{r['b']:.6g}", "n_splits": A.shape[0]})
+            rows.append(
+                {
+                    "dataset": name,
+                    "basis": basis,
+                    "index": j + 1,
+                    "eigenvalue": "" if ev is None else f"{ev[j]:.6g}",
+                    "alignment_mean": f"{A[:, j].mean():.6f}",
+                    "alignment_std": f"{A[:, j].std():.6f}",
+                    "ideal_alignment_mean": f"{T[:, j].mean():.6f}",
+                    "ideal_alignment_std": f"{T[:, j].std():.6f}",
+                    "n": r["n"],
+                    "n_labeled": r["n_labeled"],
+                    "n_classes": r["n_classes"],
+                    "b": f"{r['b']:.6g}",
+                    "n_splits": A.shape[0],
+                }
+            )
     return rows
 
 
@@ -157,14 +198,16 @@ def write_csv(path, rows):
         w.writerows(rows)
 
 
-STYLE = {"label-aware": dict(color="tab:blue", marker="o", ms=6, label="label-aware vectors"),
-         "laplacian": dict(color="tab:red", marker="x", ms=4,
-                           label="normalized-Laplacian eigenvectors"),
-         "kernel": dict(color="0.45", marker=".", ms=4, label="kernel-matrix eigenvectors")}
+STYLE = {
+    "label-aware": dict(color="tab:blue", marker="o", ms=6, label="label-aware vectors"),
+    "laplacian": dict(color="tab:red", marker="x", ms=4, label="normalized-Laplacian eigenvectors"),
+    "kernel": dict(color="0.45", marker=".", ms=4, label="kernel-matrix eigenvectors"),
+}
 
 
 def plot(results, path, b_scale=1.0):
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -174,8 +217,15 @@ def plot(results, path, b_scale=1.0):
         for basis in ("kernel", "laplacian", "label-aware"):
             A = r["alignment"][basis]
             x = np.arange(1, A.shape[1] + 1)
-            ax.errorbar(x, A.mean(axis=0), yerr=A.std(axis=0), ls="none", capsize=0,
-                        elinewidth=0.6, **STYLE[basis])
+            ax.errorbar(
+                x,
+                A.mean(axis=0),
+                yerr=A.std(axis=0),
+                ls="none",
+                capsize=0,
+                elinewidth=0.6,
+                **STYLE[basis],
+            )
         ax.set_title(f"{title} ({r['n_classes']} classes; n = {r['n']}, l = {r['n_labeled']})")
         ax.set_xlabel("base vector (eigenvectors by eigenvalue)")
         ax.set_ylabel("alignment on unlabeled points")
@@ -185,9 +235,12 @@ def plot(results, path, b_scale=1.0):
     axes[0, 0].legend(loc="upper right", fontsize=8)
     b = "b0" if b_scale == 1 else f"{b_scale:g} b0"
     n_splits = results[DATASETS[0][0]]["alignment"]["kernel"].shape[0]
-    fig.suptitle("Wang et al. 2015, Fig. 3: alignment of each rank-one base kernel with the "
-                 f"targets (mean over classes),\nb = {b}, 50 labeled per class, mean ± std over "
-                 f"{n_splits} splits; label-aware at x = 1..c", fontsize=11)
+    fig.suptitle(
+        "Wang et al. 2015, Fig. 3: alignment of each rank-one base kernel with the "
+        f"targets (mean over classes),\nb = {b}, 50 labeled per class, mean ± std over "
+        f"{n_splits} splits; label-aware at x = 1..c",
+        fontsize=11,
+    )
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=120)
@@ -198,26 +251,34 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--splits", type=int, default=N_SPLITS)
     ap.add_argument("--out", type=Path, default=OUT)
-    ap.add_argument("--b-scale", type=float, default=1.0,
-                    help="b = this x b0 (default 1; a sensitivity check, not the figure)")
+    ap.add_argument(
+        "--b-scale",
+        type=float,
+        default=1.0,
+        help="b = this x b0 (default 1; a sensitivity check, not the figure)",
+    )
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
     results, rows = {}, []
     for name, _ in DATASETS:
         t = time.perf_counter()
         ds = load_dataset(name, preprocess="none")
-        r = results[name] = alignment_experiment(ds.X, ds.y, n_splits=args.splits,
-                                                      b_scale=args.b_scale)
+        r = results[name] = alignment_experiment(
+            ds.X, ds.y, n_splits=args.splits, b_scale=args.b_scale
+        )
         rows += csv_rows(name, r)
         A = r["alignment"]
-        eig = "  ".join(f"{basis}: best {A[basis].mean(0).max():.3f}, mean {A[basis].mean():.3f}"
-                        for basis in ("laplacian", "kernel"))
-        print(f"{name:13s} b = {r['b']:.3g}  label-aware {A['label-aware'].mean():.3f}  {eig}"
-              f"  ({time.perf_counter() - t:.1f} s)")
+        eig = "  ".join(
+            f"{basis}: best {A[basis].mean(0).max():.3f}, mean {A[basis].mean():.3f}"
+            for basis in ("laplacian", "kernel")
+        )
+        print(
+            f"{name:13s} b = {r['b']:.3g}  label-aware {A['label-aware'].mean():.3f}  {eig}"
+            f"  ({time.perf_counter() - t:.1f} s)"
+        )
     write_csv(args.out / "figure3_alignment.csv", rows)
     plot(results, args.out / "figure3_alignment.png", args.b_scale)
-    print(f"wrote {args.out / 'figure3_alignment.png'} and .csv "
-          f"({time.perf_counter() - t0:.1f} s)")
+    print(f"wrote {args.out / 'figure3_alignment.png'} and .csv ({time.perf_counter() - t0:.1f} s)")
 
 
 if __name__ == "__main__":

@@ -30,8 +30,12 @@ CASES = ("bci", "usps38", "digit1", "coil", "usps-odd-even")
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--budget", type=float, default=0.2,
-                    help="seconds allowed per one-width repetition (median over the splits)")
+    ap.add_argument(
+        "--budget",
+        type=float,
+        default=0.2,
+        help="seconds allowed per one-width repetition (median over the splits)",
+    )
     ap.add_argument("--splits", type=int, default=5)
     args = ap.parse_args(argv)
     calls = []
@@ -43,8 +47,10 @@ def main(argv=None):
 
     la.nystrom_spectrum = counted
     failed = []
-    print(f"{'data set':14} {'n':>5} {'widths':>6} {'eigenvectors s':>14} {'computed':>8} "
-          f"{'fit s (median)':>14} {'base vectors':>12} {'accuracy (eq. 5)':>16}")
+    print(
+        f"{'data set':14} {'n':>5} {'widths':>6} {'eigenvectors s':>14} {'computed':>8} "
+        f"{'fit s (median)':>14} {'base vectors':>12} {'accuracy (eq. 5)':>16}"
+    )
     with threadpool_limits(1):
         for name in CASES:
             ds = load_dataset(name)
@@ -70,11 +76,14 @@ def main(argv=None):
                     accs.append(100 * np.mean(est.transduction_[unl] == enc[unl]))
                 fit = float(np.median(times))
                 n_widths = 1 if scales is None else len(scales)
-                print(f"{name:14} {X.shape[0]:>5} {n_widths:>6} {eig:>14.2f} {len(calls):>8} "
-                      f"{fit:>14.3f} {est.basis_.shape[1]:>12} {np.mean(accs):>16.1f}")
+                print(
+                    f"{name:14} {X.shape[0]:>5} {n_widths:>6} {eig:>14.2f} {len(calls):>8} "
+                    f"{fit:>14.3f} {est.basis_.shape[1]:>12} {np.mean(accs):>16.1f}"
+                )
                 if len(calls) != n_widths:
-                    failed.append(f"{name}: eigenvectors computed {len(calls)} times for "
-                                  f"{n_widths} widths")
+                    failed.append(
+                        f"{name}: eigenvectors computed {len(calls)} times for {n_widths} widths"
+                    )
                 if scales is None and fit > args.budget:
                     failed.append(f"{name}: {fit:.3f} s per repetition > {args.budget} s")
     la.nystrom_spectrum = original

@@ -28,16 +28,18 @@ from sskernels.learners.label_aware import B_SCALES, MKL_CS, LabelAwareKernel
 
 SVM_CS = (0.1, 1.0, 10.0, 100.0, 1000.0, 10000.0)
 VARIANTS = {
-    "local-rademacher": (("one width, theta = 0.1 n", {"theta": 0.1}),
-                         ("7 widths, theta = 0.1 n", {"b_scales": B_SCALES, "theta": 0.1}),
-                         ("7 widths, theta = 0", {"b_scales": B_SCALES, "theta": 0})),
+    "local-rademacher": (
+        ("one width, theta = 0.1 n", {"theta": 0.1}),
+        ("7 widths, theta = 0.1 n", {"b_scales": B_SCALES, "theta": 0.1}),
+        ("7 widths, theta = 0", {"b_scales": B_SCALES, "theta": 0}),
+    ),
     "alignf": (("one width", {}), ("7 widths", {"b_scales": B_SCALES})),
 }
 
 
 def width_shares(m):
     """The share of the kernel's weight (``mu_m`` times the base vector's mean square) per width."""
-    w = m.mu_ * (m.basis_ ** 2).mean(axis=0)
+    w = m.mu_ * (m.basis_**2).mean(axis=0)
     per = np.add.reduceat(w, np.arange(0, w.size, w.size // len(m.b_)))
     return per / per.sum()
 
@@ -50,24 +52,29 @@ def main(argv=None):
     args = ap.parse_args(argv)
     try:
         ds = load_dataset(args.dataset)
-    except UserError as exc:                 # one line, exit 2 (no traceback)
+    except UserError as exc:  # one line, exit 2 (no traceback)
         print(f"error: {exc}", file=sys.stderr)
         return 2
     X, y = ds.X, ds.y
     classes = np.unique(y)
     if classes.size != 2:
-        print(f"error: {args.dataset}: a binary data set is needed (has {classes.size} classes)",
-              file=sys.stderr)
+        print(
+            f"error: {args.dataset}: a binary data set is needed (has {classes.size} classes)",
+            file=sys.stderr,
+        )
         return 2
     ye = np.searchsorted(classes, y)
     mkl_Cs = MKL_CS if args.weighting == "local-rademacher" else (None,)
-    print("| split | variant | weight per width (b0/50 ... 10 b0) | labeled alignment "
-          "| unlabeled alignment | oracle error (%) |")
+    print(
+        "| split | variant | weight per width (b0/50 ... 10 b0) | labeled alignment "
+        "| unlabeled alignment | oracle error (%) |"
+    )
     print("|---|---|---|---|---|---|")
     for seed in range(args.splits):
         rng = np.random.default_rng(seed)
-        lab = np.concatenate([rng.choice(np.flatnonzero(ye == c), 50, replace=False)
-                              for c in range(2)])
+        lab = np.concatenate(
+            [rng.choice(np.flatnonzero(ye == c), 50, replace=False) for c in range(2)]
+        )
         yp = np.full(len(y), -1)
         yp[lab] = ye[lab]
         U, L = yp < 0, yp >= 0
@@ -82,11 +89,17 @@ def main(argv=None):
                     svm = SVC(kernel="precomputed", C=C).fit(K[np.ix_(L, L)], ye[L])
                     err = 100 * np.mean(svm.predict(K[np.ix_(U, L)]) != ye[U])
                     if err < best[0]:
-                        best = (err, m.alignment_, centered_alignment(K[np.ix_(U, U)], T),
-                                width_shares(m))
+                        best = (
+                            err,
+                            m.alignment_,
+                            centered_alignment(K[np.ix_(U, U)], T),
+                            width_shares(m),
+                        )
             err, a_l, a_u, shares = best
-            print(f"| {seed} | {name} | {np.array2string(shares, precision=2)} | {a_l:.3f} "
-                  f"| {a_u:.3f} | {err:.2f} |")
+            print(
+                f"| {seed} | {name} | {np.array2string(shares, precision=2)} | {a_l:.3f} "
+                f"| {a_u:.3f} | {err:.2f} |"
+            )
     return 0
 
 

@@ -25,19 +25,26 @@ from sskernels.errors import UserError
 
 app = typer.Typer(
     help="Semi-supervised kernel learning: run YAML experiment specs and reproduce the papers' "
-         "tables.  Data come from their canonical sources; to work offline, set "
-         "SSKERNELS_DATA_MIRROR to a folder holding the data files under their registry paths "
-         "(e.g. DIR/uci/heart.dat).",
-    no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
+    "tables.  Data come from their canonical sources; to work offline, set "
+    "SSKERNELS_DATA_MIRROR to a folder holding the data files under their registry paths "
+    "(e.g. DIR/uci/heart.dat).",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
 datasets_app = typer.Typer(help="List and fetch the registered data sets.", no_args_is_help=True)
 methods_app = typer.Typer(help="List the registered methods.", no_args_is_help=True)
-suites_app = typer.Typer(help="List the named suites: the packaged specs of one paper table "
-                              "(sskernels run liu2009/table3).", no_args_is_help=True)
+suites_app = typer.Typer(
+    help="List the named suites: the packaged specs of one paper table "
+    "(sskernels run liu2009/table3).",
+    no_args_is_help=True,
+)
 app.add_typer(datasets_app, name="datasets")
 app.add_typer(methods_app, name="methods")
 app.add_typer(suites_app, name="suites")
 # `sskernels report`: the command lives with the report (sskernels/report/command.py)
 from sskernels.report.command import report as report_command  # noqa: E402
+
 app.command("report")(report_command)
 
 #: ``--debug``: show the full traceback of any error (set by the app's callback)
@@ -54,17 +61,28 @@ def _print_version(value: bool):
 
 
 @app.callback()
-def _options(debug: bool = typer.Option(
-        False, "--debug", help="Show the full traceback of any error (a spec or data error "
-                               "too; an internal error always shows its traceback)."),
-             version: bool = typer.Option(False, "--version", callback=_print_version,
-                                          is_eager=True, help="Print the version and exit.")):
+def _options(
+    debug: bool = typer.Option(
+        False,
+        "--debug",
+        help="Show the full traceback of any error (a spec or data error "
+        "too; an internal error always shows its traceback).",
+    ),
+    version: bool = typer.Option(
+        False,
+        "--version",
+        callback=_print_version,
+        is_eager=True,
+        help="Print the version and exit.",
+    ),
+):
     """Semi-supervised kernel learning: run YAML experiment specs and reproduce the papers'
     tables."""
     from sskernels.user_methods import importable_cwd
 
     _DEBUG[0] = debug
-    importable_cwd()        # a user's module in the current folder, as for `python -m`
+    importable_cwd()  # a user's module in the current folder, as for `python -m`
+
 
 out = Console(width=None if sys.stdout.isatty() else 120)
 err = Console(stderr=True)
@@ -88,12 +106,16 @@ def _specs(paths, readings=None, with_=()):
     files = []
     for p in paths:
         suite = None if Path(p).exists() else get_suite(p)
-        if suite is not None:           # one note for the suite, not one per spec
-            print(f"note: suite {suite.name}: {len(suite.specs)} specs, {suite.reproduces} "
-                  f"(outputs under {Path.cwd()})", file=sys.stderr)
+        if suite is not None:  # one note for the suite, not one per spec
+            print(
+                f"note: suite {suite.name}: {len(suite.specs)} specs, {suite.reproduces} "
+                f"(outputs under {Path.cwd()})",
+                file=sys.stderr,
+            )
         files += [_spec_file(q, quiet=suite is not None) for q in expand([p])]
-    loads = [partial(load_spec, path, extra_methods=extra, output_base=base)
-             for path, base in files]
+    loads = [
+        partial(load_spec, path, extra_methods=extra, output_base=base) for path, base in files
+    ]
     if not readings:
         return [load() for load in loads]
     out = []
@@ -117,8 +139,11 @@ def _spec_file(path, quiet=False):
         return path, None
     base = packaged_output_base(found)
     if not quiet:
-        print(f"note: {path} is not a file here; running the packaged spec {found} (its "
-              f"outputs under {Path.cwd()})", file=sys.stderr)
+        print(
+            f"note: {path} is not a file here; running the packaged spec {found} (its "
+            f"outputs under {Path.cwd()})",
+            file=sys.stderr,
+        )
     return found, base
 
 
@@ -131,20 +156,27 @@ def _suite_defaults(specs, table, title, metric):
     if len(specs) != 1 or not suites or suites[0] is None:
         return table, title, metric
     suite = suites[0]
-    return (Path(suite.output) if table is None else table, title or suite.reproduces,
-            metric or list(suite.metrics) or None)
+    return (
+        Path(suite.output) if table is None else table,
+        title or suite.reproduces,
+        metric or list(suite.metrics) or None,
+    )
 
 
-_WITH_HELP = ("Add a method to every spec (repeatable): a user's estimator by its import path "
-              "pkg.module:Class, a registered method's name or an entry point of "
-              "'sskernels.methods'; LABEL=... names its row (default: the path or name).  The "
-              "estimator takes -1 for unlabeled points and gives transduction_ or predict.")
+_WITH_HELP = (
+    "Add a method to every spec (repeatable): a user's estimator by its import path "
+    "pkg.module:Class, a registered method's name or an entry point of "
+    "'sskernels.methods'; LABEL=... names its row (default: the path or name).  The "
+    "estimator takes -1 for unlabeled points and gives transduction_ or predict."
+)
 
 
-_READING_HELP = ("Run the specs under these documented alternative readings (their "
-                 "'readings:' overlays; repeatable, or 'all' for every reading each spec "
-                 "declares) instead of the primary specs.  Their records go beside the "
-                 "primary ones (OUTPUT.NAME) and their rows carry the reading's name.")
+_READING_HELP = (
+    "Run the specs under these documented alternative readings (their "
+    "'readings:' overlays; repeatable, or 'all' for every reading each spec "
+    "declares) instead of the primary specs.  Their records go beside the "
+    "primary ones (OUTPUT.NAME) and their rows carry the reading's name."
+)
 
 
 def _only_methods(spec, methods):
@@ -160,31 +192,59 @@ def _only_methods(spec, methods):
 def _show(df, title):
     """A compact terminal view of schema rows: ours beside the paper's value."""
     t = Table(title=title)
-    for col, just in (("dataset", "left"), ("setting", "left"), ("method", "left"),
-                      ("metric", "left"), ("ours", "right"), ("paper", "right"),
-                      ("Δ", "right"), ("s/split", "right")):
+    for col, just in (
+        ("dataset", "left"),
+        ("setting", "left"),
+        ("method", "left"),
+        ("metric", "left"),
+        ("ours", "right"),
+        ("paper", "right"),
+        ("Δ", "right"),
+        ("s/split", "right"),
+    ):
         t.add_column(col, justify=just)
     notes = "notes" in df.columns and bool(df["notes"].fillna("").astype(str).str.strip().any())
     if notes:
         t.add_column("notes", justify="left")
-    chosen = ("selected" in df.columns
-              and bool(df["selected"].fillna("").astype(str).str.strip().any()))
+    chosen = "selected" in df.columns and bool(
+        df["selected"].fillna("").astype(str).str.strip().any()
+    )
     if chosen:
         t.add_column("selected (value ×splits)", justify="left")
     for _, r in df.iterrows():
-        f = ".3g" if r["metric"] in ("rmse", "mse") else ".2f"   # regression: targets' units
-        paper = "" if r["paper_mean"] != r["paper_mean"] else f"{r['paper_mean']:{f}}" + (
-            "" if r["paper_std"] != r["paper_std"] else f" ± {r['paper_std']:{f}}"
-            + (" se" if r.get("paper_spread") == "se" else ""))
-        delta = "" if r["delta"] != r["delta"] else f"{r['delta']:+{f}}" + (
-            " ✓" if r.get("matched") is True or str(r.get("matched")) == "True" else "")
-        cells = [str(r["dataset"]), str(r["setting"]), str(r["method"]), str(r["metric"]),
-                 f"{r['mean']:{f}} ± {r['std']:{f}}", paper, delta, f"{r['seconds']:.3f}"]
+        f = ".3g" if r["metric"] in ("rmse", "mse") else ".2f"  # regression: targets' units
+        paper = (
+            ""
+            if r["paper_mean"] != r["paper_mean"]
+            else f"{r['paper_mean']:{f}}"
+            + (
+                ""
+                if r["paper_std"] != r["paper_std"]
+                else f" ± {r['paper_std']:{f}}" + (" se" if r.get("paper_spread") == "se" else "")
+            )
+        )
+        delta = (
+            ""
+            if r["delta"] != r["delta"]
+            else f"{r['delta']:+{f}}"
+            + (" ✓" if r.get("matched") is True or str(r.get("matched")) == "True" else "")
+        )
+        cells = [
+            str(r["dataset"]),
+            str(r["setting"]),
+            str(r["method"]),
+            str(r["metric"]),
+            f"{r['mean']:{f}} ± {r['std']:{f}}",
+            paper,
+            delta,
+            f"{r['seconds']:.3f}",
+        ]
         if notes:
             cells.append("" if not isinstance(r["notes"], str) else r["notes"])
         if chosen:
-            cells.append("" if not isinstance(r["selected"], str)
-                         else r["selected"].replace(" x", " ×"))
+            cells.append(
+                "" if not isinstance(r["selected"], str) else r["selected"].replace(" x", " ×")
+            )
         t.add_row(*cells)
     out.print(t)
 
@@ -192,44 +252,63 @@ def _show(df, title):
 @app.command()
 def run(
     specs: List[Path] = typer.Argument(
-        ..., help="YAML experiment specs to run, or a suite's name (e.g. liu2009/table3: "
-                  "its packaged specs and, without --table, its combined table under "
-                  "results/; sskernels suites list)."),
+        ...,
+        help="YAML experiment specs to run, or a suite's name (e.g. liu2009/table3: "
+        "its packaged specs and, without --table, its combined table under "
+        "results/; sskernels suites list).",
+    ),
     jobs: int = typer.Option(1, "--jobs", "-j", min=1, help="Worker processes."),
-    splits: Optional[int] = typer.Option(None, "--splits", min=1,
-                                         help="Run only the first N splits of each spec."),
+    splits: Optional[int] = typer.Option(
+        None, "--splits", min=1, help="Run only the first N splits of each spec."
+    ),
     table: Optional[Path] = typer.Option(
-        None, "--table", "-t",
+        None,
+        "--table",
+        "-t",
         help="Also write one combined table STEM.csv/STEM.md and its per-split values "
-             "STEM_splits.csv (STEM.md or STEM.csv names the same STEM)."),
+        "STEM_splits.csv (STEM.md or STEM.csv names the same STEM).",
+    ),
     title: Optional[str] = typer.Option(None, help="Title of the combined table."),
     metric: Optional[List[str]] = typer.Option(
-        None, help="Keep only these metrics in the combined table (repeatable)."),
+        None, help="Keep only these metrics in the combined table (repeatable)."
+    ),
     progress: bool = typer.Option(True, help="Show a progress bar."),
     reuse: bool = typer.Option(
-        True, help="Copy a record another spec's output folder (beside this one) already "
-                   "holds for the same key (same data, splits, method parameters and code) "
-                   "instead of recomputing it; the copy says reused_from."),
+        True,
+        help="Copy a record another spec's output folder (beside this one) already "
+        "holds for the same key (same data, splits, method parameters and code) "
+        "instead of recomputing it; the copy says reused_from.",
+    ),
     backend: str = typer.Option(
-        "local", "--backend", metavar="local|dask",
+        "local",
+        "--backend",
+        metavar="local|dask",
         help="local: --jobs worker processes on this machine.  dask: the tasks, and each "
-             "spec's graphs and spectra, go to a Dask cluster (needs Dask: the 'dask' extra): "
-             "a local one of --jobs single-threaded worker processes, or the one at "
-             "--scheduler.  Records are written by this process either way; see "
-             "docs/distributed.md."),
+        "spec's graphs and spectra, go to a Dask cluster (needs Dask: the 'dask' extra): "
+        "a local one of --jobs single-threaded worker processes, or the one at "
+        "--scheduler.  Records are written by this process either way; see "
+        "docs/distributed.md.",
+    ),
     scheduler: Optional[str] = typer.Option(
-        None, "--scheduler", metavar="ADDRESS",
+        None,
+        "--scheduler",
+        metavar="ADDRESS",
         help="With --backend dask: the address of a running Dask scheduler "
-             "(e.g. tcp://host:8786) whose workers run the tasks."),
-    reading: Optional[List[str]] = typer.Option(None, "--reading", metavar="NAME",
-                                                help=_READING_HELP),
-    with_: Optional[List[str]] = typer.Option(None, "--with", metavar="[LABEL=]MODULE:CLASS",
-                                              help=_WITH_HELP),
+        "(e.g. tcp://host:8786) whose workers run the tasks.",
+    ),
+    reading: Optional[List[str]] = typer.Option(
+        None, "--reading", metavar="NAME", help=_READING_HELP
+    ),
+    with_: Optional[List[str]] = typer.Option(
+        None, "--with", metavar="[LABEL=]MODULE:CLASS", help=_WITH_HELP
+    ),
     dry_run: bool = typer.Option(
-        False, "--dry-run",
+        False,
+        "--dry-run",
         help="Print, per spec, how many records a run would compute and why (new, data "
-             "changed, code of FILE changed, parameters changed, versions changed); the data "
-             "are loaded for their fingerprint, nothing is fitted or written."),
+        "changed, code of FILE changed, parameters changed, versions changed); the data "
+        "are loaded for their fingerprint, nothing is fitted or written.",
+    ),
 ):
     """Run every method of each spec on every split (resuming what is already recorded).
 
@@ -245,26 +324,35 @@ def run(
 
     from sskernels.experiment.executors import make_executor
 
-    pool = make_executor(backend, jobs, scheduler)    # bad options fail before any spec is read
+    pool = make_executor(backend, jobs, scheduler)  # bad options fail before any spec is read
     table, title, metric = _suite_defaults(specs, table, title, metric)
     parsed = _specs(specs, reading, with_)
-    if dry_run:                      # what a run would compute and why (experiment/identity)
+    if dry_run:  # what a run would compute and why (experiment/identity)
         from sskernels.experiment.identity import dry_run_text
         from sskernels.experiment.runner import dry_run as planned
 
         typer.echo(dry_run_text(planned(parsed, n_splits=splits, reuse=reuse)))
         return
-    for spec in parsed:              # every output folder checked before any spec runs
+    for spec in parsed:  # every output folder checked before any spec runs
         claim_output(spec)
     for spec in parsed:
         if splits is not None and splits > spec.splits.n_splits:
-            raise UserError(f"{spec.path}: --splits {splits} exceeds the spec's splits.n_splits "
-                            f"({spec.splits.n_splits}); raise n_splits in the spec to run more")
+            raise UserError(
+                f"{spec.path}: --splits {splits} exceeds the spec's splits.n_splits "
+                f"({spec.splits.n_splits}); raise n_splits in the spec to run more"
+            )
     frames, per_split = [], []
-    with pool as workers:       # one set of workers (processes or a Dask client) for every spec
+    with pool as workers:  # one set of workers (processes or a Dask client) for every spec
         # the specs in order, each begun while the workers finish the one before (run_specs)
-        stream = run_specs(parsed, jobs=jobs, progress=progress, n_splits=splits,
-                           console=err, reuse=reuse, workers=workers)
+        stream = run_specs(
+            parsed,
+            jobs=jobs,
+            progress=progress,
+            n_splits=splits,
+            console=err,
+            reuse=reuse,
+            workers=workers,
+        )
         while True:
             with _interrupt_message():
                 item = next(stream, None)
@@ -280,8 +368,9 @@ def run(
         from sskernels.experiment.tables import select_metrics
 
         table = _stem(table)
-        write_table(select_metrics(pd.concat(frames, ignore_index=True), metric), str(table),
-                    title=title)
+        write_table(
+            select_metrics(pd.concat(frames, ignore_index=True), metric), str(table), title=title
+        )
         _write_splits(per_split, table, metric)
         out.print(f"wrote {table}.csv and {table}.md")
 
@@ -307,16 +396,21 @@ def _write_splits(per_split, stem, metric=None):
 def bound(
     specs: List[Path] = typer.Argument(..., help="YAML experiment specs whose methods to bound."),
     jobs: int = typer.Option(1, "--jobs", "-j", min=1, help="Worker processes."),
-    splits: Optional[int] = typer.Option(None, "--splits", min=1,
-                                         help="Bound only the first N splits of each spec."),
+    splits: Optional[int] = typer.Option(
+        None, "--splits", min=1, help="Bound only the first N splits of each spec."
+    ),
     output: Optional[Path] = typer.Option(
-        None, "--output", "-o", help="Also write one combined bound table STEM.csv/STEM.md."),
+        None, "--output", "-o", help="Also write one combined bound table STEM.csv/STEM.md."
+    ),
     title: Optional[str] = typer.Option(None, help="Title of the combined table."),
     free: bool = typer.Option(
-        True, help="Also scan the parameters the spec fixes that a method can select (over "
-                   "its default grid); --no-free: only the spec's own grids."),
+        True,
+        help="Also scan the parameters the spec fixes that a method can select (over "
+        "its default grid); --no-free: only the spec's own grids.",
+    ),
     methods: Optional[str] = typer.Option(
-        None, help="Comma-separated method labels: bound only these rows of each spec."),
+        None, help="Comma-separated method labels: bound only these rows of each spec."
+    ),
     progress: bool = typer.Option(True, help="Show a progress bar."),
 ):
     """Reachability bound, a DIAGNOSIS, never a result: the best accuracy each method's
@@ -343,21 +437,28 @@ def bound(
     parsed = []
     for spec in _specs(specs):
         try:
-            parsed.append((spec, *bound_spec(_only_methods(copy.copy(spec), methods),
-                                             free=free)))
+            parsed.append((spec, *bound_spec(_only_methods(copy.copy(spec), methods), free=free)))
         except ValueError as exc:
             raise UserError(str(exc)) from None
     for _, bspec, _, _ in parsed:
         claim_output(bspec)
         if splits is not None and splits > bspec.splits.n_splits:
-            raise UserError(f"{bspec.path}: --splits {splits} exceeds the spec's "
-                            f"splits.n_splits ({bspec.splits.n_splits})")
+            raise UserError(
+                f"{bspec.path}: --splits {splits} exceeds the spec's "
+                f"splits.n_splits ({bspec.splits.n_splits})"
+            )
     frames, skipped_all = [], []
     with LocalExecutor(jobs) as workers:
         for spec, bspec, grids, skipped in parsed:
             with _interrupt_message():
-                records = run_spec(bspec, jobs=jobs, progress=progress, n_splits=splits,
-                                   console=err, workers=workers)
+                records = run_spec(
+                    bspec,
+                    jobs=jobs,
+                    progress=progress,
+                    n_splits=splits,
+                    console=err,
+                    workers=workers,
+                )
             try:
                 ours = load_records(spec, n_splits=splits)
             except UserError as exc:
@@ -381,27 +482,44 @@ def _show_bound(df):
     for col in ("dataset", "method", "grid", "paper", "ours", "bound", "best fixed", "verdict"):
         t.add_column(col)
     for r in df.itertuples():
-        f = (lambda v: "" if v != v else f"{v:.2f}")
-        t.add_row(str(r.dataset), str(r.method), str(r.grid), f(r.paper_mean), f(r.ours),
-                  f"{r.bound:.2f} ± {r.bound_se:.2f}", f(r.best_fixed), str(r.verdict))
+
+        def f(v):
+            return "" if v != v else f"{v:.2f}"
+
+        t.add_row(
+            str(r.dataset),
+            str(r.method),
+            str(r.grid),
+            f(r.paper_mean),
+            f(r.ours),
+            f"{r.bound:.2f} ± {r.bound_se:.2f}",
+            f(r.best_fixed),
+            str(r.verdict),
+        )
     out.print(t)
 
 
 @app.command("table")
 def table_cmd(
     specs: List[Path] = typer.Argument(..., help="YAML specs whose records to summarize."),
-    output: Path = typer.Option(..., "--output", "-o",
-                                help="Write STEM.csv, STEM.md and STEM_splits.csv."),
+    output: Path = typer.Option(
+        ..., "--output", "-o", help="Write STEM.csv, STEM.md and STEM_splits.csv."
+    ),
     title: Optional[str] = typer.Option(None, help="Title of the table."),
-    metric: Optional[List[str]] = typer.Option(
-        None, help="Keep only these metrics (repeatable)."),
-    reading: Optional[List[str]] = typer.Option(None, "--reading", metavar="NAME",
-                                                help=_READING_HELP),
+    metric: Optional[List[str]] = typer.Option(None, help="Keep only these metrics (repeatable)."),
+    reading: Optional[List[str]] = typer.Option(
+        None, "--reading", metavar="NAME", help=_READING_HELP
+    ),
     splits: Optional[int] = typer.Option(
-        None, "--splits", min=1, help="Only the first N splits of each spec (as run with "
-                                       "`sskernels run --splits N`); later ones are ignored."),
-    with_: Optional[List[str]] = typer.Option(None, "--with", metavar="[LABEL=]MODULE:CLASS",
-                                              help=_WITH_HELP),
+        None,
+        "--splits",
+        min=1,
+        help="Only the first N splits of each spec (as run with "
+        "`sskernels run --splits N`); later ones are ignored.",
+    ),
+    with_: Optional[List[str]] = typer.Option(
+        None, "--with", metavar="[LABEL=]MODULE:CLASS", help=_WITH_HELP
+    ),
 ):
     """Re-render a summary table from the specs' recorded splits, without running anything."""
     import pandas as pd
@@ -430,8 +548,8 @@ def table_cmd(
 @app.command("archive")
 def archive_cmd(
     paths: List[Path] = typer.Argument(
-        ..., help="YAML specs, or output folders (e.g. results/*/runs/*), whose records to "
-                  "pack."),
+        ..., help="YAML specs, or output folders (e.g. results/*/runs/*), whose records to pack."
+    ),
 ):
     """Pack the records of each spec (or output folder) into one compressed file beside its
     output folder, OUTPUT.records.jsonl.gz, meant to be committed: a fresh clone's run takes
@@ -440,8 +558,11 @@ def archive_cmd(
     from sskernels.experiment.archive import archive_path, write_archive
 
     for path in paths:
-        outputs = ([Path(path)] if Path(path).is_dir()            # a suite: each of its specs
-                   else [Path(spec.output) for spec in _specs([path])])
+        outputs = (
+            [Path(path)]
+            if Path(path).is_dir()  # a suite: each of its specs
+            else [Path(spec.output) for spec in _specs([path])]
+        )
         for output in outputs:
             n = write_archive(output)
             if n:
@@ -453,15 +574,22 @@ def archive_cmd(
 @app.command()
 def figure(
     specs: List[Path] = typer.Argument(..., help="YAML specs whose records to plot."),
-    output: Path = typer.Option(..., "--output", "-o",
-                                help="Write STEM.png, STEM.csv/.md and STEM_splits.csv."),
+    output: Path = typer.Option(
+        ..., "--output", "-o", help="Write STEM.png, STEM.csv/.md and STEM_splits.csv."
+    ),
     metric: Optional[List[str]] = typer.Option(
-        None, help="Metrics to plot, one panel column each (default: all recorded)."),
+        None, help="Metrics to plot, one panel column each (default: all recorded)."
+    ),
     title: Optional[str] = typer.Option(None, help="Title of the figure."),
-    accuracy: bool = typer.Option(False, "--accuracy",
-                                  help="Plot accuracy (%) instead of error rate (%)."),
-    with_: Optional[List[str]] = typer.Option(None, "--with", metavar="[LABEL=]MODULE:CLASS",
-                                              help=_WITH_HELP + "  Its rows are highlighted."),
+    accuracy: bool = typer.Option(
+        False, "--accuracy", help="Plot accuracy (%) instead of error rate (%)."
+    ),
+    with_: Optional[List[str]] = typer.Option(
+        None,
+        "--with",
+        metavar="[LABEL=]MODULE:CLASS",
+        help=_WITH_HELP + "  Its rows are highlighted.",
+    ),
 ):
     """Plot error rate (or accuracy) against the number of labeled points from the records.
 
@@ -486,14 +614,18 @@ def figure(
         frames.append(summarize(rec, spec))
         per_split.append(split_rows(rec, spec))
     names = [str(rec["dataset"].iloc[0]) for rec in records]
-    for spec, rec, name in zip(loaded, records, names):   # one panel per spec
+    for spec, rec, name in zip(loaded, records, names):  # one panel per spec
         rec["panel"] = f"{name} ({spec.name})" if names.count(name) > 1 else name
-    if all(rec["n_labeled"].nunique() == 1 for rec in records):     # one setting: no curve
-        mine = [m.label for spec in loaded for m in spec.methods[len(spec.methods)
-                                                                  - len(with_ or ()):]]
+    if all(rec["n_labeled"].nunique() == 1 for rec in records):  # one setting: no curve
+        mine = [
+            m.label for spec in loaded for m in spec.methods[len(spec.methods) - len(with_ or ()) :]
+        ]
         summary = pd.concat(frames, ignore_index=True)
-        shown = (metric or [m for m in ("accuracy",) if m in set(summary["metric"])]
-                 or [summary["metric"].iloc[0]])[0]
+        shown = (
+            metric
+            or [m for m in ("accuracy",) if m in set(summary["metric"])]
+            or [summary["metric"].iloc[0]]
+        )[0]
         fig = setting_dots(summary, shown, title, accuracy, highlight=mine)
     else:
         fig = error_curves(pd.concat(records, ignore_index=True), metric, title, accuracy)
@@ -514,8 +646,14 @@ def datasets_list():
         t.add_column(col)
     for info in list_datasets():
         classes = str(info.n_classes) if info.task == "classification" else info.task
-        t.add_row(info.name, str(info.n), str(info.d), classes,
-                  "yes" if info.cached else "no", info.source)
+        t.add_row(
+            info.name,
+            str(info.n),
+            str(info.d),
+            classes,
+            "yes" if info.cached else "no",
+            info.source,
+        )
     out.print(t)
 
 
@@ -537,7 +675,7 @@ def methods_list():
     from sskernels.user_methods import entry_point_names
 
     t = Table(title="methods")
-    t.add_column("name", no_wrap=True, min_width=max(len(n) for n in METHODS))   # never cut
+    t.add_column("name", no_wrap=True, min_width=max(len(n) for n in METHODS))  # never cut
     for col in ("paper", "equation", "inductive", "description"):
         t.add_column(col)
     for m in sorted(METHODS.values(), key=lambda m: m.name):
@@ -547,11 +685,10 @@ def methods_list():
             continue
         try:
             m = get_method(name)
-        except Exception as exc:    # noqa: BLE001 - a broken package: listed, not fatal
+        except Exception as exc:  # noqa: BLE001 - a broken package: listed, not fatal
             t.add_row(name, "entry point", "", "", f"cannot be used: {exc}")
             continue
-        t.add_row(name, "entry point", m.equation, "yes" if m.inductive else "no",
-                  m.description)
+        t.add_row(name, "entry point", m.equation, "yes" if m.inductive else "no", m.description)
     out.print(t)
 
 
@@ -574,11 +711,14 @@ def suites_list():
 @app.command("get-configs")
 def get_configs(
     dest: Optional[Path] = typer.Argument(
-        None, help="Folder to write the packaged specs to (./configs gives the repository's "
-                   "layout: their outputs then go under ./results)."),
+        None,
+        help="Folder to write the packaged specs to (./configs gives the repository's "
+        "layout: their outputs then go under ./results).",
+    ),
     list_: bool = typer.Option(False, "--list", help="List the packaged specs instead."),
-    force: bool = typer.Option(False, "--force",
-                               help="Overwrite files in DEST that differ from the packaged."),
+    force: bool = typer.Option(
+        False, "--force", help="Overwrite files in DEST that differ from the packaged."
+    ),
 ):
     """Write out the paper specs that ship with the package (the repository's configs/), or
     list them.  Any command also takes a packaged spec by its name, e.g. `sskernels run
@@ -601,21 +741,28 @@ def bench(
     jobs: int = typer.Option(1, "--jobs", "-j", min=1),
     splits: Optional[int] = typer.Option(None, "--splits", min=1),
     budget: Optional[float] = typer.Option(
-        None, help="Fail (exit 1) when the total exceeds this many seconds."),
+        None, help="Fail (exit 1) when the total exceeds this many seconds."
+    ),
     methods: Optional[str] = typer.Option(
-        None, help="Comma-separated method labels: time only these rows of each spec."),
+        None, help="Comma-separated method labels: time only these rows of each spec."
+    ),
     out_stem: Optional[Path] = typer.Option(
-        None, "--out", "-o", help="Also write the per-stage table as STEM.csv and STEM.md."),
+        None, "--out", "-o", help="Also write the per-stage table as STEM.csv and STEM.md."
+    ),
     floors_: bool = typer.Option(
-        True, "--floors/--no-floors",
+        True,
+        "--floors/--no-floors",
         help="Measure each data set's floors in the same run (one dense n x n solve, one "
-             "brute-force k-NN pass, a dense eigh; sskernels.experiment.floors) and give "
-             "every stage as a multiple of them."),
+        "brute-force k-NN pass, a dense eigh; sskernels.experiment.floors) and give "
+        "every stage as a multiple of them.",
+    ),
     compare: bool = typer.Option(
-        False, "--compare/--no-compare",
+        False,
+        "--compare/--no-compare",
         help="Also give each row's seconds per split against the committed records of the "
-             "same splits (the spec's archive, whatever their keys): fresh ÷ committed, so "
-             "that a regression or a speed-up shows as a ratio."),
+        "same splits (the spec's archive, whatever their keys): fresh ÷ committed, so "
+        "that a regression or a speed-up shows as a ratio.",
+    ),
 ):
     """Time fresh runs of specs (records go to a temporary folder; nothing is resumed, and no
     record is copied from another spec: every row is computed).
@@ -651,40 +798,61 @@ def bench(
                 fl = measure_floors(prep.X, k=getattr(spec.graph, "k", 6) or 6)
             clear_cache()
             t0 = time.perf_counter()
-            rec = run_spec(spec, jobs=jobs, progress=False, n_splits=splits, reuse=False,
-                           prepared=prep)
+            rec = run_spec(
+                spec, jobs=jobs, progress=False, n_splits=splits, reuse=False, prepared=prep
+            )
             total = time.perf_counter() - t0
             grand += total
             graph_s = float(rec.attrs.get("graph_seconds", 0.0))
             gfloor = (fl["knn"] + fl["eigh"]) if fl["knn"] and fl["eigh"] else None
-            rows.append(_bench_row(spec.name, fl, "graph + spectrum (once per data set)",
-                                   graph_s, "k-NN pass + eigh", gfloor))
+            rows.append(
+                _bench_row(
+                    spec.name,
+                    fl,
+                    "graph + spectrum (once per data set)",
+                    graph_s,
+                    "k-NN pass + eigh",
+                    gfloor,
+                )
+            )
             for m, g in rec.drop_duplicates(["method", "setting", "split"]).groupby(
-                    "method", sort=False):
+                "method", sort=False
+            ):
                 s = g["seconds"]
                 entry = per_method.setdefault(m, [0.0, None, ""])
                 entry[0] += float(s.sum())
                 row = _bench_row(spec.name, fl, m, float(s.mean()), "dense solve", fl["solve"])
                 if compare:
-                    old = [committed.get((m, st, int(si))) for st, si in zip(g["setting"],
-                                                                             g["split"])]
+                    old = [
+                        committed.get((m, st, int(si))) for st, si in zip(g["setting"], g["split"])
+                    ]
                     pairs = [(float(a), b) for a, b in zip(s, old) if b is not None]
-                    row["committed_seconds"] = (None if not pairs else
-                                                round(sum(b for _, b in pairs) / len(pairs), 6))
-                    row["vs_committed"] = (None if not pairs or not sum(b for _, b in pairs) > 0
-                                           else round(sum(a for a, _ in pairs)
-                                                      / sum(b for _, b in pairs), 3))
+                    row["committed_seconds"] = (
+                        None if not pairs else round(sum(b for _, b in pairs) / len(pairs), 6)
+                    )
+                    row["vs_committed"] = (
+                        None
+                        if not pairs or not sum(b for _, b in pairs) > 0
+                        else round(sum(a for a, _ in pairs) / sum(b for _, b in pairs), 3)
+                    )
                     compared.append((spec.name, m, pairs))
                 rows.append(row)
                 if row["ratio"] is not None and (entry[1] is None or row["ratio"] > entry[1]):
                     entry[1], entry[2] = row["ratio"], spec.name
-            t.add_row(spec.name, str(fl["n"] or ""), str(rec["split"].nunique()),
-                      f"{graph_s:.3f}", _times(_ratio_of(graph_s, gfloor)),
-                      f"{total:.2f}")
+            t.add_row(
+                spec.name,
+                str(fl["n"] or ""),
+                str(rec["split"].nunique()),
+                f"{graph_s:.3f}",
+                _times(_ratio_of(graph_s, gfloor)),
+                f"{total:.2f}",
+            )
     t.add_row("all", "", "", "", "", f"{grand:.2f}")
     out.print(t)
-    tm = Table(title="fit + predict seconds per method, summed over all splits and specs; "
-                     "the largest mean split in dense solves of its data set's size")
+    tm = Table(
+        title="fit + predict seconds per method, summed over all splits and specs; "
+        "the largest mean split in dense solves of its data set's size"
+    )
     for col in ("method", "seconds", "× dense solve (max)", "at"):
         tm.add_column(col, justify="left" if col in ("method", "at") else "right")
     for m, (s, r, at) in per_method.items():
@@ -701,8 +869,10 @@ def bench(
 
 def _compare_table(compared):
     """Fresh against committed seconds per split, per row (summed over the specs), and all."""
-    t = Table(title="seconds per split: fresh runs against the committed records of the same "
-                    "splits (ratio = fresh ÷ committed)")
+    t = Table(
+        title="seconds per split: fresh runs against the committed records of the same "
+        "splits (ratio = fresh ÷ committed)"
+    )
     for col in ("method", "splits", "fresh s/split", "committed s/split", "ratio"):
         t.add_column(col, justify="left" if col == "method" else "right")
     by_method: dict = {}
@@ -713,10 +883,20 @@ def _compare_table(compared):
         new, old = sum(a for a, _ in pairs), sum(b for _, b in pairs)
         total_new, total_old = total_new + new, total_old + old
         k = len(pairs)
-        t.add_row(m, str(k), f"{new / k:.3f}" if k else "-", f"{old / k:.3f}" if k else "-",
-                  f"{new / old:.2f}" if old > 0 else "-")
-    t.add_row("all", "", f"{total_new:.2f} (sum)", f"{total_old:.2f} (sum)",
-              f"{total_new / total_old:.2f}" if total_old > 0 else "-")
+        t.add_row(
+            m,
+            str(k),
+            f"{new / k:.3f}" if k else "-",
+            f"{old / k:.3f}" if k else "-",
+            f"{new / old:.2f}" if old > 0 else "-",
+        )
+    t.add_row(
+        "all",
+        "",
+        f"{total_new:.2f} (sum)",
+        f"{total_old:.2f} (sum)",
+        f"{total_new / total_old:.2f}" if total_old > 0 else "-",
+    )
     return t
 
 
@@ -731,9 +911,15 @@ def _times(r):
 
 
 def _bench_row(spec, fl, stage, seconds, floor_name, floor):
-    return {"spec": spec, "n": fl["n"], "stage": stage, "seconds": round(seconds, 6),
-            "floor": floor_name, "floor_seconds": None if floor is None else round(floor, 7),
-            "ratio": _ratio_of(seconds, floor)}
+    return {
+        "spec": spec,
+        "n": fl["n"],
+        "stage": stage,
+        "seconds": round(seconds, 6),
+        "floor": floor_name,
+        "floor_seconds": None if floor is None else round(floor, 7),
+        "ratio": _ratio_of(seconds, floor),
+    }
 
 
 def _write_bench(stem, rows, jobs, splits, compare=False):
@@ -743,31 +929,54 @@ def _write_bench(stem, rows, jobs, splits, compare=False):
     from sskernels.experiment.records import atomic_write_text
     from sskernels.provenance import summary_header
 
-    df = pd.DataFrame(rows, columns=["spec", "n", "stage", "seconds", "floor",
-                                     "floor_seconds", "ratio", "committed_seconds",
-                                     "vs_committed"])
+    df = pd.DataFrame(
+        rows,
+        columns=[
+            "spec",
+            "n",
+            "stage",
+            "seconds",
+            "floor",
+            "floor_seconds",
+            "ratio",
+            "committed_seconds",
+            "vs_committed",
+        ],
+    )
     df["ratio"] = pd.to_numeric(df["ratio"], errors="coerce").round(2)
     stem = Path(stem)
     stem.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(stem.with_suffix(".csv"), df.to_csv(index=False))
-    lines = [f"# Benchmark: {stem.name}", "", summary_header(), "",
-             f"Fresh runs (no resume), `--jobs {jobs}`"
-             + ("" if splits is None else f", first {splits} splits")
-             + "; a method's seconds are its mean per split (fit + predict, selection "
-               "included), the graph's the whole label-independent stage; `ratio` is seconds "
-               "÷ the floor measured in the same run on a matrix of the data set's size "
-               "(`sskernels.experiment.floors`: one dense solve; one brute-force k-NN pass "
-               "plus one dense eigh; `-`: above 5,000 points, not measured)"
-             + ("; `committed`: the mean seconds of the committed records of the same splits, "
-                "`÷ committed`: fresh ÷ committed (`--compare`)" if compare else "")
-             + ".", "",
-             "| spec | n | stage | seconds | floor | floor seconds | ratio |"
-             + (" committed | ÷ committed |" if compare else ""),
-             "|---|---|---|---|---|---|---|" + ("---|---|" if compare else "")]
+    lines = [
+        f"# Benchmark: {stem.name}",
+        "",
+        summary_header(),
+        "",
+        f"Fresh runs (no resume), `--jobs {jobs}`"
+        + ("" if splits is None else f", first {splits} splits")
+        + "; a method's seconds are its mean per split (fit + predict, selection "
+        "included), the graph's the whole label-independent stage; `ratio` is seconds "
+        "÷ the floor measured in the same run on a matrix of the data set's size "
+        "(`sskernels.experiment.floors`: one dense solve; one brute-force k-NN pass "
+        "plus one dense eigh; `-`: above 5,000 points, not measured)"
+        + (
+            "; `committed`: the mean seconds of the committed records of the same splits, "
+            "`÷ committed`: fresh ÷ committed (`--compare`)"
+            if compare
+            else ""
+        )
+        + ".",
+        "",
+        "| spec | n | stage | seconds | floor | floor seconds | ratio |"
+        + (" committed | ÷ committed |" if compare else ""),
+        "|---|---|---|---|---|---|---|" + ("---|---|" if compare else ""),
+    ]
     for r in rows:
         fs = "-" if r["floor_seconds"] is None else f"{r['floor_seconds']:.5f}"
-        line = (f"| {r['spec']} | {r['n'] or '-'} | {r['stage']} | {r['seconds']:.4f} | "
-                f"{r['floor']} | {fs} | {_times(r['ratio'])} |")
+        line = (
+            f"| {r['spec']} | {r['n'] or '-'} | {r['stage']} | {r['seconds']:.4f} | "
+            f"{r['floor']} | {fs} | {_times(r['ratio'])} |"
+        )
         if compare:
             c, v = r.get("committed_seconds"), r.get("vs_committed")
             line += f" {'-' if c is None else f'{c:.4f}'} | {'-' if v is None else f'{v:.2f}'} |"
@@ -781,8 +990,7 @@ def _interrupt_message():
     try:
         yield
     except KeyboardInterrupt:
-        err.print("interrupted; the finished splits are recorded: rerun the same command to "
-                  "resume")
+        err.print("interrupted; the finished splits are recorded: rerun the same command to resume")
         raise typer.Exit(130) from None
 
 
@@ -799,7 +1007,7 @@ def main():
         app()
     except UserError as exc:
         if _DEBUG[0]:
-            detail = getattr(exc, "detail", "")    # a fit's own frames (a user's estimator)
+            detail = getattr(exc, "detail", "")  # a fit's own frames (a user's estimator)
             if detail:
                 print(detail.rstrip(), file=sys.stderr)
             else:
@@ -809,22 +1017,25 @@ def main():
     except KeyboardInterrupt:
         print("interrupted; rerun the same command to resume", file=sys.stderr)
         sys.exit(130)
-    except Exception as exc:        # a defect of ours: never disguised as the user's error
+    except Exception as exc:  # a defect of ours: never disguised as the user's error
         fault = environment_fault(exc)
-        if fault is not None:           # a limit of the machine (disk, memory, files)
+        if fault is not None:  # a limit of the machine (disk, memory, files)
             if _DEBUG[0]:
                 traceback.print_exc()
             print(f"error: {_one_line(str(fault))}", file=sys.stderr)
             sys.exit(fault.exit_code)
         if isinstance(exc, InternalError) and exc.detail:
-            print(exc.detail.rstrip(), file=sys.stderr)    # where it was raised (a worker)
+            print(exc.detail.rstrip(), file=sys.stderr)  # where it was raised (a worker)
             if _DEBUG[0]:
                 traceback.print_exc()
         else:
             traceback.print_exc()
         first = str(exc).splitlines()[0] if str(exc) else ""
-        print(f"error: internal error (a defect of sskernels; please report it with the "
-              f"traceback above): {_one_line(first or type(exc).__name__)}", file=sys.stderr)
+        print(
+            f"error: internal error (a defect of sskernels; please report it with the "
+            f"traceback above): {_one_line(first or type(exc).__name__)}",
+            file=sys.stderr,
+        )
         sys.exit(1)
 
 

@@ -92,6 +92,6 @@ def is_user_error(exc):
         return True
     try:
         from sklearn.utils._param_validation import InvalidParameterError
-    except ImportError:        # pragma: no cover - scikit-learn moved it
+    except ImportError:  # pragma: no cover - scikit-learn moved it
         return False
     return isinstance(exc, InvalidParameterError)

@@ -170,13 +170,15 @@ def check_dense_memory(where, need, what, avoid, processes=1):
         return
     each = f" in each of {processes} worker processes" if processes > 1 else ""
     fewer = "fewer --jobs, or " if processes > 1 and need <= avail else ""
-    raise OutOfMemory(f"{where} needs at least {_gb(need)}{each} for {what}, more than the "
-                      f"{_gb(avail)} this process can take; {fewer}{avoid}; nothing was "
-                      f"computed")
+    raise OutOfMemory(
+        f"{where} needs at least {_gb(need)}{each} for {what}, more than the "
+        f"{_gb(avail)} this process can take; {fewer}{avoid}; nothing was "
+        f"computed"
+    )
 
 
 def _gb(n):
-    return f"{n / 2 ** 30:.1f} GB" if n >= 2 ** 30 else f"{n / 2 ** 20:.0f} MB"
+    return f"{n / 2**30:.1f} GB" if n >= 2**30 else f"{n / 2**20:.0f} MB"
 
 
 def environment_fault(exc, where=None):
@@ -198,33 +200,45 @@ def environment_fault(exc, where=None):
     if isinstance(exc, EnvironmentFault):
         return exc
     if isinstance(exc, MemoryError):
-        asked = re.search(r"Unable to allocate ([\d.]+ \w+) for an array with shape "
-                          r"(\([^)]*\))", str(exc))
-        what = (f"an array of {asked.group(1)} (shape {asked.group(2)})" if asked
-                else "memory")
+        asked = re.search(
+            r"Unable to allocate ([\d.]+ \w+) for an array with shape "
+            r"(\([^)]*\))",
+            str(exc),
+        )
+        what = f"an array of {asked.group(1)} (shape {asked.group(2)})" if asked else "memory"
         avail = available_memory()
         have = f", with at most {_gb(avail)} for this process" if avail else ""
-        return OutOfMemory(f"{head}out of memory: the machine could not give {what}{have}; "
-                           f"use fewer --jobs, a sparse graph (a smaller graph.k), an "
-                           f"approximate search or a partial spectrum, or a machine with "
-                           f"more memory; {RESUME}")
+        return OutOfMemory(
+            f"{head}out of memory: the machine could not give {what}{have}; "
+            f"use fewer --jobs, a sparse graph (a smaller graph.k), an "
+            f"approximate search or a partial spectrum, or a machine with "
+            f"more memory; {RESUME}"
+        )
     if not isinstance(exc, OSError) or exc.errno is None:
         return None
     place = _where(exc.filename)
     if exc.errno in _NO_SPACE:
-        what = ("the file-size limit (ulimit -f) reached" if exc.errno == errno.EFBIG
-                else "no space left")
-        return NoSpace(f"{head}{what} on the device of {place or 'the output folder'}: free "
-                       f"space there or choose another output folder; {RESUME}")
+        what = (
+            "the file-size limit (ulimit -f) reached"
+            if exc.errno == errno.EFBIG
+            else "no space left"
+        )
+        return NoSpace(
+            f"{head}{what} on the device of {place or 'the output folder'}: free "
+            f"space there or choose another output folder; {RESUME}"
+        )
     if exc.errno in _NO_PERMISSION:
-        what = ("read-only file system" if exc.errno == errno.EROFS
-                else "no permission to write")
-        return NoPermission(f"{head}{what}: {place or exc.strerror}; give the run write "
-                            f"access there or choose another output folder; {RESUME}")
+        what = "read-only file system" if exc.errno == errno.EROFS else "no permission to write"
+        return NoPermission(
+            f"{head}{what}: {place or exc.strerror}; give the run write "
+            f"access there or choose another output folder; {RESUME}"
+        )
     if exc.errno in _TOO_MANY_FILES:
         limit = _open_files_limit()
         cap = f" (the limit, ulimit -n, is {limit})" if limit else ""
-        return TooManyFiles(f"{head}too many open files{cap}"
-                            f"{' at ' + place if place else ''}: raise the limit or use "
-                            f"fewer --jobs; {RESUME}")
+        return TooManyFiles(
+            f"{head}too many open files{cap}"
+            f"{' at ' + place if place else ''}: raise the limit or use "
+            f"fewer --jobs; {RESUME}"
+        )
     return None

@@ -47,8 +47,10 @@ def _update(h, part):
     elif part is None or isinstance(part, (bool, int, float, complex, np.generic)):
         _chunk(h, b"x", f"{type(part).__name__}:{part!r}".encode())
     else:
-        raise TypeError(f"cannot hash a {type(part).__name__} (bytes, str, arrays, sparse "
-                        "matrices, scalars, None and tuples or lists of them)")
+        raise TypeError(
+            f"cannot hash a {type(part).__name__} (bytes, str, arrays, sparse "
+            "matrices, scalars, None and tuples or lists of them)"
+        )
 
 
 def digest(*parts, size=16):
@@ -115,7 +117,7 @@ def json_digest(obj, length=16):
     (False, 16)
     """
     text = json.dumps(obj, sort_keys=True, default=str).encode()
-    return hashlib.blake2b(text).hexdigest()[:int(length)]
+    return hashlib.blake2b(text).hexdigest()[: int(length)]
 
 
 #: ``id -> (weakref, digest)`` of read-only dense arrays already hashed (see :func:`fingerprint`):
@@ -228,7 +230,9 @@ def params_key(estimator):
     >>> params_key(SVC(C=2.0)) == params_key(SVC(C=2.0)), params_key(SVC()) == params_key(SVC(C=2.0))
     (True, False)
     """
-    get_params = getattr(estimator, "get_params", None)     # none: its class alone
+    get_params = getattr(estimator, "get_params", None)  # none: its class alone
     params = sorted(get_params(deep=True).items()) if callable(get_params) else []
-    return digest(type(estimator).__module__ + "." + type(estimator).__qualname__,
-                  [(k, _param_part(v)) for k, v in params])
+    return digest(
+        type(estimator).__module__ + "." + type(estimator).__qualname__,
+        [(k, _param_part(v)) for k, v in params],
+    )

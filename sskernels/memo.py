@@ -55,8 +55,11 @@ def sizeof(value):
     if isinstance(value, np.ndarray):
         return int(value.nbytes)
     if sp.issparse(value):
-        return sum(int(getattr(value, a).nbytes) for a in ("data", "indices", "indptr")
-                   if hasattr(value, a))
+        return sum(
+            int(getattr(value, a).nbytes)
+            for a in ("data", "indices", "indptr")
+            if hasattr(value, a)
+        )
     if isinstance(value, (tuple, list)):
         return sum(sizeof(v) for v in value)
     if isinstance(value, dict):
@@ -249,8 +252,9 @@ class LRU(OrderedDict):
         self[key] = value
         self.move_to_end(key)
         self._measure(key, value)
-        while len(self) > self.size or (self.max_bytes is not None and len(self) > 1
-                                         and self._total > self.max_bytes):
+        while len(self) > self.size or (
+            self.max_bytes is not None and len(self) > 1 and self._total > self.max_bytes
+        ):
             self.popitem(last=False)
         return value
 

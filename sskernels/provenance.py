@@ -47,6 +47,7 @@ PACKAGE_DIR = Path(__file__).resolve().parent
 
 # ---------------------------------------------------------------------------- module files
 
+
 def _module_file(name, root):
     """The file of dotted module ``name`` under the package directory ``root``, or None."""
     parts = name.split(".")
@@ -91,8 +92,12 @@ def _strip_docstrings(tree):
     for node in ast.walk(tree):
         if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
             body = node.body
-            if (body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
-                    and isinstance(body[0].value.value, str)):
+            if (
+                body
+                and isinstance(body[0], ast.Expr)
+                and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)
+            ):
                 node.body = body[1:] or [ast.Pass()]
     return tree
 
@@ -138,13 +143,14 @@ def _digest_cached(path, mtime_ns, size):
 
 # ---------------------------------------------------------------------------- imports
 
+
 def _absolute(node, name, root):
     """The absolute dotted module of an ``ImportFrom`` in module ``name``."""
     if not node.level:
         return node.module or ""
     parts = name.split(".")
     package = parts if _is_package(name, root) else parts[:-1]
-    package = package[:len(package) - (node.level - 1)]
+    package = package[: len(package) - (node.level - 1)]
     return ".".join(package + ([node.module] if node.module else []))
 
 
@@ -160,7 +166,7 @@ def _resolve(module, attr, root, seen=None):
     if (module, attr) in seen:
         return module
     seen.add((module, attr))
-    for node in _tree(module, root).body:           # a re-export at the top of __init__
+    for node in _tree(module, root).body:  # a re-export at the top of __init__
         lazy = _lazy_exports(node)
         if attr in lazy and lazy[attr].split(".")[0] == PACKAGE:
             return _resolve(lazy[attr], attr, root, seen)
@@ -176,11 +182,17 @@ def _resolve(module, attr, root, seen=None):
 def _lazy_exports(node):
     """``{name: module}`` of a package's lazy re-exports: a top-level assignment
     ``_EXPORTS = {"Name": "package.module", ...}`` (read by its ``__getattr__``)."""
-    if not (isinstance(node, ast.Assign) and isinstance(node.value, ast.Dict)
-            and any(isinstance(t, ast.Name) and t.id == "_EXPORTS" for t in node.targets)):
+    if not (
+        isinstance(node, ast.Assign)
+        and isinstance(node.value, ast.Dict)
+        and any(isinstance(t, ast.Name) and t.id == "_EXPORTS" for t in node.targets)
+    ):
         return {}
-    return {k.value: v.value for k, v in zip(node.value.keys, node.value.values)
-            if isinstance(k, ast.Constant) and isinstance(v, ast.Constant)}
+    return {
+        k.value: v.value
+        for k, v in zip(node.value.keys, node.value.values)
+        if isinstance(k, ast.Constant) and isinstance(v, ast.Constant)
+    }
 
 
 #: the package's imports by a module name computed at run time (``importlib.import_module``
@@ -190,9 +202,9 @@ DYNAMIC_IMPORTS = {
     f"{PACKAGE}.learners": "lazy re-exports: the names of _EXPORTS, each followed to its module",
     f"{PACKAGE}.experiment": "lazy re-exports: the names of _EXPORTS, each followed to its module",
     f"{PACKAGE}.learners.registry": "a method's class by its registry entry: a record's code is "
-                                    "its estimator's class module (estimator_modules)",
+    "its estimator's class module (estimator_modules)",
     f"{PACKAGE}.memo": "the module that declares a shared memo, to store an artifact that "
-                       "module computed: already in the closure of the code that computed it",
+    "module computed: already in the closure of the code that computed it",
 }
 
 
@@ -223,13 +235,14 @@ def _imports_cached(name, root, stamp):
         elif (arg := _dynamic_import(node)) is not None:
             if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
                 if arg.value.split(".")[0] == PACKAGE and _module_file(arg.value, root):
-                    out.add(arg.value)          # a constant name: followed like an import
+                    out.add(arg.value)  # a constant name: followed like an import
             elif name not in DYNAMIC_IMPORTS:
                 raise ValueError(
                     f"{name} (line {node.lineno}) imports a module whose name is computed at "
                     "run time, which a record key cannot follow: import it by a constant "
                     "name, or add the module to sskernels.provenance.DYNAMIC_IMPORTS with "
-                    "why it adds no code to a closure")
+                    "why it adds no code to a closure"
+                )
     out.discard(name)
     return frozenset(out)
 
@@ -426,8 +439,10 @@ def foreign_modules(est):
                 continue
             path = getattr(sys.modules.get(mod), "__file__", None)
             if not path or not str(path).endswith(".py") or not Path(path).is_file():
-                raise ValueError(f"{mod}: no Python source file to key its records on "
-                                 f"(class {klass.__qualname__})")
+                raise ValueError(
+                    f"{mod}: no Python source file to key its records on "
+                    f"(class {klass.__qualname__})"
+                )
             st = Path(path).stat()
             out[mod] = _digest_cached(str(path), st.st_mtime_ns, st.st_size)
         get_params = getattr(obj, "get_params", None)
@@ -597,6 +612,7 @@ def module_path(name):
 
 # ---------------------------------------------------------------------------- the process
 
+
 def library_version(dist):
     """The installed version of distribution ``dist``, or None when it is not installed.
 
@@ -677,8 +693,9 @@ def _package_version():
 def _git(*args):
     """Output of ``git args`` run in the package directory, or None when git cannot answer."""
     try:
-        res = subprocess.run(["git", *args], cwd=PACKAGE_DIR, capture_output=True, text=True,
-                             timeout=10)
+        res = subprocess.run(
+            ["git", *args], cwd=PACKAGE_DIR, capture_output=True, text=True, timeout=10
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     return res.stdout if res.returncode == 0 else None
@@ -704,8 +721,12 @@ def _git_state():
 @functools.lru_cache(maxsize=None)
 def _provenance():
     commit, dirty = _git_state()
-    info = {"sskernels": _package_version(), "git_commit": commit, "git_dirty": dirty,
-            "python": platform.python_version()}
+    info = {
+        "sskernels": _package_version(),
+        "git_commit": commit,
+        "git_dirty": dirty,
+        "python": platform.python_version(),
+    }
     info.update({lib: _version(lib) for lib in LIBRARIES})
     return info
 

@@ -135,18 +135,32 @@ import yaml
 from sskernels.data.transforms import PREPROCESSINGS as PREPROCESS
 from sskernels.errors import SpecError
 from sskernels.hashing import json_digest
+
 # the YAML reader (its bounds re-exported: they are the spec's)
 from sskernels.spec_yaml import MAX_YAML_DEPTH, MAX_YAML_NODES  # noqa: F401
 from sskernels.spec_yaml import SpecYAMLError, read_yaml
 from sskernels.spec_limits import (  # noqa: F401 - the spec's bounds, used here and re-exported
-    MAX_LABELED, MAX_LAPLACIAN_DEGREE, MAX_NEIGHBORS, MAX_SPLITS, METHOD_FIELDS, PARAM_MAGNITUDE,
-    PROTOCOLS_OF_ROWS, SELECTIONS, SIGMA_MAX, SIGMA_MIN, SIGMA_REASON, WIDTH_REASON, _finite)
+    MAX_LABELED,
+    MAX_LAPLACIAN_DEGREE,
+    MAX_NEIGHBORS,
+    MAX_SPLITS,
+    METHOD_FIELDS,
+    PARAM_MAGNITUDE,
+    PROTOCOLS_OF_ROWS,
+    SELECTIONS,
+    SIGMA_MAX,
+    SIGMA_MIN,
+    SIGMA_REASON,
+    WIDTH_REASON,
+    _finite,
+)
 from sskernels.spec_params import method_entry, paper_row, paper_rows
 
 PROTOCOLS = ("random", "official", "class-first", "per-class")
 COVERS = ("classes", "groups")
 SPLIT_FIELDS = ("protocol", "n_splits", "n_labeled", "seed", "holdout", "per_class", "cover")
 NAME_RE = re.compile(r"[A-Za-z0-9_\-][A-Za-z0-9_.\-]{0,99}")
+
 
 def maximum_reason(field_):
     """Why a field has its largest accepted value, as the error of a larger one says it.
@@ -164,12 +178,27 @@ def maximum_reason(field_):
     """
     if field_.endswith("laplacian_degree"):
         return "each degree is one more product of the n x n Laplacian"
-    return {"splits.n_splits": "a bound on the run's length",
-            "graph.k": "a bound on the graph's size"}.get(field_, "the largest accepted value")
+    return {
+        "splits.n_splits": "a bound on the run's length",
+        "graph.k": "a bound on the graph's size",
+    }.get(field_, "the largest accepted value")
 
 
-TOP_FIELDS = ("name", "table", "dataset", "preprocess", "graph", "splits", "methods", "paper",
-              "output", "metrics", "target_scale", "readings", "reading")
+TOP_FIELDS = (
+    "name",
+    "table",
+    "dataset",
+    "preprocess",
+    "graph",
+    "splits",
+    "methods",
+    "paper",
+    "output",
+    "metrics",
+    "target_scale",
+    "readings",
+    "reading",
+)
 #: metrics a spec may ask for beside accuracy (``metrics:``), in the order they are recorded
 EXTRA_METRICS = ("error", "alignment")
 #: the metrics of a regression data set, both always recorded (``metrics:`` may list them)
@@ -299,13 +328,17 @@ class Spec:
             if splits[name] is None:
                 splits.pop(name)
         g = asdict(self.graph)
-        if g["method"] == "auto":           # the default search: older keys unchanged
+        if g["method"] == "auto":  # the default search: older keys unchanged
             g.pop("method")
-        d = {"dataset": asdict(self.dataset), "preprocess": self.preprocess,
-             "graph": g, "splits": splits}
+        d = {
+            "dataset": asdict(self.dataset),
+            "preprocess": self.preprocess,
+            "graph": g,
+            "splits": splits,
+        }
         if not graph:
             d.pop("graph")
-        if self.target_scale is not None:   # regression specs only: older keys unchanged
+        if self.target_scale is not None:  # regression specs only: older keys unchanged
             d["target_scale"] = self.target_scale
         return _hash(d)
 
@@ -341,14 +374,17 @@ def method_key(spec, method):
     str
         The hash, 16 hexadecimal characters.
     """
-    d = {"data": spec.data_key(graph=graph_matters(spec, method)), "name": method.name,
-         "params": method.params}
+    d = {
+        "data": spec.data_key(graph=graph_matters(spec, method)),
+        "name": method.name,
+        "params": method.params,
+    }
     metrics = getattr(spec, "metrics", None)
     if metrics:
         d["metrics"] = list(metrics)
     if getattr(method, "select", None) is not None:
         d["select"] = method.select
-    if getattr(method, "grid", None):       # a user's estimator: older keys unchanged
+    if getattr(method, "grid", None):  # a user's estimator: older keys unchanged
         d["grid"] = method.grid
     return _hash(d)
 
@@ -381,16 +417,24 @@ def graph_matters(spec, method):
         g = spec.graph
 
         def built(k):
-            est = make_method(method.name, n_neighbors=k, weights=g.weights, sigma=g.sigma,
-                              metric=g.metric, method=g.method, **method.params)
+            est = make_method(
+                method.name,
+                n_neighbors=k,
+                weights=g.weights,
+                sigma=g.sigma,
+                metric=g.metric,
+                method=g.method,
+                **method.params,
+            )
             return repr(sorted((k_, repr(v)) for k_, v in est.get_params(deep=True).items()))
 
         return built(g.k) != built(g.k + 1)
-    except Exception:               # noqa: BLE001 - be conservative: keep the graph in the key
+    except Exception:  # noqa: BLE001 - be conservative: keep the graph in the key
         return True
 
 
 # -- validation helpers -------------------------------------------------------
+
 
 def one_line(text, limit=None):
     """``text`` as one printable line.
@@ -438,8 +482,10 @@ class _V:
             self.fail(field_, "a mapping", value)
         for key in value if allowed is not None else ():
             if key not in allowed:
-                self.fail(f"{field_}.{key}" if field_ else str(key),
-                          f"one of the fields {', '.join(allowed)} (unknown field)")
+                self.fail(
+                    f"{field_}.{key}" if field_ else str(key),
+                    f"one of the fields {', '.join(allowed)} (unknown field)",
+                )
         return value
 
     def integer(self, value, field_, minimum=None, maximum=None):
@@ -451,26 +497,33 @@ class _V:
             self.fail(field_, f"an integer <= {maximum} ({maximum_reason(field_)})", value)
         return value
 
-    def number(self, value, field_, positive=False, optional=False, minimum=None,
-               maximum=None, reason=None):
+    def number(
+        self, value, field_, positive=False, optional=False, minimum=None, maximum=None, reason=None
+    ):
         """A finite number (nan and inf are refused everywhere), within ``[minimum,
         maximum]`` when given (``reason``: why, said in the error); ``optional``: None
         passes."""
         if value is None and optional:
             return None
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            self.fail(field_, "a number" + (" or null" if optional else "")
-                      + _yaml_number_hint(value), value)
+            self.fail(
+                field_,
+                "a number" + (" or null" if optional else "") + _yaml_number_hint(value),
+                value,
+            )
         if not _finite(value):
             self.fail(field_, "a finite number (within the range of a float)", value)
         if positive and not value > 0:
             self.fail(field_, "a positive number", value)
-        if (minimum is not None and value < minimum) or (maximum is not None
-                                                         and value > maximum):
+        if (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
             lo = "" if minimum is None else f" >= {minimum:g}"
             hi = "" if maximum is None else f" <= {maximum:g}"
-            self.fail(field_, f"a number{lo}{' and' if lo and hi else ''}{hi}"
-                      + (f" ({reason})" if reason else ""), value)
+            self.fail(
+                field_,
+                f"a number{lo}{' and' if lo and hi else ''}{hi}"
+                + (f" ({reason})" if reason else ""),
+                value,
+            )
         return float(value)
 
     def choice(self, value, field_, choices):
@@ -542,15 +595,21 @@ def load_spec(path, check_names=True, reading=None, extra_methods=(), output_bas
         if exc.limit:
             raise _error(path, "(file)", exc.problem, exc.got) from None
         raise _error(path, "(file)", f"valid YAML; {_yaml_problem(exc)}") from None
-    except yaml.YAMLError as exc:     # PyYAML's own: a syntax error, or a tag it cannot build
+    except yaml.YAMLError as exc:  # PyYAML's own: a syntax error, or a tag it cannot build
         what = "" if isinstance(exc, yaml.constructor.ConstructorError) else "parse error"
         raise _error(path, "(file)", f"valid YAML; {_yaml_problem(exc, what)}") from None
     except UnicodeDecodeError:
         raise _error(path, "(file)", "a UTF-8 text file") from None
     except OSError as exc:
         raise _error(path, "(file)", "a readable file", exc.strerror or str(exc)) from None
-    return parse_spec(raw, path, check_names=check_names, reading=reading,
-                      extra_methods=extra_methods, output_base=output_base)
+    return parse_spec(
+        raw,
+        path,
+        check_names=check_names,
+        reading=reading,
+        extra_methods=extra_methods,
+        output_base=output_base,
+    )
 
 
 def _yaml_problem(exc, what=""):
@@ -562,8 +621,9 @@ def _yaml_problem(exc, what=""):
     return f"{head}: {problem}" if head else problem
 
 
-def parse_spec(raw, path="<spec>", check_names=True, reading=None, extra_methods=(),
-               output_base=None):
+def parse_spec(
+    raw, path="<spec>", check_names=True, reading=None, extra_methods=(), output_base=None
+):
     """Validate a spec's raw mapping (a spec file's YAML, read) and build its :class:`Spec`.
 
     :func:`load_spec` reads the file and calls it; the rules are those of the module
@@ -616,7 +676,7 @@ def parse_spec(raw, path="<spec>", check_names=True, reading=None, extra_methods
         raise _error(path, "(top level)", "a mapping of fields", type(raw).__name__)
     v.mapping(raw, "", TOP_FIELDS)
     readings = _readings(v, raw.get("readings"), raw.get("methods"))
-    own = raw.get("reading")            # a whole spec that is one documented reading
+    own = raw.get("reading")  # a whole spec that is one documented reading
     if own is not None:
         v.mapping(own, "reading", ("name", "quote"))
         own_name = v.string(own.get("name"), "reading.name")
@@ -627,13 +687,20 @@ def parse_spec(raw, path="<spec>", check_names=True, reading=None, extra_methods
             v.fail("readings", "no readings: in a spec that is itself a reading (reading:)")
     if reading is not None:
         if reading not in readings:
-            v.fail("readings", f"a reading named {reading!r} (the spec has "
-                   f"{', '.join(readings) or 'none'})", reading)
+            v.fail(
+                "readings",
+                f"a reading named {reading!r} (the spec has {', '.join(readings) or 'none'})",
+                reading,
+            )
         raw = apply_reading(raw, readings[reading])
     name = v.string(raw.get("name", Path(str(path)).stem), "name")
     if not NAME_RE.fullmatch(name):
-        v.fail("name", "a name of letters, digits, '.', '_', '-' (no path separators, at most "
-               "100 characters, not starting with '.')", name)
+        v.fail(
+            "name",
+            "a name of letters, digits, '.', '_', '-' (no path separators, at most "
+            "100 characters, not starting with '.')",
+            name,
+        )
     base_name = name
     if reading is not None:
         name = f"{name}.{reading}"
@@ -650,9 +717,11 @@ def parse_spec(raw, path="<spec>", check_names=True, reading=None, extra_methods
         dataset = DatasetSpec(
             name=v.string(ds["name"], "dataset.name") if "name" in ds else None,
             file=v.string(ds["file"], "dataset.file") if "file" in ds else None,
-            format=None if ds.get("format") is None else v.choice(
-                ds["format"], "dataset.format", ("csv", "svmlight", "libsvm")),
-            label=v.string(ds.get("label"), "dataset.label", optional=True))
+            format=None
+            if ds.get("format") is None
+            else v.choice(ds["format"], "dataset.format", ("csv", "svmlight", "libsvm")),
+            label=v.string(ds.get("label"), "dataset.label", optional=True),
+        )
         if dataset.file is not None:
             f = Path(dataset.file)
             if not f.is_absolute():
@@ -662,8 +731,7 @@ def parse_spec(raw, path="<spec>", check_names=True, reading=None, extra_methods
         from sskernels.data import dataset_names
 
         if dataset.name not in dataset_names():
-            v.fail("dataset", f"a registered data set ({', '.join(dataset_names())})",
-                   dataset.name)
+            v.fail("dataset", f"a registered data set ({', '.join(dataset_names())})", dataset.name)
     task = "classification"
     if check_names and dataset.name is not None:
         from sskernels.data.registry import REGISTRY
@@ -680,10 +748,18 @@ def parse_spec(raw, path="<spec>", check_names=True, reading=None, extra_methods
     graph = GraphSpec(
         k=v.integer(g.get("k", 6), "graph.k", minimum=1, maximum=MAX_NEIGHBORS),
         weights=v.choice(g.get("weights", "hein-maier"), "graph.weights", WEIGHTS),
-        sigma=v.number(g.get("sigma"), "graph.sigma", positive=True, optional=True,
-                       minimum=SIGMA_MIN, maximum=SIGMA_MAX, reason=SIGMA_REASON),
+        sigma=v.number(
+            g.get("sigma"),
+            "graph.sigma",
+            positive=True,
+            optional=True,
+            minimum=SIGMA_MIN,
+            maximum=SIGMA_MAX,
+            reason=SIGMA_REASON,
+        ),
         metric=v.choice(g.get("metric", "euclidean"), "graph.metric", METRICS),
-        method=v.choice(g.get("method", "auto"), "graph.method", SEARCHES))
+        method=v.choice(g.get("method", "auto"), "graph.method", SEARCHES),
+    )
 
     s = v.mapping(raw.get("splits"), "splits", SPLIT_FIELDS)
     n_lab = s.get("n_labeled", 20)
@@ -693,28 +769,43 @@ def parse_spec(raw, path="<spec>", check_names=True, reading=None, extra_methods
         v.fail("splits.holdout", "a fraction in [0, 1)", holdout)
     protocol = v.choice(s.get("protocol", "random"), "splits.protocol", PROTOCOLS)
     if holdout and protocol == "official":
-        v.fail("splits.holdout", "0 with protocol official (the data set's own splits name "
-               "every point's role; none is left to hold out)", holdout)
+        v.fail(
+            "splits.holdout",
+            "0 with protocol official (the data set's own splits name "
+            "every point's role; none is left to hold out)",
+            holdout,
+        )
     per_class, cover = _split_options(v, s, protocol)
     if per_class is not None:
         n_labeled = [sum(counts) for counts in per_class]
     else:
-        n_labeled = [v.integer(x, "splits.n_labeled", minimum=1, maximum=MAX_LABELED)
-                     for x in n_lab]
+        n_labeled = [
+            v.integer(x, "splits.n_labeled", minimum=1, maximum=MAX_LABELED) for x in n_lab
+        ]
     splits = SplitSpec(
         protocol=protocol,
-        n_splits=v.integer(s.get("n_splits", 20), "splits.n_splits", minimum=1,
-                           maximum=MAX_SPLITS),
+        n_splits=v.integer(s.get("n_splits", 20), "splits.n_splits", minimum=1, maximum=MAX_SPLITS),
         n_labeled=n_labeled,
         seed=v.integer(s.get("seed", 0), "splits.seed", minimum=0, maximum=2**32 - 1),
-        holdout=holdout, per_class=per_class, cover=cover)
+        holdout=holdout,
+        per_class=per_class,
+        cover=cover,
+    )
     if regression:
         if protocol != "random":
-            v.fail("splits.protocol", f"random (the only protocol of a regression data set, "
-                   f"{dataset.name}: n_labeled points drawn from its labeled pool)", protocol)
+            v.fail(
+                "splits.protocol",
+                f"random (the only protocol of a regression data set, "
+                f"{dataset.name}: n_labeled points drawn from its labeled pool)",
+                protocol,
+            )
         if holdout:
-            v.fail("splits.holdout", f"0 for a regression data set ({dataset.name}: the labeled "
-                   "pool's points that are not drawn are the test points)", holdout)
+            v.fail(
+                "splits.holdout",
+                f"0 for a regression data set ({dataset.name}: the labeled "
+                "pool's points that are not drawn are the test points)",
+                holdout,
+            )
     if check_names and not regression:
         _check_splits_against_data(v, splits, dataset)
 
@@ -723,22 +814,31 @@ def parse_spec(raw, path="<spec>", check_names=True, reading=None, extra_methods
         v.fail("methods", "a non-empty list of methods", methods_raw)
     metrics = _metrics(v, raw.get("metrics"), regression, dataset.display)
     methods, labels, entries = [], set(), []
-    for where, m in [(f"methods[{i}]", m) for i, m in enumerate(methods_raw)] + list(
-            extra_methods):
-        e = method_entry(v, where, m, metrics, holdout, graph, task, dataset.display,
-                         check_names)
+    for where, m in [(f"methods[{i}]", m) for i, m in enumerate(methods_raw)] + list(extra_methods):
+        e = method_entry(v, where, m, metrics, holdout, graph, task, dataset.display, check_names)
         if e["label"] in labels:
-            v.fail(f"{where}.label", "a label not used by another method of this spec",
-                   e["label"])
+            v.fail(f"{where}.label", "a label not used by another method of this spec", e["label"])
         labels.add(e["label"])
         entries.append((where, e["raw"], e["user"]))
-        methods.append(MethodSpec(e["name"], e["label"], None, e["params"], e["select"],
-                                  e["pick"], e["protocol"], e["grid"]))
+        methods.append(
+            MethodSpec(
+                e["name"],
+                e["label"],
+                None,
+                e["params"],
+                e["select"],
+                e["pick"],
+                e["protocol"],
+                e["grid"],
+            )
+        )
 
     p = v.mapping(raw.get("paper"), "paper", ("table", "dataset", "time_table"))
-    paper = PaperSpec(table=v.string(p.get("table"), "paper.table", optional=True),
-                      dataset=v.string(p.get("dataset"), "paper.dataset", optional=True),
-                      time_table=v.string(p.get("time_table"), "paper.time_table", optional=True))
+    paper = PaperSpec(
+        table=v.string(p.get("table"), "paper.table", optional=True),
+        dataset=v.string(p.get("dataset"), "paper.dataset", optional=True),
+        time_table=v.string(p.get("time_table"), "paper.time_table", optional=True),
+    )
     from sskernels.paper_tables import paper_table_names
 
     for fld in ("table", "time_table"):
@@ -747,39 +847,64 @@ def parse_spec(raw, path="<spec>", check_names=True, reading=None, extra_methods
             v.fail(f"paper.{fld}", f"one of {', '.join(paper_table_names())}", value)
     rows = paper_rows(paper)
     for method, (where, m, user) in zip(methods, entries):  # labels are for display only
-        method.paper = paper_row(v, where, m, method.label, rows,
-                                 paper.table or paper.time_table, user)
-    if reading is not None and readings[reading].get("only"):   # --with's methods kept
-        methods = [m for m, (where, _, _) in zip(methods, entries)
-                   if m.label in readings[reading]["only"] or not where.startswith("methods[")]
+        method.paper = paper_row(
+            v, where, m, method.label, rows, paper.table or paper.time_table, user
+        )
+    if reading is not None and readings[reading].get("only"):  # --with's methods kept
+        methods = [
+            m
+            for m, (where, _, _) in zip(methods, entries)
+            if m.label in readings[reading]["only"] or not where.startswith("methods[")
+        ]
     output = v.string(raw.get("output", f"results/runs/{base_name}"), "output")
     if "\x00" in output:
         v.fail("output", "a folder path", output)
     try:
         out_path = Path(output).expanduser()
-    except RuntimeError:            # ~name of an unknown user
+    except RuntimeError:  # ~name of an unknown user
         v.fail("output", "a folder path (~ followed by a user's name: no such user)", output)
-    if not out_path.is_absolute() and output_base is not None:    # a packaged spec
+    if not out_path.is_absolute() and output_base is not None:  # a packaged spec
         out_path = Path(os.path.normpath(Path(output_base) / out_path))
         if not out_path.is_relative_to(Path.cwd()):
-            v.fail("output", "a relative folder that stays under the current directory (a "
-                   "packaged spec's output is taken from there)", output)
+            v.fail(
+                "output",
+                "a relative folder that stays under the current directory (a "
+                "packaged spec's output is taken from there)",
+                output,
+            )
     elif not out_path.is_absolute():  # one rule for every relative path: the spec's folder
         out_path = Path(path).parent / out_path
-    if reading is not None:             # its own records, beside the primary spec's
+    if reading is not None:  # its own records, beside the primary spec's
         out_path = out_path.with_name(f"{out_path.name}.{reading}")
     output = str(out_path)
     table = v.string(raw.get("table"), "table", optional=True)
     target_scale = raw.get("target_scale")
     if target_scale is not None:
         if not regression:
-            v.fail("target_scale", f"no target_scale for a classification data set "
-                   f"({dataset.display} has labels, not targets)", target_scale)
+            v.fail(
+                "target_scale",
+                f"no target_scale for a classification data set "
+                f"({dataset.display} has labels, not targets)",
+                target_scale,
+            )
         v.choice(target_scale, "target_scale", TARGET_SCALES)
-    return Spec(str(path), name, dataset, preprocess, graph, splits, methods, paper, output, table,
-                metrics, task, target_scale,
-                readings={k: r["quote"] for k, r in readings.items()},
-                reading=reading if own is None else own["name"])
+    return Spec(
+        str(path),
+        name,
+        dataset,
+        preprocess,
+        graph,
+        splits,
+        methods,
+        paper,
+        output,
+        table,
+        metrics,
+        task,
+        target_scale,
+        readings={k: r["quote"] for k, r in readings.items()},
+        reading=reading if own is None else own["name"],
+    )
 
 
 def _readings(v, raw, methods):
@@ -799,10 +924,14 @@ def _readings(v, raw, methods):
     if raw is None:
         return {}
     if not isinstance(raw, list):
-        v.fail("readings", "a list of readings (mappings with name, quote, set, methods, only)",
-               raw)
-    labels = {label for label in map(_method_label, methods if isinstance(methods, list)
-                                     else []) if label is not None}
+        v.fail(
+            "readings", "a list of readings (mappings with name, quote, set, methods, only)", raw
+        )
+    labels = {
+        label
+        for label in map(_method_label, methods if isinstance(methods, list) else [])
+        if label is not None
+    }
     out = {}
     for i, r in enumerate(raw):
         where = f"readings[{i}]"
@@ -811,22 +940,31 @@ def _readings(v, raw, methods):
         v.mapping(r, where, READING_FIELDS)
         name = v.string(r.get("name"), f"{where}.name")
         if not re.fullmatch(r"[A-Za-z0-9_\-]{1,60}", name) or name in out:
-            v.fail(f"{where}.name", "a name of letters, digits, '_', '-' not used by another "
-                   "reading of this spec", name)
+            v.fail(
+                f"{where}.name",
+                "a name of letters, digits, '_', '-' not used by another reading of this spec",
+                name,
+            )
         v.string(r.get("quote"), f"{where}.quote")
         sets = v.mapping(r.get("set"), f"{where}.set", READING_SET)
         per = v.mapping(r.get("methods"), f"{where}.methods", None)
         for label, change in per.items():
             if label not in labels:
-                v.fail(f"{where}.methods",
-                       f"a method label of the spec ({', '.join(sorted(labels))})", label)
+                v.fail(
+                    f"{where}.methods",
+                    f"a method label of the spec ({', '.join(sorted(labels))})",
+                    label,
+                )
             if not isinstance(change, dict):
                 v.fail(f"{where}.methods.{label}", "a mapping with params", change)
             v.mapping(change, f"{where}.methods.{label}", ("params",))
             v.mapping(change.get("params"), f"{where}.methods.{label}.params", None)
         only = r.get("only")
-        if only is not None and (not isinstance(only, list) or not only
-                                 or not all(isinstance(x, str) and x in labels for x in only)):
+        if only is not None and (
+            not isinstance(only, list)
+            or not only
+            or not all(isinstance(x, str) and x in labels for x in only)
+        ):
             v.fail(f"{where}.only", "a non-empty list of the spec's method labels", only)
         if not sets and not per:
             v.fail(where, "a 'set' or 'methods' overlay (a reading that changes nothing)")
@@ -867,8 +1005,11 @@ def apply_reading(raw, reading):
 
     out = copy.deepcopy({k: x for k, x in raw.items() if k != "readings"})
     for key, value in (reading.get("set") or {}).items():
-        if key in ("graph", "splits") and isinstance(out.get(key), dict) \
-                and isinstance(value, dict):
+        if (
+            key in ("graph", "splits")
+            and isinstance(out.get(key), dict)
+            and isinstance(value, dict)
+        ):
             out[key] = {**out[key], **value}
         else:
             out[key] = copy.deepcopy(value)
@@ -879,8 +1020,11 @@ def apply_reading(raw, reading):
     for m in out["methods"]:
         change = per.get(_method_label(m)) if _method_label(m) is not None else None
         params = (m.get("params") if isinstance(m, dict) else None) or {}
-        if isinstance(change, dict) and isinstance(change.get("params"), dict) \
-                and isinstance(params, dict):
+        if (
+            isinstance(change, dict)
+            and isinstance(change.get("params"), dict)
+            and isinstance(params, dict)
+        ):
             m = {"name": m} if isinstance(m, str) else m
             m = {**m, "params": {**params, **copy.deepcopy(change["params"])}}
         methods.append(m)
@@ -914,20 +1058,33 @@ def _split_options(v, s, protocol):
     per_class = cover = None
     if protocol == "per-class":
         if "n_labeled" in s:
-            v.fail("splits.n_labeled", "no n_labeled with protocol per-class (each setting's "
-                   "number of labeled points is the sum of its per_class counts)", s["n_labeled"])
+            v.fail(
+                "splits.n_labeled",
+                "no n_labeled with protocol per-class (each setting's "
+                "number of labeled points is the sum of its per_class counts)",
+                s["n_labeled"],
+            )
         if "per_class" not in s:
-            v.fail("splits.per_class", "labeled counts per class with protocol per-class, e.g. "
-                   "[[10, 10], [10, 20]] (one list per setting, classes in sorted label order)")
+            v.fail(
+                "splits.per_class",
+                "labeled counts per class with protocol per-class, e.g. "
+                "[[10, 10], [10, 20]] (one list per setting, classes in sorted label order)",
+            )
         per_class = _per_class(v, s["per_class"])
     elif "per_class" in s:
-        v.fail("splits.per_class", f"no per_class with protocol {protocol} (per_class needs "
-               "protocol: per-class)", s["per_class"])
+        v.fail(
+            "splits.per_class",
+            f"no per_class with protocol {protocol} (per_class needs protocol: per-class)",
+            s["per_class"],
+        )
     if protocol == "class-first":
         cover = v.choice(s.get("cover", "classes"), "splits.cover", COVERS)
     elif "cover" in s:
-        v.fail("splits.cover", f"no cover with protocol {protocol} (cover needs protocol: "
-               "class-first)", s["cover"])
+        v.fail(
+            "splits.cover",
+            f"no cover with protocol {protocol} (cover needs protocol: class-first)",
+            s["cover"],
+        )
     return per_class, cover
 
 
@@ -944,12 +1101,18 @@ def _per_class(v, raw):
         where = f"{fld}[{i}]"
         if not isinstance(counts, list) or len(counts) < 2:
             v.fail(where, "a list of labeled counts, one per class (at least 2)", counts)
-        counts = [v.integer(c, f"{where}[{j}]", minimum=1, maximum=MAX_LABELED)
-                  for j, c in enumerate(counts)]
+        counts = [
+            v.integer(c, f"{where}[{j}]", minimum=1, maximum=MAX_LABELED)
+            for j, c in enumerate(counts)
+        ]
         total = sum(counts)
         if total in totals:
-            v.fail(where, f"a total number of labeled points different from {fld}"
-                   f"[{totals[total]}]'s ({total}): records are keyed by that number", counts)
+            v.fail(
+                where,
+                f"a total number of labeled points different from {fld}"
+                f"[{totals[total]}]'s ({total}): records are keyed by that number",
+                counts,
+            )
         totals[total] = i
         settings.append(counts)
     return settings
@@ -960,27 +1123,37 @@ def _check_splits_against_data(v, splits, dataset):
     split options, before any data loads; a data file carries no groups."""
     if dataset.name is None:
         if splits.cover == "groups":
-            v.fail("splits.cover", "classes (a data file carries no subclasses (groups))",
-                   "groups")
+            v.fail("splits.cover", "classes (a data file carries no subclasses (groups))", "groups")
         return
     from sskernels.data.registry import REGISTRY
 
     entry = REGISTRY[dataset.name]
     if splits.cover == "groups" and not entry.n_groups:
         with_groups = [e.name for e in REGISTRY.values() if e.n_groups]
-        v.fail("splits.cover", f"classes ({dataset.name} has no subclasses (groups); data sets "
-               f"with groups: {', '.join(with_groups)})", "groups")
+        v.fail(
+            "splits.cover",
+            f"classes ({dataset.name} has no subclasses (groups); data sets "
+            f"with groups: {', '.join(with_groups)})",
+            "groups",
+        )
     if splits.protocol == "class-first":
         k = max(entry.n_classes, entry.n_groups if splits.cover == "groups" else 0)
         for n in splits.n_labeled:
             if n < k:
-                v.fail("splits.n_labeled", f"at least {k} (protocol class-first takes one "
-                       f"labeled point per {'subclass' if splits.cover == 'groups' else 'class'}"
-                       f" of {dataset.name} first)", n)
+                v.fail(
+                    "splits.n_labeled",
+                    f"at least {k} (protocol class-first takes one "
+                    f"labeled point per {'subclass' if splits.cover == 'groups' else 'class'}"
+                    f" of {dataset.name} first)",
+                    n,
+                )
     for i, counts in enumerate(splits.per_class or []):
         if len(counts) != entry.n_classes:
-            v.fail(f"splits.per_class[{i}]", f"{entry.n_classes} counts, one per class of "
-                   f"{dataset.name} in sorted label order", counts)
+            v.fail(
+                f"splits.per_class[{i}]",
+                f"{entry.n_classes} counts, one per class of {dataset.name} in sorted label order",
+                counts,
+            )
     for n in splits.n_labeled:
         if splits.protocol in ("class-first", "per-class") and n >= entry.n:
             fld = "splits.per_class" if splits.per_class else "splits.n_labeled"

@@ -22,13 +22,11 @@ SIGMA_MIN, SIGMA_MAX = 1e-8, 1e8
 #: the magnitudes a real-valued method parameter (a trade-off, a decay, a tolerance) may take
 #: besides 0: every value of the configs lies within 1e-6 and 1e6
 PARAM_MAGNITUDE = (1e-12, 1e12)
-SIGMA_REASON = ("outside it the heat weights exp(-d^2 / (2 sigma^2)) overflow, or are all "
-                "1 or all 0")
+SIGMA_REASON = "outside it the heat weights exp(-d^2 / (2 sigma^2)) overflow, or are all 1 or all 0"
 #: a method's RBF width ``kernel_width`` (a number) and the factor ``kernel_width_scale`` of a
 #: width rule's width, wherever they appear in ``params``: the range of ``sigma``, for the same
 #: reason (1e300 overflowed ``w^2`` in the fit)
-WIDTH_REASON = ("outside it the RBF kernel exp(-d^2 / (2 w^2)) overflows, or is all 1 or "
-                "all 0")
+WIDTH_REASON = "outside it the RBF kernel exp(-d^2 / (2 w^2)) overflows, or is all 1 or all 0"
 #: the largest ``laplacian_degree`` (the power p of the regularizer L^p: p - 1 products of the
 #: n x n Laplacian; 10**12 never ended)
 MAX_LAPLACIAN_DEGREE = 100
@@ -42,8 +40,17 @@ SELECTIONS = ("labeled", "oracle", "oracle-mean")
 PROTOCOLS_OF_ROWS = ("paper",)
 #: the fields of one method entry (``estimator`` and ``grid``: a user's estimator,
 #: :mod:`sskernels.user_methods`; ``paper`` is the old name of ``paper_row``)
-METHOD_FIELDS = ("name", "estimator", "label", "paper_row", "paper", "params", "grid", "select",
-                 "protocol")
+METHOD_FIELDS = (
+    "name",
+    "estimator",
+    "label",
+    "paper_row",
+    "paper",
+    "params",
+    "grid",
+    "select",
+    "protocol",
+)
 
 
 def _finite(value):

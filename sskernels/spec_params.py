@@ -48,6 +48,7 @@ PACKAGED_DIR = "configs"
 
 # ------------------------------------------------------------------------------- paper rows
 
+
 def paper_rows(paper):
     """The rows (methods) of a spec's paper tables (``table`` and ``time_table``) as a set.
 
@@ -123,31 +124,40 @@ def paper_row(v, where, raw, label, rows, table, user=False):
     field_ = "paper_row" if "paper_row" in raw else "paper" if "paper" in raw else None
     if field_ is not None:
         value = raw[field_]
-        if value is None:                    # paper_row: null, no paper row
+        if value is None:  # paper_row: null, no paper row
             return None
         v.string(value, f"{where}.{field_}")
         if rows is not None and value not in rows:
             close = _closest(value, rows)
-            hint = (f"did you mean paper_row: {close}?" if close
-                    else "rows: " + ", ".join(sorted(rows)))
-            v.fail(f"{where}.{field_}", f"a row of the paper table {table} ({hint}; "
-                   "paper_row: null for none)", value)
+            hint = (
+                f"did you mean paper_row: {close}?" if close else "rows: " + ", ".join(sorted(rows))
+            )
+            v.fail(
+                f"{where}.{field_}",
+                f"a row of the paper table {table} ({hint}; paper_row: null for none)",
+                value,
+            )
         return value
     if user or rows is None:
         return None
     if label in rows:
         return label
     same = [r for r in sorted(rows) if r.lower() == label.lower()]
-    if same:      # never a silent miss of the row the spec most likely means
+    if same:  # never a silent miss of the row the spec most likely means
         field_ = "label" if "label" in raw else "name"
-        v.fail(f"{where}.{field_}", f"a label that is exactly a row of the paper table {table}, "
-               f"or an explicit paper_row (the label {label!r} matches the row {same[0]!r} "
-               f"only in letter case: did you mean paper_row: {same[0]}? paper_row: null "
-               "for none)", label)
+        v.fail(
+            f"{where}.{field_}",
+            f"a label that is exactly a row of the paper table {table}, "
+            f"or an explicit paper_row (the label {label!r} matches the row {same[0]!r} "
+            f"only in letter case: did you mean paper_row: {same[0]}? paper_row: null "
+            "for none)",
+            label,
+        )
     return None
 
 
 # ----------------------------------------------------------------- method parameters
+
 
 def _check_method_task(v, where, name, task, dataset, field_=None):
     """A classifier on a classification data set, a regressor on a regression data set."""
@@ -155,11 +165,15 @@ def _check_method_task(v, where, name, task, dataset, field_=None):
 
     try:
         info = get_method(name)
-    except Exception:           # noqa: BLE001 - an unknown name: _check_method says so
+    except Exception:  # noqa: BLE001 - an unknown name: _check_method says so
         return
     if info.task != task:
-        v.fail(field_ or f"{where}.name", f"a {task} method for the {task} data set {dataset} "
-               f"(one of {', '.join(method_names(task))})", name)
+        v.fail(
+            field_ or f"{where}.name",
+            f"a {task} method for the {task} data set {dataset} "
+            f"(one of {', '.join(method_names(task))})",
+            name,
+        )
 
 
 def _check_oracle(v, where, name, est):
@@ -169,12 +183,16 @@ def _check_oracle(v, where, name, est):
 
     try:
         grid = flatten(est)[1]
-    except Exception:           # noqa: BLE001 - a grid that cannot be read is no grid
+    except Exception:  # noqa: BLE001 - a grid that cannot be read is no grid
         grid = None
     if not grid:
-        v.fail(f"{where}.select", f"selection on the labeled points (default): {name} with these "
-               "params selects nothing, so an oracle has no grid to choose from (set a "
-               "parameter to auto or to a list)", "oracle")
+        v.fail(
+            f"{where}.select",
+            f"selection on the labeled points (default): {name} with these "
+            "params selects nothing, so an oracle has no grid to choose from (set a "
+            "parameter to auto or to a list)",
+            "oracle",
+        )
 
 
 def method_entry(v, where, m, metrics, holdout, graph, task, dataset, check_names=True):
@@ -228,13 +246,15 @@ def method_entry(v, where, m, metrics, holdout, graph, task, dataset, check_name
     v.mapping(m, where, METHOD_FIELDS)
     user = "estimator" in m
     if user == ("name" in m):
-        v.fail(where, "exactly one of 'name' (a registered method or an entry point of "
-               "sskernels.methods) or 'estimator' (an import path pkg.module:Class)")
+        v.fail(
+            where,
+            "exactly one of 'name' (a registered method or an entry point of "
+            "sskernels.methods) or 'estimator' (an import path pkg.module:Class)",
+        )
     fld = f"{where}.estimator" if user else f"{where}.name"
     mname = v.string(m.get("estimator" if user else "name"), fld)
     if not user and ":" in mname:
-        v.fail(fld, "a method name (an import path pkg.module:Class goes in estimator:)",
-               mname)
+        v.fail(fld, "a method name (an import path pkg.module:Class goes in estimator:)", mname)
     params = m.get("params") or {}
     if not isinstance(params, dict):
         v.fail(f"{where}.params", "a mapping of parameter names to values", params)
@@ -245,28 +265,34 @@ def method_entry(v, where, m, metrics, holdout, graph, task, dataset, check_name
     select = v.choice(m.get("select", "labeled"), f"{where}.select", SELECTIONS)
     select = None if select == "labeled" else select
     pick = None
-    if select == "oracle-mean":          # the per-split oracle's records, picked at the end
+    if select == "oracle-mean":  # the per-split oracle's records, picked at the end
         select, pick = "oracle", "mean"
         extra = [x for x in metrics if x not in ("accuracy", "error")]
         if extra:
-            v.fail(f"{where}.select", "select: oracle (per split) with metrics other than "
-                   "accuracy and error: oracle-mean knows each candidate's accuracy only",
-                   "oracle-mean")
+            v.fail(
+                f"{where}.select",
+                "select: oracle (per split) with metrics other than "
+                "accuracy and error: oracle-mean knows each candidate's accuracy only",
+                "oracle-mean",
+            )
     protocol = m.get("protocol")
     if protocol is not None:
         v.choice(protocol, f"{where}.protocol", PROTOCOLS_OF_ROWS)
     for values in [params] + ([grid] if grid else []):
-        _check_param_numbers(v, f"{where}.{'params' if values is params else 'grid'}",
-                             values)
-    if not user:                # the names the registered methods share (a user's: as given)
+        _check_param_numbers(v, f"{where}.{'params' if values is params else 'grid'}", values)
+    if not user:  # the names the registered methods share (a user's: as given)
         _check_param_ranges(v, f"{where}.params", params)
     if holdout:
         pre = _precomputed_param(params)
         if pre is not None:
-            v.fail("splits.holdout", f"0 with {where}.params.{pre}: precomputed, or no "
-                   f"precomputed input with splits.holdout: the two do not combine (the "
-                   f"data's rows and columns are the same points; held-out rows leave a "
-                   f"matrix that is not square)", holdout)
+            v.fail(
+                "splits.holdout",
+                f"0 with {where}.params.{pre}: precomputed, or no "
+                f"precomputed input with splits.holdout: the two do not combine (the "
+                f"data's rows and columns are the same points; held-out rows leave a "
+                f"matrix that is not square)",
+                holdout,
+            )
     if check_names:
         if user:
             user_methods.check_estimator(v, fld, mname)
@@ -276,17 +302,34 @@ def method_entry(v, where, m, metrics, holdout, graph, task, dataset, check_name
             user_methods.check_grid(v, where, est, grid)
             est = user_methods.selection_wrapper(est, grid)
         if select == "oracle" and regression:
-            v.fail(f"{where}.select", "selection on the labeled points (default): the oracle "
-                   "ranks candidates by accuracy, which a regression data set has not", select)
+            v.fail(
+                f"{where}.select",
+                "selection on the labeled points (default): the oracle "
+                "ranks candidates by accuracy, which a regression data set has not",
+                select,
+            )
         if select == "oracle":
             _check_oracle(v, where, mname, est)
     default_label = mname if select is None else f"{mname} (oracle)"
     label = v.string(m.get("label", default_label), f"{where}.label")
     if select == "oracle" and "oracle" not in label.lower():
-        v.fail(f"{where}.label", "a label that says 'oracle' with select: oracle (its "
-               "parameters are chosen on the test labels)", label)
-    return {"name": mname, "label": label, "params": params, "grid": grid, "select": select,
-            "pick": pick, "protocol": protocol, "user": user, "raw": m}
+        v.fail(
+            f"{where}.label",
+            "a label that says 'oracle' with select: oracle (its "
+            "parameters are chosen on the test labels)",
+            label,
+        )
+    return {
+        "name": mname,
+        "label": label,
+        "params": params,
+        "grid": grid,
+        "select": select,
+        "pick": pick,
+        "protocol": protocol,
+        "user": user,
+        "raw": m,
+    }
 
 
 def _param_leaves(value, path=""):
@@ -308,8 +351,7 @@ def _check_param_numbers(v, where, params):
     from sskernels.spec_limits import _finite
 
     for path, value in _param_leaves(params):
-        if isinstance(value, (int, float)) and not isinstance(value, bool) \
-                and not _finite(value):
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and not _finite(value):
             v.fail(f"{where}.{path}", "a finite number (within the range of a float)", value)
 
 
@@ -320,25 +362,38 @@ def _check_param_ranges(v, where, params):
     [:data:`SIGMA_MIN`, :data:`SIGMA_MAX`] (:data:`WIDTH_REASON`), ``laplacian_degree`` 1 to
     :data:`MAX_LAPLACIAN_DEGREE`, every other real number 0 or of a magnitude within
     :data:`PARAM_MAGNITUDE`."""
-    from sskernels.spec_limits import (MAX_LAPLACIAN_DEGREE, PARAM_MAGNITUDE, SIGMA_MAX, SIGMA_MIN,
-                                WIDTH_REASON)
+    from sskernels.spec_limits import (
+        MAX_LAPLACIAN_DEGREE,
+        PARAM_MAGNITUDE,
+        SIGMA_MAX,
+        SIGMA_MIN,
+        WIDTH_REASON,
+    )
 
     for path, value in _param_leaves(params):
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            continue                # text (a width rule, auto) and the rest: the estimator's
+            continue  # text (a width rule, auto) and the rest: the estimator's
         key = re.sub(r"(\[\d+\])+$", "", path).rsplit(".", 1)[-1]
-        key = key[:-len("_grid")] if key.endswith("_grid") else key
+        key = key[: -len("_grid")] if key.endswith("_grid") else key
         if key in ("kernel_width", "kernel_width_scale"):
-            v.number(value, f"{where}.{path}", minimum=SIGMA_MIN, maximum=SIGMA_MAX,
-                     reason=WIDTH_REASON)
+            v.number(
+                value, f"{where}.{path}", minimum=SIGMA_MIN, maximum=SIGMA_MAX, reason=WIDTH_REASON
+            )
         elif key == "laplacian_degree" and isinstance(value, int):
             v.integer(value, f"{where}.{path}", minimum=1, maximum=MAX_LAPLACIAN_DEGREE)
-        elif isinstance(value, float) and value != 0 and not (
-                PARAM_MAGNITUDE[0] <= abs(value) <= PARAM_MAGNITUDE[1]):
-            v.fail(f"{where}.{path}", f"0 or a magnitude from {PARAM_MAGNITUDE[0]:g} to "
-                   f"{PARAM_MAGNITUDE[1]:g} (beyond it a solver over- or underflows: a "
-                   "trade-off of 1e-300 makes a matrix singular, a decay of 1e300 "
-                   "overflows)", value)
+        elif (
+            isinstance(value, float)
+            and value != 0
+            and not (PARAM_MAGNITUDE[0] <= abs(value) <= PARAM_MAGNITUDE[1])
+        ):
+            v.fail(
+                f"{where}.{path}",
+                f"0 or a magnitude from {PARAM_MAGNITUDE[0]:g} to "
+                f"{PARAM_MAGNITUDE[1]:g} (beyond it a solver over- or underflows: a "
+                "trade-off of 1e-300 makes a matrix singular, a decay of 1e300 "
+                "overflows)",
+                value,
+            )
 
 
 def _precomputed_param(params, path=""):
@@ -363,11 +418,17 @@ def _check_graph_params(v, where, params):
     from sskernels.spec_limits import MAX_NEIGHBORS, SIGMA_MAX, SIGMA_MIN, SIGMA_REASON
 
     if "n_neighbors" in params:
-        v.integer(params["n_neighbors"], f"{where}.n_neighbors", minimum=1,
-                  maximum=MAX_NEIGHBORS)
+        v.integer(params["n_neighbors"], f"{where}.n_neighbors", minimum=1, maximum=MAX_NEIGHBORS)
     if "sigma" in params:
-        v.number(params["sigma"], f"{where}.sigma", positive=True, optional=True,
-                 minimum=SIGMA_MIN, maximum=SIGMA_MAX, reason=SIGMA_REASON)
+        v.number(
+            params["sigma"],
+            f"{where}.sigma",
+            positive=True,
+            optional=True,
+            minimum=SIGMA_MIN,
+            maximum=SIGMA_MAX,
+            reason=SIGMA_REASON,
+        )
     for key, choices in (("weights", WEIGHTS), ("metric", METRICS), ("method", SEARCHES)):
         if key in params:
             v.choice(params[key], f"{where}.{key}", choices)
@@ -391,18 +452,27 @@ def _check_method(v, where, name, params, graph=None, field_=None):
     except UnknownNameError:
         from sskernels.learners.registry import method_names
 
-        v.fail(field_ or f"{where}.name", "a registered method or an entry point of "
-               f"{user_methods.ENTRY_POINT_GROUP}{user_methods.did_you_mean(name)}: "
-               f"{', '.join(method_names())}", name)
-    except ParameterError as exc:       # an entry point whose class cannot be imported
+        v.fail(
+            field_ or f"{where}.name",
+            "a registered method or an entry point of "
+            f"{user_methods.ENTRY_POINT_GROUP}{user_methods.did_you_mean(name)}: "
+            f"{', '.join(method_names())}",
+            name,
+        )
+    except ParameterError as exc:  # an entry point whose class cannot be imported
         msg = (str(exc).splitlines() or [type(exc).__name__])[0]
         v.fail(field_ or f"{where}.name", f"an importable method ({msg[:300]})", name)
     if getattr(info.factory, "cls", None) is not None and _registered(name):
         _check_graph_params(v, f"{where}.params", params)
     base = {}
     if info.uses_graph and graph is not None:
-        base = {"n_neighbors": graph.k, "weights": graph.weights, "sigma": graph.sigma,
-                "metric": graph.metric, "method": graph.method}
+        base = {
+            "n_neighbors": graph.k,
+            "weights": graph.weights,
+            "sigma": graph.sigma,
+            "metric": graph.metric,
+            "method": graph.method,
+        }
 
     def built(p):
         est = make_method(name, **{**base, **p})
@@ -411,11 +481,11 @@ def _check_method(v, where, name, params, graph=None, field_=None):
 
     try:
         est = built(params)
-    except Exception as exc:    # noqa: BLE001 - whatever building raises is about the spec
+    except Exception as exc:  # noqa: BLE001 - whatever building raises is about the spec
         _fail_param(v, where, name, info, params, exc, built)
     for key, value, problem in _value_problems(est):
         path = _find_key(params, key)
-        if path is not None:    # a value the spec gave (not a default, not the graph's)
+        if path is not None:  # a value the spec gave (not a default, not the graph's)
             v.fail(f"{where}.params.{path}", f"{problem} ({name}'s {key})", value)
     _check_grids(v, where, name, params, est)
     return est
@@ -449,9 +519,10 @@ def _value_problems(est):
         seen.add(id(obj))
         try:
             values = obj.get_params(deep=False)
-            defaults = {k: p.default for k, p in
-                        inspect.signature(type(obj).__init__).parameters.items()}
-        except Exception:       # noqa: BLE001, S112 - not an estimator we can read
+            defaults = {
+                k: p.default for k, p in inspect.signature(type(obj).__init__).parameters.items()
+            }
+        except Exception:  # noqa: BLE001, S112 - not an estimator we can read
             continue
         constraints = getattr(type(obj), "_parameter_constraints", None) or {}
         for key, value in values.items():
@@ -460,13 +531,21 @@ def _value_problems(est):
                 continue
             default, allowed = defaults.get(key), constraints.get(key) or ()
             sequence = isinstance(default, (list, tuple)) or any(
-                isinstance(c, str) and c == "array-like" for c in allowed)
+                isinstance(c, str) and c == "array-like" for c in allowed
+            )
             if not (number(default) or sequence):
                 continue
-            what = ("a number" if not sequence else "a list of numbers" if not number(default)
-                    else "a number or a list of numbers")
-            if isinstance(value, dict) or (isinstance(value, (list, tuple)) and not (
-                    sequence and all(number(x) for x in value))):
+            what = (
+                "a number"
+                if not sequence
+                else "a list of numbers"
+                if not number(default)
+                else "a number or a list of numbers"
+            )
+            if isinstance(value, dict) or (
+                isinstance(value, (list, tuple))
+                and not (sequence and all(number(x) for x in value))
+            ):
                 yield key, value, what
 
 
@@ -488,34 +567,41 @@ def _fail_param(v, where, name, info, params, exc, built):
     """One line for a parameter the estimator refused: the parameter named by the message,
     else the first parameter refused on its own (``built`` with it alone)."""
     msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-    bad = (re.search(r"unexpected keyword argument '(\w+)'", msg)
-           or re.search(r"The '(\w+)' parameter", msg)
-           or re.search(r"^graph (\w+) must", msg)
-           or re.search(r"^(\w+)(?:\.\w+)? (?:must|is not)", msg))
+    bad = (
+        re.search(r"unexpected keyword argument '(\w+)'", msg)
+        or re.search(r"The '(\w+)' parameter", msg)
+        or re.search(r"^graph (\w+) must", msg)
+        or re.search(r"^(\w+)(?:\.\w+)? (?:must|is not)", msg)
+    )
     key = bad.group(1) if bad else None
     if key is not None and key not in params:
         key = next((k for k in params if k.startswith(key) or key.startswith(k)), None)
-    if key is None and _builds(built, {}):    # else: not any parameter's problem
+    if key is None and _builds(built, {}):  # else: not any parameter's problem
         key = next((k for k in params if not _builds(built, {k: params[k]})), None)
     if not isinstance(exc, (TypeError, ValueError, UnknownNameError)):
         msg = f"{type(exc).__name__}: {msg}"
     field_ = f"{where}.params.{key}" if key else f"{where}.params"
     if "unexpected keyword" in msg:
-        known = sorted(info.factory.cls().get_params(deep=False)) if hasattr(
-            info.factory, "cls") else []
+        known = (
+            sorted(info.factory.cls().get_params(deep=False))
+            if hasattr(info.factory, "cls")
+            else []
+        )
         close = _closest(key, known) if key and known else None
         hint = f"; did you mean {close}?" if close else ""
-        v.fail(field_, f"a parameter of {name}" + (f" ({', '.join(known)})" if known else "")
-               + hint)
-    v.fail(field_, f"a valid value for {name} ({msg[:300]})",
-           params[key] if key in params else None)
+        v.fail(
+            field_, f"a parameter of {name}" + (f" ({', '.join(known)})" if known else "") + hint
+        )
+    v.fail(
+        field_, f"a valid value for {name} ({msg[:300]})", params[key] if key in params else None
+    )
 
 
 def _builds(built, params):
     """Whether ``built(params)`` raises nothing."""
     try:
         built(params)
-    except Exception:           # noqa: BLE001 - any failure is a no
+    except Exception:  # noqa: BLE001 - any failure is a no
         return False
     return True
 
@@ -530,29 +616,38 @@ def _check_grids(v, where, name, params, est):
 
     try:
         base, grid = flatten(est)
-    except Exception:           # noqa: BLE001 - no grid to check; the run says what is wrong
+    except Exception:  # noqa: BLE001 - no grid to check; the run says what is wrong
         return
     for key, values in grid.items():
         leaf = key.rsplit("__", 1)[-1]
-        spec_path = next((p for p, _ in _param_leaves(params)
-                          if re.sub(r"\[\d+\]$", "", p).rsplit(".", 1)[-1]
-                          in (leaf, f"{leaf}_grid")), None)
+        spec_path = next(
+            (
+                p
+                for p, _ in _param_leaves(params)
+                if re.sub(r"\[\d+\]$", "", p).rsplit(".", 1)[-1] in (leaf, f"{leaf}_grid")
+            ),
+            None,
+        )
         spec_path = re.sub(r"\[\d+\]$", "", spec_path) if spec_path else None
         for value in values:
             try:
                 candidate = clone(base).set_params(**{key: value})
-            except Exception:   # noqa: BLE001 - not settable alone (the grid sets it jointly)
+            except Exception:  # noqa: BLE001 - not settable alone (the grid sets it jointly)
                 continue
             try:
                 _validate_nested(candidate)
                 problem = next((p for k, _, p in _value_problems(candidate) if k == leaf), None)
                 if problem is not None:
                     raise ValueError(f"{leaf} must be {problem}")
-            except Exception as exc:    # noqa: BLE001 - whatever the check raises: refused
+            except Exception as exc:  # noqa: BLE001 - whatever the check raises: refused
                 msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
                 field_ = f"{where}.params.{spec_path}" if spec_path else f"{where}.params"
-                v.fail(field_, f"a grid of values valid for {name} ({leaf} is selected over "
-                       f"it; {value!r} is not valid: {msg[:300]})", _get_path(params, spec_path))
+                v.fail(
+                    field_,
+                    f"a grid of values valid for {name} ({leaf} is selected over "
+                    f"it; {value!r} is not valid: {msg[:300]})",
+                    _get_path(params, spec_path),
+                )
 
 
 def _get_path(params, path):
@@ -582,6 +677,7 @@ def _validate_nested(est):
 
 
 # ---------------------------------------------------------------------------- packaged specs
+
 
 def packaged_root():
     """The folder of the packaged specs, or None: the installed package's ``configs``
@@ -699,12 +795,17 @@ def write_packaged(dest, force=False):
     dest = Path(dest)
     names = packaged_specs()
     if not force:
-        differ = [n for n in names if (dest / n).exists()
-                  and (dest / n).read_bytes() != (root / n).read_bytes()]
+        differ = [
+            n
+            for n in names
+            if (dest / n).exists() and (dest / n).read_bytes() != (root / n).read_bytes()
+        ]
         if differ:
-            raise UserError(f"{dest}: {len(differ)} file(s) already there differ from the "
-                            f"packaged specs (first: {dest / differ[0]}); --force overwrites "
-                            "them")
+            raise UserError(
+                f"{dest}: {len(differ)} file(s) already there differ from the "
+                f"packaged specs (first: {dest / differ[0]}); --force overwrites "
+                "them"
+            )
     written = []
     for name in names:
         target = dest / name

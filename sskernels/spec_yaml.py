@@ -34,8 +34,7 @@ _TAG = "tag:yaml.org,2002:"
 #: tags of types no spec field takes (the schema is text, numbers, booleans, lists, mappings)
 REFUSED_TAGS = {f"{_TAG}{t}": t for t in ("set", "omap", "pairs", "binary", "timestamp")}
 #: what an explicitly tagged scalar must be, for the message when it is not
-_SCALAR_KINDS = {"int": "an integer", "float": "a number", "bool": "true or false",
-                 "null": "null"}
+_SCALAR_KINDS = {"int": "an integer", "float": "a number", "bool": "true or false", "null": "null"}
 
 
 class SpecYAMLError(yaml.MarkedYAMLError):
@@ -49,7 +48,7 @@ class SpecYAMLError(yaml.MarkedYAMLError):
 
 
 def _tag(tag):
-    return "!!" + tag[len(_TAG):] if tag.startswith(_TAG) else tag
+    return "!!" + tag[len(_TAG) :] if tag.startswith(_TAG) else tag
 
 
 class SpecLoader(yaml.SafeLoader):
@@ -82,22 +81,31 @@ class SpecLoader(yaml.SafeLoader):
             exception of PyYAML's constructors, at the node.
         """
         kind = REFUSED_TAGS.get(node.tag)
-        if kind == "timestamp" and isinstance(node, yaml.ScalarNode) and self.resolve(
-                yaml.ScalarNode, node.value, (True, False)) == node.tag:   # a plain date
-            raise SpecYAMLError(f"{_short_value(node)} reads as a date or time, which no spec "
-                                "field takes (quote it to write it as text)", node.start_mark)
+        if (
+            kind == "timestamp"
+            and isinstance(node, yaml.ScalarNode)
+            and self.resolve(yaml.ScalarNode, node.value, (True, False)) == node.tag
+        ):  # a plain date
+            raise SpecYAMLError(
+                f"{_short_value(node)} reads as a date or time, which no spec "
+                "field takes (quote it to write it as text)",
+                node.start_mark,
+            )
         if kind is not None:
-            raise SpecYAMLError(f"the tag !!{kind}, which no spec field takes (a spec holds "
-                                "text, numbers, booleans, null, lists and mappings)",
-                                node.start_mark)
+            raise SpecYAMLError(
+                f"the tag !!{kind}, which no spec field takes (a spec holds "
+                "text, numbers, booleans, null, lists and mappings)",
+                node.start_mark,
+            )
         if node in self.recursive_objects:
-            raise SpecYAMLError("an alias inside the value it names (a value that contains "
-                                "itself)", node.start_mark)
+            raise SpecYAMLError(
+                "an alias inside the value it names (a value that contains itself)", node.start_mark
+            )
         try:
             return super().construct_object(node, deep=True)
         except (yaml.YAMLError, RecursionError, MemoryError):
             raise
-        except Exception as exc:    # noqa: BLE001 - PyYAML's constructors raise anything
+        except Exception as exc:  # noqa: BLE001 - PyYAML's constructors raise anything
             raise SpecYAMLError(_construct_problem(node, exc), node.start_mark) from None
 
     def construct_mapping(self, node, deep=False):
@@ -122,8 +130,9 @@ class SpecLoader(yaml.SafeLoader):
             key is given twice.
         """
         if not isinstance(node, yaml.MappingNode):
-            raise SpecYAMLError(f"{_tag(node.tag)} on a {node.id}: it tags a mapping",
-                                node.start_mark)
+            raise SpecYAMLError(
+                f"{_tag(node.tag)} on a {node.id}: it tags a mapping", node.start_mark
+            )
         seen = set()
         for key_node, _ in node.value:
             key = self.construct_object(key_node, deep=deep)
@@ -132,8 +141,7 @@ class SpecLoader(yaml.SafeLoader):
             except TypeError:  # an unhashable key: PyYAML's own error follows
                 dup = False
             if dup:
-                raise SpecYAMLError(f"duplicate key {key!r} (each field once)",
-                                    key_node.start_mark)
+                raise SpecYAMLError(f"duplicate key {key!r} (each field once)", key_node.start_mark)
             try:
                 seen.add(key)
             except TypeError:
@@ -156,7 +164,8 @@ def _construct_problem(node, exc):
         return f"{tag} {_short_value(node)} is not {kind}"
     detail = str(exc).splitlines()[0] if str(exc) else ""
     return f"{tag} {_short_value(node)} cannot be read ({type(exc).__name__}" + (
-        f": {detail[:200]})" if detail else ")")
+        f": {detail[:200]})" if detail else ")"
+    )
 
 
 def _check_size(root):
@@ -167,11 +176,14 @@ def _check_size(root):
     def size(node, depth):
         """Nodes ``node`` expands to (memoized per node: an alias is the same node object)."""
         if depth > MAX_YAML_DEPTH:
-            raise SpecYAMLError(f"YAML nested at most {MAX_YAML_DEPTH} levels deep", limit=True,
-                                got=f"more than {MAX_YAML_DEPTH}")
+            raise SpecYAMLError(
+                f"YAML nested at most {MAX_YAML_DEPTH} levels deep",
+                limit=True,
+                got=f"more than {MAX_YAML_DEPTH}",
+            )
         if id(node) in sizes:
             return sizes[id(node)]
-        sizes[id(node)] = 1             # a cycle (a recursive alias) counts once
+        sizes[id(node)] = 1  # a cycle (a recursive alias) counts once
         if isinstance(node, yaml.MappingNode):
             n = 1 + sum(size(k, depth + 1) + size(v, depth + 1) for k, v in node.value)
         elif isinstance(node, yaml.SequenceNode):
@@ -183,9 +195,13 @@ def _check_size(root):
 
     expanded = size(root, 0)
     if expanded > MAX_YAML_NODES:
-        raise SpecYAMLError(f"a spec of at most {MAX_YAML_NODES:,} YAML nodes once its aliases "
-                            "are expanded (an alias repeated at every level expands "
-                            "exponentially)", limit=True, got=f"{expanded:,} nodes")
+        raise SpecYAMLError(
+            f"a spec of at most {MAX_YAML_NODES:,} YAML nodes once its aliases "
+            "are expanded (an alias repeated at every level expands "
+            "exponentially)",
+            limit=True,
+            got=f"{expanded:,} nodes",
+        )
 
 
 def read_yaml(text):
@@ -215,15 +231,18 @@ def read_yaml(text):
         try:
             root = loader.get_single_node()
         except RecursionError:
-            raise SpecYAMLError(f"YAML nested at most {MAX_YAML_DEPTH} levels deep", limit=True,
-                                got="deeper") from None
+            raise SpecYAMLError(
+                f"YAML nested at most {MAX_YAML_DEPTH} levels deep", limit=True, got="deeper"
+            ) from None
         except (yaml.YAMLError, MemoryError):
             raise
-        except Exception as exc:    # noqa: BLE001 - the scanner's own (chr() out of range)
+        except Exception as exc:  # noqa: BLE001 - the scanner's own (chr() out of range)
             detail = str(exc).splitlines()[0] if str(exc) else ""
-            raise SpecYAMLError(f"unreadable text ({type(exc).__name__}"
-                                + (f": {detail[:200]})" if detail else ")"),
-                                loader.get_mark()) from None
+            raise SpecYAMLError(
+                f"unreadable text ({type(exc).__name__}"
+                + (f": {detail[:200]})" if detail else ")"),
+                loader.get_mark(),
+            ) from None
         if root is None:
             return None
         _check_size(root)

@@ -38,6 +38,7 @@ import re
 import sys
 
 from sskernels.learners.registry import ENTRY_POINT_GROUP  # noqa: F401 - re-exported
+
 #: an import path ``pkg.module:Class`` (the attribute may be dotted: ``module:Outer.Inner``)
 IMPORT_PATH = re.compile(r"[A-Za-z_][\w]*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
 #: a ``--with`` value's label (``LABEL=TARGET``)
@@ -66,7 +67,7 @@ def entry_point_names():
 
     try:
         return sorted({ep.name for ep in entry_points(group=ENTRY_POINT_GROUP)})
-    except Exception:           # noqa: BLE001 - a broken distribution's metadata: none
+    except Exception:  # noqa: BLE001 - a broken distribution's metadata: none
         return []
 
 
@@ -205,31 +206,34 @@ def check_with(text):
     if "estimator" in entry:
         path = entry["estimator"]
         if not is_import_path(path):
-            raise UserError(f"{flag}: expected [LABEL=]pkg.module:Class (an import path) or "
-                            "a method's name")
+            raise UserError(
+                f"{flag}: expected [LABEL=]pkg.module:Class (an import path) or a method's name"
+            )
         module, _, attr = path.partition(":")
         try:
-            get_method(path)        # imports the class (the registry's one import)
-        except Exception as exc:    # noqa: BLE001 - whatever the user's module raises
+            get_method(path)  # imports the class (the registry's one import)
+        except Exception as exc:  # noqa: BLE001 - whatever the user's module raises
             cause = exc.__context__ or exc
             msg = (str(cause).splitlines() or [""])[0][:300]
             if isinstance(cause, ModuleNotFoundError):
                 raise UserError(f"{flag}: {msg}{_import_note()}") from None
             if isinstance(cause, AttributeError):
                 raise UserError(f"{flag}: module {module!r} has no {attr!r}") from None
-            if cause is exc:        # the registry's own reason (e.g. no fit method)
+            if cause is exc:  # the registry's own reason (e.g. no fit method)
                 raise UserError(f"{flag}: {msg.split(': ', 1)[-1]}") from None
-            raise UserError(f"{flag}: importing {module} raised {type(cause).__name__}: "
-                            f"{msg}") from None
+            raise UserError(
+                f"{flag}: importing {module} raised {type(cause).__name__}: {msg}"
+            ) from None
         return entry
     try:
         get_method(entry["name"])
     except UnknownNameError:
-        raise UserError(f"{flag}: no method named {entry['name']!r}"
-                        f"{did_you_mean(entry['name'])}; a registered method "
-                        "(sskernels methods list), an entry point, or pkg.module:Class"
-                        ) from None
-    except Exception as exc:    # noqa: BLE001 - an entry point whose module fails
+        raise UserError(
+            f"{flag}: no method named {entry['name']!r}"
+            f"{did_you_mean(entry['name'])}; a registered method "
+            "(sskernels methods list), an entry point, or pkg.module:Class"
+        ) from None
+    except Exception as exc:  # noqa: BLE001 - an entry point whose module fails
         msg = (str(exc).splitlines() or [type(exc).__name__])[0][:300]
         raise UserError(f"{flag}: {msg}") from None
     return entry
@@ -268,7 +272,7 @@ def check_estimator(v, field_, path):
         v.fail(field_, "an import path pkg.module:Class", path)
     try:
         return get_method(path)
-    except Exception as exc:    # noqa: BLE001 - whatever the user's module raises on import
+    except Exception as exc:  # noqa: BLE001 - whatever the user's module raises on import
         msg = (str(exc).splitlines() or [type(exc).__name__])[0]
         note = _import_note() if "No module named" in msg else ""
         v.fail(field_, f"an importable estimator class with fit ({msg[:300]}){note}", path)
@@ -304,11 +308,14 @@ def grid(v, where, raw, user):
     if raw is None:
         return None
     if not user:
-        v.fail(f"{where}.grid", "no grid: on a registered method (it selects over its own "
-               "grids: set a parameter to auto, to a list, or P_grid: [...] in params)", raw)
+        v.fail(
+            f"{where}.grid",
+            "no grid: on a registered method (it selects over its own "
+            "grids: set a parameter to auto, to a list, or P_grid: [...] in params)",
+            raw,
+        )
     if not isinstance(raw, dict) or not raw:
-        v.fail(f"{where}.grid", "a mapping of parameter names to lists of candidate values",
-               raw)
+        v.fail(f"{where}.grid", "a mapping of parameter names to lists of candidate values", raw)
     for key, values in raw.items():
         if not isinstance(key, str) or not key.strip():
             v.fail(f"{where}.grid", f"parameter names (text), not {key!r}")
@@ -344,18 +351,20 @@ def check_grid(v, where, est, grid_):
     known = set(est.get_params(deep=True)) if hasattr(est, "get_params") else set()
     for key, values in grid_.items():
         if key not in known:
-            v.fail(f"{where}.grid.{key}", "a parameter of the estimator ("
-                   + ", ".join(sorted(known)) + ")", key)
+            v.fail(
+                f"{where}.grid.{key}",
+                "a parameter of the estimator (" + ", ".join(sorted(known)) + ")",
+                key,
+            )
         for value in values:
             try:
                 candidate = clone(est).set_params(**{key: value})
                 check = getattr(candidate, "_validate_params", None)
                 if check is not None and hasattr(type(candidate), "_parameter_constraints"):
                     check()
-            except Exception as exc:    # noqa: BLE001 - the estimator refuses the value
+            except Exception as exc:  # noqa: BLE001 - the estimator refuses the value
                 msg = (str(exc).splitlines() or [type(exc).__name__])[0]
-                v.fail(f"{where}.grid.{key}", f"values the estimator accepts ({msg[:300]})",
-                       value)
+                v.fail(f"{where}.grid.{key}", f"values the estimator accepts ({msg[:300]})", value)
 
 
 def selection_wrapper(est, grid_):

@@ -67,14 +67,19 @@ def require_data(*datasets, who=None):
     every registered file of ``datasets`` is there; otherwise :func:`missing_data`, naming the
     data sets and files.  Without ``datasets`` only the mirror folder itself is required."""
     mirror = data_mirror_path()
-    where = (f"{MIRROR_ENV}={_MIRROR_ENV_AT_START!r} is not a folder and "
-             if _MIRROR_ENV_AT_START else f"{MIRROR_ENV} is not set and ")
+    where = (
+        f"{MIRROR_ENV}={_MIRROR_ENV_AT_START!r} is not a folder and "
+        if _MIRROR_ENV_AT_START
+        else f"{MIRROR_ENV} is not set and "
+    )
     where += f"{DEFAULT_MIRROR} does not exist"
     for_whom = f" (needed by {who})" if who else ""
     if not datasets:
         if mirror is None:
-            missing_data(f"no data mirror: {where}; set {MIRROR_ENV} to a folder laid out like "
-                         f"shared/datasets{for_whom}")
+            missing_data(
+                f"no data mirror: {where}; set {MIRROR_ENV} to a folder laid out like "
+                f"shared/datasets{for_whom}"
+            )
         return mirror
     gaps = {name: _missing_files(mirror, name) for name in dict.fromkeys(datasets)}
     gaps = {name: files for name, files in gaps.items() if files}
@@ -123,10 +128,15 @@ def _without_mirror(name):
 
 
 def pytest_configure(config):
-    config.addinivalue_line("markers", "datasets(*names): the registered data sets a test reads "
-                                       "(named when they are missing)")
-    config.addinivalue_line("markers", "regression: re-runs the first splits of the committed "
-                                       "tables and compares them with results/*_splits.csv")
+    config.addinivalue_line(
+        "markers",
+        "datasets(*names): the registered data sets a test reads (named when they are missing)",
+    )
+    config.addinivalue_line(
+        "markers",
+        "regression: re-runs the first splits of the committed "
+        "tables and compares them with results/*_splits.csv",
+    )
 
 
 @pytest.fixture(autouse=True)
@@ -146,8 +156,9 @@ def moons_small():
     X, y = make_moons(80, noise=0.12, random_state=3)
     Xnew, _ = make_moons(25, noise=0.12, random_state=4)
     rng = np.random.default_rng(0)
-    labeled = np.sort(np.concatenate([rng.choice(np.flatnonzero(y == c), 6, replace=False)
-                                      for c in (0, 1)]))
+    labeled = np.sort(
+        np.concatenate([rng.choice(np.flatnonzero(y == c), 6, replace=False) for c in (0, 1)])
+    )
     yp = np.full(y.size, -1)
     yp[labeled] = y[labeled]
     return X, y, yp, labeled, Xnew

@@ -74,9 +74,11 @@ def _run_group():
     main process leads the group) is signalled, never a test process's group."""
     group = int(os.environ.get(RUN_GROUP, "0"))
     if group <= 1 or os.getpgrp() != group:
-        raise RuntimeError(f"hold_methods: not in a run's own process group ({RUN_GROUP}="
-                           f"{group}, this process's group {os.getpgrp()}); start the run "
-                           "with hold_run in a new session")
+        raise RuntimeError(
+            f"hold_methods: not in a run's own process group ({RUN_GROUP}="
+            f"{group}, this process's group {os.getpgrp()}); start the run "
+            "with hold_run in a new session"
+        )
     return group
 
 
@@ -138,7 +140,7 @@ def hold_point():
         processes = int(os.environ.get(HOLD_PROCESSES, "1"))
         _wait(lambda: len(_callers(folder)) >= processes, f"not {processes} processes fitting")
         start = int(os.environ.get(HOLD_START, "0"))
-        if start > 0:       # that worker is held in its start-up (hold_worker_start)
+        if start > 0:  # that worker is held in its start-up (hold_worker_start)
             held = Path(folder) / f"start_{start:04d}"
             _wait(held.is_file, f"no worker start {start} held")
         group = _run_group()
@@ -160,8 +162,10 @@ def _kill_this_worker(folder, n):
     try:
         distributed.get_worker()
     except (AttributeError, ValueError):
-        raise RuntimeError(f"hold_methods: call {n} is to kill its Dask worker, but process "
-                           f"{os.getpid()} is not one (only a Dask worker is killed)") from None
+        raise RuntimeError(
+            f"hold_methods: call {n} is to kill its Dask worker, but process "
+            f"{os.getpid()} is not one (only a Dask worker is killed)"
+        ) from None
     _wait_for_a_record()
     records = Path(os.environ[HOLD_RECORDS])
     written = len(list(records.rglob("split_*.json")))
@@ -189,8 +193,10 @@ def hold_worker_start():
     os.write(fd, str(os.getpid()).encode())
     os.close(fd)
     if i == at:
-        _wait(lambda: (folder / "signalled").is_file(),
-              f"worker start {i} (pid {os.getpid()}): no Ctrl-C sent")
+        _wait(
+            lambda: (folder / "signalled").is_file(),
+            f"worker start {i} (pid {os.getpid()}): no Ctrl-C sent",
+        )
 
 
 class HoldHarmonic(HarmonicFunction):
@@ -217,8 +223,13 @@ def register():
     (tests/hold_run.py, a Dask worker's preload via :func:`dask_setup`), never the test
     process itself, whose registry the other tests read whole."""
     METHODS["hold-harmonic"] = MethodInfo(
-        "hold-harmonic", _Factory(), "test only", "harmonic function, held at a known call",
-        True, "the harmonic function, held at a known fit (tests/hold_methods.py)")
+        "hold-harmonic",
+        _Factory(),
+        "test only",
+        "harmonic function, held at a known call",
+        True,
+        "the harmonic function, held at a known fit (tests/hold_methods.py)",
+    )
 
 
 def dask_setup(worker):
@@ -234,7 +245,7 @@ def arm_main_process():
     process group for :func:`hold_point` (only when this process leads it), and with
     ``$SSKERNELS_TEST_KILL_AT_RECORD`` kill the run at that record's rename."""
     if os.getpgrp() == os.getpid():
-        os.environ[RUN_GROUP] = str(os.getpid())     # the workers inherit it
+        os.environ[RUN_GROUP] = str(os.getpid())  # the workers inherit it
     at = int(os.environ.get(KILL_AT_RECORD, "0"))
     if at <= 0:
         return
@@ -280,23 +291,48 @@ def write_spec(folder, n_splits=N_SPLITS):
     return spec, out
 
 
-def run_env(env, hold=None, records=None, processes=1, kill_at_record=None, at=None,
-            start=None, kill_worker_at=None):
+def run_env(
+    env,
+    hold=None,
+    records=None,
+    processes=1,
+    kill_at_record=None,
+    at=None,
+    start=None,
+    kill_worker_at=None,
+):
     """``env`` (the CLI tests' ``cli_env``) for :mod:`hold_run`: this folder on
     ``PYTHONPATH``; ``hold``: the folder of the call files (the hold is armed), ``records``
     the folder a record must be in first (None: no wait), ``processes`` how many processes
     must have called ``fit`` first, ``at`` the call that sends the Ctrl-C (default 2),
     ``start`` the worker start held until it is sent; ``kill_at_record``: the record write
     to kill; ``kill_worker_at`` (with ``hold``): the call that kills its Dask worker."""
-    env = {k: v for k, v in env.items() if k not in
-           (HOLD_DIR, HOLD_AT, HOLD_RECORDS, HOLD_PROCESSES, KILL_AT_RECORD, RUN_GROUP,
-            HOLD_START, KILL_WORKER_AT)}
-    env["PYTHONPATH"] = os.pathsep.join([str(TESTS)] + [p for p in
-                                         env.get("PYTHONPATH", "").split(os.pathsep) if p])
+    env = {
+        k: v
+        for k, v in env.items()
+        if k
+        not in (
+            HOLD_DIR,
+            HOLD_AT,
+            HOLD_RECORDS,
+            HOLD_PROCESSES,
+            KILL_AT_RECORD,
+            RUN_GROUP,
+            HOLD_START,
+            KILL_WORKER_AT,
+        )
+    }
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(TESTS)] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+    )
     if hold is not None:
         env.update({HOLD_DIR: str(hold), HOLD_PROCESSES: str(processes)})
-        optional = {HOLD_RECORDS: records, HOLD_AT: at, HOLD_START: start,
-                    KILL_WORKER_AT: kill_worker_at}
+        optional = {
+            HOLD_RECORDS: records,
+            HOLD_AT: at,
+            HOLD_START: start,
+            KILL_WORKER_AT: kill_worker_at,
+        }
         env.update({k: str(v) for k, v in optional.items() if v is not None})
     if kill_at_record is not None:
         env[KILL_AT_RECORD] = str(kill_at_record)
@@ -312,17 +348,22 @@ class launch:
         import subprocess
         import sys
 
-        self.proc = subprocess.Popen([sys.executable, "-m", "hold_run", *map(str, args)],
-                                     env=env, cwd=cwd, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True,
-                                     start_new_session=True)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "hold_run", *map(str, args)],
+            env=env,
+            cwd=cwd,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
 
     def __enter__(self):
         return self.proc
 
     def __exit__(self, *exc):
         try:
-            os.killpg(self.proc.pid, signal.SIGKILL)     # what a failed test left running
+            os.killpg(self.proc.pid, signal.SIGKILL)  # what a failed test left running
         except (ProcessLookupError, PermissionError):
             pass
         if self.proc.returncode is None:
@@ -342,8 +383,9 @@ def temporaries(out):
     (``.NAME.XXXXXXXX.tmp``), relative paths."""
     from sskernels.experiment.records import TMP_NAME
 
-    return sorted(str(p.relative_to(out)) for p in Path(out).rglob(".*.tmp")
-                  if TMP_NAME.fullmatch(p.name))
+    return sorted(
+        str(p.relative_to(out)) for p in Path(out).rglob(".*.tmp") if TMP_NAME.fullmatch(p.name)
+    )
 
 
 def records(out, seconds=False):

@@ -26,8 +26,7 @@ def spec_counting_tasks(tmp_path, monkeypatch):
     path.write_text(SPEC.format(output=out))
     ran = []
     real = runner.run_record
-    monkeypatch.setattr(runner, "run_record",
-                        lambda t, prep: ran.append(t) or real(t, prep))
+    monkeypatch.setattr(runner, "run_record", lambda t, prep: ran.append(t) or real(t, prep))
     return path, out, ran
 
 
@@ -42,27 +41,33 @@ def test_a_fresh_clone_takes_every_current_record_from_the_archive(tmp_path, mon
     assert len(ran) == 6
     assert write_archive(out) == 6
     data = archive_path(out).read_bytes()
-    assert write_archive(out) == 6 and archive_path(out).read_bytes() == data   # reproducible
+    assert write_archive(out) == 6 and archive_path(out).read_bytes() == data  # reproducible
     fresh_clone(out)
     again = run_spec(load_spec(path), progress=False)
-    assert len(ran) == 6                                     # nothing computed
+    assert len(ran) == 6  # nothing computed
     assert again["value"].tolist() == first["value"].tolist()
     assert len(list(out.glob("records/*/*/split_*.json"))) == 6
     assert (out / "graph_seconds.json").is_file()
 
 
-def test_a_change_of_one_learner_recomputes_only_its_records_from_the_archive(tmp_path,
-                                                                              monkeypatch):
+def test_a_change_of_one_learner_recomputes_only_its_records_from_the_archive(
+    tmp_path, monkeypatch
+):
     path, out, ran = spec_counting_tasks(tmp_path, monkeypatch)
     first = run_spec(load_spec(path), progress=False)
     write_archive(out)
     fresh_clone(out)
     real = prov.module_digest
-    monkeypatch.setattr(prov, "module_digest", lambda name, root=None: (
-        "edited" if name == "sskernels.learners.spectral" else "") + real(name, root))
+    monkeypatch.setattr(
+        prov,
+        "module_digest",
+        lambda name, root=None: (
+            ("edited" if name == "sskernels.learners.spectral" else "") + real(name, root)
+        ),
+    )
     again = run_spec(load_spec(path), progress=False)
     spec = load_spec(path)
-    assert sorted(ran[6:]) == [(1, 0, s) for s in range(3)]    # TSK's three splits only
+    assert sorted(ran[6:]) == [(1, 0, s) for s in range(3)]  # TSK's three splits only
     assert again["value"].tolist() == first["value"].tolist()
     assert {m.label for m in spec.methods} == {"harmonic", "TSK"}
 
@@ -93,8 +98,8 @@ def test_a_folder_the_table_restored_on_a_fresh_clone_can_be_run_into(tmp_path, 
     real = prov.module_digest
     monkeypatch.setattr(prov, "module_digest", lambda name, root=None: "edited" + real(name, root))
     with pytest.raises(UserError, match="no records"):
-        load_records(load_spec(path))              # the table: restores the run files only
+        load_records(load_spec(path))  # the table: restores the run files only
     assert (out / "data_fingerprint.json").is_file() and not (out / "records").exists()
-    claim_output(load_spec(path))                  # refused the folder before the marker
+    claim_output(load_spec(path))  # refused the folder before the marker
     run_spec(load_spec(path), progress=False)
-    assert len(ran) == 12                          # every record recomputed
+    assert len(ran) == 12  # every record recomputed

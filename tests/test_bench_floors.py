@@ -20,8 +20,9 @@ def test_floors_of_a_small_and_a_large_sparse_set():
     assert all(small[k] > 0 for k in ("solve", "knn", "eigh"))
     # the full eigendecomposition costs more than one solve of the same size
     assert small["eigh"] > small["solve"]
-    big = F.floors(sp.random(F.DENSE_MAX_N + 1, 20, density=0.1, format="csr",
-                             random_state=0), k=3, repeats=1)
+    big = F.floors(
+        sp.random(F.DENSE_MAX_N + 1, 20, density=0.1, format="csr", random_state=0), k=3, repeats=1
+    )
     assert big["solve"] is None and big["eigh"] is None and big["knn"] > 0
 
 
@@ -32,9 +33,14 @@ def test_ratio():
 
 
 def test_bench_writes_stages_with_their_floors(tmp_path):
-    raw = {"name": "bf", "dataset": "sklearn-wine", "preprocess": "minmax",
-           "graph": {"k": 6}, "splits": {"n_splits": 2, "n_labeled": 20, "seed": 1},
-           "methods": [{"name": "harmonic"}, {"name": "svm", "params": {"C": 1.0}}]}
+    raw = {
+        "name": "bf",
+        "dataset": "sklearn-wine",
+        "preprocess": "minmax",
+        "graph": {"k": 6},
+        "splits": {"n_splits": 2, "n_labeled": 20, "seed": 1},
+        "methods": [{"name": "harmonic"}, {"name": "svm", "params": {"C": 1.0}}],
+    }
     path = tmp_path / "bf.yaml"
     path.write_text(yaml.safe_dump(raw))
     stem = tmp_path / "out" / "bench_bf"
@@ -45,21 +51,25 @@ def test_bench_writes_stages_with_their_floors(tmp_path):
     assert (df["n"] == 178).all()
     fit = df[df["floor"] == "dense solve"]
     assert len(fit) == 2 and fit["floor_seconds"].nunique() == 1
-    np.testing.assert_allclose(fit["ratio"], fit["seconds"] / fit["floor_seconds"],
-                               rtol=0.02)
+    np.testing.assert_allclose(fit["ratio"], fit["seconds"] / fit["floor_seconds"], rtol=0.02)
     md = stem.with_suffix(".md").read_text()
     assert "| bf | 178 | harmonic |" in md and "dense solve" in md
     assert "× dense solve" in res.output
 
 
 def test_bench_without_floors(tmp_path):
-    raw = {"name": "nf", "dataset": "sklearn-wine", "graph": {"k": 6},
-           "splits": {"n_splits": 1, "n_labeled": 20, "seed": 1},
-           "methods": [{"name": "harmonic"}]}
+    raw = {
+        "name": "nf",
+        "dataset": "sklearn-wine",
+        "graph": {"k": 6},
+        "splits": {"n_splits": 1, "n_labeled": 20, "seed": 1},
+        "methods": [{"name": "harmonic"}],
+    }
     path = tmp_path / "nf.yaml"
     path.write_text(yaml.safe_dump(raw))
-    res = CliRunner().invoke(app, ["bench", str(path), "--no-floors", "--out",
-                                   str(tmp_path / "nf")])
+    res = CliRunner().invoke(
+        app, ["bench", str(path), "--no-floors", "--out", str(tmp_path / "nf")]
+    )
     assert res.exit_code == 0, res.output
     df = pd.read_csv(tmp_path / "nf.csv")
     assert df["ratio"].isna().all()
@@ -72,9 +82,13 @@ def test_bench_loads_each_data_set_once(tmp_path, monkeypatch):
     calls = []
     real = prepare.load_data
     monkeypatch.setattr(prepare, "load_data", lambda spec: calls.append(spec.name) or real(spec))
-    raw = {"name": "once", "dataset": "sklearn-wine", "graph": {"k": 6},
-           "splits": {"n_splits": 1, "n_labeled": 20, "seed": 1},
-           "methods": [{"name": "harmonic"}]}
+    raw = {
+        "name": "once",
+        "dataset": "sklearn-wine",
+        "graph": {"k": 6},
+        "splits": {"n_splits": 1, "n_labeled": 20, "seed": 1},
+        "methods": [{"name": "harmonic"}],
+    }
     path = tmp_path / "once.yaml"
     path.write_text(yaml.safe_dump(raw))
     res = CliRunner().invoke(app, ["bench", str(path), "--out", str(tmp_path / "once")])
@@ -88,10 +102,17 @@ def test_run_spec_refuses_another_specs_preparation(tmp_path):
     from sskernels.spec import parse_spec
 
     def spec(name):
-        return parse_spec({"name": name, "dataset": "sklearn-wine", "graph": {"k": 6},
-                           "splits": {"n_splits": 1, "n_labeled": 20, "seed": 1},
-                           "methods": [{"name": "harmonic"}],
-                           "output": str(tmp_path / name)}, tmp_path / f"{name}.yaml")
+        return parse_spec(
+            {
+                "name": name,
+                "dataset": "sklearn-wine",
+                "graph": {"k": 6},
+                "splits": {"n_splits": 1, "n_labeled": 20, "seed": 1},
+                "methods": [{"name": "harmonic"}],
+                "output": str(tmp_path / name),
+            },
+            tmp_path / f"{name}.yaml",
+        )
 
     a, b = spec("a"), spec("b")
     with pytest.raises(ValueError, match="another spec"):
@@ -106,9 +127,14 @@ def test_bench_compare_against_the_committed_records_of_the_same_splits(tmp_path
     import gzip
     import json
 
-    raw = {"name": "cmp", "dataset": "sklearn-wine", "graph": {"k": 6},
-           "splits": {"n_splits": 2, "n_labeled": 20, "seed": 1},
-           "methods": [{"name": "harmonic"}], "output": str(tmp_path / "runs" / "cmp")}
+    raw = {
+        "name": "cmp",
+        "dataset": "sklearn-wine",
+        "graph": {"k": 6},
+        "splits": {"n_splits": 2, "n_labeled": 20, "seed": 1},
+        "methods": [{"name": "harmonic"}],
+        "output": str(tmp_path / "runs" / "cmp"),
+    }
     path = tmp_path / "cmp.yaml"
     path.write_text(yaml.safe_dump(raw))
     runner = CliRunner()
@@ -116,20 +142,32 @@ def test_bench_compare_against_the_committed_records_of_the_same_splits(tmp_path
     assert runner.invoke(app, ["archive", str(tmp_path / "runs" / "cmp")]).exit_code == 0
     archive = tmp_path / "runs" / "cmp.records.jsonl.gz"
     lines = [json.loads(line) for line in gzip.open(archive, "rt")]
-    for rec in lines:                   # committed: 1000 s on split 0, 10 s on split 1
+    for rec in lines:  # committed: 1000 s on split 0, 10 s on split 1
         if "seconds" in rec and "split" in rec:
             rec["seconds"], rec["key"] = (1000.0 if rec["split"] == 0 else 10.0), "old code"
     with gzip.open(archive, "wt") as fh:
         fh.write("".join(json.dumps(rec) + "\n" for rec in lines))
-    raw["methods"].append({"name": "svm", "params": {"C": 1.0}})     # not in the archive
+    raw["methods"].append({"name": "svm", "params": {"C": 1.0}})  # not in the archive
     path.write_text(yaml.safe_dump(raw))
-    res = runner.invoke(app, ["bench", str(path), "--no-floors", "--splits", "1", "--compare",
-                              "--out", str(tmp_path / "b")])
+    res = runner.invoke(
+        app,
+        [
+            "bench",
+            str(path),
+            "--no-floors",
+            "--splits",
+            "1",
+            "--compare",
+            "--out",
+            str(tmp_path / "b"),
+        ],
+    )
     assert res.exit_code == 0, res.output
     df = pd.read_csv(tmp_path / "b.csv").set_index("stage")
     assert df.loc["harmonic", "committed_seconds"] == 1000.0
     assert df.loc["harmonic", "vs_committed"] == pytest.approx(
-        df.loc["harmonic", "seconds"] / 1000.0, abs=1e-3)
+        df.loc["harmonic", "seconds"] / 1000.0, abs=1e-3
+    )
     assert np.isnan(df.loc["svm", "committed_seconds"]) and np.isnan(df.loc["svm", "vs_committed"])
     assert "fresh ÷ committed" in res.output
     md = (tmp_path / "b.md").read_text()

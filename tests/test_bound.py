@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from test_spec_cli import REPO, cli_env
+from test_spec_cli import cli_env
 
 SPEC = """
 name: wine_bound_test
@@ -39,9 +39,14 @@ def write_spec(tmp_path, methods, name="wine.yaml"):
 
 
 def sskernels(args, tmp_path):
-    return subprocess.run([sys.executable, "-m", "sskernels", *map(str, args)],
-                          env=cli_env(tmp_path), cwd=tmp_path, capture_output=True, text=True,
-                          timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "sskernels", *map(str, args)],
+        env=cli_env(tmp_path),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def read(path):
@@ -57,14 +62,15 @@ def brute_force(spec_path, name, param, values, **fixed):
 
     spec = load_spec(spec_path)
     prep = prepare(spec)
-    (_, splits), = prep.settings
+    ((_, splits),) = prep.settings
     A = np.zeros((len(splits), len(values)))
     for s, lab in enumerate(splits):
         yp = np.full(prep.y.size, -1)
         yp[lab] = prep.y[lab]
         for j, v in enumerate(values):
-            est = make_method(name, n_neighbors=6, weights="hein-maier", **fixed,
-                              **{param: v}).fit(prep.X, yp)
+            est = make_method(name, n_neighbors=6, weights="hein-maier", **fixed, **{param: v}).fit(
+                prep.X, yp
+            )
             A[s, j] = 100 * np.mean(est.transduction_[yp < 0] == prep.y[yp < 0])
     means = A.mean(axis=0)
     return A.max(axis=1).mean(), means.max(), values[int(np.argmax(means))]
@@ -74,24 +80,27 @@ def test_bound_equals_a_brute_force_search_and_frees_fixed_parameters(tmp_path):
     from sskernels.learners.propagation import ALPHAS
     from sskernels.learners.spectral import BETA_GRID
 
-    spec = write_spec(tmp_path, """
+    spec = write_spec(
+        tmp_path,
+        """
   - name: harmonic
   - name: consistency
     params: {alpha: 0.99}
   - name: tsk
     label: TSK
     params: {n_components: 10, eta: 2, beta: auto}
-""")
+""",
+    )
     r = sskernels(["run", spec, "--no-progress"], tmp_path)
     assert r.returncode == 0, r.stderr
     r = sskernels(["bound", spec, "--no-progress", "-o", tmp_path / "all"], tmp_path)
     assert r.returncode == 0, r.stderr
     rows = read(tmp_path / "out_bound" / "bound.csv")
-    assert set(rows) == {"consistency", "TSK"}          # harmonic: nothing to choose
+    assert set(rows) == {"consistency", "TSK"}  # harmonic: nothing to choose
     assert "harmonic" in (tmp_path / "out_bound" / "bound.md").read_text()
     assert read(tmp_path / "all.csv") == rows
 
-    alphas = sorted(ALPHAS, reverse=True)               # the grid's preference order
+    alphas = sorted(ALPHAS, reverse=True)  # the grid's preference order
     bound, fixed, at = brute_force(spec, "consistency", "alpha", alphas)
     c = rows["consistency"]
     assert c["grid"] == "alpha (4) (freed: alpha)"
@@ -135,19 +144,33 @@ def test_verdict_beyond_reach_needs_a_gap_of_two_standard_errors():
     from sskernels.experiment.bound import LABEL_SUFFIX, bound_rows
 
     def frame(values):
-        return pd.DataFrame({
-            "setting": "20 labeled", "method": "TSK" + LABEL_SUFFIX, "metric": "accuracy",
-            "value": values, "dataset": "wine", "paper": "TSK", "n_labeled": 20,
-            "oracle": [{"params": [{"beta": 1.0}, {"beta": 2.0}],
-                        "accuracy": [v, v - 1]} for v in values]})
+        return pd.DataFrame(
+            {
+                "setting": "20 labeled",
+                "method": "TSK" + LABEL_SUFFIX,
+                "metric": "accuracy",
+                "value": values,
+                "dataset": "wine",
+                "paper": "TSK",
+                "n_labeled": 20,
+                "oracle": [
+                    {"params": [{"beta": 1.0}, {"beta": 2.0}], "accuracy": [v, v - 1]}
+                    for v in values
+                ],
+            }
+        )
 
-    spec = SimpleNamespace(table="t", name="t", path="configs/liu2009/wine.yaml",
-                           preprocess="minmax", reading=None,
-                           dataset=SimpleNamespace(name="wine", file=None),
-                           graph=SimpleNamespace(k=6, weights="hein-maier", metric="euclidean"),
-                           splits=SimpleNamespace(protocol="random", seed=0))
-    bspec = SimpleNamespace(paper=SimpleNamespace(
-        table="liu2009_table3_uci_transductive_accuracy"))
+    spec = SimpleNamespace(
+        table="t",
+        name="t",
+        path="configs/liu2009/wine.yaml",
+        preprocess="minmax",
+        reading=None,
+        dataset=SimpleNamespace(name="wine", file=None),
+        graph=SimpleNamespace(k=6, weights="hein-maier", metric="euclidean"),
+        splits=SimpleNamespace(protocol="random", seed=0),
+    )
+    bspec = SimpleNamespace(paper=SimpleNamespace(table="liu2009_table3_uci_transductive_accuracy"))
     # paper TSK wine 72.28 ± 1.24 (a std over its 20 splits: se 0.277): bound 70, se 0.29
     # -> gap 2.28 > 2 x sqrt(0.29^2 + 0.277^2) = 0.80: beyond our reading
     row = bound_rows(frame([69.5, 70.0, 70.5]), spec, bspec, {}).iloc[0]
@@ -155,7 +178,7 @@ def test_verdict_beyond_reach_needs_a_gap_of_two_standard_errors():
     assert row["best_fixed"] == pytest.approx(70.0)
     assert row["paper_se"] == pytest.approx(1.24 / np.sqrt(20), abs=0.005)
     assert "preprocess" in row["reading"]
-    assert "data wine (wine.data, 178 x 13)" in row["reading"]      # the file it rests on
+    assert "data wine (wine.data, 178 x 13)" in row["reading"]  # the file it rests on
     # se 1.12: the bound's se alone (gap 2.28 > 2.24) would say beyond; with the paper's own
     # sampling error, 2 x sqrt(1.12^2 + 0.277^2) = 2.31 > 2.28: within reach
     row = bound_rows(frame([68.06, 70.0, 71.94]), spec, bspec, {}).iloc[0]
@@ -175,13 +198,17 @@ def test_a_method_whose_grid_cannot_be_built_is_named_not_skipped(tmp_path, monk
     from sskernels.experiment.bound import bound_spec
     from sskernels.spec import load_spec
 
-    spec = load_spec(write_spec(tmp_path, "  - name: tsk\n    label: TSK here\n"
-                                          "    params: {beta: auto}\n"))
+    spec = load_spec(
+        write_spec(tmp_path, "  - name: tsk\n    label: TSK here\n    params: {beta: auto}\n")
+    )
 
     def broken(est):
         raise ValueError("no grid for you")
 
     monkeypatch.setattr(oracle, "flatten", broken)
-    with pytest.raises(ValueError, match=r"'TSK here' \(tsk\): cannot build its parameter "
-                                         r"grid: no grid for you"):
+    with pytest.raises(
+        ValueError,
+        match=r"'TSK here' \(tsk\): cannot build its parameter "
+        r"grid: no grid for you",
+    ):
         bound_spec(spec)

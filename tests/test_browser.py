@@ -36,11 +36,14 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, require_data
+
 # the wheel of this tree in a fresh venv, and an empty folder with the user's myssl.py
 from test_installed_wheel import user_folder, wheel_venv  # noqa: F401 - fixtures
 
-CHROMIUM = next((p for p in (shutil.which(n) for n in ("chromium", "chromium-browser",
-                                                        "google-chrome")) if p), None)
+CHROMIUM = next(
+    (p for p in (shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome")) if p),
+    None,
+)
 REQUIRED = os.environ.get("SSKERNELS_REQUIRE_BROWSER") == "1"
 DOCS_REQUIRED = os.environ.get("SSKERNELS_REQUIRE_DOCS") == "1"
 SCREENSHOTS = REPO / "build" / "screenshots"
@@ -61,22 +64,41 @@ class Browser:
     """Headless Chromium over the DevTools protocol on a pipe pair."""
 
     def __init__(self, profile):
-        cmd_r, self._cmd_w = os.pipe()          # our commands: Chromium's fd 3
-        self._res_r, res_w = os.pipe()          # its answers and events: its fd 4
+        cmd_r, self._cmd_w = os.pipe()  # our commands: Chromium's fd 3
+        self._res_r, res_w = os.pipe()  # its answers and events: its fd 4
         # the child's ends above 9, so that the redirections to 3 and 4 cannot overwrite them
         cmd_r, res_w = (self._high(fd) for fd in (cmd_r, res_w))
-        args = ["--headless=new", "--remote-debugging-pipe", "--disable-gpu",
-                "--no-first-run", "--no-default-browser-check", "--disable-extensions",
-                "--disable-background-networking", "--disable-component-update",
-                "--disable-sync", "--disable-default-apps", "--mute-audio",
-                "--hide-scrollbars", f"--user-data-dir={profile}", "about:blank"]
+        args = [
+            "--headless=new",
+            "--remote-debugging-pipe",
+            "--disable-gpu",
+            "--no-first-run",
+            "--no-default-browser-check",
+            "--disable-extensions",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--disable-default-apps",
+            "--mute-audio",
+            "--hide-scrollbars",
+            f"--user-data-dir={profile}",
+            "about:blank",
+        ]
         if hasattr(os, "geteuid") and os.geteuid() == 0:
-            args.insert(0, "--no-sandbox")      # Chromium refuses its sandbox as root
+            args.insert(0, "--no-sandbox")  # Chromium refuses its sandbox as root
         self.proc = subprocess.Popen(
-            [shutil.which("bash") or "/bin/bash", "-c",        # (dash: no fd above 9)
-             f'exec "$0" "$@" 3<&{cmd_r} 4>&{res_w}', CHROMIUM, *args],
-            pass_fds=(cmd_r, res_w), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL)
+            [
+                shutil.which("bash") or "/bin/bash",
+                "-c",  # (dash: no fd above 9)
+                f'exec "$0" "$@" 3<&{cmd_r} 4>&{res_w}',
+                CHROMIUM,
+                *args,
+            ],
+            pass_fds=(cmd_r, res_w),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         os.close(cmd_r)
         os.close(res_w)
         self._next = 0
@@ -119,8 +141,9 @@ class Browser:
             msg["sessionId"] = session
         os.write(self._cmd_w, json.dumps(msg).encode() + b"\0")
         with self._cond:
-            if not self._cond.wait_for(lambda: msg["id"] in self._replies
-                                       or getattr(self, "_closed", False), timeout):
+            if not self._cond.wait_for(
+                lambda: msg["id"] in self._replies or getattr(self, "_closed", False), timeout
+            ):
                 raise TimeoutError(f"Chromium did not answer {method} in {timeout} s")
             reply = self._replies.pop(msg["id"], None)
         if reply is None:
@@ -131,9 +154,13 @@ class Browser:
 
     def wait_event(self, method, session, since, timeout=60):
         with self._cond:
-            ok = self._cond.wait_for(lambda: any(
-                e["method"] == method and e.get("sessionId") == session
-                for e in self.events[since:]), timeout)
+            ok = self._cond.wait_for(
+                lambda: any(
+                    e["method"] == method and e.get("sessionId") == session
+                    for e in self.events[since:]
+                ),
+                timeout,
+            )
         if not ok:
             raise TimeoutError(f"no {method} in {timeout} s")
 
@@ -142,15 +169,20 @@ class Browser:
         another page: what a first visit sees), loaded (load event, then no new request for
         0.5 s)."""
         context = self.send("Target.createBrowserContext")["browserContextId"]
-        target = self.send("Target.createTarget", {"url": "about:blank",
-                                                   "browserContextId": context})["targetId"]
-        session = self.send("Target.attachToTarget", {"targetId": target,
-                                                      "flatten": True})["sessionId"]
+        target = self.send(
+            "Target.createTarget", {"url": "about:blank", "browserContextId": context}
+        )["targetId"]
+        session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True})[
+            "sessionId"
+        ]
         for method in ("Page.enable", "Runtime.enable", "Log.enable", "Network.enable"):
             self.send(method, session=session)
         self.send("Network.setBlockedURLs", {"urls": BLOCKED}, session)
-        self.send("Emulation.setDeviceMetricsOverride", {
-            "width": width, "height": height, "deviceScaleFactor": 1, "mobile": False}, session)
+        self.send(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
+            session,
+        )
         since = len(self.events)
         self.send("Page.navigate", {"url": url}, session)
         self.wait_event("Page.loadEventFired", session, since)
@@ -183,9 +215,12 @@ class Page:
 
     def events(self, method=None):
         with self.b._cond:
-            ev = list(self.b.events[self.since:])
-        return [e for e in ev if e.get("sessionId") == self.session
-                and (method is None or e["method"] == method)]
+            ev = list(self.b.events[self.since :])
+        return [
+            e
+            for e in ev
+            if e.get("sessionId") == self.session and (method is None or e["method"] == method)
+        ]
 
     def settle(self, quiet=0.5, limit=10.0):
         """Wait until no request has started for ``quiet`` seconds (at most ``limit``)."""
@@ -199,8 +234,11 @@ class Page:
             time.sleep(0.05)
 
     def evaluate(self, expression):
-        res = self.b.send("Runtime.evaluate", {"expression": expression, "returnByValue": True,
-                                               "awaitPromise": True}, self.session)
+        res = self.b.send(
+            "Runtime.evaluate",
+            {"expression": expression, "returnByValue": True, "awaitPromise": True},
+            self.session,
+        )
         if "exceptionDetails" in res:
             raise RuntimeError(f"{expression[:80]}: {res['exceptionDetails']}")
         return res["result"].get("value")
@@ -210,8 +248,9 @@ class Page:
         for e in self.events():
             p = e["params"]
             if e["method"] == "Runtime.consoleAPICalled" and p["type"] in ("error", "assert"):
-                out.append(" ".join(str(a.get("value", a.get("description", "")))
-                                    for a in p["args"]))
+                out.append(
+                    " ".join(str(a.get("value", a.get("description", ""))) for a in p["args"])
+                )
             elif e["method"] == "Runtime.exceptionThrown":
                 d = p["exceptionDetails"]
                 out.append(d.get("exception", {}).get("description") or d.get("text"))
@@ -250,9 +289,11 @@ class Page:
         size = self.b.send("Page.getLayoutMetrics", session=self.session)["cssContentSize"]
         width = int(size["width"]) or 1400
         height = max(1, min(int(size["height"]), max_height))
-        self.b.send("Emulation.setDeviceMetricsOverride", {
-            "width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
-            self.session)
+        self.b.send(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
+            self.session,
+        )
         shot = self.b.send("Page.captureScreenshot", {"format": "png"}, self.session)
         path.write_bytes(base64.b64decode(shot["data"]))
         return path
@@ -311,7 +352,7 @@ def test_report_in_chromium(browser, tmp_path):
     assert row is not None
     assert (row["position"], row["rank"], row["visible"]) == ("3", "3.00", True)
     assert row["cells"][:3] == ["3", "Mine yours", "3.00"] and row["results"] >= 1
-    assert row["glance"] == 1                   # its name cell in the table at a glance
+    assert row["glance"] == 1  # its name cell in the table at a glance
     page.screenshot(SCREENSHOTS / "report_run_folder.png")
 
 
@@ -321,8 +362,9 @@ def test_committed_tables_report_in_chromium(browser, tmp_path):
     out = write_report([REPO / "results" / "liu2009"], tmp_path / "liu2009.html")
     page = browser.open(out.as_uri())
     n = check_page(page, min_images=4)
-    suites = page.evaluate("Array.from(document.querySelectorAll('section.suite'))"
-                           ".map(s => s.dataset.suite)")
+    suites = page.evaluate(
+        "Array.from(document.querySelectorAll('section.suite')).map(s => s.dataset.suite)"
+    )
     assert "liu2009/table3" in suites and n >= len(suites)
     page.screenshot(SCREENSHOTS / "report_results_liu2009.png")
 
@@ -338,8 +380,20 @@ def test_wheel_run_and_report_in_chromium(browser, wheel_venv, user_folder, tmp_
     mirror = require_data(*LIU_T3, who="the report of the installed wheel's liu2009/table3")
     _, bin_dir = wheel_venv
     env = {"SSKERNELS_DATA_MIRROR": str(mirror), "SSKERNELS_DATA_DIR": str(tmp_path / "cache")}
-    res = _sskernels(bin_dir, ["run", "liu2009/table3", "--with", "Mine=myssl:LabeledKNN",
-                               "--splits", "2", "--no-progress"], user_folder, **env)
+    res = _sskernels(
+        bin_dir,
+        [
+            "run",
+            "liu2009/table3",
+            "--with",
+            "Mine=myssl:LabeledKNN",
+            "--splits",
+            "2",
+            "--no-progress",
+        ],
+        user_folder,
+        **env,
+    )
     assert res.returncode == 0, res.stderr[-3000:]
     res = _sskernels(bin_dir, ["report"], user_folder, **env)
     assert res.returncode == 0, res.stderr[-3000:]
@@ -352,20 +406,31 @@ def test_wheel_run_and_report_in_chromium(browser, wheel_venv, user_folder, tmp_
     assert board.loc["Mine", "user"]
     assert row["position"] == str(board.loc["Mine", "position"])
     assert row["rank"] == f"{board.loc['Mine', 'rank']:.2f}"
-    assert row["results"] == len(LIU_T3)        # its row in the table of every data set
-    assert row["glance"] == 1                   # and in the table at a glance, shown
+    assert row["results"] == len(LIU_T3)  # its row in the table of every data set
+    assert row["glance"] == 1  # and in the table at a glance, shown
     page.screenshot(SCREENSHOTS / "report_wheel_liu2009_table3.png")
 
 
 #: the documentation's main pages (relative to docs/_build/html)
-DOC_PAGES = ["index.html", "getting_started.html", "benchmark_your_own.html",
-             "user_guide/index.html", "user_guide/graphs.html", "papers/index.html",
-             "papers/liu2009.html", "papers/kscl.html", "api/index.html",
-             "auto_examples/index.html", "architecture.html",
-             "results/index.html", "results/liu2009.html", "results/wang2015.html",
-             # sphinx-gallery's page of the examples' times (its table from CDNs): checked
-             # where it is written (not with sphinx_gallery_conf's write_computation_times off)
-             "sg_execution_times.html"]
+DOC_PAGES = [
+    "index.html",
+    "getting_started.html",
+    "benchmark_your_own.html",
+    "user_guide/index.html",
+    "user_guide/graphs.html",
+    "papers/index.html",
+    "papers/liu2009.html",
+    "papers/kscl.html",
+    "api/index.html",
+    "auto_examples/index.html",
+    "architecture.html",
+    "results/index.html",
+    "results/liu2009.html",
+    "results/wang2015.html",
+    # sphinx-gallery's page of the examples' times (its table from CDNs): checked
+    # where it is written (not with sphinx_gallery_conf's write_computation_times off)
+    "sg_execution_times.html",
+]
 OPTIONAL_PAGES = {"sg_execution_times.html"}
 
 
@@ -373,9 +438,11 @@ OPTIONAL_PAGES = {"sg_execution_times.html"}
 def test_docs_pages_in_chromium(request, name):
     if not (DOCS_REQUIRED or os.environ.get("SSKERNELS_DOCS_HTML")):
         # a build left in docs/_build may be older than the sources: checked on request only
-        pytest.skip("the docs' pages are checked after a fresh `make docs`: "
-                    "SSKERNELS_REQUIRE_DOCS=1 pytest tests/test_browser.py -k docs "
-                    "(CI's full stage), or SSKERNELS_DOCS_HTML=FOLDER for another build")
+        pytest.skip(
+            "the docs' pages are checked after a fresh `make docs`: "
+            "SSKERNELS_REQUIRE_DOCS=1 pytest tests/test_browser.py -k docs "
+            "(CI's full stage), or SSKERNELS_DOCS_HTML=FOLDER for another build"
+        )
     path = DOCS / name
     if not path.is_file() and name in OPTIONAL_PAGES and DOCS.is_dir():
         pytest.skip(f"{name}: not written by this build (optional)")
@@ -388,8 +455,7 @@ def test_docs_pages_in_chromium(request, name):
     page.screenshot(SCREENSHOTS / "docs" / (name.replace("/", "_")[:-5] + ".png"))
     if name.startswith("results/") and name != "results/index.html":
         # a Results page: the report's tables and plots, rendered by sskernels.report
-        assert page.evaluate("document.querySelectorAll('.ssk-report table.results')"
-                             ".length") > 0
+        assert page.evaluate("document.querySelectorAll('.ssk-report table.results').length") > 0
         assert decoded > 0
     assert broken == []
     assert external == [], f"{name} requests {external}"

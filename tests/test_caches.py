@@ -49,8 +49,15 @@ def _read_only(a):
 
 @pytest.fixture(autouse=True)
 def _fresh_caches():
-    caches = [graph.clear_cache, spectra.clear_rbf_cache, deformed.clear_cache, fitted.clear_cache,
-              sc.clear_cache, spectral._LPS.clear, rad._PATHS.clear]
+    caches = [
+        graph.clear_cache,
+        spectra.clear_rbf_cache,
+        deformed.clear_cache,
+        fitted.clear_cache,
+        sc.clear_cache,
+        spectral._LPS.clear,
+        rad._PATHS.clear,
+    ]
     for clear in caches:
         clear()
     yield
@@ -59,6 +66,7 @@ def _fresh_caches():
 
 
 # -- (a) no shared fitted objects ---------------------------------------------------------
+
 
 def test_two_svms_do_not_share_their_fitted_kernel_learner():
     X, y = _wine_split()
@@ -70,11 +78,11 @@ def test_two_svms_do_not_share_their_fitted_kernel_learner():
     np.testing.assert_array_equal(a.transduction_, b.transduction_)
     mu, K = a.learner_.mu_.copy(), a.kernel_.copy()
     b.learner_.set_params(beta=1e-3).fit(X, y)
-    assert not np.array_equal(b.learner_.mu_, mu)             # the refit changed b ...
-    assert a.learner_.beta == 10                              # ... and nothing of a
+    assert not np.array_equal(b.learner_.mu_, mu)  # the refit changed b ...
+    assert a.learner_.beta == 10  # ... and nothing of a
     np.testing.assert_array_equal(a.learner_.mu_, mu)
     np.testing.assert_array_equal(a.kernel_, K)
-    b.learner_.mu_[:] = 0.0                                   # in place: still b's own
+    b.learner_.mu_[:] = 0.0  # in place: still b's own
     np.testing.assert_array_equal(a.learner_.mu_, mu)
 
 
@@ -88,8 +96,7 @@ def test_the_memoized_fit_gives_what_a_fresh_fit_gives():
     for est in (first, memoized):
         np.testing.assert_array_equal(est.learner_.mu_, fresh.learner_.mu_)
         np.testing.assert_array_equal(est.kernel_, fresh.kernel_)
-        np.testing.assert_array_equal(est.decision_function(X[:5]),
-                                      fresh.decision_function(X[:5]))
+        np.testing.assert_array_equal(est.decision_function(X[:5]), fresh.decision_function(X[:5]))
 
 
 def test_learner_parameters_key_sees_every_parameter_nested_ones_too():
@@ -101,19 +108,41 @@ def test_learner_parameters_key_sees_every_parameter_nested_ones_too():
     g7 = TransductiveSpectralKernel(beta=10, graph=graph.KNNGraph(n_neighbors=7))
     assert params_key(g6) != params_key(g7)
     assert params_key(g6) == params_key(
-        TransductiveSpectralKernel(beta=10, graph=graph.KNNGraph(n_neighbors=6)))
+        TransductiveSpectralKernel(beta=10, graph=graph.KNNGraph(n_neighbors=6))
+    )
     assert params_key(g6) != params_key(tsk)
 
 
 # -- (b) every cache: an LRU bounded in bytes, read-only arrays -----------------------------
 
+
 def test_every_module_cache_is_an_lru():
-    for cache in (graph_cache._CACHE, spectra._RBF_CACHE, rbf._MEDIAN_CACHE, deformed._BASIS_CACHE,
-                  fitted._FITTED, sc._FACTORS, spectral._LPS, la._BASES, la._DISTANCES, la._TAILS,
-                  rad._PATHS, base._PRECOMPUTED):
+    for cache in (
+        graph_cache._CACHE,
+        spectra._RBF_CACHE,
+        rbf._MEDIAN_CACHE,
+        deformed._BASIS_CACHE,
+        fitted._FITTED,
+        sc._FACTORS,
+        spectral._LPS,
+        la._BASES,
+        la._DISTANCES,
+        la._TAILS,
+        rad._PATHS,
+        base._PRECOMPUTED,
+    ):
         assert isinstance(cache, LRU)
-    for cache in (graph_cache._CACHE, spectra._RBF_CACHE, deformed._BASIS_CACHE, sc._FACTORS,
-                  spectral._LPS, la._BASES, la._DISTANCES, la._TAILS, rad._PATHS):
+    for cache in (
+        graph_cache._CACHE,
+        spectra._RBF_CACHE,
+        deformed._BASIS_CACHE,
+        sc._FACTORS,
+        spectral._LPS,
+        la._BASES,
+        la._DISTANCES,
+        la._TAILS,
+        rad._PATHS,
+    ):
         assert cache.max_bytes is not None
 
 
@@ -124,9 +153,9 @@ def test_lru_counts_bytes_of_tuples_and_objects_and_keeps_a_running_total():
     c.store("s", sp.random(5, 5, density=0.4, format="csr", random_state=0))
     assert c.nbytes() == a.nbytes + b.nbytes + sizeof(c["s"]) == sum(map(sizeof, c.values()))
     assert sizeof(c["s"]) == sum(getattr(c["s"], k).nbytes for k in ("data", "indices", "indptr"))
-    c.store("big", np.zeros(110))              # 880 bytes: the oldest go
+    c.store("big", np.zeros(110))  # 880 bytes: the oldest go
     assert list(c) == ["big"] and c.nbytes() == 880
-    c.store("huge", np.zeros(1000))            # over the bound alone: kept, the rest goes
+    c.store("huge", np.zeros(1000))  # over the bound alone: kept, the rest goes
     assert list(c) == ["huge"] and c.nbytes() == 8000
     del c["huge"]
     assert c.nbytes() == 0 and not c
@@ -140,8 +169,8 @@ def test_lru_store_makes_arrays_read_only_and_measures_a_grown_value_on_lookup()
     g = graph.get_graph(_blobs(0), k=5)
     assert c.lookup("k") is not None
     before = graph_cache._CACHE.nbytes()
-    g.spectrum(None)                           # grows after it was stored
-    graph.get_graph(_blobs(0), k=5)            # measured again on the lookup
+    g.spectrum(None)  # grows after it was stored
+    graph.get_graph(_blobs(0), k=5)  # measured again on the lookup
     assert graph_cache._CACHE.nbytes() == g.nbytes > before
 
 
@@ -149,24 +178,26 @@ def test_graph_cache_is_bounded_in_bytes_and_read_only(monkeypatch):
     X1, X2 = _blobs(1), _blobs(2)
     g1 = graph.get_graph(X1, k=5)
     g1.spectrum(None)
-    assert g1.nbytes == sum(sizeof(v) for v in (X1, g1.W, g1.degrees, g1.d_inv_sqrt,
-                                                g1._spectrum.values, g1._spectrum.vectors))
+    assert g1.nbytes == sum(
+        sizeof(v)
+        for v in (X1, g1.W, g1.degrees, g1.d_inv_sqrt, g1._spectrum.values, g1._spectrum.vectors)
+    )
     assert _read_only(g1.W.data) and _read_only(g1.degrees)
     assert _read_only(g1.spectrum().vectors) and _read_only(g1.spectrum().values)
-    assert X1.flags.writeable                  # the caller's data are left alone
-    assert graph.get_graph(X1, k=5) is g1      # the lookup measures the grown graph
+    assert X1.flags.writeable  # the caller's data are left alone
+    assert graph.get_graph(X1, k=5) is g1  # the lookup measures the grown graph
     assert graph_cache._CACHE.nbytes() == g1.nbytes
     monkeypatch.setattr(graph_cache._CACHE, "max_bytes", g1.nbytes + 1)
     g2 = graph.get_graph(X2, k=5)
     assert [v for _, v in shared_items()['sskernels.graph.cache']] == [g2]
-    assert graph.get_graph(X1, k=5) is not g1   # evicted: built again
+    assert graph.get_graph(X1, k=5) is not g1  # evicted: built again
 
 
 def test_graph_put_by_a_worker_is_read_only():
     g = graph.get_graph(_blobs(3), k=5)
     g.spectrum(None)
     key, _ = shared_items()['sskernels.graph.cache'][0]
-    back = pickle.loads(pickle.dumps(g))       # what a worker loads: writable again
+    back = pickle.loads(pickle.dumps(g))  # what a worker loads: writable again
     graph.clear_cache()
     assert back.W.data.flags.writeable
     put_shared('sskernels.graph.cache', key, back)
@@ -225,6 +256,7 @@ def test_solver_and_factor_memos_hold_read_only_arrays(monkeypatch):
 
 # -- (c) the hashing helper -----------------------------------------------------------------
 
+
 def test_digest_sees_content_shape_dtype_and_sparsity_pattern():
     a = np.arange(12.0).reshape(3, 4)
     assert digest(a) == digest(a.copy()) == digest(np.asfortranarray(a))
@@ -233,12 +265,12 @@ def test_digest_sees_content_shape_dtype_and_sparsity_pattern():
     assert digest(b) != digest(a)
     assert digest(a.reshape(4, 3)) != digest(a)
     assert digest(a.astype(np.float32)) != digest(a)
-    assert digest(a.view(np.int64)) != digest(a)          # same bytes, another dtype
+    assert digest(a.view(np.int64)) != digest(a)  # same bytes, another dtype
     S = sp.csr_matrix(np.array([[1.0, 0, 2], [0, 3, 0]]))
     assert digest(S) == digest(S.copy()) == digest(S.tocoo())
     T = S.copy()
     T.indices = T.indices.copy()
-    T.indices[0] = 1                                      # same values, another pattern
+    T.indices[0] = 1  # same values, another pattern
     assert digest(T) != digest(S)
     assert digest(sp.csr_matrix(S, shape=(2, 4))) != digest(S)
     assert digest(S) != digest(S.toarray())
@@ -261,10 +293,11 @@ def test_json_digest_is_canonical_and_sized():
 
 # -- (d) content_key as before ----------------------------------------------------------------
 
+
 def test_content_key_hashes_values_as_float_with_shapes():
     a = np.arange(6.0)
     assert content_key(a, 1.0) == content_key(a.copy(), 1) == content_key(a, True)
-    assert content_key(a.astype(np.int32), 1.0) == content_key(a, 1.0)   # as float
+    assert content_key(a.astype(np.int32), 1.0) == content_key(a, 1.0)  # as float
     assert content_key(a, 1.0) != content_key(a.reshape(2, 3), 1.0)
     assert content_key(a, 1.0) != content_key(a, 2.0)
     assert content_key(a, 1.0) != content_key(1.0, a)

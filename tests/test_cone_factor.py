@@ -12,7 +12,7 @@ from sskernels.solvers.cone import gram_nnls, psd_split
 def _problem(seed, n_rows, m, duplicates=0):
     rng = np.random.default_rng(seed)
     A = rng.normal(size=(n_rows, m))
-    A[:, :duplicates] = A[:, m - duplicates:]              # exact duplicates: G singular
+    A[:, :duplicates] = A[:, m - duplicates :]  # exact duplicates: G singular
     b = rng.normal(size=n_rows)
     return A, b
 
@@ -21,8 +21,10 @@ def _objective(G, a, x):
     return 0.5 * x @ G @ x - a @ x
 
 
-@pytest.mark.parametrize("seed,n_rows,m,dup", [(0, 60, 20, 0), (1, 20, 60, 0), (2, 50, 40, 5),
-                                               (3, 200, 150, 0), (4, 30, 30, 10)])
+@pytest.mark.parametrize(
+    "seed,n_rows,m,dup",
+    [(0, 60, 20, 0), (1, 20, 60, 0), (2, 50, 40, 5), (3, 200, 150, 0), (4, 30, 30, 10)],
+)
 def test_gram_nnls_reaches_lawson_hansons_optimum(seed, n_rows, m, dup):
     """Same problem, two forms: scipy's NNLS on ||A x - b|| and ours on G = A^T A,
     a = A^T b.  The optimum is unique in A x (strictly convex there): equal objective and

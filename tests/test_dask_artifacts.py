@@ -41,9 +41,10 @@ def _one_hot(n, positions=6, symbols=4, seed=0):
     """SecStr-like rows: one symbol per position, so distances take few values (ties)."""
     rng = np.random.default_rng(seed)
     cols = rng.integers(0, symbols, size=(n, positions)) + symbols * np.arange(positions)
-    return sp.csr_matrix((np.ones(n * positions), cols.ravel(),
-                          np.arange(0, n * positions + 1, positions)),
-                         shape=(n, positions * symbols))
+    return sp.csr_matrix(
+        (np.ones(n * positions), cols.ravel(), np.arange(0, n * positions + 1, positions)),
+        shape=(n, positions * symbols),
+    )
 
 
 @pytest.mark.parametrize("data", ["sparse ties", "dense"])
@@ -77,15 +78,25 @@ def test_one_block_stays_local(pool):
 
 
 def _spec(tmp_path, name, methods, k=6):
-    return parse_spec({
-        "name": name, "dataset": "sklearn-wine", "preprocess": "minmax",
-        "graph": {"k": k}, "splits": {"n_splits": 3, "n_labeled": 20, "seed": 3},
-        "methods": methods, "output": str(tmp_path / name)}, tmp_path / f"{name}.yaml")
+    return parse_spec(
+        {
+            "name": name,
+            "dataset": "sklearn-wine",
+            "preprocess": "minmax",
+            "graph": {"k": k},
+            "splits": {"n_splits": 3, "n_labeled": 20, "seed": 3},
+            "methods": methods,
+            "output": str(tmp_path / name),
+        },
+        tmp_path / f"{name}.yaml",
+    )
 
 
 def _metrics(out):
-    return {p.name + p.parent.name: json.loads(p.read_text())["metrics"]
-            for p in sorted(out.rglob("split_*.json"))}
+    return {
+        p.name + p.parent.name: json.loads(p.read_text())["metrics"]
+        for p in sorted(out.rglob("split_*.json"))
+    }
 
 
 def _driver_artifacts():
@@ -103,26 +114,25 @@ def test_warm_ups_run_on_the_cluster_and_share_their_artifacts(pool, tmp_path):
     for name, methods in (("a", a), ("b", b)):
         run_spec(_spec(tmp_path / "local", name, methods), progress=False, reuse=False)
     local = _driver_artifacts()
-    assert local["sskernels.graph.cache"] == 1           # one graph (with its spectrum) locally
+    assert local["sskernels.graph.cache"] == 1  # one graph (with its spectrum) locally
     clear_artifact_caches()
     made0 = pool.artifacts_made
     run_spec(_spec(tmp_path, "a", a), progress=False, reuse=False, workers=pool)
     first = pool.artifacts_made - made0
-    assert first >= 1                              # the graph with its spectrum
+    assert first >= 1  # the graph with its spectrum
     run_spec(_spec(tmp_path, "b", b), progress=False, reuse=False, workers=pool)
-    assert pool.artifacts_made - made0 == first    # the same graph and spectrum: none made
+    assert pool.artifacts_made - made0 == first  # the same graph and spectrum: none made
     # nothing of the warm-ups was computed here, and the cluster holds what was made
     assert _driver_artifacts() == {m: 0 for m in local}
     assert [m for m, _, _ in pool.artifacts()] == ["sskernels.graph.cache"]
     for name in ("a", "b"):
         assert _metrics(tmp_path / name) == _metrics(tmp_path / "local" / name)
         seconds = json.loads((tmp_path / name / "graph_seconds.json").read_text())
-        local_seconds = json.loads((tmp_path / "local" / name / "graph_seconds.json")
-                                   .read_text())
+        local_seconds = json.loads((tmp_path / "local" / name / "graph_seconds.json").read_text())
         # the graph's search report comes back from the warm-up task (timings aside)
-        assert [{k: v for k, v in s.items() if k != "seconds"} for s in seconds["searches"]] \
-            == [{k: v for k, v in s.items() if k != "seconds"}
-                for s in local_seconds["searches"]]
+        assert [{k: v for k, v in s.items() if k != "seconds"} for s in seconds["searches"]] == [
+            {k: v for k, v in s.items() if k != "seconds"} for s in local_seconds["searches"]
+        ]
         assert seconds["seconds"] > 0
 
 
@@ -135,11 +145,11 @@ def test_a_graph_whose_spectrum_grew_is_a_new_artifact(pool, tmp_path):
         run_spec(_spec(tmp_path / "local", name, methods, k=7), progress=False, reuse=False)
     clear_artifact_caches()
     run_spec(_spec(tmp_path, "s", small, k=7), progress=False, reuse=False, workers=pool)
-    (_, key, fut_small), = [a for a in pool.artifacts() if a[1][1] == 7]
+    ((_, key, fut_small),) = [a for a in pool.artifacts() if a[1][1] == 7]
     assert fut_small.result().state_token() is None
     made = pool.artifacts_made
     run_spec(_spec(tmp_path, "l", large, k=7), progress=False, reuse=False, workers=pool)
-    (_, key_large, fut_large), = [a for a in pool.artifacts() if a[1][1] == 7]
+    ((_, key_large, fut_large),) = [a for a in pool.artifacts() if a[1][1] == 7]
     # the same graph (memo key) with its spectrum: made once more, the old one released
     assert key_large == key and fut_large.key != fut_small.key
     assert pool.artifacts_made == made + 1
@@ -171,7 +181,7 @@ def _graph_in_a_worker_task(X):
 def test_row_blocks_submitted_from_a_worker_task_give_the_local_graph(pool):
     import cloudpickle
 
-    cloudpickle.register_pickle_by_value(sys.modules[__name__])   # the workers lack tests/
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the workers lack tests/
     X = _one_hot(8300, seed=5)
     W0, h0, s0, _ = knn_mod.knn_graph(X, k=6, method="exact", return_info=True)
     W1, h1, s1, calls = pool.client().submit(_graph_in_a_worker_task, X, pure=False).result()
@@ -210,7 +220,7 @@ def test_a_row_block_whose_workers_die_is_one_line_not_a_traceback():
 
     from sskernels.experiment.dask_backend import DaskRunError
 
-    cloudpickle.register_pickle_by_value(sys.modules[__name__])    # workers cannot import tests/
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])  # workers cannot import tests/
     try:
         with dask.config.set({"distributed.scheduler.allowed-failures": 0}), DaskPool(1) as p:
             with pytest.raises(DaskRunError) as err:

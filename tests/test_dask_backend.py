@@ -19,15 +19,21 @@ import sys
 
 import pytest
 
-pytest.importorskip("distributed", reason="--backend dask needs Dask's 'distributed' package "
-                                          "(pip install 'sskernels[dask]')")
+pytest.importorskip(
+    "distributed",
+    reason="--backend dask needs Dask's 'distributed' package (pip install 'sskernels[dask]')",
+)
 
-from test_spec_cli import (REPO, WINE_SPEC, assert_one_error_line, cli_env,  # noqa: E402
-                           sskernels)
+from test_spec_cli import (
+    REPO,
+    WINE_SPEC,
+    assert_one_error_line,
+    cli_env,  # noqa: E402
+    sskernels,
+)
 
 # the wine spec of the CLI tests (harmonic and TSK), with a name per run and 6 splits
-SPEC = WINE_SPEC.replace("name: wine_small", "name: {name}").replace("n_splits: 2",
-                                                                      "n_splits: 6")
+SPEC = WINE_SPEC.replace("name: wine_small", "name: {name}").replace("n_splits: 2", "n_splits: 6")
 N_RECORDS = 12
 
 
@@ -57,7 +63,7 @@ def summary(out):
     rows = list(csv.reader((out / "summary.csv").read_text().splitlines()))
     col = rows[0].index("seconds")
     md = (out / "summary.md").read_text().split("seconds per split")[0]
-    return [r[:col] + r[col + 1:] for r in rows], md
+    return [r[:col] + r[col + 1 :] for r in rows], md
 
 
 @pytest.fixture(scope="module")
@@ -89,8 +95,9 @@ def held_reference(tmp_path_factory):
 
     tmp = tmp_path_factory.mktemp("held_reference")
     spec, out = held_spec(tmp)
-    code, _, stderr = held_run(["run", spec, "--no-progress", "--no-reuse"],
-                               run_env(cli_env(tmp)), tmp)
+    code, _, stderr = held_run(
+        ["run", spec, "--no-progress", "--no-reuse"], run_env(cli_env(tmp)), tmp
+    )
     assert code == 0, stderr
     assert len(held_records(out)) == N_SPLITS
     return out
@@ -110,8 +117,7 @@ def killing_cluster(tmp_path):
     _, out = held_spec(tmp_path)
     calls = tmp_path / "calls"
     calls.mkdir()
-    env = run_env({"PYTHONPATH": str(REPO)}, hold=calls, records=out / "records",
-                  kill_worker_at=2)
+    env = run_env({"PYTHONPATH": str(REPO)}, hold=calls, records=out / "records", kill_worker_at=2)
     # a result not yet gathered from a killed worker is recomputed elsewhere once the
     # scheduler and the driver give up connecting to it: 30 s by default, 3 s here.  The
     # spec's state is scattered to every worker (broadcast); the Active Memory Manager's
@@ -119,39 +125,53 @@ def killing_cluster(tmp_path):
     # that one the run stops with "scattered data were lost ... rerun to resume" (a loud
     # error, not a wrong answer; docs/distributed.md).  This test is about a replaced worker
     # and a resumed run, so its cluster keeps the replicas, as docs/distributed.md advises.
-    with dask.config.set({"distributed.comm.timeouts.connect": "3s",
-                          "distributed.scheduler.active-memory-manager.start": False}):
-        cl = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                          dashboard_address=None, env=env, preload=["hold_methods"])
+    with dask.config.set(
+        {
+            "distributed.comm.timeouts.connect": "3s",
+            "distributed.scheduler.active-memory-manager.start": False,
+        }
+    ):
+        cl = LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            env=env,
+            preload=["hold_methods"],
+        )
         client = Client(cl)
         yield cl.scheduler_address, client, calls
         client.close()
         cl.close()
 
 
-def test_a_killed_worker_is_replaced_and_a_rerun_resumes(held_reference, killing_cluster,
-                                                         tmp_path):
+def test_a_killed_worker_is_replaced_and_a_rerun_resumes(held_reference, killing_cluster, tmp_path):
     """A worker killed mid-run (its task's fit kills it: not raced, see killing_cluster) is
     replaced by its nanny, its task runs again, and the run completes with the records of an
     uninterrupted run; then deleted records are recomputed, and no other record is written."""
-    from hold_methods import (BOUND, N_SPLITS, records as held_records, run as held_run,
-                              run_env, write_spec as held_spec)
+    from hold_methods import (
+        BOUND,
+        N_SPLITS,
+        records as held_records,
+        run as held_run,
+        run_env,
+        write_spec as held_spec,
+    )
 
     address, client, calls = killing_cluster
     before_kill = set(client.run(os.getpid).values())
     assert len(before_kill) == 2
     env = run_env(cli_env(tmp_path))
-    env["DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT"] = "3s"      # as the cluster's
+    env["DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT"] = "3s"  # as the cluster's
     spec, out = held_spec(tmp_path)
-    args = ["run", spec, "--backend", "dask", "--scheduler", address, "--no-reuse",
-            "--no-progress"]
+    args = ["run", spec, "--backend", "dask", "--scheduler", address, "--no-reuse", "--no-progress"]
     code, _, stderr = held_run(args, env, tmp_path)
     assert code == 0, stderr
-    assert (calls / "killed").is_file(), stderr       # the kill came from the second fit
+    assert (calls / "killed").is_file(), stderr  # the kill came from the second fit
     victim, at_kill = map(int, (calls / "killed").read_text().split())
     assert victim in before_kill
-    assert 1 <= at_kill < N_SPLITS                    # mid-run: its own split was not done
-    client.wait_for_workers(2, timeout=BOUND)          # the nanny replaced it
+    assert 1 <= at_kill < N_SPLITS  # mid-run: its own split was not done
+    client.wait_for_workers(2, timeout=BOUND)  # the nanny replaced it
     after_kill = set(client.run(os.getpid).values())
     assert victim not in after_kill and len(after_kill) == 2
     assert held_records(out) == held_records(held_reference)
@@ -189,12 +209,17 @@ def cli_error(monkeypatch, capsys, args):
     return exc.value.code, capsys.readouterr().err
 
 
-@pytest.mark.parametrize("args, needle", [
-    (["--scheduler", "tcp://127.0.0.1:8786"], "needs --backend dask"),
-    (["--backend", "spark"], "expected local or dask"),
-    (["--backend", "dask", "--scheduler", "tcp://127.0.0.1:8786", "--jobs", "2"],
-     "does not apply with --scheduler"),
-])
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (["--scheduler", "tcp://127.0.0.1:8786"], "needs --backend dask"),
+        (["--backend", "spark"], "expected local or dask"),
+        (
+            ["--backend", "dask", "--scheduler", "tcp://127.0.0.1:8786", "--jobs", "2"],
+            "does not apply with --scheduler",
+        ),
+    ],
+)
 def test_option_errors_are_one_line_and_exit_2(tmp_path, monkeypatch, capsys, args, needle):
     code, err = cli_error(monkeypatch, capsys, ["run", tmp_path / "absent.yaml", *args])
     assert code == 2, err
@@ -202,18 +227,27 @@ def test_option_errors_are_one_line_and_exit_2(tmp_path, monkeypatch, capsys, ar
 
 
 def test_without_dask_the_backend_is_a_one_line_error(tmp_path, monkeypatch, capsys):
-    monkeypatch.setitem(sys.modules, "distributed", None)     # `import distributed` fails
-    code, err = cli_error(monkeypatch, capsys,
-                          ["run", tmp_path / "absent.yaml", "--backend", "dask"])
+    monkeypatch.setitem(sys.modules, "distributed", None)  # `import distributed` fails
+    code, err = cli_error(
+        monkeypatch, capsys, ["run", tmp_path / "absent.yaml", "--backend", "dask"]
+    )
     assert code == 2, err
     assert_one_error_line(err, "distributed", "pip install")
 
 
 def test_the_cli_and_the_local_runner_do_not_import_dask(tmp_path):
-    code = ("import sys, sskernels.cli, sskernels.experiment.runner; "
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')))")
-    res = subprocess.run([sys.executable, "-c", code], env=cli_env(tmp_path), cwd=tmp_path,
-                         capture_output=True, text=True, timeout=60)
+    code = (
+        "import sys, sskernels.cli, sskernels.experiment.runner; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')))"
+    )
+    res = subprocess.run(
+        [sys.executable, "-c", code],
+        env=cli_env(tmp_path),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert res.returncode == 0, res.stderr
     assert res.stdout.strip() == "[]"
 
@@ -229,16 +263,21 @@ def bad_spec(tmp_path, edit):
     return spec
 
 
-@pytest.mark.parametrize("edit, needle", [
-    # the warm-up task refuses the spec: the harmonic function on a precomputed affinity
-    # matrix, but wine's rows are features (the driver reads no method's input; the graph
-    # is the warm-up's, on the cluster)
-    ({"  - name: harmonic\n": "  - name: harmonic\n    params: {graph: precomputed}\n"},
-     "methods[0] (harmonic): graph='precomputed' needs a square (n, n) affinity matrix, "
-     "got (178, 13)"),
-    # a split's task refuses it
-    ({"n_components: 10": "n_components: 500"}, "asked for 500 eigenpairs"),
-])
+@pytest.mark.parametrize(
+    "edit, needle",
+    [
+        # the warm-up task refuses the spec: the harmonic function on a precomputed affinity
+        # matrix, but wine's rows are features (the driver reads no method's input; the graph
+        # is the warm-up's, on the cluster)
+        (
+            {"  - name: harmonic\n": "  - name: harmonic\n    params: {graph: precomputed}\n"},
+            "methods[0] (harmonic): graph='precomputed' needs a square (n, n) affinity matrix, "
+            "got (178, 13)",
+        ),
+        # a split's task refuses it
+        ({"n_components: 10": "n_components: 500"}, "asked for 500 eigenpairs"),
+    ],
+)
 def test_a_task_refusing_the_spec_is_one_line_and_exit_2(tmp_path, edit, needle):
     """A UserError raised on a worker reaches the driver as its one line: the worker does not
     log it ("Compute Failed" and a traceback) above that line."""
@@ -256,12 +295,16 @@ def test_a_graph_k_of_n_or_more_is_refused_on_the_driver_before_any_task(tmp_pat
     closed port the refusal is still the spec's line, not "cannot connect"."""
     spec = bad_spec(tmp_path, {"k: 6,": "k: 500,"})
     env = cli_env(tmp_path)
-    env["DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT"] = "3s"     # a regression fails fast
+    env["DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT"] = "3s"  # a regression fails fast
     res = run([spec, "--backend", "dask", *where], env, tmp_path)
     assert res.returncode == 2, res.stderr
-    assert_one_error_line(res.stderr, "bad.yaml", "field 'graph.k': expected fewer neighbours "
-                          "than the 178 points of sklearn-wine", "got 500")
-    assert not list((tmp_path / "out").rglob("split_*.json"))     # nothing was run
+    assert_one_error_line(
+        res.stderr,
+        "bad.yaml",
+        "field 'graph.k': expected fewer neighbours than the 178 points of sklearn-wine",
+        "got 500",
+    )
+    assert not list((tmp_path / "out").rglob("split_*.json"))  # nothing was run
 
 
 def test_ctrl_c_on_the_local_cluster_is_one_line_and_exit_130(tmp_path, sigint_not_ignored):
@@ -272,8 +315,16 @@ def test_ctrl_c_on_the_local_cluster_is_one_line_and_exit_130(tmp_path, sigint_n
     tests/hold_run.py), sends the Ctrl-C to the run's process group from a worker, from its
     second fit once the first record is written, and holds every later fit until the
     interrupt has stopped the run.  The cluster's workers are up before any task runs."""
-    from hold_methods import (BOUND, N_SPLITS, launch, records as held_records, run as held_run,
-                              run_env, temporaries, write_spec as held_spec)
+    from hold_methods import (
+        BOUND,
+        N_SPLITS,
+        launch,
+        records as held_records,
+        run as held_run,
+        run_env,
+        temporaries,
+        write_spec as held_spec,
+    )
 
     spec, out = held_spec(tmp_path)
     calls = tmp_path / "calls"
@@ -282,13 +333,14 @@ def test_ctrl_c_on_the_local_cluster_is_one_line_and_exit_130(tmp_path, sigint_n
     env = run_env(cli_env(tmp_path), hold=calls, records=out / "records")
     with launch(args, env, tmp_path) as proc:
         _, stderr = proc.communicate(timeout=BOUND)
-    assert (calls / "interrupted").is_file(), stderr     # the Ctrl-C came from the hold
+    assert (calls / "interrupted").is_file(), stderr  # the Ctrl-C came from the hold
     assert proc.returncode == 130, stderr
     lines = [ln for ln in stderr.splitlines() if ln.strip()]
-    assert lines == ["interrupted; the finished splits are recorded: rerun the same command to "
-                     "resume"], stderr
+    assert lines == [
+        "interrupted; the finished splits are recorded: rerun the same command to resume"
+    ], stderr
     kept = held_records(out, seconds=True)
-    assert len(kept) == 1, sorted(kept)      # the first fit's: every later fit was held
+    assert len(kept) == 1, sorted(kept)  # the first fit's: every later fit was held
 
     # the same command again resumes: the kept record stays as it is, the others are made
     code, _, stderr = held_run(args, run_env(cli_env(tmp_path)), tmp_path)
@@ -304,8 +356,13 @@ def two_thread_cluster():
     """A LocalCluster of one worker process with two threads."""
     from distributed import Client, LocalCluster
 
-    cl = LocalCluster(n_workers=1, threads_per_worker=2, processes=True,
-                      dashboard_address=None, env={"PYTHONPATH": str(REPO)})
+    cl = LocalCluster(
+        n_workers=1,
+        threads_per_worker=2,
+        processes=True,
+        dashboard_address=None,
+        env={"PYTHONPATH": str(REPO)},
+    )
     client = Client(cl)
     yield cl.scheduler_address, client
     client.close()
@@ -321,12 +378,15 @@ def test_a_worker_with_two_threads_is_refused_in_one_line(two_thread_cluster, tm
 
     address, client = two_thread_cluster
     spec, out = write_spec(tmp_path, "threads")
-    res = sskernels(["run", spec, "--backend", "dask", "--scheduler", address, "--no-progress"],
-                    cli_env(tmp_path), tmp_path, timeout=120)
+    res = sskernels(
+        ["run", spec, "--backend", "dask", "--scheduler", address, "--no-progress"],
+        cli_env(tmp_path),
+        tmp_path,
+        timeout=120,
+    )
     assert res.returncode == 2, res.stderr
-    assert_one_error_line(res.stderr, f"--scheduler {address}", "runs 2 threads",
-                          "--nthreads 1")
+    assert_one_error_line(res.stderr, f"--scheduler {address}", "runs 2 threads", "--nthreads 1")
     assert not (out / "records").exists()
     with pytest.raises(UserError, match="runs 2 threads; .*--nthreads 1"):
         client.submit(_check_threads, pure=False).result(timeout=60)
-    assert _check_threads() is None              # not on a worker: nothing to refuse
+    assert _check_threads() is None  # not on a worker: nothing to refuse

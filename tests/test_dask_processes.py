@@ -14,8 +14,10 @@ import sys
 
 import pytest
 
-pytest.importorskip("distributed", reason="--backend dask needs Dask's 'distributed' package "
-                                          "(pip install 'sskernels[dask]')")
+pytest.importorskip(
+    "distributed",
+    reason="--backend dask needs Dask's 'distributed' package (pip install 'sskernels[dask]')",
+)
 
 from test_dask_backend import records, run, summary, write_spec  # noqa: E402
 from test_spec_cli import REPO, cli_env  # noqa: E402
@@ -41,21 +43,57 @@ def separate_cluster(tmp_path):
     from distributed import Client
 
     sched_file = tmp_path / "scheduler.json"
-    env = {**os.environ, "PYTHONPATH": str(REPO), "OMP_NUM_THREADS": "1",
-           "DASK_DISTRIBUTED__SCHEDULER__ACTIVE_MEMORY_MANAGER__START": "False"}
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(REPO),
+        "OMP_NUM_THREADS": "1",
+        "DASK_DISTRIBUTED__SCHEDULER__ACTIVE_MEMORY_MANAGER__START": "False",
+    }
     dask = [sys.executable, "-m", "dask"]
     logs = [open(tmp_path / f"{name}.log", "w") for name in ("scheduler", "worker1", "worker2")]
-    procs = [subprocess.Popen([*dask, "scheduler", "--host", "127.0.0.1", "--port", "0",
-                               "--no-dashboard", "--scheduler-file", str(sched_file)],
-                              env=env, cwd=tmp_path, stdout=logs[0], stderr=subprocess.STDOUT)]
+    procs = [
+        subprocess.Popen(
+            [
+                *dask,
+                "scheduler",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                "0",
+                "--no-dashboard",
+                "--scheduler-file",
+                str(sched_file),
+            ],
+            env=env,
+            cwd=tmp_path,
+            stdout=logs[0],
+            stderr=subprocess.STDOUT,
+        )
+    ]
     try:
         _wait_for_file(sched_file, procs[0])
         address = json.loads(sched_file.read_text())["address"]
         for log in logs[1:]:
-            procs.append(subprocess.Popen(
-                [*dask, "worker", address, "--nthreads", "1", "--nworkers", "1",
-                 "--no-dashboard", "--host", "127.0.0.1"],
-                env=env, cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT))
+            procs.append(
+                subprocess.Popen(
+                    [
+                        *dask,
+                        "worker",
+                        address,
+                        "--nthreads",
+                        "1",
+                        "--nworkers",
+                        "1",
+                        "--no-dashboard",
+                        "--host",
+                        "127.0.0.1",
+                    ],
+                    env=env,
+                    cwd=tmp_path,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                )
+            )
         with Client(address, timeout=60) as client:
             client.wait_for_workers(2, timeout=120)
             assert len(client.scheduler_info()["workers"]) == 2
@@ -84,4 +122,4 @@ def test_separate_scheduler_and_workers_give_the_records_of_one_job(tmp_path, se
     assert len(records(out2)) == 12
     assert records(out2) == records(out1)
     assert summary(out2) == summary(out1)
-    assert all(p.poll() is None for p in procs)     # the cluster is left running
+    assert all(p.poll() is None for p in procs)  # the cluster is left running

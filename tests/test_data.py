@@ -42,8 +42,22 @@ UCI_DOCUMENTED = {
     "ionosphere": (351, 34, {"g": 225, "b": 126}),
     "sonar": (208, 60, {"M": 111, "R": 97}),
     "wine": (178, 13, {1: 59, 2: 71, 3: 48}),
-    "yeast": (1484, 8, {"CYT": 463, "NUC": 429, "MIT": 244, "ME3": 163, "ME2": 51, "ME1": 44,
-                        "EXC": 35, "VAC": 30, "POX": 20, "ERL": 5}),
+    "yeast": (
+        1484,
+        8,
+        {
+            "CYT": 463,
+            "NUC": 429,
+            "MIT": 244,
+            "ME3": 163,
+            "ME2": 51,
+            "ME1": 44,
+            "EXC": 35,
+            "VAC": 30,
+            "POX": 20,
+            "ERL": 5,
+        },
+    ),
 }
 
 
@@ -66,6 +80,7 @@ def counts(y):
 
 # ---------------------------------------------------------------------------- registered sets
 
+
 @pytest.mark.parametrize("name", sorted(UCI_DOCUMENTED))
 def test_uci_sets_have_documented_shape_and_class_counts(data_mirror, name):
     n, d, documented = UCI_DOCUMENTED[name]
@@ -80,7 +95,7 @@ def test_uci_sets_have_documented_shape_and_class_counts(data_mirror, name):
 def test_every_registered_set_loads_with_registered_size(data_mirror, name):
     entry, ds = REGISTRY[name], load_dataset(name)
     assert ds.X.shape == (entry.n, entry.d) and ds.task == entry.task
-    if entry.task == "regression":        # float targets (n, k), no classes
+    if entry.task == "regression":  # float targets (n, k), no classes
         assert ds.y.shape == (entry.n, entry.n_targets) and np.all(np.isfinite(ds.y))
     else:
         assert len(np.unique(ds.y)) == entry.n_classes
@@ -133,8 +148,18 @@ def test_g50c_official_splits_are_zero_based(data_mirror):
 def test_uspst_and_pcmac_splits_and_sparsity(data_mirror):
     uspst = load_dataset("uspst")
     # SOURCES.md: split 1 has 10/6/2/3/4/6/7/5/2/5 labelled points of digits 0..9
-    assert [counts(uspst.y[uspst.splits[0]]).get(c, 0) for c in range(10)] == \
-        [10, 6, 2, 3, 4, 6, 7, 5, 2, 5]
+    assert [counts(uspst.y[uspst.splits[0]]).get(c, 0) for c in range(10)] == [
+        10,
+        6,
+        2,
+        3,
+        4,
+        6,
+        7,
+        5,
+        2,
+        5,
+    ]
     pcmac = load_dataset("pcmac")
     assert sp.issparse(pcmac.X) and pcmac.X.format == "csr" and pcmac.X.shape == (1946, 7511)
     assert counts(pcmac.y) == {-1: 961, 1: 985}
@@ -179,6 +204,7 @@ def test_unknown_preprocessing_is_rejected():
 
 
 # ---------------------------------------------------------------------------- fetching
+
 
 @pytest.mark.datasets("heart")
 def test_corrupt_mirror_file_is_rejected(data_mirror, tmp_path, monkeypatch, isolated_cache):
@@ -240,7 +266,8 @@ def local_server(tmp_path, monkeypatch):
             pass
 
     server = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(Quiet, directory=str(www)))
+        ("127.0.0.1", 0), functools.partial(Quiet, directory=str(www))
+    )
     thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     try:
@@ -284,6 +311,7 @@ def test_corrupt_cache_entry_is_replaced(local_server, isolated_cache):
 
 # ---------------------------------------------------------------------------- users' files
 
+
 def test_user_csv_with_named_label_column(tmp_path):
     path = tmp_path / "toy.csv"
     path.write_text("a,kind,b\n1.5,cat,2\n-3,dog,4e1\n0,cat,7\n")
@@ -310,11 +338,14 @@ def test_user_svmlight_stays_sparse(tmp_path):
     assert ds.y.tolist() == [1, -1, 1]
 
 
-@pytest.mark.parametrize("text, kwargs, expected", [
-    ("a,b,c\n1,2,0\n", {"label": "klass"}, "no label column 'klass'"),
-    ("a,b,c\n1,2,0\n3,oops,1\n", {}, "line 3, column 'b': expected a number, got 'oops'"),
-    ("a,b,c\n1,2,0\n3,4\n", {}, "line 3: expected 3 fields, got 2"),
-])
+@pytest.mark.parametrize(
+    "text, kwargs, expected",
+    [
+        ("a,b,c\n1,2,0\n", {"label": "klass"}, "no label column 'klass'"),
+        ("a,b,c\n1,2,0\n3,oops,1\n", {}, "line 3, column 'b': expected a number, got 'oops'"),
+        ("a,b,c\n1,2,0\n3,4\n", {}, "line 3: expected 3 fields, got 2"),
+    ],
+)
 def test_bad_user_csv_names_path_and_problem(tmp_path, text, kwargs, expected):
     path = tmp_path / "bad.csv"
     path.write_text(text)
@@ -336,6 +367,7 @@ def test_bad_user_files(tmp_path):
 
 # ---------------------------------------------------------------------------- preprocessing
 
+
 def test_preprocess_dense():
     X = np.array([[1.0, 5.0, 0.0], [3.0, 5.0, 4.0], [2.0, 5.0, 2.0]])
     mm = preprocess(X, "minmax")
@@ -345,8 +377,8 @@ def test_preprocess_dense():
     np.testing.assert_allclose(st.std(axis=0), [1, 0, 1])
     np.testing.assert_allclose(np.linalg.norm(preprocess(X, "l2"), axis=1), 1)
     np.testing.assert_array_equal(preprocess(X, "none"), X)
-    sl = preprocess(X, "standardize-l2")          # unit rows of the standardized features
-    norms = np.linalg.norm(st, axis=1, keepdims=True)     # row 3 is the mean: stays zero
+    sl = preprocess(X, "standardize-l2")  # unit rows of the standardized features
+    norms = np.linalg.norm(st, axis=1, keepdims=True)  # row 3 is the mean: stays zero
     np.testing.assert_allclose(sl, np.divide(st, norms, out=np.zeros_like(st), where=norms > 0))
     assert np.all(sl[2] == 0) and np.allclose(np.linalg.norm(sl[:2], axis=1), 1)
 

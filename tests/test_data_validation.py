@@ -73,10 +73,10 @@ def test_corrupt_cached_copy_is_not_listed_and_removal_is_said(tmp_path, monkeyp
     target = tmp_path / "cache" / rf.path
     target.parent.mkdir(parents=True)
     target.write_text("not the heart data\n")
-    assert cache.local_copy(rf) == target                 # present ...
-    assert cache.local_copy(rf, verify=True) is None      # ... but not the registered file
+    assert cache.local_copy(rf) == target  # present ...
+    assert cache.local_copy(rf, verify=True) is None  # ... but not the registered file
     assert not next(i for i in list_datasets() if i.name == "heart").cached
-    with pytest.raises(DataError):                        # no network, no mirror: cannot refetch
+    with pytest.raises(DataError):  # no network, no mirror: cannot refetch
         cache.fetch_file(rf)
     err = capsys.readouterr().err
     assert "removed the cached" in err and "corrupt or stale" in err

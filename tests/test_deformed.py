@@ -62,8 +62,9 @@ def test_reduces_to_base_kernel_and_cross_blocks_consistent(moons):
 def test_graph_width_rule_and_normalize(moons):
     X, _, _, _, Xnew = moons
     n = X.shape[0]
-    dk = DeformedKernel(X, gamma_A=1e-2, gamma_I=3.0, kernel_width="median",
-                        graph=KNNGraph(8, weights="binary"))
+    dk = DeformedKernel(
+        X, gamma_A=1e-2, gamma_I=3.0, kernel_width="median", graph=KNNGraph(8, weights="binary")
+    )
     d = np.sqrt(((X[:, None] - X[None]) ** 2).sum(-1))[np.triu_indices(n, 1)]
     assert dk.kernel_width == pytest.approx(np.median(d))
     W = get_graph(X, k=8, weights="binary").W.toarray()
@@ -72,8 +73,14 @@ def test_graph_width_rule_and_normalize(moons):
     Mp = 3.0 / (1e-2 * n * n) * L
     assert np.allclose(dk.train_matrix(), K @ np.linalg.inv(np.eye(n) + Mp @ K), atol=1e-8)
     # normalize=False drops the 1/n^2: gamma_I / n^2 unnormalized is the same kernel
-    dk2 = DeformedKernel(X, gamma_A=1e-2, gamma_I=3.0 / n**2, kernel_width="median",
-                         graph=KNNGraph(8, weights="binary"), normalize=False)
+    dk2 = DeformedKernel(
+        X,
+        gamma_A=1e-2,
+        gamma_I=3.0 / n**2,
+        kernel_width="median",
+        graph=KNNGraph(8, weights="binary"),
+        normalize=False,
+    )
     assert np.allclose(dk2(Xnew, X), dk(Xnew, X), atol=1e-10)
 
 
@@ -109,8 +116,7 @@ def test_svc_equals_lapsvm(moons, gamma_I):
         assert np.array_equal(svc.predict(dk(P, XL)), np.where(b > 0, 1, -1))
     # the callable form gives the same machine
     svc2 = SVC(kernel=dk, C=C, tol=1e-12).fit(XL, t)
-    assert np.allclose(svc2.decision_function(Xnew), svc.decision_function(dk(Xnew, XL)),
-                       atol=1e-8)
+    assert np.allclose(svc2.decision_function(Xnew), svc.decision_function(dk(Xnew, XL)), atol=1e-8)
 
 
 def test_deformed_kernel_rejects_bad_parameters_before_any_work(moons, monkeypatch):
@@ -120,15 +126,19 @@ def test_deformed_kernel_rejects_bad_parameters_before_any_work(moons, monkeypat
         raise AssertionError("the graph was built before the parameters were checked")
 
     monkeypatch.setattr(KNNGraph, "build", no_graph)
-    for bad in (dict(gamma_A=0.0, gamma_I=1.0), dict(gamma_A=1e-2, gamma_I=-1.0),
-                dict(gamma_A=1e-2, gamma_I=1.0, kernel_width="widest"),
-                dict(gamma_A=1e-2, gamma_I=1.0, laplacian="random-walk"),
-                dict(gamma_A=1e-2, gamma_I=1.0, graph="precomputed")):
+    for bad in (
+        dict(gamma_A=0.0, gamma_I=1.0),
+        dict(gamma_A=1e-2, gamma_I=-1.0),
+        dict(gamma_A=1e-2, gamma_I=1.0, kernel_width="widest"),
+        dict(gamma_A=1e-2, gamma_I=1.0, laplacian="random-walk"),
+        dict(gamma_A=1e-2, gamma_I=1.0, graph="precomputed"),
+    ):
         with pytest.raises(ValueError):
             DeformedKernel(X, **bad)
 
 
 # -- supervised manifold regularization, eq. (11.14) --------------------------
+
 
 @pytest.fixture(scope="module")
 def blobs():
@@ -162,8 +172,7 @@ def test_supervised_objective_and_unlabeled_rows_ignored(blobs):
     keep = y < 2
     X, y = X[keep], y[keep]
     gA, w, gI = 1e-2, 2.0, [5.0, 0.5]
-    m = SupervisedManifoldRLS(gamma_A=gA, gamma_I=gI, kernel_width=w,
-                              graph=KNNGraph(5)).fit(X, y)
+    m = SupervisedManifoldRLS(gamma_A=gA, gamma_I=gI, kernel_width=w, graph=KNNGraph(5)).fit(X, y)
     # stationarity of the dense objective of eq. (11.14), squared loss, 1/l^2 scale
     l = y.size
     K = rbf_np(X, X, w)
@@ -177,8 +186,13 @@ def test_supervised_objective_and_unlabeled_rows_ignored(blobs):
     grad = -2 / l * K @ (t - K @ a) + 2 * gA * K @ a + 2 / l**2 * K @ M @ K @ a
     assert np.abs(grad).max() < 1e-8
     # normalize=False is eq. (11.14) as printed: gamma_I without the 1/l^2
-    m_raw = SupervisedManifoldRLS(gamma_A=gA, gamma_I=[g / l**2 for g in gI], kernel_width=w,
-                                  graph=KNNGraph(5), normalize=False).fit(X, y)
+    m_raw = SupervisedManifoldRLS(
+        gamma_A=gA,
+        gamma_I=[g / l**2 for g in gI],
+        kernel_width=w,
+        graph=KNNGraph(5),
+        normalize=False,
+    ).fit(X, y)
     np.testing.assert_allclose(m_raw.alpha_, a, rtol=1e-8, atol=1e-10)
     # the intrinsic terms change the solution
     m0 = SupervisedManifoldRLS(gamma_A=gA, gamma_I=0.0, kernel_width=w).fit(X, y)
@@ -186,8 +200,9 @@ def test_supervised_objective_and_unlabeled_rows_ignored(blobs):
     # rows labeled -1 are ignored by the fit, and labeled by transduction_
     Xu = np.vstack([X, Xnew])
     yu = np.concatenate([y, -np.ones(Xnew.shape[0], dtype=int)])
-    mu = SupervisedManifoldRLS(gamma_A=gA, gamma_I=gI, kernel_width=w,
-                               graph=KNNGraph(5)).fit(Xu, yu)
+    mu = SupervisedManifoldRLS(gamma_A=gA, gamma_I=gI, kernel_width=w, graph=KNNGraph(5)).fit(
+        Xu, yu
+    )
     assert np.allclose(mu.decision_function(Xnew), m.decision_function(Xnew))
     assert set(m.predict(Xnew)) <= {0, 1}
     np.testing.assert_array_equal(mu.transduction_, mu.predict(Xu))
@@ -213,11 +228,12 @@ def test_supervised_mr_spec_end_to_end(blobs):
     yp = np.full(y.size, -1)
     lab = rng.choice(y.size, 15, replace=False)
     yp[lab] = y[lab]
-    est = make_method("supervised-mr", n_neighbors=4, weights="heat", sigma=None,
-                      metric="euclidean")
+    est = make_method(
+        "supervised-mr", n_neighbors=4, weights="heat", sigma=None, metric="euclidean"
+    )
     assert isinstance(est, SupervisedManifoldRLS)
     assert est.graph.get_params() == KNNGraph(4, weights="heat").get_params()
-    assert est.precompute(X) is None                 # nothing label-independent
+    assert est.precompute(X) is None  # nothing label-independent
     est.fit(X, yp)
     assert est.transduction_.shape == y.shape
     np.testing.assert_array_equal(est.transduction_[lab], est.predict(X[lab]))
@@ -230,7 +246,7 @@ def test_supervised_degenerate_cases_reported(blobs):
     X, y, _ = blobs
     yp = np.full(y.size, -1)
     lab0 = np.flatnonzero(y == 0)[:6]
-    lab1 = np.flatnonzero(y == 1)[:1]               # one labeled point: no graph term
+    lab1 = np.flatnonzero(y == 1)[:1]  # one labeled point: no graph term
     yp[lab0], yp[lab1] = 0, 1
     m = SupervisedManifoldRLS(gamma_I=1.0, kernel_width=2.0).fit(X, yp)
     assert any("class 1 has one labeled point" in n for n in m.fit_report_.degenerate)
@@ -251,14 +267,17 @@ def test_supervised_invalid_parameters_rejected_before_any_work(blobs, monkeypat
 
     monkeypatch.setattr(deformed_mod, "resolve_width", boom)
     monkeypatch.setattr(deformed_mod, "laprls_coefficients", boom)
-    for bad in (SupervisedManifoldRLS(gamma_A=0.0), SupervisedManifoldRLS(gamma_I=-1.0),
-                SupervisedManifoldRLS(gamma_I=[1.0, 2.0]),          # 3 classes
-                SupervisedManifoldRLS(gamma_I=[1.0, -1.0, 0.0]),
-                SupervisedManifoldRLS(kernel_width="widest"),
-                SupervisedManifoldRLS(kernel_width_scale=0.0),
-                SupervisedManifoldRLS(laplacian_degree=0),
-                SupervisedManifoldRLS(normalize="yes"),
-                SupervisedManifoldRLS(graph="precomputed")):
+    for bad in (
+        SupervisedManifoldRLS(gamma_A=0.0),
+        SupervisedManifoldRLS(gamma_I=-1.0),
+        SupervisedManifoldRLS(gamma_I=[1.0, 2.0]),  # 3 classes
+        SupervisedManifoldRLS(gamma_I=[1.0, -1.0, 0.0]),
+        SupervisedManifoldRLS(kernel_width="widest"),
+        SupervisedManifoldRLS(kernel_width_scale=0.0),
+        SupervisedManifoldRLS(laplacian_degree=0),
+        SupervisedManifoldRLS(normalize="yes"),
+        SupervisedManifoldRLS(graph="precomputed"),
+    ):
         with pytest.raises(ValueError):
             bad.fit(X, y)
 
@@ -273,7 +292,7 @@ def test_supervised_input_validated_the_sklearn_way(blobs):
         SupervisedManifoldRLS().fit(Xn, y)
     with pytest.raises(ValueError, match="at least 2 classes"):
         SupervisedManifoldRLS().fit(X, np.where(y == 0, 0, -1))
-    m = SupervisedManifoldRLS().fit(X.tolist(), y.tolist())    # lists are fine
+    m = SupervisedManifoldRLS().fit(X.tolist(), y.tolist())  # lists are fine
     assert m.n_features_in_ == 2
     with pytest.raises(ValueError, match="features"):
         m.predict(np.ones((3, 5)))
@@ -288,12 +307,12 @@ def test_iterated_laplacian_is_memoized_per_graph_and_read_only():
 
     X, _ = make_moons(120, noise=0.1, random_state=0)
     g = Graph(X, k=6)
-    L = (np.diag(g.degrees) - g.W.toarray())            # D - W, built independently
+    L = np.diag(g.degrees) - g.W.toarray()  # D - W, built independently
     M = intrinsic_matrix(g, "unnormalized", 3)
     np.testing.assert_allclose(M.toarray(), L @ L @ L, atol=1e-10)
-    assert intrinsic_matrix(g, "unnormalized", 3) is M        # the memo, not a new product
-    assert intrinsic_matrix(g, "normalized", 3) is not M       # keyed by the Laplacian
+    assert intrinsic_matrix(g, "unnormalized", 3) is M  # the memo, not a new product
+    assert intrinsic_matrix(g, "normalized", 3) is not M  # keyed by the Laplacian
     with pytest.raises(ValueError):
-        M.data[0] = 1.0                                      # read-only: no silent mutation
-    g2 = Graph(X, k=6)                                       # another graph object: its own
+        M.data[0] = 1.0  # read-only: no silent mutation
+    g2 = Graph(X, k=6)  # another graph object: its own
     assert intrinsic_matrix(g2, "unnormalized", 3) is not M

@@ -22,15 +22,19 @@ COLLAPSE = "degenerate: class collapse: class {} predicted on under a fifth"
 
 def _tail(l_c, l, x):
     """P(Binomial(l, x) >= l_c) by its sum (independent of scipy.stats)."""
-    return sum(comb(l, j) * x ** j * (1 - x) ** (l - j) for j in range(l_c, l + 1))
+    return sum(comb(l, j) * x**j * (1 - x) ** (l - j) for j in range(l_c, l + 1))
 
 
 def _rule(lab, pred):
     lab, pred = np.asarray(lab), np.asarray(pred)
     l, N = lab.sum(), pred.sum()
-    return [c for c in range(lab.size)
-            if lab[c] > 0 and pred[c] / N < COLLAPSE_RATIO * lab[c] / l
-            and _tail(int(lab[c]), int(l), (pred[c] + 1) / (N + 1)) < COLLAPSE_P]
+    return [
+        c
+        for c in range(lab.size)
+        if lab[c] > 0
+        and pred[c] / N < COLLAPSE_RATIO * lab[c] / l
+        and _tail(int(lab[c]), int(l), (pred[c] + 1) / (N + 1)) < COLLAPSE_P
+    ]
 
 
 def test_collapsed_classes_is_the_rule_written_out_with_an_independent_binomial_tail():
@@ -45,7 +49,7 @@ def test_collapsed_classes_is_the_rule_written_out_with_an_independent_binomial_
         expected = _rule(lab, pred)
         assert collapsed_classes(lab, pred) == expected, (lab, pred)
         found += bool(expected)
-    assert 30 < found < 270          # both outcomes are exercised
+    assert 30 < found < 270  # both outcomes are exercised
 
 
 def test_a_class_with_few_labels_is_not_flagged_by_chance_but_many_labels_are():
@@ -82,8 +86,7 @@ def test_the_flattened_harmonic_function_is_noted_and_consistency_is_not(blobs):
     h = HarmonicFunction(graph=KNNGraph(n_neighbors=10)).fit(X, partial)
     share = np.mean(h.transduction_[unl] == 3)
     assert share < 0.2 * np.mean(partial[~unl] == 3)
-    assert h.fit_report_.degenerate == [COLLAPSE.format(3) + " of its share of the labeled "
-                                                             "points"]
+    assert h.fit_report_.degenerate == [COLLAPSE.format(3) + " of its share of the labeled points"]
     assert np.mean(h.transduction_[unl] == y[unl]) < 0.8
     c = Consistency(graph=KNNGraph(n_neighbors=10)).fit(X, partial)
     assert c.fit_report_.degenerate == []
@@ -94,10 +97,11 @@ def test_a_constant_prediction_gets_its_own_note_only():
     y = np.array([0, -1, -1, -1, -1, -1, -1, 1])
     h = HarmonicFunction(graph="precomputed")
     W = np.zeros((8, 8))
-    for i in range(6):                  # a chain from the class-0 label ...
+    for i in range(6):  # a chain from the class-0 label ...
         W[i, i + 1] = W[i + 1, i] = 1.0
-    W[6, 7] = W[7, 6] = 1e-6            # ... that the class-1 label barely touches
+    W[6, 7] = W[7, 6] = 1e-6  # ... that the class-1 label barely touches
     h.fit(W, y)
     assert (h.transduction_[1:7] == 0).all()
-    assert h.fit_report_.degenerate == ["degenerate: constant prediction: every unlabeled "
-                                        "point gets class 0"]
+    assert h.fit_report_.degenerate == [
+        "degenerate: constant prediction: every unlabeled point gets class 0"
+    ]

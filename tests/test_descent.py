@@ -31,11 +31,11 @@ def test_symbol_codes_are_the_one_hot_rows_codes_and_give_their_distances():
     np.testing.assert_array_equal(symbol_codes(X), T)
     D = pairwise_distances(X)
     ham = (T[:, None, :] != T[None, :, :]).sum(axis=2)
-    np.testing.assert_allclose(D ** 2, 2.0 * ham, atol=1e-9)
-    assert symbol_codes(X.toarray()) is None                 # dense: searched as it is
-    assert symbol_codes(X * 2.0) is None                      # not binary
+    np.testing.assert_allclose(D**2, 2.0 * ham, atol=1e-9)
+    assert symbol_codes(X.toarray()) is None  # dense: searched as it is
+    assert symbol_codes(X * 2.0) is None  # not binary
     bad = X.tolil()
-    bad[0, 0], bad[0, 1] = 1.0, 1.0                           # two ones in row 0
+    bad[0, 0], bad[0, 1] = 1.0, 1.0  # two ones in row 0
     assert symbol_codes(bad.tocsr()) is None
 
 
@@ -69,8 +69,8 @@ def test_heat_weights_are_eq2_on_the_exact_distances():
     W, h, sigma, _ = descent_knn_graph(X, 4, weights="heat", recall_sample=0)
     Wc = W.tocoo()
     d = np.sqrt(((X[Wc.row] - X[Wc.col]).multiply(X[Wc.row] - X[Wc.col])).sum(axis=1)).A1
-    assert sigma == pytest.approx(np.sqrt(np.mean(d ** 2)))
-    np.testing.assert_allclose(Wc.data, np.exp(-d ** 2 / (2 * sigma ** 2)), rtol=1e-12)
+    assert sigma == pytest.approx(np.sqrt(np.mean(d**2)))
+    np.testing.assert_allclose(Wc.data, np.exp(-(d**2) / (2 * sigma**2)), rtol=1e-12)
     assert (W != W.T).nnz == 0 and W.diagonal().sum() == 0
 
 
@@ -90,9 +90,9 @@ def test_recall_is_measured_against_an_independent_brute_force():
     # every sampled point's own out-edges: neighbours j with d_ij <= h_i among W's row
     hits = 0
     for a, i in enumerate(sample):
-        row = W.indices[W.indptr[i]:W.indptr[i + 1]]
+        row = W.indices[W.indptr[i] : W.indptr[i + 1]]
         mine = row[D[a, row] <= h[i] + 1e-12]
-        assert mine.size >= k                      # its k out-edges are in W's row
+        assert mine.size >= k  # its k out-edges are in W's row
         hits += int(np.sum(np.sort(D[a, mine])[:k] <= hk[a] + 1e-12))
     assert info["recall"] == pytest.approx(hits / (m * k))
     assert info["recall_rows"] == m and 0 < info["recall"] <= 1
@@ -105,7 +105,7 @@ def test_dense_points_are_searched_in_euclidean_with_knn_recall():
     assert not info["symbol_codes"] and "euclidean" in info["index"]
     Wx, hx, _ = knn_graph(X, k=6, weights="heat", method="exact")
     assert info["recall"] >= 0.95
-    np.testing.assert_allclose(h[h <= hx + 1e-12], hx[h <= hx + 1e-12])   # never closer than exact
+    np.testing.assert_allclose(h[h <= hx + 1e-12], hx[h <= hx + 1e-12])  # never closer than exact
     assert np.all(h >= hx - 1e-12)
 
 
@@ -129,10 +129,17 @@ def test_builder_memoizes_and_reports_the_search():
     assert g.spectrum(m=5).values.size >= 5 and g.n == 500
 
 
-@pytest.mark.parametrize("params, match", [
-    ({"n_neighbors": 0}, "n_neighbors"), ({"metric": "cosine"}, "euclidean"),
-    ({"n_candidates": 3, "n_neighbors": 5}, "n_candidates"), ({"recall_sample": -1}, "recall"),
-    ({"n_jobs": 0}, "n_jobs"), ({"weights": "gauss"}, "weights")])
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        ({"n_neighbors": 0}, "n_neighbors"),
+        ({"metric": "cosine"}, "euclidean"),
+        ({"n_candidates": 3, "n_neighbors": 5}, "n_candidates"),
+        ({"recall_sample": -1}, "recall"),
+        ({"n_jobs": 0}, "n_jobs"),
+        ({"weights": "gauss"}, "weights"),
+    ],
+)
 def test_bad_parameters_are_named(params, match):
     with pytest.raises(ParameterError, match=match):
         DescentGraph(**params).build(np.zeros((20, 2)))
@@ -142,8 +149,14 @@ def test_spec_and_registry_map_method_nndescent_to_the_builder():
     from sskernels.learners.registry import make_method
     from sskernels.spec import parse_spec
 
-    spec = parse_spec({"name": "d", "dataset": "sklearn-wine", "methods": ["harmonic"],
-                       "graph": {"k": 7, "weights": "heat", "method": "nndescent"}})
+    spec = parse_spec(
+        {
+            "name": "d",
+            "dataset": "sklearn-wine",
+            "methods": ["harmonic"],
+            "graph": {"k": 7, "weights": "heat", "method": "nndescent"},
+        }
+    )
     assert spec.graph.method == "nndescent"
     est = make_method("harmonic", n_neighbors=7, weights="heat", method="nndescent")
     assert isinstance(est.graph, DescentGraph) and est.graph.n_neighbors == 7

@@ -47,8 +47,11 @@ def _estimators():
         obj = getattr(learners, name)
         if not inspect.isclass(obj) or not (hasattr(obj, "fit") or "__call__" in vars(obj)):
             continue
-        owns_init = any("__init__" in vars(cls) for cls in obj.__mro__
-                        if cls.__module__.startswith("sskernels."))
+        owns_init = any(
+            "__init__" in vars(cls)
+            for cls in obj.__mro__
+            if cls.__module__.startswith("sskernels.")
+        )
         if owns_init:
             out.append(name)
     return out
@@ -73,10 +76,20 @@ def test_module_doctests(name):
 
 def test_every_estimator_is_listed():
     # the estimators of the API reference's sections; the bases are not among them
-    assert {"HarmonicFunction", "Consistency", "KernelSVM", "DeformedKernel",
-            "SelectOnLabeledRegressor", "RegularizedLaplacianEigenmaps"} <= set(ESTIMATORS)
-    assert not {"GraphClassifier", "SemiSupervisedClassifier", "SemiSupervisedRegressor",
-                "MethodInfo"} & set(ESTIMATORS)
+    assert {
+        "HarmonicFunction",
+        "Consistency",
+        "KernelSVM",
+        "DeformedKernel",
+        "SelectOnLabeledRegressor",
+        "RegularizedLaplacianEigenmaps",
+    } <= set(ESTIMATORS)
+    assert not {
+        "GraphClassifier",
+        "SemiSupervisedClassifier",
+        "SemiSupervisedRegressor",
+        "MethodInfo",
+    } & set(ESTIMATORS)
 
 
 @pytest.mark.parametrize("name", ESTIMATORS)
@@ -93,11 +106,15 @@ def test_estimator_has_an_example(name):
 
 @pytest.mark.parametrize("name", ESTIMATORS)
 def test_estimator_parameters_are_documented(name):
-    validate = pytest.importorskip("numpydoc.validate", reason="numpydoc is not installed "
-                                   "(docs/requirements.txt)").validate
+    validate = pytest.importorskip(
+        "numpydoc.validate", reason="numpydoc is not installed (docs/requirements.txt)"
+    ).validate
     import sskernels.learners as learners
 
     cls = getattr(learners, name)
-    errors = [f"{code}: {message}" for code, message in
-              validate(f"{cls.__module__}.{name}")["errors"] if code in ("PR01", "PR02")]
+    errors = [
+        f"{code}: {message}"
+        for code, message in validate(f"{cls.__module__}.{name}")["errors"]
+        if code in ("PR01", "PR02")
+    ]
     assert not errors, f"{name}: " + "; ".join(errors)

@@ -34,12 +34,11 @@ def spec_file(tmp_path, method="harmonic"):
     return path
 
 
-def test_a_defect_inside_fit_is_an_internal_error_with_its_traceback(tmp_path, monkeypatch,
-                                                                     capsys):
+def test_a_defect_inside_fit_is_an_internal_error_with_its_traceback(tmp_path, monkeypatch, capsys):
     from sskernels.learners.propagation import HarmonicFunction
 
     def broken_fit(self, X, y):
-        return None + self        # a TypeError of ours, not the user's
+        return None + self  # a TypeError of ours, not the user's
 
     monkeypatch.setattr(HarmonicFunction, "fit", broken_fit)
     code, err = run_main(monkeypatch, capsys, "run", spec_file(tmp_path), "--no-progress")
@@ -59,8 +58,9 @@ def test_a_parameter_refused_inside_fit_stays_one_line_exit_2(tmp_path, monkeypa
     assert "Traceback" not in err
 
 
-def test_a_spec_typo_is_one_line_exit_2_and_debug_shows_its_traceback(tmp_path, monkeypatch,
-                                                                      capsys):
+def test_a_spec_typo_is_one_line_exit_2_and_debug_shows_its_traceback(
+    tmp_path, monkeypatch, capsys
+):
     spec = spec_file(tmp_path)
     spec.write_text(spec.read_text().replace("splits:", "splitz:"))
     code, err = run_main(monkeypatch, capsys, "run", spec, "--no-progress")
@@ -87,4 +87,6 @@ def test_which_exceptions_are_the_users():
     assert is_user_error(UserError("bad spec"))
     assert not is_user_error(ValueError("operands could not be broadcast"))
     assert not is_user_error(TypeError("unsupported operand type(s)"))
-    assert isinstance(ParameterError("x"), ValueError) and isinstance(ParameterError("x"), TypeError)
+    assert isinstance(ParameterError("x"), ValueError) and isinstance(
+        ParameterError("x"), TypeError
+    )

@@ -27,12 +27,17 @@ SMALL = {
 
 @pytest.mark.parametrize("name", method_names("classification"))
 def test_every_listed_method_runs_from_a_spec(name, tmp_path):
-    spec = parse_spec({
-        "dataset": "sklearn-iris", "preprocess": "minmax", "graph": {"k": 6},
-        "splits": {"n_splits": 1, "n_labeled": 15, "seed": 0},
-        "methods": [{"name": name, "params": SMALL.get(name, {})}],
-        "output": str(tmp_path / "out"),
-    }, tmp_path / f"{name}.yaml")
+    spec = parse_spec(
+        {
+            "dataset": "sklearn-iris",
+            "preprocess": "minmax",
+            "graph": {"k": 6},
+            "splits": {"n_splits": 1, "n_labeled": 15, "seed": 0},
+            "methods": [{"name": name, "params": SMALL.get(name, {})}],
+            "output": str(tmp_path / "out"),
+        },
+        tmp_path / f"{name}.yaml",
+    )
     df = run_spec(spec, progress=False)
     acc = df[df.metric == "accuracy"].value
     assert len(acc) == 1 and 0.0 <= float(acc.iloc[0]) <= 100.0
@@ -42,8 +47,14 @@ def test_every_listed_method_runs_from_a_spec(name, tmp_path):
     assert {"solvers", "notes"} <= set(rec["report"]) <= {"solvers", "notes", "stats"}
 
 
-@pytest.mark.parametrize("name", [n for n in method_names("classification")
-                                  if n not in ("label-spreading", "label-propagation")])
+@pytest.mark.parametrize(
+    "name",
+    [
+        n
+        for n in method_names("classification")
+        if n not in ("label-spreading", "label-propagation")
+    ],
+)
 def test_fit_refuses_bad_y_and_predict_before_fit(name):
     """Bad input refused by every registered method (one place, not one copy per family):
     y shorter than X, NaN in y, infinite X, one labeled class, predict before fit."""
@@ -72,15 +83,17 @@ def test_fit_refuses_bad_y_and_predict_before_fit(name):
     with pytest.raises(ValueError, match="at least 2 classes"):
         make_method(name, **SMALL.get(name, {})).fit(X, one)
     est = make_method(name, **SMALL.get(name, {}))
-    if name not in ("skl", "skl-kta"):   # transductive only: no predict on new points
+    if name not in ("skl", "skl-kta"):  # transductive only: no predict on new points
         with pytest.raises(NotFittedError):
             est.predict(X)
 
 
 #: regression methods: fixed parameters (no selection) keep the WiFi runs small
-SMALL_REGRESSION = {"svr": {"b_scale": 1.0, "C": 1.0},
-                    "harmonic-regression": {"b_scale": 50.0},
-                    "label-aware-svr": {"b_scale": 20.0, "C": 1.0}}
+SMALL_REGRESSION = {
+    "svr": {"b_scale": 1.0, "C": 1.0},
+    "harmonic-regression": {"b_scale": 50.0},
+    "label-aware-svr": {"b_scale": 20.0, "C": 1.0},
+}
 
 
 def test_every_method_has_a_task():
@@ -93,16 +106,21 @@ def test_every_method_has_a_task():
 @pytest.mark.datasets("wifi")
 @pytest.mark.parametrize("name", method_names("regression"))
 def test_every_regression_method_runs_from_a_spec(name, tmp_path, data_mirror):
-    spec = parse_spec({
-        "dataset": "wifi", "preprocess": "rss-floor", "target_scale": "minmax",
-        "splits": {"n_splits": 1, "n_labeled": 30, "seed": 0},
-        "methods": [{"name": name, "params": SMALL_REGRESSION[name]}],
-        "output": str(tmp_path / "out"),
-    }, tmp_path / f"{name}.yaml")
+    spec = parse_spec(
+        {
+            "dataset": "wifi",
+            "preprocess": "rss-floor",
+            "target_scale": "minmax",
+            "splits": {"n_splits": 1, "n_labeled": 30, "seed": 0},
+            "methods": [{"name": name, "params": SMALL_REGRESSION[name]}],
+            "output": str(tmp_path / "out"),
+        },
+        tmp_path / f"{name}.yaml",
+    )
     df = run_spec(spec, progress=False)
     assert set(df.metric) == {"rmse", "mse"}
     rmse, mse = (float(df[df.metric == m].value.iloc[0]) for m in ("rmse", "mse"))
-    assert 0.0 < rmse < 0.5 and mse == pytest.approx(rmse ** 2)
+    assert 0.0 < rmse < 0.5 and mse == pytest.approx(rmse**2)
     (rec,) = (tmp_path / "out" / "records").rglob("split_000.json")
     assert set(json.loads(rec.read_text())["report"]) == {"solvers", "notes"}
 
@@ -145,12 +163,17 @@ def test_tsk_collapse_on_yeast_is_flagged(tmp_path, data_mirror):
     the summary flags it instead of averaging a zero kernel in silently."""
     from sskernels.experiment.tables import summarize
 
-    spec = parse_spec({
-        "dataset": "yeast", "preprocess": "minmax", "graph": {"k": 6},
-        "splits": {"n_splits": 5, "n_labeled": 50, "seed": 0},
-        "methods": [{"name": "tsk", "params": {"n_components": 10, "eta": 2, "beta": "auto"}}],
-        "output": str(tmp_path / "out"),
-    }, tmp_path / "yeast.yaml")
+    spec = parse_spec(
+        {
+            "dataset": "yeast",
+            "preprocess": "minmax",
+            "graph": {"k": 6},
+            "splits": {"n_splits": 5, "n_labeled": 50, "seed": 0},
+            "methods": [{"name": "tsk", "params": {"n_components": 10, "eta": 2, "beta": "auto"}}],
+            "output": str(tmp_path / "out"),
+        },
+        tmp_path / "yeast.yaml",
+    )
     summary = summarize(run_spec(spec, progress=False), spec)
     notes = summary[summary.metric == "accuracy"].notes.iloc[0]
     assert "zero kernel" in notes and "constant prediction" in notes, notes

@@ -49,7 +49,7 @@ def test_wrapper_refuses_extra_points_of_other_features_and_bad_labels():
     X, y, extra = _blobs()
     with pytest.raises(ParameterError, match="3 features, X has 2"):
         ExtraUnlabeled(HarmonicFunction(), unlabeled=np.zeros((5, 3))).fit(X, np.full(80, -1))
-    with pytest.raises(ValueError, match="inconsistent numbers of samples"):     # sklearn's
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):  # sklearn's
         ExtraUnlabeled(HarmonicFunction(), unlabeled=extra).fit(X, np.zeros(79))
 
 
@@ -66,17 +66,35 @@ def blobs_extra(monkeypatch):
     """A registered data set with 600 extra points (and its twin without them)."""
     X, y, extra = _blobs()
     for name, parsed in (("blobs-extra", Parsed(X, y, extra=extra)), ("blobs-plain", Parsed(X, y))):
-        monkeypatch.setitem(REGISTRY, name, Entry(
-            name, 80, 2, 2, "test", "two blobs", lambda p=parsed: p,
-            n_extra=600 if name == "blobs-extra" else 0))
+        monkeypatch.setitem(
+            REGISTRY,
+            name,
+            Entry(
+                name,
+                80,
+                2,
+                2,
+                "test",
+                "two blobs",
+                lambda p=parsed: p,
+                n_extra=600 if name == "blobs-extra" else 0,
+            ),
+        )
     return X, y, extra
 
 
 def _spec(tmp_path, dataset, methods=("harmonic", "label-spreading")):
-    return parse_spec({"name": dataset, "dataset": dataset, "graph": {"k": 6},
-                       "splits": {"n_splits": 3, "n_labeled": 4, "seed": 1},
-                       "methods": list(methods), "output": str(tmp_path / dataset)},
-                      tmp_path / f"{dataset}.yaml")
+    return parse_spec(
+        {
+            "name": dataset,
+            "dataset": dataset,
+            "graph": {"k": 6},
+            "splits": {"n_splits": 3, "n_labeled": 4, "seed": 1},
+            "methods": list(methods),
+            "output": str(tmp_path / dataset),
+        },
+        tmp_path / f"{dataset}.yaml",
+    )
 
 
 def test_a_run_fits_with_the_extra_points_and_scores_the_task_points_only(tmp_path, blobs_extra):
@@ -85,16 +103,20 @@ def test_a_run_fits_with_the_extra_points_and_scores_the_task_points_only(tmp_pa
     prep = prepare(spec)
     assert prep.X.shape == (80, 2) and prep.X_extra.shape == (600, 2)
     run_spec(spec, progress=False, reuse=False)
-    recs = [json.loads(p.read_text())
-            for p in sorted((tmp_path / "blobs-extra").rglob("split_*.json"))]
+    recs = [
+        json.loads(p.read_text()) for p in sorted((tmp_path / "blobs-extra").rglob("split_*.json"))
+    ]
     assert len(recs) == 6
     for rec in recs:
         labeled = prep.settings[0][1][rec["split"]]
         yp = np.full(80, -1)
         yp[labeled] = y[labeled]
-        est = (HarmonicFunction(graph=None).set_params(graph__n_neighbors=6)
-               if rec["method_name"] == "harmonic" else None)
-        assert rec["n_unlabeled"] == 80 - 4          # never an extra point
+        est = (
+            HarmonicFunction(graph=None).set_params(graph__n_neighbors=6)
+            if rec["method_name"] == "harmonic"
+            else None
+        )
+        assert rec["n_unlabeled"] == 80 - 4  # never an extra point
         if est is not None:
             manual = ExtraUnlabeled(est, unlabeled=extra).fit(X, yp)
             unl = yp == -1
@@ -105,8 +127,10 @@ def test_a_run_fits_with_the_extra_points_and_scores_the_task_points_only(tmp_pa
     assert plain.data_fingerprint != prep.data_fingerprint
     code = method_code(spec, 0)["modules"]
     assert "sskernels/learners/extra_unlabeled.py" in code
-    assert "sskernels/learners/extra_unlabeled.py" not in method_code(
-        _spec(tmp_path, "blobs-plain"), 0)["modules"]
+    assert (
+        "sskernels/learners/extra_unlabeled.py"
+        not in method_code(_spec(tmp_path, "blobs-plain"), 0)["modules"]
+    )
 
 
 def test_the_extra_points_change_the_answer(tmp_path, blobs_extra):
@@ -116,8 +140,7 @@ def test_the_extra_points_change_the_answer(tmp_path, blobs_extra):
     yp[[0, 40]] = [0, 1]
     with_ = ExtraUnlabeled(HarmonicFunction(), unlabeled=extra).fit(X, yp)
     without = HarmonicFunction().fit(X, yp)
-    assert not np.allclose(with_.estimator_.label_distributions_[:80],
-                           without.label_distributions_)
+    assert not np.allclose(with_.estimator_.label_distributions_[:80], without.label_distributions_)
 
 
 def _one_hot_codes(n, p=8, s=6, seed=5):
@@ -130,10 +153,15 @@ def _one_hot_codes(n, p=8, s=6, seed=5):
     return one_hot_symbols(T, s), cls
 
 
-@pytest.mark.parametrize("name, params", [
-    ("harmonic", {"solver": "cg"}), ("consistency", {"alpha": 0.99, "solver": "cg"}),
-    ("linear-laprls", {"gamma_A": 0.01, "gamma_I": 1.0, "solver": "cg"}),
-    ("skl-kta", {"laplacian_degree": 2, "n_components": 20})])
+@pytest.mark.parametrize(
+    "name, params",
+    [
+        ("harmonic", {"solver": "cg"}),
+        ("consistency", {"alpha": 0.99, "solver": "cg"}),
+        ("linear-laprls", {"gamma_A": 0.01, "gamma_I": 1.0, "solver": "cg"}),
+        ("skl-kta", {"laplacian_degree": 2, "n_components": 20}),
+    ],
+)
 def test_the_million_point_fits_form_nothing_dense_n_by_n(name, params):
     """secstr-extra's fits (extra points, a memoized NN-descent graph, CG solves, a partial
     spectrum by Lanczos) on one-hot data: the peak Python-side allocation of a fit stays far
@@ -148,9 +176,11 @@ def test_the_million_point_fits_form_nothing_dense_n_by_n(name, params):
     X, cls = _one_hot_codes(n)
     yp = np.full(500, -1)
     yp[:40] = cls[:40]
-    est = ExtraUnlabeled(make_method(name, n_neighbors=10, weights="heat", method="nndescent",
-                                     **params), unlabeled=X[500:])
-    est.precompute(X[:500])         # memoized: the four methods share one graph
+    est = ExtraUnlabeled(
+        make_method(name, n_neighbors=10, weights="heat", method="nndescent", **params),
+        unlabeled=X[500:],
+    )
+    est.precompute(X[:500])  # memoized: the four methods share one graph
     tracemalloc.start()
     try:
         est.fit(X[:500], yp)
@@ -158,7 +188,7 @@ def test_the_million_point_fits_form_nothing_dense_n_by_n(name, params):
     finally:
         tracemalloc.stop()
     assert est.transduction_.shape == (500,)
-    assert np.mean(est.transduction_[40:] == cls[40:500]) > 0.7          # it learned
+    assert np.mean(est.transduction_[40:] == cls[40:500]) > 0.7  # it learned
     assert peak < 0.05 * 8 * n * n, f"peak {peak / 2**20:.1f} MB"
 
 
@@ -177,7 +207,7 @@ def test_the_nndescent_search_memory_is_not_quadratic():
     from sskernels.graph.descent import DescentGraph
 
     pytest.importorskip("pynndescent")
-    DescentGraph(n_neighbors=10, recall_sample=50).build(_one_hot_codes(300)[0])   # compiled
+    DescentGraph(n_neighbors=10, recall_sample=50).build(_one_hot_codes(300)[0])  # compiled
     peaks = {}
     for n in (15000, 30000):
         X, _ = _one_hot_codes(n, seed=n)
@@ -192,7 +222,6 @@ def test_the_nndescent_search_memory_is_not_quadratic():
     assert growth < 400 * 2**20, f"peak grew by {growth / 2**20:.0f} MB: {peaks}"
 
 
-
 @parametrize_with_checks([ExtraUnlabeled(HarmonicFunction(graph=KNNGraph(n_neighbors=3)))])
 def test_the_wrapper_passes_scikit_learns_estimator_checks(estimator, check):
     """scikit-learn's own checks on the wrapper (no extra points: they would fix the number
@@ -200,6 +229,8 @@ def test_the_wrapper_passes_scikit_learns_estimator_checks(estimator, check):
     skip (tests/test_sklearn_checks.py): its [-1, 1] labels collide with -1 = unlabeled."""
     name = getattr(check, "func", check).__name__
     if name == "check_classifiers_classes":
-        pytest.skip("its [-1, 1] labels collide with y == -1 = unlabeled (as for every "
-                    "semi-supervised classifier of the package)")
+        pytest.skip(
+            "its [-1, 1] labels collide with y == -1 = unlabeled (as for every "
+            "semi-supervised classifier of the package)"
+        )
     check(estimator)

@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from test_spec_cli import REPO, cli_env
+from test_spec_cli import cli_env
 
 FAULTY = '''
 import multiprocessing as mp
@@ -113,11 +113,17 @@ def run(args, tmp, user_dir, limits=None, extra_env=None):
         for what, value in (limits or {}).items():
             resource.setrlimit(what, (value, value))
         if resource.RLIMIT_FSIZE in (limits or {}):
-            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)   # EFBIG, not a killed process
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # EFBIG, not a killed process
 
-    return subprocess.run([sys.executable, "-m", "sskernels", *map(str, args)], env=env,
-                          cwd=tmp, capture_output=True, text=True, timeout=300,
-                          preexec_fn=preexec if limits else None)
+    return subprocess.run(
+        [sys.executable, "-m", "sskernels", *map(str, args)],
+        env=env,
+        cwd=tmp,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        preexec_fn=preexec if limits else None,
+    )
 
 
 def records(out):
@@ -169,8 +175,11 @@ def resumed_equal(tmp, out, user_dir, reference, args=()):
 
 def _mount_tmpfs(path, size):
     path.mkdir()
-    res = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)],
-                         capture_output=True, text=True)
+    res = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)],
+        capture_output=True,
+        text=True,
+    )
     if res.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here ({res.stderr.strip() or 'not root'})")
     return path
@@ -185,34 +194,37 @@ def tmpfs(tmp_path):
     subprocess.run(["umount", "-l", str(mnt)], check=False)
 
 
-def test_a_full_disk_is_one_line_naming_the_folder_and_a_rerun_resumes(tmpfs, tmp_path,
-                                                                       user_dir, reference):
+def test_a_full_disk_is_one_line_naming_the_folder_and_a_rerun_resumes(
+    tmpfs, tmp_path, user_dir, reference
+):
     out = tmpfs / "out"
     res = run(["run", write_spec(tmp_path, out), "--no-progress"], tmp_path, user_dir)
     assert res.returncode == 3, res.stderr
     one_line(res.stderr, 3, "no space left on the device of", str(out / "records"))
-    assert records(out)                            # some records were written, all readable
+    assert records(out)  # some records were written, all readable
     assert temporaries(out) == []
-    moved = tmp_path / "moved"                     # the folder moved to a disk with room
+    moved = tmp_path / "moved"  # the folder moved to a disk with room
     shutil.copytree(out, moved)
     before = resumed_equal(tmp_path, moved, user_dir, reference)
     assert 0 < len(before) < 36
-    res = run(["--debug", "run", write_spec(tmp_path, out), "--no-progress"], tmp_path,
-              user_dir)
+    res = run(["--debug", "run", write_spec(tmp_path, out), "--no-progress"], tmp_path, user_dir)
     assert res.returncode == 3 and "Traceback" in res.stderr and "No space left" in res.stderr
 
 
 def test_the_file_size_limit_is_a_full_disk_too(tmp_path, user_dir, reference):
     out = tmp_path / "out"
-    res = run(["run", write_spec(tmp_path, out), "--no-progress"], tmp_path, user_dir,
-              limits={resource.RLIMIT_FSIZE: 1500})
+    res = run(
+        ["run", write_spec(tmp_path, out), "--no-progress"],
+        tmp_path,
+        user_dir,
+        limits={resource.RLIMIT_FSIZE: 1500},
+    )
     assert res.returncode == 3, res.stderr
     one_line(res.stderr, 3, "the file-size limit (ulimit -f) reached", str(out))
     resumed_equal(tmp_path, out, user_dir, reference)
 
 
-def test_dense_work_that_cannot_fit_is_refused_before_anything_is_computed(tmp_path,
-                                                                          user_dir):
+def test_dense_work_that_cannot_fit_is_refused_before_anything_is_computed(tmp_path, user_dir):
     """LapRLS's dense 6000 x 6000 Gram matrix and system (2 x 275 MiB at least) under an
     850 MB address-space limit: refused before the warm-up, naming the method, the data
     set, n, the estimate and the setting that avoids it."""
@@ -220,24 +232,44 @@ def test_dense_work_that_cannot_fit_is_refused_before_anything_is_computed(tmp_p
     y = np.arange(6000) % 2
     X = np.c_[rng.normal(3.0 * y, 1.0), rng.normal(0.0, 1.0, 6000)]
     data = tmp_path / "big.csv"
-    np.savetxt(data, np.c_[X, y], delimiter=",", header="a,b,class", comments="",
-               fmt=["%.5f", "%.5f", "%d"])
+    np.savetxt(
+        data,
+        np.c_[X, y],
+        delimiter=",",
+        header="a,b,class",
+        comments="",
+        fmt=["%.5f", "%.5f", "%d"],
+    )
     spec = tmp_path / "oom.yaml"
-    spec.write_text(SPEC.format(splits=1, output=tmp_path / "out", methods="[laprls]")
-                    .replace("dataset: sklearn-wine", f"dataset: {{file: {data}, label: class}}")
-                    .replace("preprocess: minmax\n", ""))
-    res = run(["run", spec, "--no-progress"], tmp_path, user_dir,
-              limits={resource.RLIMIT_AS: 850_000 * 1024})
+    spec.write_text(
+        SPEC.format(splits=1, output=tmp_path / "out", methods="[laprls]")
+        .replace("dataset: sklearn-wine", f"dataset: {{file: {data}, label: class}}")
+        .replace("preprocess: minmax\n", "")
+    )
+    res = run(
+        ["run", spec, "--no-progress"],
+        tmp_path,
+        user_dir,
+        limits={resource.RLIMIT_AS: 850_000 * 1024},
+    )
     assert res.returncode == 6, res.stderr
-    one_line(res.stderr, 6, "methods[0] (laprls) on big (n = 6000) needs at least 549 MB",
-             "RBF Gram matrix", "linear-laprls", "nothing was computed", resume=False)
+    one_line(
+        res.stderr,
+        6,
+        "methods[0] (laprls) on big (n = 6000) needs at least 549 MB",
+        "RBF Gram matrix",
+        "linear-laprls",
+        "nothing was computed",
+        resume=False,
+    )
     assert records(tmp_path / "out") == {} and temporaries(tmp_path / "out") == []
-    assert not (tmp_path / "out" / "graph_seconds.json").exists()     # no warm-up ran
+    assert not (tmp_path / "out" / "graph_seconds.json").exists()  # no warm-up ran
 
 
 @pytest.mark.parametrize("where", ["warm-up", "fit"])
-def test_an_allocation_that_fails_names_the_method_the_data_and_the_size(where, tmp_path,
-                                                                        monkeypatch):
+def test_an_allocation_that_fails_names_the_method_the_data_and_the_size(
+    where, tmp_path, monkeypatch
+):
     """numpy's allocation error in the warm-up (a spectrum) or in a fit: one line, exit 6,
     naming the method, the data set, n, the split where there is one and the size asked
     for; not an internal error."""
@@ -249,18 +281,26 @@ def test_an_allocation_that_fails_names_the_method_the_data_and_the_size(where, 
     name = "precompute" if where == "warm-up" else "fit"
     real, calls = getattr(HarmonicFunction, name), []
 
-    def fail(self, *args, **kwargs):          # the second fit fails: one record is written
+    def fail(self, *args, **kwargs):  # the second fit fails: one record is written
         calls.append(1)
         if where == "fit" and len(calls) != 2:
             return real(self, *args, **kwargs)
-        raise MemoryError("Unable to allocate 24.6 MiB for an array with shape (1797, 1797) "
-                          "and data type float64")
+        raise MemoryError(
+            "Unable to allocate 24.6 MiB for an array with shape (1797, 1797) and data type float64"
+        )
 
     def spec(name):
-        return parse_spec({"name": "m", "dataset": "sklearn-wine", "preprocess": "minmax",
-                           "splits": {"n_splits": 3, "n_labeled": [20]},
-                           "methods": ["harmonic"], "output": str(tmp_path / name)},
-                          tmp_path / f"{name}.yaml")
+        return parse_spec(
+            {
+                "name": "m",
+                "dataset": "sklearn-wine",
+                "preprocess": "minmax",
+                "splits": {"n_splits": 3, "n_labeled": [20]},
+                "methods": ["harmonic"],
+                "output": str(tmp_path / name),
+            },
+            tmp_path / f"{name}.yaml",
+        )
 
     monkeypatch.setattr(HarmonicFunction, name, fail)
     with pytest.raises(OutOfMemory) as exc:
@@ -271,32 +311,39 @@ def test_an_allocation_that_fails_names_the_method_the_data_and_the_size(where, 
     assert "an array of 24.6 MiB (shape (1797, 1797))" in msg
     assert ("split 1" in msg) == (where == "fit")
     assert "rerun the same command to resume" in msg
-    assert "MemoryError" in exc.value.detail          # --debug shows where it was raised
+    assert "MemoryError" in exc.value.detail  # --debug shows where it was raised
     assert len(records(tmp_path / "out")) == (1 if where == "fit" else 0)
-    monkeypatch.undo()                                 # memory again: the rerun resumes
+    monkeypatch.undo()  # memory again: the rerun resumes
     run_spec(spec("out"), progress=False, reuse=False)
     run_spec(spec("whole"), progress=False, reuse=False)
     assert records(tmp_path / "out") == records(tmp_path / "whole")
 
 
-@pytest.mark.parametrize("code, cls, exit_code, needle", [
-    ("ENOSPC", "NoSpace", 3, "no space left"), ("EDQUOT", "NoSpace", 3, "no space left"),
-    ("EFBIG", "NoSpace", 3, "file-size limit"), ("EACCES", "NoPermission", 4, "no permission"),
-    ("EPERM", "NoPermission", 4, "no permission"), ("EROFS", "NoPermission", 4, "read-only"),
-    ("EMFILE", "TooManyFiles", 5, "too many open files"),
-    ("ENFILE", "TooManyFiles", 5, "too many open files"),
-])
+@pytest.mark.parametrize(
+    "code, cls, exit_code, needle",
+    [
+        ("ENOSPC", "NoSpace", 3, "no space left"),
+        ("EDQUOT", "NoSpace", 3, "no space left"),
+        ("EFBIG", "NoSpace", 3, "file-size limit"),
+        ("EACCES", "NoPermission", 4, "no permission"),
+        ("EPERM", "NoPermission", 4, "no permission"),
+        ("EROFS", "NoPermission", 4, "read-only"),
+        ("EMFILE", "TooManyFiles", 5, "too many open files"),
+        ("ENFILE", "TooManyFiles", 5, "too many open files"),
+    ],
+)
 def test_each_errno_is_its_fault(code, cls, exit_code, needle):
     import errno
 
     from sskernels import faults
 
-    fault = faults.environment_fault(OSError(getattr(errno, code), "x", "/o/records/f.json"),
-                                     "spec.yaml")
+    fault = faults.environment_fault(
+        OSError(getattr(errno, code), "x", "/o/records/f.json"), "spec.yaml"
+    )
     assert type(fault).__name__ == cls and fault.exit_code == exit_code
     assert str(fault).startswith("spec.yaml: ") and needle in str(fault)
     assert "/o/records" in str(fault) and faults.RESUME in str(fault)
-    assert faults.environment_fault(OSError(errno.ENOENT, "x")) is None     # not a limit
+    assert faults.environment_fault(OSError(errno.ENOENT, "x")) is None  # not a limit
 
 
 def test_a_folder_turned_read_only_between_two_records(tmp_path, user_dir, reference):
@@ -308,12 +355,23 @@ def test_a_folder_turned_read_only_between_two_records(tmp_path, user_dir, refer
     out = target / "out"
     try:
         # the Faulty row alone first, so that its second fit comes after one record of it
-        res = run(["run", write_spec(tmp_path, out), "--no-progress"], tmp_path, user_dir,
-                  extra_env={"FAULT": "readonly", "FAULT_DIR": str(_calls(tmp_path)),
-                             "FAULT_TARGET": str(target)})
+        res = run(
+            ["run", write_spec(tmp_path, out), "--no-progress"],
+            tmp_path,
+            user_dir,
+            extra_env={
+                "FAULT": "readonly",
+                "FAULT_DIR": str(_calls(tmp_path)),
+                "FAULT_TARGET": str(target),
+            },
+        )
         assert res.returncode == 4, res.stderr
-        one_line(res.stderr, 4, "read-only file system" if os.geteuid() == 0
-                 else "no permission to write", str(out / "records"))
+        one_line(
+            res.stderr,
+            4,
+            "read-only file system" if os.geteuid() == 0 else "no permission to write",
+            str(out / "records"),
+        )
         left = records(out)
         assert left.items() <= reference.items() and len(left) >= 1
         if os.geteuid() == 0:
@@ -334,12 +392,18 @@ def _calls(tmp_path):
     return calls
 
 
-def test_a_killed_worker_of_the_local_pool_is_one_line_and_a_rerun_resumes(tmp_path, user_dir,
-                                                                           reference):
+def test_a_killed_worker_of_the_local_pool_is_one_line_and_a_rerun_resumes(
+    tmp_path, user_dir, reference
+):
     out = tmp_path / "out"
-    res = run(["run", write_spec(tmp_path, out), "--no-progress", "--jobs", "2"], tmp_path,
-              user_dir, extra_env={"FAULT": "kill", "FAULT_DIR": str(_calls(tmp_path))})
+    res = run(
+        ["run", write_spec(tmp_path, out), "--no-progress", "--jobs", "2"],
+        tmp_path,
+        user_dir,
+        extra_env={"FAULT": "kill", "FAULT_DIR": str(_calls(tmp_path))},
+    )
     assert res.returncode == 7, res.stderr
-    one_line(res.stderr, 7, "a worker process of the local pool", "killed by SIGKILL",
-             "fewer --jobs")
+    one_line(
+        res.stderr, 7, "a worker process of the local pool", "killed by SIGKILL", "fewer --jobs"
+    )
     resumed_equal(tmp_path, out, user_dir, reference, args=("--jobs", "2"))

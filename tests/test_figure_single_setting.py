@@ -14,20 +14,21 @@ PEER = "Peer=sklearn.semi_supervised:LabelSpreading"
 
 
 def _spec(tmp_path):
-    spec = {"name": "wine_one_setting", "dataset": "sklearn-wine", "preprocess": "minmax",
-            "splits": {"n_splits": 2, "n_labeled": 20, "seed": 0},
-            "methods": [{"name": "harmonic"}, {"name": "consistency",
-                                                "params": {"alpha": 0.99}}],
-            "paper": {"table": "liu2009_table3_uci_transductive_accuracy",
-                      "dataset": "wine"},
-            "output": "out"}
+    spec = {
+        "name": "wine_one_setting",
+        "dataset": "sklearn-wine",
+        "preprocess": "minmax",
+        "splits": {"n_splits": 2, "n_labeled": 20, "seed": 0},
+        "methods": [{"name": "harmonic"}, {"name": "consistency", "params": {"alpha": 0.99}}],
+        "paper": {"table": "liu2009_table3_uci_transductive_accuracy", "dataset": "wine"},
+        "output": "out",
+    }
     path = tmp_path / "wine.yaml"
     path.write_text(yaml.safe_dump(spec))
     return path
 
 
-def test_single_setting_figure_has_a_panel_per_data_set_and_the_users_row(tmp_path,
-                                                                        monkeypatch):
+def test_single_setting_figure_has_a_panel_per_data_set_and_the_users_row(tmp_path, monkeypatch):
     import matplotlib.pyplot as plt
 
     from sskernels.experiment import figures
@@ -42,19 +43,32 @@ def test_single_setting_figure_has_a_panel_per_data_set_and_the_users_row(tmp_pa
     def spy(*args, **kwargs):
         drawn["fig"] = fig = real(*args, **kwargs)
         drawn["labels"] = [t.get_text() for t in fig.axes[0].get_yticklabels()]
-        drawn["bold"] = [t.get_text() for t in fig.axes[0].get_yticklabels()
-                         if t.get_fontweight() == "bold"]
+        drawn["bold"] = [
+            t.get_text() for t in fig.axes[0].get_yticklabels() if t.get_fontweight() == "bold"
+        ]
         drawn["paper"] = [c.get_label() for c in fig.axes[0].collections]
         return fig
 
     monkeypatch.setattr(figures, "setting_dots", spy)
-    res = runner.invoke(app, ["figure", str(path), "--with", PEER, "-o",
-                              str(tmp_path / "fig"), "--title", "one setting"])
+    res = runner.invoke(
+        app,
+        [
+            "figure",
+            str(path),
+            "--with",
+            PEER,
+            "-o",
+            str(tmp_path / "fig"),
+            "--title",
+            "one setting",
+        ],
+    )
     assert res.exit_code == 0, res.output
     assert (tmp_path / "fig.png").stat().st_size > 1000
-    assert len(drawn["fig"].axes) == 1                          # one panel: one data set
-    assert drawn["labels"] == ["harmonic", "consistency", "Peer"][::-1] or \
-        sorted(drawn["labels"]) == sorted(["harmonic", "consistency", "Peer"])
+    assert len(drawn["fig"].axes) == 1  # one panel: one data set
+    assert drawn["labels"] == ["harmonic", "consistency", "Peer"][::-1] or sorted(
+        drawn["labels"]
+    ) == sorted(["harmonic", "consistency", "Peer"])
     assert drawn["bold"] == ["Peer"]
-    assert "paper" in drawn["paper"]                            # the paper's values marked
+    assert "paper" in drawn["paper"]  # the paper's values marked
     plt.close("all")

@@ -85,7 +85,9 @@ def _budget():
     try:
         value = int(raw)
     except ValueError:
-        raise pytest.UsageError(f"{FUZZ_ENV}={raw!r}: expected a whole number of examples")
+        raise pytest.UsageError(
+            f"{FUZZ_ENV}={raw!r}: expected a whole number of examples"
+        ) from None
     return max(value, 4)
 
 
@@ -101,20 +103,34 @@ CLI_EXAMPLES = int(os.environ.get("SSKERNELS_FUZZ_CLI_EXAMPLES") or (200 if LONG
 #: an example still running after this long is a hang (SIGALRM); 4x: the process is ended
 HANG_SECONDS = float(os.environ.get("SSKERNELS_FUZZ_HANG_SECONDS") or 60)
 
-_HEALTH = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much,
-           HealthCheck.large_base_example]
+_HEALTH = [
+    HealthCheck.too_slow,
+    HealthCheck.data_too_large,
+    HealthCheck.filter_too_much,
+    HealthCheck.large_base_example,
+]
 # make test: the same cases everywhere, reported as found (not shrunk: a failing case is
 # reproducible as it is, and shrinking one costs minutes); make fuzz: new cases every run,
 # each failure shrunk to its smallest document and printed with its @reproduce_failure blob.
 # Neither has the "explain" phase: its tracer makes a deeply nested file's replay take 30 s.
 settings.register_profile(
-    "sskernels-test", deadline=timedelta(seconds=5), derandomize=True, database=None,
-    suppress_health_check=_HEALTH, print_blob=False,
-    phases=(Phase.explicit, Phase.reuse, Phase.generate))
+    "sskernels-test",
+    deadline=timedelta(seconds=5),
+    derandomize=True,
+    database=None,
+    suppress_health_check=_HEALTH,
+    print_blob=False,
+    phases=(Phase.explicit, Phase.reuse, Phase.generate),
+)
 settings.register_profile(
-    "sskernels-fuzz", deadline=timedelta(seconds=5), derandomize=False, database=None,
-    suppress_health_check=_HEALTH, print_blob=True,
-    phases=(Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink))
+    "sskernels-fuzz",
+    deadline=timedelta(seconds=5),
+    derandomize=False,
+    database=None,
+    suppress_health_check=_HEALTH,
+    print_blob=True,
+    phases=(Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink),
+)
 #: the profile of this run's fuzz tests (not loaded globally: other tests keep theirs)
 PROFILE = settings.get_profile("sskernels-fuzz" if LONG else "sskernels-test")
 
@@ -132,13 +148,16 @@ def count_line():
     """One line: the examples each generator ran, and what became of their calls."""
     parts = []
     for name, n in RAN.items():
-        outcomes = ", ".join(f"{OUTCOMES[(name, o)]} {o}" for o in ("accepted", "refused")
-                             if OUTCOMES[(name, o)])
+        outcomes = ", ".join(
+            f"{OUTCOMES[(name, o)]} {o}" for o in ("accepted", "refused") if OUTCOMES[(name, o)]
+        )
         parts.append(f"{name} {n} ({outcomes})")
     fuzzed = sum(n for name, n in RAN.items() if name in SHARES)
-    return (f"fuzz examples ({'long mode, random' if LONG else 'derandomized'}; {FUZZ_ENV}="
-            f"{TOTAL}): {'; '.join(parts)}; in all {fuzzed} generated specs and files, "
-            f"and {RAN['cli_runs']} CLI runs")
+    return (
+        f"fuzz examples ({'long mode, random' if LONG else 'derandomized'}; {FUZZ_ENV}="
+        f"{TOTAL}): {'; '.join(parts)}; in all {fuzzed} generated specs and files, "
+        f"and {RAN['cli_runs']} CLI runs"
+    )
 
 
 class _CountReport:
@@ -168,7 +187,7 @@ def hang_guard(seconds=HANG_SECONDS):
     """Stop an example that hangs: SIGALRM raises :class:`Hang` inside it after ``seconds``;
     a hang in C code that never returns to Python ends the process after 4x that, with the
     traceback of every thread (faulthandler)."""
-    if not hasattr(signal, "setitimer") or sys.__stderr__ is None:     # pragma: no cover
+    if not hasattr(signal, "setitimer") or sys.__stderr__ is None:  # pragma: no cover
         yield
         return
 
@@ -188,13 +207,15 @@ def hang_guard(seconds=HANG_SECONDS):
 
 # ---------------------------------------------------------------------------- the property
 
+
 def assert_one_line_naming(exc, path):
     """A user's error: one line (no line break, no other control character), naming the file,
     of a readable length."""
     msg = str(exc)
     assert msg, f"an empty {type(exc).__name__}"
-    assert not any(c in msg for c in "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"), \
+    assert not any(c in msg for c in "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"), (
         f"a message of more than one line: {msg[:400]!r}"
+    )
     assert str(path) in msg, f"the message does not name the file {path}: {msg[:400]!r}"
     assert len(msg) <= 5000, f"a message of {len(msg)} characters: {msg[:200]!r}"
 
@@ -237,8 +258,10 @@ def _warm_imports(tmp_path_factory):
     """Import what a spec's validation imports (learners, graph, tables) before the first
     timed example, so that no deadline counts an import."""
     path = tmp_path_factory.mktemp("warm") / "warm.yaml"
-    path.write_text("dataset: sklearn-wine\nmethods: [harmonic, {name: tsk, paper_row: TSK}]\n"
-                    "paper: {table: liu2009_table3_uci_transductive_accuracy}\n")
+    path.write_text(
+        "dataset: sklearn-wine\nmethods: [harmonic, {name: tsk, paper_row: TSK}]\n"
+        "paper: {table: liu2009_table3_uci_transductive_accuracy}\n"
+    )
     load_spec(path)
 
 
@@ -246,30 +269,124 @@ def _warm_imports(tmp_path_factory):
 
 _NAN, _INF = float("nan"), float("inf")
 #: numbers at and beyond every edge a field could have
-EDGE_NUMBERS = [0, -1, 1, 2, -0.0, 0.5, -0.5, 1e-300, 5e-324, 1e300, -1e300,
-                1.7976931348623157e308, _NAN, _INF, -_INF, 2**31, 2**32, 2**63, -2**63, 10**30,
-                -10**30, 10**400, 10_000, 10_001, 2**32 - 1]
+EDGE_NUMBERS = [
+    0,
+    -1,
+    1,
+    2,
+    -0.0,
+    0.5,
+    -0.5,
+    1e-300,
+    5e-324,
+    1e300,
+    -1e300,
+    1.7976931348623157e308,
+    _NAN,
+    _INF,
+    -_INF,
+    2**31,
+    2**32,
+    2**63,
+    -(2**63),
+    10**30,
+    -(10**30),
+    10**400,
+    10_000,
+    10_001,
+    2**32 - 1,
+]
 #: strings a user might type, or that break naive code
-EDGE_STRINGS = ["", " ", "\t", "auto", "none", "null", "~", "ünïcödé ✓", "x" * 5000, "a\nb",
-                "\x00", "\r", "\u202e", "😀😀", "../../etc/passwd", "/", ".", "..", ".hidden",
-                "a/b", "C:\\x", "~nosuchuserfz/out", "$HOME", "%s%n", "{}", "[]", "1e400",
-                ".inf", ".nan", "2001-02-30", "yes", "0x10", "oracle", "random", "harmonic"]
+EDGE_STRINGS = [
+    "",
+    " ",
+    "\t",
+    "auto",
+    "none",
+    "null",
+    "~",
+    "ünïcödé ✓",
+    "x" * 5000,
+    "a\nb",
+    "\x00",
+    "\r",
+    "\u202e",
+    "😀😀",
+    "../../etc/passwd",
+    "/",
+    ".",
+    "..",
+    ".hidden",
+    "a/b",
+    "C:\\x",
+    "~nosuchuserfz/out",
+    "$HOME",
+    "%s%n",
+    "{}",
+    "[]",
+    "1e400",
+    ".inf",
+    ".nan",
+    "2001-02-30",
+    "yes",
+    "0x10",
+    "oracle",
+    "random",
+    "harmonic",
+]
 
 scalars = st.one_of(
-    st.none(), st.booleans(), st.sampled_from(EDGE_NUMBERS), st.sampled_from(EDGE_STRINGS),
-    st.integers(), st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=12),
-    st.binary(max_size=8), st.dates())
+    st.none(),
+    st.booleans(),
+    st.sampled_from(EDGE_NUMBERS),
+    st.sampled_from(EDGE_STRINGS),
+    st.integers(),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=12),
+    st.binary(max_size=8),
+    st.dates(),
+)
 keys = st.one_of(st.text(max_size=10), st.integers(-3, 3), st.booleans(), st.none())
 #: the wrong values that break code most often: nothing, empty, nested, unhashable, huge
-CLASSIC_BAD = [None, "", [], {}, [[1]], [None], [{}], {"a": None}, {"k": [1]}, 0, -1, True,
-               10**400, -10**400, _NAN, _INF, 1e300, "x" * 5000, "~nosuchuserfz/out", "\x00",
-               "a\nb", "ünïcödé ✓", 3.7, [1, "a"], 2**63]
+CLASSIC_BAD = [
+    None,
+    "",
+    [],
+    {},
+    [[1]],
+    [None],
+    [{}],
+    {"a": None},
+    {"k": [1]},
+    0,
+    -1,
+    True,
+    10**400,
+    -(10**400),
+    _NAN,
+    _INF,
+    1e300,
+    "x" * 5000,
+    "~nosuchuserfz/out",
+    "\x00",
+    "a\nb",
+    "ünïcödé ✓",
+    3.7,
+    [1, "a"],
+    2**63,
+]
 #: a wrong value of any type, possibly nested
 bad_values = st.one_of(
-    st.sampled_from(CLASSIC_BAD), st.sampled_from(CLASSIC_BAD),
-    st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_size=3),
-                                                  st.dictionaries(keys, inner, max_size=3)),
-                 max_leaves=8))
+    st.sampled_from(CLASSIC_BAD),
+    st.sampled_from(CLASSIC_BAD),
+    st.recursive(
+        scalars,
+        lambda inner: st.one_of(
+            st.lists(inner, max_size=3), st.dictionaries(keys, inner, max_size=3)
+        ),
+        max_leaves=8,
+    ),
+)
 
 
 def nested(depth, leaf=1):
@@ -300,13 +417,27 @@ def _schema():
         inner = getattr(est, "estimator", None)
         own = (inner if inner is not None else est).get_params(deep=False)
         params[name] = sorted(k for k, v in own.items() if not hasattr(v, "get_params"))
-        params[name] += ["n_folds", "cv_protocol", "random_state", "n_neighbors", "weights",
-                         "sigma", "kernel_params", "kernel"]
-    return {"datasets": dataset_names(), "paper_tables": paper_table_names(),
-            "weights": list(WEIGHTS), "metrics": list(METRICS), "searches": list(SEARCHES),
-            "params": params, "methods": method_names("classification"),
-            "regression_methods": method_names("regression"),
-            "regression_sets": [n for n, e in REGISTRY.items() if e.task == "regression"]}
+        params[name] += [
+            "n_folds",
+            "cv_protocol",
+            "random_state",
+            "n_neighbors",
+            "weights",
+            "sigma",
+            "kernel_params",
+            "kernel",
+        ]
+    return {
+        "datasets": dataset_names(),
+        "paper_tables": paper_table_names(),
+        "weights": list(WEIGHTS),
+        "metrics": list(METRICS),
+        "searches": list(SEARCHES),
+        "params": params,
+        "methods": method_names("classification"),
+        "regression_methods": method_names("regression"),
+        "regression_sets": [n for n, e in REGISTRY.items() if e.task == "regression"],
+    }
 
 
 SCHEMA = _schema()
@@ -320,15 +451,44 @@ def _is_regression(dataset):
 #: a parameter's plausible values: grids, "auto", numbers of every size, the strings learners
 #: take
 param_values = st.one_of(
-    st.just("auto"), st.integers(-2, 60), st.floats(1e-6, 1e4),
+    st.just("auto"),
+    st.integers(-2, 60),
+    st.floats(1e-6, 1e4),
     st.lists(st.floats(1e-4, 1e3), min_size=1, max_size=4),
     st.lists(st.integers(1, 30), min_size=1, max_size=3),
-    st.sampled_from(["rbf", "linear", "kfold", "standard", "one-fold-labeled", "median",
-                     "simplex", "normalized", "unnormalized", "exact", "auto", "cg", "direct",
-                     "gaussian", "eigenvectors", "laplacian", None, True, False, 0.0, 1e300,
-                     _NAN, _INF, -1.0, 10**12]),
-    st.dictionaries(st.sampled_from(["b_scale", "C", "kernel_width", "gamma"]),
-                    st.floats(1e-3, 1e3), max_size=2))
+    st.sampled_from(
+        [
+            "rbf",
+            "linear",
+            "kfold",
+            "standard",
+            "one-fold-labeled",
+            "median",
+            "simplex",
+            "normalized",
+            "unnormalized",
+            "exact",
+            "auto",
+            "cg",
+            "direct",
+            "gaussian",
+            "eigenvectors",
+            "laplacian",
+            None,
+            True,
+            False,
+            0.0,
+            1e300,
+            _NAN,
+            _INF,
+            -1.0,
+            10**12,
+        ]
+    ),
+    st.dictionaries(
+        st.sampled_from(["b_scale", "C", "kernel_width", "gamma"]), st.floats(1e-3, 1e3), max_size=2
+    ),
+)
 
 
 @st.composite
@@ -340,13 +500,15 @@ def method_entries(draw, name, index=0, simple=False):
     if known and draw(st.booleans()):
         chosen = draw(st.lists(st.sampled_from(known), max_size=3, unique=True))
         entry["params"] = {k: draw(param_values) for k in chosen}
-    select = draw(st.sampled_from([None, None, None, None, "labeled", "oracle"] if simple
-                                  else [None, None, *SELECTIONS]))
+    select = draw(
+        st.sampled_from(
+            [None, None, None, None, "labeled", "oracle"] if simple else [None, None, *SELECTIONS]
+        )
+    )
     if select is not None:
         entry["select"] = select
     if draw(st.booleans()) or select in ("oracle", "oracle-mean"):
-        entry["label"] = f"{name} {index}" + (" oracle" if select and select != "labeled"
-                                              else "")
+        entry["label"] = f"{name} {index}" + (" oracle" if select and select != "labeled" else "")
     if draw(st.integers(0, 4)) == 0:
         entry["paper"] = draw(st.sampled_from(["TSK", "harmonic", "SVM"]))
     if draw(st.integers(0, 5)) == 0:
@@ -367,15 +529,22 @@ def splits_sections(draw, simple=False):
     if draw(st.booleans()):
         s["seed"] = draw(st.integers(0, 2**32 - 1))
     if protocol == "per-class":
-        s["per_class"] = draw(st.one_of(
-            st.lists(st.integers(1, 20), min_size=2, max_size=3),
-            st.lists(st.lists(st.integers(1, 20), min_size=2, max_size=3), min_size=1,
-                     max_size=3)))
+        s["per_class"] = draw(
+            st.one_of(
+                st.lists(st.integers(1, 20), min_size=2, max_size=3),
+                st.lists(
+                    st.lists(st.integers(1, 20), min_size=2, max_size=3), min_size=1, max_size=3
+                ),
+            )
+        )
     elif draw(st.integers(0, 3)):
         top = 20 if simple else 120
-        s["n_labeled"] = draw(st.one_of(st.integers(1, top),
-                                        st.lists(st.integers(1, top), min_size=1, max_size=3,
-                                                 unique=True)))
+        s["n_labeled"] = draw(
+            st.one_of(
+                st.integers(1, top),
+                st.lists(st.integers(1, top), min_size=1, max_size=3, unique=True),
+            )
+        )
     if protocol == "class-first" and draw(st.booleans()):
         s["cover"] = draw(st.sampled_from(COVERS))
     if protocol != "official" and draw(st.integers(0, 3)) == 0:
@@ -386,19 +555,22 @@ def splits_sections(draw, simple=False):
 @st.composite
 def graph_sections(draw):
     g = {}
-    for key, values in (("k", st.integers(1, 60)),
-                        ("weights", st.sampled_from(SCHEMA["weights"])),
-                        ("sigma", st.one_of(st.none(), st.floats(0.01, 10))),
-                        ("metric", st.sampled_from(SCHEMA["metrics"])),
-                        ("method", st.sampled_from(SCHEMA["searches"]))):
+    for key, values in (
+        ("k", st.integers(1, 60)),
+        ("weights", st.sampled_from(SCHEMA["weights"])),
+        ("sigma", st.one_of(st.none(), st.floats(0.01, 10))),
+        ("metric", st.sampled_from(SCHEMA["metrics"])),
+        ("method", st.sampled_from(SCHEMA["searches"])),
+    ):
         if draw(st.booleans()):
             g[key] = draw(values)
     return g
 
 
 @st.composite
-def dataset_fields(draw, datasets=None, files=("data.csv", "sub/data.svm", "d.libsvm.gz"),
-                   simple=False):
+def dataset_fields(
+    draw, datasets=None, files=("data.csv", "sub/data.svm", "d.libsvm.gz"), simple=False
+):
     kind = draw(st.integers(0, 3))
     names = datasets or SCHEMA["datasets"]
     if kind <= 1:
@@ -408,8 +580,13 @@ def dataset_fields(draw, datasets=None, files=("data.csv", "sub/data.svm", "d.li
     d = {"file": draw(st.sampled_from(files))}
     csv = d["file"].endswith(".csv")
     if draw(st.booleans()):
-        d["format"] = draw(st.sampled_from((["csv"] if csv else ["svmlight", "libsvm"]) if simple
-                                           else ["csv", "svmlight", "libsvm"]))
+        d["format"] = draw(
+            st.sampled_from(
+                (["csv"] if csv else ["svmlight", "libsvm"])
+                if simple
+                else ["csv", "svmlight", "libsvm"]
+            )
+        )
     if (csv or not simple) and draw(st.booleans()):
         d["label"] = draw(st.sampled_from(["class"] if simple else ["class", "cls", "y", "label"]))
     return d
@@ -420,31 +597,45 @@ def readings_sections(draw, methods, datasets=None, files=("data.csv",)):
     labels = [_label_of(m) for m in methods]
     out = []
     for i in range(draw(st.integers(1, 3))):
-        r = {"name": draw(st.sampled_from(["standardized", f"raw-features{i}", f"r_{i}"])),
-             "quote": draw(st.sampled_from(["The input features are normalized.", "q"]))}
+        r = {
+            "name": draw(st.sampled_from(["standardized", f"raw-features{i}", f"r_{i}"])),
+            "quote": draw(st.sampled_from(["The input features are normalized.", "q"])),
+        }
         sets = {}
-        for key in draw(st.lists(st.sampled_from(READING_SET), min_size=1, max_size=2,
-                                 unique=True)):
-            sets[key] = draw({"preprocess": st.sampled_from(PREPROCESSINGS),
-                              "graph": graph_sections(), "splits": splits_sections(),
-                              "dataset": dataset_fields(datasets, files),
-                              "metrics": st.lists(st.sampled_from(["error", "alignment"]),
-                                                  max_size=2)}[key])
+        for key in draw(
+            st.lists(st.sampled_from(READING_SET), min_size=1, max_size=2, unique=True)
+        ):
+            sets[key] = draw(
+                {
+                    "preprocess": st.sampled_from(PREPROCESSINGS),
+                    "graph": graph_sections(),
+                    "splits": splits_sections(),
+                    "dataset": dataset_fields(datasets, files),
+                    "metrics": st.lists(st.sampled_from(["error", "alignment"]), max_size=2),
+                }[key]
+            )
         r["set"] = sets
         if labels and draw(st.booleans()):
             label = draw(st.sampled_from(labels))
-            r["methods"] = {label: {"params": {draw(st.sampled_from(["eta", "alpha", "C"])):
-                                               draw(param_values)}}}
+            r["methods"] = {
+                label: {
+                    "params": {draw(st.sampled_from(["eta", "alpha", "C"])): draw(param_values)}
+                }
+            }
         if labels and draw(st.integers(0, 3)) == 0:
-            r["only"] = draw(st.lists(st.sampled_from(labels), min_size=1, max_size=2,
-                                      unique=True))
+            r["only"] = draw(st.lists(st.sampled_from(labels), min_size=1, max_size=2, unique=True))
         out.append(r)
     return out
 
 
 @st.composite
-def valid_ish_specs(draw, datasets=None, methods=None, files=("data.csv", "sub/data.svm",
-                                                              "d.libsvm.gz"), simple=False):
+def valid_ish_specs(
+    draw,
+    datasets=None,
+    methods=None,
+    files=("data.csv", "sub/data.svm", "d.libsvm.gz"),
+    simple=False,
+):
     """A spec document built from the schema: every field may appear, each with a value of
     its own kind (many such documents parse; the others fail on cross-field rules, e.g. an
     oracle without a grid).  ``simple``: fewer of those rules at stake (no oracle-mean, no
@@ -461,16 +652,23 @@ def valid_ish_specs(draw, datasets=None, methods=None, files=("data.csv", "sub/d
         doc["graph"] = draw(graph_sections())
     if draw(st.booleans()):
         doc["splits"] = draw(splits_sections(simple))
-    pool = methods or (SCHEMA["regression_methods"] if _is_regression(doc["dataset"])
-                       and draw(st.integers(0, 5)) else SCHEMA["methods"])
+    pool = methods or (
+        SCHEMA["regression_methods"]
+        if _is_regression(doc["dataset"]) and draw(st.integers(0, 5))
+        else SCHEMA["methods"]
+    )
     names = draw(st.lists(st.sampled_from(pool), min_size=1, max_size=4, unique=True))
     entries = [draw(method_entries(name, i, simple)) for i, name in enumerate(names)]
     doc["methods"] = entries
     if draw(st.integers(0, 3)) == 0:
-        doc["metrics"] = draw(st.one_of(
-            st.sampled_from(["error", "alignment", "rmse"]),
-            st.lists(st.sampled_from(["accuracy", "error", "alignment", "rmse", "mse"]),
-                     max_size=3)))
+        doc["metrics"] = draw(
+            st.one_of(
+                st.sampled_from(["error", "alignment", "rmse"]),
+                st.lists(
+                    st.sampled_from(["accuracy", "error", "alignment", "rmse", "mse"]), max_size=3
+                ),
+            )
+        )
     if draw(st.integers(0, 3)) == 0:
         paper = {}
         for key in ("table", "time_table"):
@@ -505,9 +703,31 @@ def _copy(obj):
 
 
 #: every field name of the schema, at any level (a mutation sets one of them to a bad value)
-FIELD_NAMES = sorted(set(TOP_FIELDS) | set(SPLIT_FIELDS) | set(READING_FIELDS) | {
-    "k", "weights", "sigma", "metric", "method", "name", "file", "format", "label", "paper",
-    "params", "select", "protocol", "table", "dataset", "time_table", "quote", "set"})
+FIELD_NAMES = sorted(
+    set(TOP_FIELDS)
+    | set(SPLIT_FIELDS)
+    | set(READING_FIELDS)
+    | {
+        "k",
+        "weights",
+        "sigma",
+        "metric",
+        "method",
+        "name",
+        "file",
+        "format",
+        "label",
+        "paper",
+        "params",
+        "select",
+        "protocol",
+        "table",
+        "dataset",
+        "time_table",
+        "quote",
+        "set",
+    }
+)
 
 
 @st.composite
@@ -515,12 +735,27 @@ def mutated(draw, doc, protected=()):
     """``doc`` with one random change at a random place (not under a ``protected`` key)."""
     doc = _copy(doc)
     where = [p for p in paths(doc) if p and p[0] not in protected]
-    if not where or draw(st.integers(0, 15)) == 0:    # now and then the whole document
+    if not where or draw(st.integers(0, 15)) == 0:  # now and then the whole document
         where = [()]
     path = draw(st.sampled_from(where))
     target = _get(doc, path)
-    op = draw(st.sampled_from(["replace", "replace", "replace", "field", "field", "delete",
-                               "unknown key", "wrap", "deep", "alias", "stringify"]))
+    op = draw(
+        st.sampled_from(
+            [
+                "replace",
+                "replace",
+                "replace",
+                "field",
+                "field",
+                "delete",
+                "unknown key",
+                "wrap",
+                "deep",
+                "alias",
+                "stringify",
+            ]
+        )
+    )
     if op == "field" and isinstance(target, dict):
         target[draw(st.sampled_from(FIELD_NAMES))] = draw(bad_values)
         return doc
@@ -531,14 +766,15 @@ def mutated(draw, doc, protected=()):
         del parent[path[-1]]
         return doc
     elif op == "unknown key" and isinstance(target, dict):
-        target[draw(st.one_of(st.sampled_from(["unknown_ünï", "k ", "", "splits"]), keys))] = \
-            draw(bad_values)
+        target[draw(st.one_of(st.sampled_from(["unknown_ünï", "k ", "", "splits"]), keys))] = draw(
+            bad_values
+        )
         return doc
     elif op == "wrap":
         new = draw(st.sampled_from([[target], {"k": target}, [target, target]]))
     elif op == "deep" and draw(st.booleans()):
         new = draw(deep_values)
-    elif op in ("alias", "deep"):   # the same object twice: YAML writes an anchor and an alias
+    elif op in ("alias", "deep"):  # the same object twice: YAML writes an anchor and an alias
         new = [target, target]
     else:
         new = str(target)
@@ -562,8 +798,9 @@ def dump(doc, flow=False):
     """The YAML text of ``doc`` (block or flow style; long lines folded at 80 columns for
     half of the documents: a folded scalar must read back the same)."""
     width = 80 if isinstance(doc, dict) and len(doc) % 2 else 10_000
-    return yaml.safe_dump(doc, allow_unicode=True, sort_keys=False, default_flow_style=flow,
-                          width=width)
+    return yaml.safe_dump(
+        doc, allow_unicode=True, sort_keys=False, default_flow_style=flow, width=width
+    )
 
 
 def reading_names(doc):
@@ -588,6 +825,7 @@ def check_spec_file(name, path, doc=None):
 
 # ---------------------------------------------------------------------------- specs
 
+
 @fuzz_settings("spec_documents")
 @given(doc=spec_documents(), flow=st.booleans())
 def test_generated_spec_documents_parse_or_give_one_line(files, doc, flow):
@@ -599,18 +837,108 @@ def test_generated_spec_documents_parse_or_give_one_line(files, doc, flow):
 
 
 YAML_TOKENS = [
-    "name:", "dataset:", "methods:", "graph:", "splits:", "params:", "readings:", "k:",
-    "n_labeled:", "- ", "-", ":", ": ", "? ", "{", "}", "[", "]", ",", "&a ", "&b ", "*a", "*b",
-    "<<: *a", "<<: ", "!!str ", "!!int ", "!!float ", "!!bool ", "!!null ", "!!binary ",
-    "!!timestamp ", "!!set ", "!!omap ", "!!pairs ", "!!seq ", "!!map ",
-    "!!python/object/apply:os.system ", "!!python/name:os.system ", "!custom ", "!<tag:x> ",
-    "%YAML 1.1\n", "%YAML 9.9\n", "%TAG ! tag:x,2000:\n", "---\n", "...\n", "|\n", ">-\n",
-    "'", '"', "#", "\t", "  ", "    ", "\n", "\r\n", "\r", "\x85", "\u2028", "\ufeff", "\x00",
-    "\x07", "\x1b", "2001-02-30", "2001-13-01", "2001-02-03T25:61:00", "2002-12-14", "1_000",
-    "0x1F", "0o17", "0b101", "0b", "0x", "1.0e400", "-1.0e+400", ".inf", "-.inf", ".nan", "~",
-    "null", "yes", "no", "on", "12:30:45", "190:20:30", "harmonic", "sklearn-wine", "tsk",
-    "abc", "\\u00e9", "\\x", "\\", "\"\\xZZ\"", "'a''b'", "ünï", "😀", "9" * 30, "-" * 3,
-    "? [a, b]\n: c", "{a: 1, a: 2}", "[*a, *a, *a]", "&a [*a]",
+    "name:",
+    "dataset:",
+    "methods:",
+    "graph:",
+    "splits:",
+    "params:",
+    "readings:",
+    "k:",
+    "n_labeled:",
+    "- ",
+    "-",
+    ":",
+    ": ",
+    "? ",
+    "{",
+    "}",
+    "[",
+    "]",
+    ",",
+    "&a ",
+    "&b ",
+    "*a",
+    "*b",
+    "<<: *a",
+    "<<: ",
+    "!!str ",
+    "!!int ",
+    "!!float ",
+    "!!bool ",
+    "!!null ",
+    "!!binary ",
+    "!!timestamp ",
+    "!!set ",
+    "!!omap ",
+    "!!pairs ",
+    "!!seq ",
+    "!!map ",
+    "!!python/object/apply:os.system ",
+    "!!python/name:os.system ",
+    "!custom ",
+    "!<tag:x> ",
+    "%YAML 1.1\n",
+    "%YAML 9.9\n",
+    "%TAG ! tag:x,2000:\n",
+    "---\n",
+    "...\n",
+    "|\n",
+    ">-\n",
+    "'",
+    '"',
+    "#",
+    "\t",
+    "  ",
+    "    ",
+    "\n",
+    "\r\n",
+    "\r",
+    "\x85",
+    "\u2028",
+    "\ufeff",
+    "\x00",
+    "\x07",
+    "\x1b",
+    "2001-02-30",
+    "2001-13-01",
+    "2001-02-03T25:61:00",
+    "2002-12-14",
+    "1_000",
+    "0x1F",
+    "0o17",
+    "0b101",
+    "0b",
+    "0x",
+    "1.0e400",
+    "-1.0e+400",
+    ".inf",
+    "-.inf",
+    ".nan",
+    "~",
+    "null",
+    "yes",
+    "no",
+    "on",
+    "12:30:45",
+    "190:20:30",
+    "harmonic",
+    "sklearn-wine",
+    "tsk",
+    "abc",
+    "\\u00e9",
+    "\\x",
+    "\\",
+    "\"\\xZZ\"",
+    "'a''b'",
+    "ünï",
+    "😀",
+    "9" * 30,
+    "-" * 3,
+    "? [a, b]\n: c",
+    "{a: 1, a: 2}",
+    "[*a, *a, *a]",
+    "&a [*a]",
 ]
 
 
@@ -619,12 +947,17 @@ def token_soup(draw):
     return "".join(draw(st.lists(st.sampled_from(YAML_TOKENS), min_size=1, max_size=40)))
 
 
-VALID_TEXT = dump({"name": "fuzz", "dataset": "sklearn-wine", "preprocess": "minmax",
-                   "graph": {"k": 6, "weights": "hein-maier"},
-                   "splits": {"protocol": "random", "n_splits": 2, "n_labeled": 20},
-                   "methods": ["harmonic", {"name": "tsk", "params": {"eta": 2}}],
-                   "readings": [{"name": "std", "quote": "q",
-                                 "set": {"preprocess": "standardize"}}]})
+VALID_TEXT = dump(
+    {
+        "name": "fuzz",
+        "dataset": "sklearn-wine",
+        "preprocess": "minmax",
+        "graph": {"k": 6, "weights": "hein-maier"},
+        "splits": {"protocol": "random", "n_splits": 2, "n_labeled": 20},
+        "methods": ["harmonic", {"name": "tsk", "params": {"eta": 2}}],
+        "readings": [{"name": "std", "quote": "q", "set": {"preprocess": "standardize"}}],
+    }
+)
 
 
 @st.composite
@@ -670,17 +1003,70 @@ def _encode(text, how):
 
 #: scalars whose YAML tag or implicit type makes the loader itself fail (or not)
 TRICKY_SCALARS = [
-    "2001-02-30", "2001-13-01", "2001-02-03T25:61:00", "2002-12-14", "2002-12-14 21:59:43.10 -5",
-    "!!int abc", "!!int 0x", "!!int 0b", "!!int ''", "!!float abc", "!!float ''", "!!bool maybe",
-    "!!null x", "!!binary '=='", "!!binary ñ", "!!timestamp x", "!!timestamp 2001-02-30",
-    "!!set [a]", "!!omap {a: 1}", "!!omap [1]", "!!pairs [a]", "!!str [a]", "!!seq a", "!!map a",
-    "!!python/object/apply:os.system [x]", "!!python/name:os.system", "!foo bar", "!<tag:x> 1",
-    "190:20:30", "1_000", "0o17", "0x_1F", "0b1_0", "+.inf", "1.0e400", "&x [*x]", "*undefined",
-    "{<<: [1]}", "{<<: {a: 1}}", "{<<: *undefined}", "? [a]\n", "|\n  x", ">\n  y",
-    "\"\\xZZ\"", "\"\\uD800\"", "\"\\U0010FFFF\"", "\"\\U00110000\"", "'\x00'",
+    "2001-02-30",
+    "2001-13-01",
+    "2001-02-03T25:61:00",
+    "2002-12-14",
+    "2002-12-14 21:59:43.10 -5",
+    "!!int abc",
+    "!!int 0x",
+    "!!int 0b",
+    "!!int ''",
+    "!!float abc",
+    "!!float ''",
+    "!!bool maybe",
+    "!!null x",
+    "!!binary '=='",
+    "!!binary ñ",
+    "!!timestamp x",
+    "!!timestamp 2001-02-30",
+    "!!set [a]",
+    "!!omap {a: 1}",
+    "!!omap [1]",
+    "!!pairs [a]",
+    "!!str [a]",
+    "!!seq a",
+    "!!map a",
+    "!!python/object/apply:os.system [x]",
+    "!!python/name:os.system",
+    "!foo bar",
+    "!<tag:x> 1",
+    "190:20:30",
+    "1_000",
+    "0o17",
+    "0x_1F",
+    "0b1_0",
+    "+.inf",
+    "1.0e400",
+    "&x [*x]",
+    "*undefined",
+    "{<<: [1]}",
+    "{<<: {a: 1}}",
+    "{<<: *undefined}",
+    "? [a]\n",
+    "|\n  x",
+    ">\n  y",
+    "\"\\xZZ\"",
+    "\"\\uD800\"",
+    "\"\\U0010FFFF\"",
+    "\"\\U00110000\"",
+    "'\x00'",
 ]
-SCALAR_FIELDS = ["name", "table", "dataset", "preprocess", "output", "metrics", "target_scale",
-                 "methods", "graph", "splits", "readings", "reading", "paper"]
+SCALAR_FIELDS = [
+    "name",
+    "table",
+    "dataset",
+    "preprocess",
+    "output",
+    "metrics",
+    "target_scale",
+    "methods",
+    "graph",
+    "splits",
+    "readings",
+    "reading",
+    "paper",
+]
 
 
 @st.composite
@@ -697,8 +1083,9 @@ def scalar_injection(draw):
     elif place == "graph":
         lines["graph"] = f"{{k: {value}}}" if "\n" not in value else "{k: 6}"
     else:
-        lines["methods"] = (f"[{{name: tsk, params: {{eta: {value}}}}}]" if "\n" not in value
-                            else "[tsk]")
+        lines["methods"] = (
+            f"[{{name: tsk, params: {{eta: {value}}}}}]" if "\n" not in value else "[tsk]"
+        )
     return "".join(f"{k}: {v}\n" for k, v in lines.items())
 
 
@@ -724,7 +1111,7 @@ def yaml_files(draw):
     encoding = draw(st.sampled_from(["utf-8"] * 8 + ["utf-16", "latin-1", "cp1252"]))
     data = _encode(text, encoding)
     if draw(st.integers(0, 5)) == 0:
-        data = data[:draw(st.integers(0, len(data)))]
+        data = data[: draw(st.integers(0, len(data)))]
     return data
 
 
@@ -739,7 +1126,7 @@ def test_raw_yaml_text_parses_or_gives_one_line(files, data):
     path.write_bytes(data)
     note(f"the spec file's bytes: {data[:3000]!r}")
     doc = None
-    with contextlib.suppress(Exception):     # the readings it declares, if it has any
+    with contextlib.suppress(Exception):  # the readings it declares, if it has any
         doc = yaml.safe_load(data.decode("utf-8")) if b"readings" in data else None
     check_spec_file("yaml_text", path, doc)
 
@@ -763,52 +1150,96 @@ SPEC_FINDINGS = {
     "map-tag-on-scalar": (_W + "methods: [{name: !!map a}]\n", None, _F),
     "escape-beyond-unicode": (_W + "methods: [harmonic]\ntable: \"\\U00110000\"\n", None, _F),
     # (found beside them) an alias inside the value it names: a list that held itself
-    "recursive-alias-in-params": (_W + "methods: [{name: tsk, params: {eta: &x [*x]}}]\n", None,
-                                  _F),
+    "recursive-alias-in-params": (
+        _W + "methods: [{name: tsk, params: {eta: &x [*x]}}]\n",
+        None,
+        _F,
+    ),
     # readings: entries and overlays that are not mappings, labels that are not hashable
     "readings-null": (_W + "methods: [harmonic]\nreadings: [null]\n", None, "readings[0]"),
-    "readings-methods-null": (_W + "methods: [harmonic]\nreadings: [{name: r, quote: q, "
-                              "methods: {harmonic: null}}]\n", None,
-                              "readings[0].methods.harmonic"),
-    "unhashable-method-with-readings": (_W + "methods: [[harmonic]]\n" + _R, None,
-                                        "methods[0]"),
-    "unhashable-label-with-readings": (_W + "methods: [{name: harmonic, label: {a: 1}}]\n" + _R,
-                                       None, "methods[0].label"),
-    "readings-only-unhashable": (_W + "methods: [harmonic]\nreadings: [{name: r, quote: q, "
-                                 "set: {preprocess: l2}, only: [[harmonic]]}]\n", None,
-                                 "readings[0].only"),
+    "readings-methods-null": (
+        _W + "methods: [harmonic]\nreadings: [{name: r, quote: q, methods: {harmonic: null}}]\n",
+        None,
+        "readings[0].methods.harmonic",
+    ),
+    "unhashable-method-with-readings": (_W + "methods: [[harmonic]]\n" + _R, None, "methods[0]"),
+    "unhashable-label-with-readings": (
+        _W + "methods: [{name: harmonic, label: {a: 1}}]\n" + _R,
+        None,
+        "methods[0].label",
+    ),
+    "readings-only-unhashable": (
+        _W + "methods: [harmonic]\nreadings: [{name: r, quote: q, "
+        "set: {preprocess: l2}, only: [[harmonic]]}]\n",
+        None,
+        "readings[0].only",
+    ),
     # --reading NAME: the overlay is applied before methods: is validated
     "reading-methods-not-a-list": (_W + "methods: .nan\n" + _R, "r", "methods"),
     "reading-methods-null-entry": (_W + "methods: [harmonic, null]\n" + _R, "r", "methods[1]"),
-    "reading-params-not-a-mapping": (_W + "methods: [{name: harmonic, params: [1]}]\nreadings: "
-                                     "[{name: r, quote: q, methods: {harmonic: {params: "
-                                     "{alpha: 1}}}}]\n", "r", "methods[0].params"),
+    "reading-params-not-a-mapping": (
+        _W + "methods: [{name: harmonic, params: [1]}]\nreadings: "
+        "[{name: r, quote: q, methods: {harmonic: {params: "
+        "{alpha: 1}}}}]\n",
+        "r",
+        "methods[0].params",
+    ),
     # fields
-    "oracle-mean-metrics-not-a-list": (_W + "methods: [{name: tsk, select: oracle-mean, "
-                                       "label: tsk oracle}]\nmetrics: 5\n", None, "metrics"),
-    "sigma-integer-beyond-float": (_W + "methods: [harmonic]\ngraph: {sigma: " + "9" * 400
-                                   + "}\n", None, "graph.sigma"),
-    "holdout-integer-beyond-float": (_W + "methods: [harmonic]\nsplits: {holdout: " + "9" * 400
-                                     + "}\n", None, "splits.holdout"),
+    "oracle-mean-metrics-not-a-list": (
+        _W + "methods: [{name: tsk, select: oracle-mean, label: tsk oracle}]\nmetrics: 5\n",
+        None,
+        "metrics",
+    ),
+    "sigma-integer-beyond-float": (
+        _W + "methods: [harmonic]\ngraph: {sigma: " + "9" * 400 + "}\n",
+        None,
+        "graph.sigma",
+    ),
+    "holdout-integer-beyond-float": (
+        _W + "methods: [harmonic]\nsplits: {holdout: " + "9" * 400 + "}\n",
+        None,
+        "splits.holdout",
+    ),
     # (found beside them) the same integer as a parameter: float() overflowed in the fit
-    "param-integer-beyond-float": (_W + "methods: [{name: tsk, params: {eta: " + "9" * 400
-                                   + "}}]\n", None, "methods[0].params.eta"),
-    "output-of-unknown-user": (_W + "methods: [harmonic]\noutput: ~nosuchuserfz/x\n", None,
-                               "output"),
+    "param-integer-beyond-float": (
+        _W + "methods: [{name: tsk, params: {eta: " + "9" * 400 + "}}]\n",
+        None,
+        "methods[0].params.eta",
+    ),
+    "output-of-unknown-user": (
+        _W + "methods: [harmonic]\noutput: ~nosuchuserfz/x\n",
+        None,
+        "output",
+    ),
     "dataset-file-null": ("dataset: {file: null}\nmethods: [harmonic]\n", None, "dataset.file"),
-    "param-key-null": (_W + "methods: [{name: harmonic, params: {null: 1}}]\n", None,
-                       "methods[0].params"),
-    "param-key-integer": (_W + "methods: [{name: tsk, params: {3: 1}}]\n", None,
-                          "methods[0].params"),
+    "param-key-null": (
+        _W + "methods: [{name: harmonic, params: {null: 1}}]\n",
+        None,
+        "methods[0].params",
+    ),
+    "param-key-integer": (
+        _W + "methods: [{name: tsk, params: {3: 1}}]\n",
+        None,
+        "methods[0].params",
+    ),
     # a UserError that does not name the file
-    "kernel-svm-kernel-a-number": (_W + "methods: [{name: kernel-svm, params: "
-                                   "{kernel: 1.0e+300}}]\n", None, "methods[0].params.kernel"),
+    "kernel-svm-kernel-a-number": (
+        _W + "methods: [{name: kernel-svm, params: {kernel: 1.0e+300}}]\n",
+        None,
+        "methods[0].params.kernel",
+    ),
     # a message of two lines: a field name holding a line separator other than \n and \r
     # (str.splitlines, and so the CLI's one line, breaks at \x1c-\x1e, \x85, \u2028 too)
-    "field-name-with-record-separator": (_W + 'methods: [harmonic]\n"a\\x1eb": 1\n', None,
-                                         "a\\x1eb"),
-    "field-name-with-line-separator": (_W + 'methods: [harmonic]\n"a\\u2028b": 1\n', None,
-                                       "a\\u2028b"),
+    "field-name-with-record-separator": (
+        _W + 'methods: [harmonic]\n"a\\x1eb": 1\n',
+        None,
+        "a\\x1eb",
+    ),
+    "field-name-with-line-separator": (
+        _W + 'methods: [harmonic]\n"a\\u2028b": 1\n',
+        None,
+        "a\\u2028b",
+    ),
 }
 
 
@@ -830,14 +1261,23 @@ def test_spec_findings_through_the_cli(tmp_path, case, monkeypatch_env):
     text, reading, field = SPEC_FINDINGS[case]
     path = tmp_path / f"{case}.yaml"
     path.write_text(text, encoding="utf-8")
-    code, out, err = run_cli(["run", path, "--splits", "1", "--no-progress",
-                              *(["--reading", reading] if reading else [])])
+    code, out, err = run_cli(
+        [
+            "run",
+            path,
+            "--splits",
+            "1",
+            "--no-progress",
+            *(["--reading", reading] if reading else []),
+        ]
+    )
     assert "Traceback" not in err and code == 2, (code, err[-2000:])
     assert_one_error_line(err)
     assert str(path) in err and f"field '{field}'" in err, err[-2000:]
 
 
 # ---------------------------------------------------------------------------- data files
+
 
 def assert_valid_dataset(ds):
     """What the runner relies on: float64 (n, d) features, finite, dense or CSR; one label per
@@ -856,16 +1296,64 @@ def assert_valid_dataset(ds):
 
 
 #: cells of a csv table: clean numbers mostly, and everything that breaks a parser
-CLEAN_CELLS = st.one_of(st.integers(-1000, 1000).map(str),
-                        st.floats(-1e6, 1e6, allow_nan=False).map(repr),
-                        st.floats(-1e6, 1e6, allow_nan=False).map(lambda x: f"{x:.3g}"))
-BAD_CELLS = st.sampled_from(["", " ", "nan", "NaN", "inf", "-inf", "Infinity", "1e308", "-1e308",
-                             "1.7e308", "1e400", "-1e400", "1e-400", "?", "NA", "abc", " 1 ",
-                             '"1,5"', '"2"', "0x10", "1_0", "１", "1e", "--1", "\x00",
-                             '"a\nb"', "ünï", "😀", "9" * 40, "x" * 300])
-LABELS = st.one_of(st.sampled_from(["0", "1", "2", "-1", "cat", "dog", "1.5", "2.5", "A", "b"]),
-                   st.sampled_from(["", "nan", "?", "NA", "inf", "1e400", "2e400",
-                                    "99999999999999999999", "1e300", "2e300", " ", "ünï"]))
+CLEAN_CELLS = st.one_of(
+    st.integers(-1000, 1000).map(str),
+    st.floats(-1e6, 1e6, allow_nan=False).map(repr),
+    st.floats(-1e6, 1e6, allow_nan=False).map(lambda x: f"{x:.3g}"),
+)
+BAD_CELLS = st.sampled_from(
+    [
+        "",
+        " ",
+        "nan",
+        "NaN",
+        "inf",
+        "-inf",
+        "Infinity",
+        "1e308",
+        "-1e308",
+        "1.7e308",
+        "1e400",
+        "-1e400",
+        "1e-400",
+        "?",
+        "NA",
+        "abc",
+        " 1 ",
+        '"1,5"',
+        '"2"',
+        "0x10",
+        "1_0",
+        "１",
+        "1e",
+        "--1",
+        "\x00",
+        '"a\nb"',
+        "ünï",
+        "😀",
+        "9" * 40,
+        "x" * 300,
+    ]
+)
+LABELS = st.one_of(
+    st.sampled_from(["0", "1", "2", "-1", "cat", "dog", "1.5", "2.5", "A", "b"]),
+    st.sampled_from(
+        [
+            "",
+            "nan",
+            "?",
+            "NA",
+            "inf",
+            "1e400",
+            "2e400",
+            "99999999999999999999",
+            "1e300",
+            "2e300",
+            " ",
+            "ünï",
+        ]
+    ),
+)
 
 
 def _compress(draw, data, suffix, clean):
@@ -878,10 +1366,10 @@ def _compress(draw, data, suffix, clean):
         data = bz2.compress(data)
     damage = "none" if clean else draw(st.sampled_from(["none", "truncate", "flip", "junk"]))
     if damage == "truncate" and data:
-        data = data[:draw(st.integers(0, len(data) - 1))]
+        data = data[: draw(st.integers(0, len(data) - 1))]
     elif damage == "flip" and data:
         i = draw(st.integers(0, len(data) - 1))
-        data = data[:i] + bytes([data[i] ^ draw(st.integers(1, 255))]) + data[i + 1:]
+        data = data[:i] + bytes([data[i] ^ draw(st.integers(1, 255))]) + data[i + 1 :]
     elif damage == "junk":
         data = data + draw(st.binary(min_size=1, max_size=40))
     return data, suffix + how
@@ -903,21 +1391,38 @@ def csv_files(draw):
     n_features = draw(st.integers(1, 5)) if clean else draw(st.integers(0, 5))
     n_rows = draw(st.integers(2, 14)) if clean else draw(st.integers(0, 14))
     names = [f"f{j}" for j in range(n_features)] + ["class"]
-    odd_names = st.one_of(st.sampled_from(["a", "class", "", "ü", "a b", '"q"', "f0"]),
-                          st.text(max_size=4))
-    names = _sometimes(draw, clean, st.lists(odd_names, min_size=n_features + 1,
-                                             max_size=n_features + 1), names)
-    label_pool = _sometimes(draw, clean, st.lists(LABELS, min_size=1, max_size=3),
-                            draw(st.sampled_from([["0", "1"], ["cat", "dog"], ["1", "2", "3"],
-                                                  ["-1", "1"], ["1.5", "2.5"]])))
+    odd_names = st.one_of(
+        st.sampled_from(["a", "class", "", "ü", "a b", '"q"', "f0"]), st.text(max_size=4)
+    )
+    names = _sometimes(
+        draw, clean, st.lists(odd_names, min_size=n_features + 1, max_size=n_features + 1), names
+    )
+    label_pool = _sometimes(
+        draw,
+        clean,
+        st.lists(LABELS, min_size=1, max_size=3),
+        draw(
+            st.sampled_from(
+                [["0", "1"], ["cat", "dog"], ["1", "2", "3"], ["-1", "1"], ["1.5", "2.5"]]
+            )
+        ),
+    )
     bad_cells = not clean and draw(st.booleans())
     rows = []
     for i in range(n_rows):
-        row = [draw(st.one_of(CLEAN_CELLS, CLEAN_CELLS, BAD_CELLS) if bad_cells
-                    else CLEAN_CELLS) for _ in range(n_features)]
-        rows.append(row + [label_pool[i % len(label_pool)] if i < len(label_pool)
-                           else draw(st.sampled_from(label_pool))])
-    if not clean and rows and draw(st.integers(0, 3)) == 0:       # a ragged row
+        row = [
+            draw(st.one_of(CLEAN_CELLS, CLEAN_CELLS, BAD_CELLS) if bad_cells else CLEAN_CELLS)
+            for _ in range(n_features)
+        ]
+        rows.append(
+            row
+            + [
+                label_pool[i % len(label_pool)]
+                if i < len(label_pool)
+                else draw(st.sampled_from(label_pool))
+            ]
+        )
+    if not clean and rows and draw(st.integers(0, 3)) == 0:  # a ragged row
         i = draw(st.integers(0, len(rows) - 1))
         rows[i] = rows[i][:-1] if draw(st.booleans()) else rows[i] + ["1"]
     newline = draw(st.sampled_from(["\n", "\n", "\r\n", "\r"]))
@@ -925,19 +1430,28 @@ def csv_files(draw):
     if not clean and draw(st.integers(0, 3)) == 0:
         lines.insert(draw(st.integers(0, len(lines))), draw(st.sampled_from(["", ",,", "#c"])))
     text = newline.join(lines) + draw(st.sampled_from(["", newline]))
-    encoding = draw(st.sampled_from(["utf-8", "utf-8-sig"])) if clean else _sometimes(
-        draw, clean, st.sampled_from(["latin-1", "utf-16", "cp1252"]), "utf-8")
+    encoding = (
+        draw(st.sampled_from(["utf-8", "utf-8-sig"]))
+        if clean
+        else _sometimes(draw, clean, st.sampled_from(["latin-1", "utf-16", "cp1252"]), "utf-8")
+    )
     data, suffix = _compress(draw, _encode(text, encoding), ".csv", clean)
     kwargs = {"preprocess": draw(st.sampled_from(PREPROCESSINGS))}
-    label = draw(st.sampled_from([None, "class"])) if clean else _sometimes(
-        draw, clean, st.sampled_from(["f0", "no such column", "", "a"]), None)
+    label = (
+        draw(st.sampled_from([None, "class"]))
+        if clean
+        else _sometimes(draw, clean, st.sampled_from(["f0", "no such column", "", "a"]), None)
+    )
     if label is not None:
         kwargs["label"] = label
-    fmt = draw(st.sampled_from([None, "csv", "CSV"])) if clean else _sometimes(
-        draw, clean, st.sampled_from(["svmlight", "xls", "libsvm"]), None)
+    fmt = (
+        draw(st.sampled_from([None, "csv", "CSV"]))
+        if clean
+        else _sometimes(draw, clean, st.sampled_from(["svmlight", "xls", "libsvm"]), None)
+    )
     if fmt is not None:
         kwargs["format"] = fmt
-    if not clean and draw(st.integers(0, 9)) == 0:       # a suffix that says nothing
+    if not clean and draw(st.integers(0, 9)) == 0:  # a suffix that says nothing
         suffix = draw(st.sampled_from([".dat", "", ".csv.zip"]))
     return data, suffix, kwargs
 
@@ -954,12 +1468,18 @@ def test_csv_files_load_or_give_one_line(files, case):
         assert_valid_dataset(ds)
 
 
-INDICES = st.one_of(st.integers(1, 12), st.integers(1, 12), st.sampled_from(
-    [0, -1, 10**5, 2**24 + 1, 10**9, 2**31, 2**32 + 5, 2**63, 10**20]))
+INDICES = st.one_of(
+    st.integers(1, 12),
+    st.integers(1, 12),
+    st.sampled_from([0, -1, 10**5, 2**24 + 1, 10**9, 2**31, 2**32 + 5, 2**63, 10**20]),
+)
 VALUES = st.one_of(CLEAN_CELLS, CLEAN_CELLS, BAD_CELLS)
-SVM_LABELS = st.one_of(st.sampled_from(["1", "-1", "+1", "0", "2", "1.0", "3.5"]),
-                       st.sampled_from(["nan", "inf", "-inf", "1e400", "1e300", "2e300", "abc",
-                                        "", "1,2", "99999999999999999999"]))
+SVM_LABELS = st.one_of(
+    st.sampled_from(["1", "-1", "+1", "0", "2", "1.0", "3.5"]),
+    st.sampled_from(
+        ["nan", "inf", "-inf", "1e400", "1e300", "2e300", "abc", "", "1,2", "99999999999999999999"]
+    ),
+)
 
 
 @st.composite
@@ -985,23 +1505,39 @@ def svmlight_files(draw):
     """(bytes, file suffix, load_file keyword arguments) of an svmlight file, clean or with a
     few defects."""
     clean = draw(st.booleans())
-    labels = (draw(st.sampled_from([["1", "-1"], ["0", "1", "2"], ["+1", "-1"], ["1", "0"]]))
-              if clean else draw(st.lists(SVM_LABELS, min_size=1, max_size=3)))
+    labels = (
+        draw(st.sampled_from([["1", "-1"], ["0", "1", "2"], ["+1", "-1"], ["1", "0"]]))
+        if clean
+        else draw(st.lists(SVM_LABELS, min_size=1, max_size=3))
+    )
     n = draw(st.integers(2, 12)) if clean else draw(st.integers(0, 12))
     dirty_lines = not clean and draw(st.booleans())
-    lines = [draw(svmlight_lines(not dirty_lines, labels[i % len(labels)] if i < len(labels)
-                                 else draw(st.sampled_from(labels)))) for i in range(n)]
+    lines = [
+        draw(
+            svmlight_lines(
+                not dirty_lines,
+                labels[i % len(labels)] if i < len(labels) else draw(st.sampled_from(labels)),
+            )
+        )
+        for i in range(n)
+    ]
     if not clean and draw(st.integers(0, 4)) == 0:
         lines.insert(draw(st.integers(0, len(lines))), draw(st.sampled_from(["", "# c", "  "])))
     newline = draw(st.sampled_from(["\n", "\n", "\r\n"]))
     text = newline.join(lines) + draw(st.sampled_from(["", newline]))
-    encoding = "utf-8" if clean else _sometimes(
-        draw, clean, st.sampled_from(["latin-1", "utf-16"]), "utf-8")
+    encoding = (
+        "utf-8"
+        if clean
+        else _sometimes(draw, clean, st.sampled_from(["latin-1", "utf-16"]), "utf-8")
+    )
     suffix = draw(st.sampled_from([".svm", ".svmlight", ".libsvm", ".txt"]))
     data, suffix = _compress(draw, _encode(text, encoding), suffix, clean)
     kwargs = {"preprocess": draw(st.sampled_from(PREPROCESSINGS))}
-    fmt = draw(st.sampled_from([None, "svmlight", "libsvm", "LibSVM"])) if clean else _sometimes(
-        draw, clean, st.sampled_from(["csv", "xls"]), None)
+    fmt = (
+        draw(st.sampled_from([None, "svmlight", "libsvm", "LibSVM"]))
+        if clean
+        else _sometimes(draw, clean, st.sampled_from(["csv", "xls"]), None)
+    )
     if fmt is not None:
         kwargs["format"] = fmt
     if not clean and draw(st.integers(0, 9)) == 0:
@@ -1021,11 +1557,20 @@ def test_svmlight_files_load_or_give_one_line(files, case):
         assert_valid_dataset(ds)
 
 
-@pytest.mark.parametrize("name", ["x" * 5000 + ".csv", "x" * 5000 + ".svm", "a\nb.csv",
-                                  "a\x00b.csv", "nul\x00.svm", "dir.csv", "missing.txt",
-                                  "no_suffix"],
-                         ids=["long-csv", "long-svm", "newline", "nul-csv", "nul-svm", "folder",
-                              "missing", "no-suffix"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "x" * 5000 + ".csv",
+        "x" * 5000 + ".svm",
+        "a\nb.csv",
+        "a\x00b.csv",
+        "nul\x00.svm",
+        "dir.csv",
+        "missing.txt",
+        "no_suffix",
+    ],
+    ids=["long-csv", "long-svm", "newline", "nul-csv", "nul-svm", "folder", "missing", "no-suffix"],
+)
 def test_odd_paths_give_one_line(tmp_path, name):
     """Names a file system refuses, or a path that is a folder: one line (with the control
     characters of the name escaped)."""
@@ -1044,30 +1589,45 @@ def test_odd_paths_give_one_line(tmp_path, name):
 _GZ = gzip.compress(b"a,b,c\n1,2,0\n3,4,1\n5,6,0\n", mtime=0)
 
 
-@pytest.mark.parametrize("text, suffix, kwargs, expected", [
-    # a corrupt gzip stream raised zlib.error (not an OSError): a traceback
-    (_GZ[:12] + b"\xff" * 10 + _GZ[22:], ".csv.gz", {}, "cannot read as text"),
-    # minmax over a range wider than the largest float gave NaN features, silently
-    (b"a,c\n-1e308,0\n1e308,1\n", ".csv", {"preprocess": "minmax"}, "overflows float64"),
-    # l2 of a row with a 1e200 entry: its norm overflows and the row became zeros, silently
-    (b"a,b,c\n1e200,1,0\n2,3,1\n", ".csv", {"preprocess": "l2"}, "too large for preprocessing"),
-    # an index beyond int64 raised OverflowError; 10**9 built a billion-column matrix
-    (b"1 99999999999999:1\n0 2:1\n", ".svm", {}, "not a valid svmlight"),
-    (b"1 1000000000:1\n0 2:1\n", ".svm", {"preprocess": "minmax"}, "accepted (a stray index?)"),
-    # one class, no rows, NaN labels: a data set the runner cannot use
-    (b"1 1:1\n1 2:1\n", ".svm", {}, "a single class"),
-    (b"", ".svm", {}, "no data rows"),
-    (b"1\n0\n", ".svm", {}, "no feature values"),
-    (b"nan 1:1\n1 2:1\n", ".svm", {}, "expected a finite label"),
-    # integer labels beyond int64 raised OverflowError
-    (b"a,c\n1,99999999999999999999\n2,1\n", ".csv", {}, None),
-    # a preprocessing refused: the message named "data", not the file
-    (b"1 1:1\n0 2:1\n", ".svm", {"preprocess": "standardize"}, "would make the sparse"),
-    # a quoted header name holding a line break: a message of two lines
-    (b'"a\nb",c\n1,0\n2,1\n', ".csv", {"label": "zzz"}, "no label column"),
-], ids=["corrupt-gz", "minmax-overflow", "l2-overflow", "index-beyond-int64", "index-1e9",
-        "one-class", "empty", "labels-only", "nan-label", "int-label-beyond-int64",
-        "preprocess-refused", "line-break-in-header"])
+@pytest.mark.parametrize(
+    "text, suffix, kwargs, expected",
+    [
+        # a corrupt gzip stream raised zlib.error (not an OSError): a traceback
+        (_GZ[:12] + b"\xff" * 10 + _GZ[22:], ".csv.gz", {}, "cannot read as text"),
+        # minmax over a range wider than the largest float gave NaN features, silently
+        (b"a,c\n-1e308,0\n1e308,1\n", ".csv", {"preprocess": "minmax"}, "overflows float64"),
+        # l2 of a row with a 1e200 entry: its norm overflows and the row became zeros, silently
+        (b"a,b,c\n1e200,1,0\n2,3,1\n", ".csv", {"preprocess": "l2"}, "too large for preprocessing"),
+        # an index beyond int64 raised OverflowError; 10**9 built a billion-column matrix
+        (b"1 99999999999999:1\n0 2:1\n", ".svm", {}, "not a valid svmlight"),
+        (b"1 1000000000:1\n0 2:1\n", ".svm", {"preprocess": "minmax"}, "accepted (a stray index?)"),
+        # one class, no rows, NaN labels: a data set the runner cannot use
+        (b"1 1:1\n1 2:1\n", ".svm", {}, "a single class"),
+        (b"", ".svm", {}, "no data rows"),
+        (b"1\n0\n", ".svm", {}, "no feature values"),
+        (b"nan 1:1\n1 2:1\n", ".svm", {}, "expected a finite label"),
+        # integer labels beyond int64 raised OverflowError
+        (b"a,c\n1,99999999999999999999\n2,1\n", ".csv", {}, None),
+        # a preprocessing refused: the message named "data", not the file
+        (b"1 1:1\n0 2:1\n", ".svm", {"preprocess": "standardize"}, "would make the sparse"),
+        # a quoted header name holding a line break: a message of two lines
+        (b'"a\nb",c\n1,0\n2,1\n', ".csv", {"label": "zzz"}, "no label column"),
+    ],
+    ids=[
+        "corrupt-gz",
+        "minmax-overflow",
+        "l2-overflow",
+        "index-beyond-int64",
+        "index-1e9",
+        "one-class",
+        "empty",
+        "labels-only",
+        "nan-label",
+        "int-label-beyond-int64",
+        "preprocess-refused",
+        "line-break-in-header",
+    ],
+)
 def test_reader_findings(tmp_path, text, suffix, kwargs, expected):
     path = tmp_path / f"data{suffix}"
     path.write_bytes(text)
@@ -1093,6 +1653,7 @@ def test_labels_never_merge(tmp_path):
 
 # ---------------------------------------------------------------------------- the CLI
 
+
 @pytest.fixture(scope="module")
 def cli_data(tmp_path_factory):
     """A tiny csv and svmlight file beside the CLI's specs (30 points, two classes)."""
@@ -1100,30 +1661,60 @@ def cli_data(tmp_path_factory):
     rng = np.random.default_rng(0)
     X = rng.normal(size=(30, 3))
     y = (X[:, 0] + 0.3 * X[:, 1] > 0).astype(int)
-    (root / "tiny.csv").write_text("a,b,c,class\n" + "".join(
-        f"{r[0]:.4f},{r[1]:.4f},{r[2]:.4f},{c}\n" for r, c in zip(X, y)))
-    (root / "tiny.svm").write_text("".join(
-        f"{c} " + " ".join(f"{j + 1}:{v:.4f}" for j, v in enumerate(r)) + "\n"
-        for r, c in zip(X, y)))
+    (root / "tiny.csv").write_text(
+        "a,b,c,class\n" + "".join(f"{r[0]:.4f},{r[1]:.4f},{r[2]:.4f},{c}\n" for r, c in zip(X, y))
+    )
+    (root / "tiny.svm").write_text(
+        "".join(
+            f"{c} " + " ".join(f"{j + 1}:{v:.4f}" for j, v in enumerate(r)) + "\n"
+            for r, c in zip(X, y)
+        )
+    )
     return root
 
 
 #: methods cheap enough on 30 points to run one split of in a CLI example
-CHEAP = ["harmonic", "consistency", "1nn", "label-spreading", "osk", "tsk", "svm", "rsk", "dsk",
-         "supervised-mr"]
+CHEAP = [
+    "harmonic",
+    "consistency",
+    "1nn",
+    "label-spreading",
+    "osk",
+    "tsk",
+    "svm",
+    "rsk",
+    "dsk",
+    "supervised-mr",
+]
 CLI_SETS = ["two-moons", "sklearn-iris"]
 
 
 @fuzz_settings("cli_runs", deadline=timedelta(seconds=30))
-@given(doc=spec_documents(datasets=CLI_SETS, methods=CHEAP, files=("tiny.csv", "tiny.svm"),
-                          simple=True, protected=("output",), mutations=(0, 0, 0, 1, 1, 2)),
-       extra=st.sampled_from([[], [], ["--reading", "all"], ["--reading", "standardized"],
-                              ["--metric", "error"], ["--splits", "2"]]))
+@given(
+    doc=spec_documents(
+        datasets=CLI_SETS,
+        methods=CHEAP,
+        files=("tiny.csv", "tiny.svm"),
+        simple=True,
+        protected=("output",),
+        mutations=(0, 0, 0, 1, 1, 2),
+    ),
+    extra=st.sampled_from(
+        [
+            [],
+            [],
+            ["--reading", "all"],
+            ["--reading", "standardized"],
+            ["--metric", "error"],
+            ["--splits", "2"],
+        ]
+    ),
+)
 def test_cli_runs_end_with_exit_0_or_one_line(cli_data, doc, extra, monkeypatch_env):
     RAN["cli_runs"] += 1
     n = RAN["cli_runs"]
     if isinstance(doc, dict):
-        doc["output"] = f"out/run{n}"        # each run its own folder, under the data's
+        doc["output"] = f"out/run{n}"  # each run its own folder, under the data's
         if isinstance(doc.get("splits"), dict) and isinstance(doc["splits"].get("n_splits"), int):
             doc["splits"]["n_splits"] = max(1, min(doc["splits"]["n_splits"], 3))
     path = cli_data / f"cli{n}.yaml"
@@ -1146,22 +1737,34 @@ def test_cli_runs_end_with_exit_0_or_one_line(cli_data, doc, extra, monkeypatch_
 _M = "dataset: two-moons\nmethods:\n- name: "
 CLI_FINDINGS = {
     # the learner's fit raised TypeError (exit 1)
-    "supervised-mr-gamma-I-a-mapping": (_M + "supervised-mr\n  params: {gamma_I: {}}\n",
-                                        "methods[0].params.gamma_I"),
+    "supervised-mr-gamma-I-a-mapping": (
+        _M + "supervised-mr\n  params: {gamma_I: {}}\n",
+        "methods[0].params.gamma_I",
+    ),
     # (found beside it) the same through a list, and the other sequences' parameters
-    "supervised-mr-gamma-I-a-list-of-mappings": (_M + "supervised-mr\n  params: "
-                                                 "{gamma_I: [{}]}\n", "methods[0].params.gamma_I"),
-    "supervised-mr-gamma-I-a-list-of-text": (_M + "supervised-mr\n  params: {gamma_I: [1, a]}\n",
-                                             "methods[0].params.gamma_I"),
-    "simplemkl-widths-a-mapping": (_M + "simplemkl\n  params: {gaussian_widths: {a: 1}}\n",
-                                   "methods[0].params.gaussian_widths"),
-    "label-aware-b-scales-a-mapping": (_M + "label-aware\n  params: {b_scales: {a: 1}}\n",
-                                       "methods[0].params.b_scales"),
+    "supervised-mr-gamma-I-a-list-of-mappings": (
+        _M + "supervised-mr\n  params: {gamma_I: [{}]}\n",
+        "methods[0].params.gamma_I",
+    ),
+    "supervised-mr-gamma-I-a-list-of-text": (
+        _M + "supervised-mr\n  params: {gamma_I: [1, a]}\n",
+        "methods[0].params.gamma_I",
+    ),
+    "simplemkl-widths-a-mapping": (
+        _M + "simplemkl\n  params: {gaussian_widths: {a: 1}}\n",
+        "methods[0].params.gaussian_widths",
+    ),
+    "label-aware-b-scales-a-mapping": (
+        _M + "label-aware\n  params: {b_scales: {a: 1}}\n",
+        "methods[0].params.b_scales",
+    ),
     # an audit of extreme values: DSK's cone solver ("scale must be a positive vector") and
     # LapRLS's solve (singular matrix) failed in the fit, exit 1
     "dsk-eta-1e300": (_M + "dsk\n  params: {eta: 1.0e+300}\n", "methods[0].params.eta"),
-    "laprls-gamma-A-1e-300": (_M + "laprls\n  params: {gamma_A: 1.0e-300}\n",
-                              "methods[0].params.gamma_A"),
+    "laprls-gamma-A-1e-300": (
+        _M + "laprls\n  params: {gamma_A: 1.0e-300}\n",
+        "methods[0].params.gamma_A",
+    ),
 }
 
 

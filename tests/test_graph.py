@@ -30,6 +30,7 @@ from sskernels.learners import RegularizedSpectralKernel, TransductiveSpectralKe
 
 # ---------------------------------------------------------------------------- brute force
 
+
 def _kth_distance(D, k, exclude_self=True):
     """Distance of every row point to its k-th nearest column point (self excluded)."""
     D = np.array(D, dtype=float)
@@ -92,7 +93,10 @@ def fresh_graph_cache():
 
 # ---------------------------------------------------------------------------- eq. (2) weights
 
-@pytest.mark.parametrize("n,d,k,seed", [(40, 3, 5, 0), (60, 5, 6, 1), (25, 2, 1, 2), (50, 8, 10, 3)])
+
+@pytest.mark.parametrize(
+    "n,d,k,seed", [(40, 3, 5, 0), (60, 5, 6, 1), (25, 2, 1, 2), (50, 8, 10, 3)]
+)
 def test_hein_maier_weights_equal_brute_force_eq2(n, d, k, seed):
     X = np.random.default_rng(seed).standard_normal((n, d))
     W, h, sigma = knn_graph(X, k=k, weights="hein-maier")
@@ -100,10 +104,10 @@ def test_hein_maier_weights_equal_brute_force_eq2(n, d, k, seed):
     assert sp.issparse(W) and sigma is None
     np.testing.assert_allclose(h, hb, rtol=1e-12)
     Wd = W.toarray()
-    np.testing.assert_array_equal(Wd > 0, Wb > 0)      # same edges
-    np.testing.assert_allclose(Wd, Wb, atol=1e-12)     # same weights
+    np.testing.assert_array_equal(Wd > 0, Wb > 0)  # same edges
+    np.testing.assert_allclose(Wd, Wb, atol=1e-12)  # same weights
     assert np.all(np.diag(Wd) == 0)
-    assert abs(W - W.T).max() == 0                     # exactly symmetric
+    assert abs(W - W.T).max() == 0  # exactly symmetric
     # every point keeps at least its k nearest neighbours
     assert np.all((Wd > 0).sum(axis=1) >= k)
 
@@ -153,6 +157,7 @@ def test_tied_distances_follow_eq2():
 
 # ---------------------------------------------------------------------------- Laplacian spectrum
 
+
 def test_normalized_laplacian_and_dense_spectrum():
     X, _ = make_moons(150, noise=0.08, random_state=0)
     W, _, _ = knn_graph(X, k=6)
@@ -188,7 +193,7 @@ def test_sparse_solver_agrees_with_dense(monkeypatch):
     m = 12
     dense = laplacian_spectrum(W, m=m, solver="dense")
     monkeypatch.setattr(lap_mod, "DENSE_MAX_N", 10)
-    sparse = laplacian_spectrum(W, m=m)                  # "auto" now takes eigsh
+    sparse = laplacian_spectrum(W, m=m)  # "auto" now takes eigsh
     assert not sparse.complete and sparse.values.size == m + 10
     lam_d, V_d = dense.smallest(m)
     lam_s, V_s = sparse.smallest(m)
@@ -201,7 +206,7 @@ def test_sparse_solver_agrees_with_dense(monkeypatch):
 
 
 def test_tsk_is_the_same_with_sparse_and_dense_spectra(monkeypatch):
-    X, y = make_moons(400, noise=0.08, random_state=0)   # a connected graph
+    X, y = make_moons(400, noise=0.08, random_state=0)  # a connected graph
     yp = np.full(400, -1)
     lab = np.random.default_rng(0).choice(400, 16, replace=False)
     yp[lab] = y[lab]
@@ -252,11 +257,12 @@ def test_smallest_on_a_given_spectrum():
 
 # ---------------------------------------------------------------------------- memoization
 
+
 def test_get_graph_memoizes_by_content_and_parameters():
     X, _ = wine_minmax()
     g1 = get_graph(X, k=6)
-    assert get_graph(X.copy(), k=6) is g1                      # same content
-    assert get_graph(np.asfortranarray(X), k=6) is g1          # memory layout irrelevant
+    assert get_graph(X.copy(), k=6) is g1  # same content
+    assert get_graph(np.asfortranarray(X), k=6) is g1  # memory layout irrelevant
     g7 = get_graph(X, k=7)
     assert g7 is not g1
     np.testing.assert_allclose(g7.W.toarray(), brute_graph(X, 7)[0], atol=1e-12)
@@ -276,14 +282,17 @@ def test_get_graph_memoizes_by_content_and_parameters():
 
 # ---------------------------------------------------------------------------- out-of-sample weights
 
+
 def test_induced_weights_of_new_points_equal_brute_force():
     X, _ = wine_minmax()
     rng = np.random.default_rng(0)
-    Xnew = np.vstack([X[rng.choice(178, 10)] + 0.05 * rng.standard_normal((10, 13)),
-                      rng.uniform(0, 1, (5, 13))])
+    Xnew = np.vstack(
+        [X[rng.choice(178, 10)] + 0.05 * rng.standard_normal((10, 13)), rng.uniform(0, 1, (5, 13))]
+    )
     _, h, _ = knn_graph(X, k=6)
-    np.testing.assert_allclose(induced_weights(Xnew, X, h, k=6), brute_induced(Xnew, X, 6),
-                               atol=1e-12)
+    np.testing.assert_allclose(
+        induced_weights(Xnew, X, h, k=6), brute_induced(Xnew, X, 6), atol=1e-12
+    )
 
 
 def test_inducing_training_points_without_self_edge_gives_their_rows_of_W():
@@ -293,17 +302,22 @@ def test_inducing_training_points_without_self_edge_gives_their_rows_of_W():
     Wx = g.induced(X, exclude=np.arange(n))
     np.testing.assert_allclose(Wx, g.W.toarray(), atol=1e-12)
     Ld, d = dense_sym_laplacian(g.W)
-    np.testing.assert_allclose(g.induced_normalized(X, exclude=np.arange(n)),
-                               np.eye(n) - Ld, atol=1e-12)
+    np.testing.assert_allclose(
+        g.induced_normalized(X, exclude=np.arange(n)), np.eye(n) - Ld, atol=1e-12
+    )
     # with exclude = -1 (nothing left out) a training point is its own neighbour at distance 0
     Wself = g.induced(X[:3], exclude=[-1, -1, -1])
     np.testing.assert_allclose(Wself[[0, 1, 2], [0, 1, 2]], 1.0)
 
 
-@pytest.mark.parametrize("learner", [
-    RegularizedSpectralKernel(alpha=0.99, n_components=10),
-    TransductiveSpectralKernel(n_components=10, beta=1.0),
-], ids=["rsk", "tsk"])
+@pytest.mark.parametrize(
+    "learner",
+    [
+        RegularizedSpectralKernel(alpha=0.99, n_components=10),
+        TransductiveSpectralKernel(n_components=10, beta=1.0),
+    ],
+    ids=["rsk", "tsk"],
+)
 def test_embedding_training_points_with_exclusion_gives_their_eigenvector_rows(learner):
     # eq. (17) for a training point with its self-edge removed is the eigen-equation
     # S v_t = (1 - lambda_t) v_t, so it must return that point's row of V-bar
@@ -332,15 +346,15 @@ def test_fingerprint_memo_only_for_frozen_arrays():
     X = rng.normal(size=(50, 4))
     before = fingerprint(X)
     X[0, 0] += 1.0
-    assert fingerprint(X) != before                       # writable: rehashed
+    assert fingerprint(X) != before  # writable: rehashed
     view = X[:]
     view.setflags(write=False)
     d = fingerprint(view)
     X[1, 1] += 1.0
-    assert fingerprint(view) != d                         # its base is writable: rehashed
+    assert fingerprint(view) != d  # its base is writable: rehashed
     F = X.copy()
     F.setflags(write=False)
     d = fingerprint(F)
     assert id(F) in g._FINGERPRINTS and fingerprint(F) == d == fingerprint(X.copy())
     with pytest.raises(ValueError):
-        F[0, 0] = 0.0                                      # and nobody can change it
+        F[0, 0] = 0.0  # and nobody can change it

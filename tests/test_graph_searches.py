@@ -25,11 +25,13 @@ def test_searches_of_the_cached_graphs_of_one_data_set_only():
     get_graph(X, k=6, weights="heat", method="approximate")
     get_graph(other, k=6)
     s = graph_searches(X)
-    assert [(e["weights"], e["method"]) for e in s] == [("hein-maier", "exact"),
-                                                         ("heat", "hnswlib")]
+    assert [(e["weights"], e["method"]) for e in s] == [
+        ("hein-maier", "exact"),
+        ("heat", "hnswlib"),
+    ]
     approx = s[1]
     assert 0.0 <= approx["recall"] <= 1.0 and 0.0 <= approx["edge_recall"] <= 1.0
-    assert approx["recall_rows"] == X.shape[0]          # min(RECALL_SAMPLE, n)
+    assert approx["recall_rows"] == X.shape[0]  # min(RECALL_SAMPLE, n)
     # the line a table shows says what the search was and how good it is
     line = search_summary(approx)
     assert "approximate" in line and f"recall {approx['recall']:.4f}" in line
@@ -46,7 +48,7 @@ def test_searches_round_trip_and_old_files_read_as_none(tmp_path):
     back = read_graph_searches(tmp_path)
     assert back == json.loads(json.dumps(graph_searches(X)))
     assert back[0]["k"] == 5 and back[0]["n"] == X.shape[0]
-    (tmp_path / "graph_seconds.json").write_text('{"seconds": 2.0}')   # before this change
+    (tmp_path / "graph_seconds.json").write_text('{"seconds": 2.0}')  # before this change
     assert read_graph_searches(tmp_path) == []
     assert read_graph_searches(tmp_path / "missing") == []
 
@@ -54,15 +56,22 @@ def test_searches_round_trip_and_old_files_read_as_none(tmp_path):
 @pytest.mark.parametrize("method", ["exact", "approximate"])
 def test_a_run_records_its_search_and_the_time_table_shows_it(tmp_path, method):
     clear_cache()
-    spec = parse_spec({
-        "dataset": "sklearn-iris", "preprocess": "minmax",
-        "graph": {"k": 6, "method": method},
-        "splits": {"n_splits": 2, "n_labeled": 15, "seed": 0},
-        "methods": [{"name": "harmonic"}],
-        "paper": {"table": "mao_tsang_table2_accuracy",
-                  "time_table": "mao_tsang_table3_time_seconds", "dataset": "COIL2"},
-        "output": str(tmp_path / "out"),
-    }, tmp_path / "iris.yaml")
+    spec = parse_spec(
+        {
+            "dataset": "sklearn-iris",
+            "preprocess": "minmax",
+            "graph": {"k": 6, "method": method},
+            "splits": {"n_splits": 2, "n_labeled": 15, "seed": 0},
+            "methods": [{"name": "harmonic"}],
+            "paper": {
+                "table": "mao_tsang_table2_accuracy",
+                "time_table": "mao_tsang_table3_time_seconds",
+                "dataset": "COIL2",
+            },
+            "output": str(tmp_path / "out"),
+        },
+        tmp_path / "iris.yaml",
+    )
     summary = summarize(run_spec(spec, progress=False), spec)
     (search,) = read_graph_searches(tmp_path / "out")
     assert search["k"] == 6 and search["n"] == 150
@@ -83,13 +92,17 @@ def test_each_spec_records_only_its_own_graphs(tmp_path):
     clear_cache()
 
     def spec(k, name):
-        return parse_spec({
-            "dataset": "sklearn-iris", "preprocess": "minmax",
-            "graph": {"k": k, "method": "exact"},
-            "splits": {"n_splits": 1, "n_labeled": 15, "seed": 0},
-            "methods": [{"name": "harmonic"}],
-            "output": str(tmp_path / name),
-        }, tmp_path / f"{name}.yaml")
+        return parse_spec(
+            {
+                "dataset": "sklearn-iris",
+                "preprocess": "minmax",
+                "graph": {"k": k, "method": "exact"},
+                "splits": {"n_splits": 1, "n_labeled": 15, "seed": 0},
+                "methods": [{"name": "harmonic"}],
+                "output": str(tmp_path / name),
+            },
+            tmp_path / f"{name}.yaml",
+        )
 
     run_spec(spec(6, "a"), progress=False)
     run_spec(spec(9, "b"), progress=False)
@@ -100,5 +113,6 @@ def test_each_spec_records_only_its_own_graphs(tmp_path):
     assert [s["k"] for s in read_graph_searches(tmp_path / "c")] == [6]
     # and without keys every graph of the data set is listed (the old behaviour)
     from sskernels.experiment.preparation import prepare
+
     X = prepare(spec(6, "d")).X
     assert sorted(s["k"] for s in graph_searches(X)) == [6, 9]

@@ -25,9 +25,16 @@ HEART = REPO / "configs" / "liu2009" / "heart.yaml"
 
 
 def _small(tmp_path, methods=("harmonic", "svm")):
-    return parse_spec({"name": "demo", "dataset": "sklearn-wine", "preprocess": "minmax",
-                       "splits": {"n_splits": 2, "n_labeled": [10]}, "methods": list(methods),
-                       "output": str(tmp_path / "demo")})
+    return parse_spec(
+        {
+            "name": "demo",
+            "dataset": "sklearn-wine",
+            "preprocess": "minmax",
+            "splits": {"n_splits": 2, "n_labeled": [10]},
+            "methods": list(methods),
+            "output": str(tmp_path / "demo"),
+        }
+    )
 
 
 def test_the_key_is_built_in_one_module():
@@ -79,13 +86,13 @@ def test_dry_run_of_a_committed_spec_computes_nothing(heart):
     assert set(df["reason"]) == {"in the archive"}
     assert df["records"].sum() == len(heart.methods) * 20
     assert dry_run_text(df).splitlines()[0].endswith(": 0 of 260 records to compute")
-    assert not Path(heart.output).exists()           # nothing written
+    assert not Path(heart.output).exists()  # nothing written
 
 
 def test_dry_run_after_an_edit_of_knn_names_the_file_and_the_methods(heart, monkeypatch):
     real = provenance.module_digest
 
-    def edited(name, root=None):    # graph/knn.py's code changed, the file itself untouched
+    def edited(name, root=None):  # graph/knn.py's code changed, the file itself untouched
         return "0" * 64 if name == "sskernels.graph.knn" else real(name, root)
 
     monkeypatch.setattr(provenance, "module_digest", edited)
@@ -93,13 +100,15 @@ def test_dry_run_after_an_edit_of_knn_names_the_file_and_the_methods(heart, monk
     todo = df[df["compute"]]
     assert set(todo["reason"]) == {"code of sskernels/graph/knn.py changed"}
     # every method whose code holds graph/knn.py (today: all of them, through tasks.py)
-    holds = [m.label for i, m in enumerate(heart.methods)
-             if "sskernels/graph/knn.py" in plan.method_code(heart, i)["modules"]]
+    holds = [
+        m.label
+        for i, m in enumerate(heart.methods)
+        if "sskernels/graph/knn.py" in plan.method_code(heart, i)["modules"]
+    ]
     assert sorted(todo["method"]) == sorted(holds) and holds
     text = dry_run_text(df)
     assert "sskernels/graph/knn.py" in text
-    assert all(f"  {label}: 20  code of sskernels/graph/knn.py changed" in text
-               for label in holds)
+    assert all(f"  {label}: 20  code of sskernels/graph/knn.py changed" in text for label in holds)
 
 
 def test_dry_run_says_new_then_current_then_parameters_changed(tmp_path):
@@ -107,22 +116,37 @@ def test_dry_run_says_new_then_current_then_parameters_changed(tmp_path):
     assert dry_run([spec])["reason"].tolist() == ["new"]
     run_spec(spec, progress=False, reuse=False)
     assert dry_run([spec])["reason"].tolist() == ["current"]
-    other = dataclasses.replace(spec, methods=[dataclasses.replace(
-        spec.methods[0], params={**spec.methods[0].params, "class_mass_normalization": True})])
+    other = dataclasses.replace(
+        spec,
+        methods=[
+            dataclasses.replace(
+                spec.methods[0], params={**spec.methods[0].params, "class_mass_normalization": True}
+            )
+        ],
+    )
     df = dry_run([other])
     assert df["compute"].all() and set(df["reason"]) == {"parameters changed"}
 
 
 def _wanted(**over):
-    base = {"key": "new", "method_key": "m", "data_fingerprint": "d", "code": "c",
-            "modules": {"sskernels/a.py": "1", "estimator": "e", "flags": "f"},
-            "versions": {"sskernels": "0.1.0", "numpy": "2.4.6"}}
+    base = {
+        "key": "new",
+        "method_key": "m",
+        "data_fingerprint": "d",
+        "code": "c",
+        "modules": {"sskernels/a.py": "1", "estimator": "e", "flags": "f"},
+        "versions": {"sskernels": "0.1.0", "numpy": "2.4.6"},
+    }
     return {**base, **over}
 
 
 def _stored(**prov):
-    base = {"code": "c", "modules": {"sskernels/a.py": "1", "estimator": "e", "flags": "f"},
-            "sskernels": "0.1.0", "numpy": "2.4.6"}
+    base = {
+        "code": "c",
+        "modules": {"sskernels/a.py": "1", "estimator": "e", "flags": "f"},
+        "sskernels": "0.1.0",
+        "numpy": "2.4.6",
+    }
     return {"key": "old", "data_fingerprint": "d", "provenance": {**base, **prov}}
 
 
@@ -133,15 +157,21 @@ def test_stale_reasons():
     assert stale_reasons(_stored(), _wanted()) == ["parameters changed"]
     assert stale_reasons(_stored(method_key="m0"), _wanted()) == ["parameters changed"]
     assert stale_reasons({**_stored(), "data_fingerprint": "d0"}, _wanted(code="c2")) == [
-        "data changed"]
+        "data changed"
+    ]
     assert stale_reasons(_stored(numpy="2.3.0"), _wanted(code="c2")) == [
-        "versions changed (numpy 2.3.0 -> 2.4.6)"]
-    assert stale_reasons(_stored(modules={"sskernels/a.py": "1", "estimator": "e0",
-                                          "flags": "f"}), _wanted(code="c2")) == [
-        "parameters changed"]
-    assert stale_reasons(_stored(modules={"sskernels/a.py": "0", "sskernels/b.py": "1",
-                                          "estimator": "e", "flags": "f"}),
-                         _wanted(code="c2")) == ["code of sskernels/a.py, sskernels/b.py changed"]
+        "versions changed (numpy 2.3.0 -> 2.4.6)"
+    ]
+    assert stale_reasons(
+        _stored(modules={"sskernels/a.py": "1", "estimator": "e0", "flags": "f"}),
+        _wanted(code="c2"),
+    ) == ["parameters changed"]
+    assert stale_reasons(
+        _stored(
+            modules={"sskernels/a.py": "0", "sskernels/b.py": "1", "estimator": "e", "flags": "f"}
+        ),
+        _wanted(code="c2"),
+    ) == ["code of sskernels/a.py, sskernels/b.py changed"]
     assert stale_reasons({"key": "old"}, _wanted()) == ["key differs"]
 
 
@@ -152,12 +182,17 @@ def test_the_hashes_of_the_parts_are_those_of_before():
 
     assert record_key("a", "b", "c") == "1e424c7cfae4e732"
     X = np.arange(6.0).reshape(3, 2)
-    assert identity.data_fingerprint(X, [0, 1, 1], np.array(["x", "y"]),
-                                     extra=(None, [np.array([0, 2])])) == "b7a10fd0d72caf94"
+    assert (
+        identity.data_fingerprint(
+            X, [0, 1, 1], np.array(["x", "y"]), extra=(None, [np.array([0, 2])])
+        )
+        == "b7a10fd0d72caf94"
+    )
     assert identity.data_fingerprint(np.eye(2), [0, 1], np.array([3, 7])) == "f9c8a455a25aad46"
 
 
 # ------------------------------------------------------------- the command, on an edited copy
+
 
 def test_run_dry_run_after_an_edit_of_knn_in_a_copy_of_the_package(tmp_path):
     """``sskernels run --dry-run`` as a user runs it: the committed heart spec on its archive
@@ -180,17 +215,26 @@ def test_run_dry_run_after_an_edit_of_knn_in_a_copy_of_the_package(tmp_path):
     assert res.stdout.splitlines()[0].endswith("(liu2009_heart): 0 of 260 records to compute")
 
     copy = tmp_path / "pkg"
-    shutil.copytree(REPO / "sskernels", copy / "sskernels",
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        REPO / "sskernels", copy / "sskernels", ignore=shutil.ignore_patterns("__pycache__")
+    )
     knn = copy / "sskernels" / "graph" / "knn.py"
     knn.write_text(knn.read_text() + "\n\ndef _edited():\n    return 1\n")
     res = sskernels(args, dict(env, PYTHONPATH=str(copy)), tmp_path)
     assert res.returncode == 0, res.stderr
     lines = res.stdout.splitlines()
     assert lines[0].endswith("(liu2009_heart): 260 of 260 records to compute"), lines
-    named = {m.group(1) for m in map(re.compile(
-        r"  (.+): 20  code of sskernels/graph/knn\.py changed$").match, lines[1:]) if m}
-    holds = {m.label for i, m in enumerate(spec.methods)
-             if "sskernels/graph/knn.py" in plan.method_code(spec, i)["modules"]}
-    assert named == holds == {m.label for m in spec.methods}    # today: every method
-    assert not (tmp_path / "heart").exists()                    # nothing written
+    named = {
+        m.group(1)
+        for m in map(
+            re.compile(r"  (.+): 20  code of sskernels/graph/knn\.py changed$").match, lines[1:]
+        )
+        if m
+    }
+    holds = {
+        m.label
+        for i, m in enumerate(spec.methods)
+        if "sskernels/graph/knn.py" in plan.method_code(spec, i)["modules"]
+    }
+    assert named == holds == {m.label for m in spec.methods}  # today: every method
+    assert not (tmp_path / "heart").exists()  # nothing written

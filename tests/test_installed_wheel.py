@@ -11,8 +11,8 @@ added that way), so ``sskernels`` is the wheel's.  From an empty folder holding 
 * ``sskernels run liu2009/table3 --with Mine=myssl:LabeledKNN --splits 2`` runs the four
   packaged UCI specs of Liu et al.'s Table 3 and the user's row is in the combined table;
 * a ``--with`` naming a module that is not there is one line naming the flag, exit 2;
-* every ``sskernels`` command shown in README.md, docs/getting_started.md and
-  docs/benchmark_your_own.md works there (:func:`test_documented_commands_run_from_the_wheel`).
+* every ``sskernels`` command shown in README.md, docs/getting_started.md, docs/distributed.md
+  and docs/benchmark_your_own.md works there (:func:`test_documented_commands_run_from_the_wheel`).
 
 About 20-30 s in all (the wheel's build and venv once per module).
 """
@@ -35,8 +35,9 @@ from conftest import REPO, require_data
 def _users_module():
     """The ``myssl.py`` docs/benchmark_your_own.md shows (its python block with LabeledKNN)."""
     text = (REPO / "docs" / "benchmark_your_own.md").read_text()
-    return next(b for b in re.findall(r"```python\n(.*?)```", text, re.S)
-                if "class LabeledKNN" in b)
+    return next(
+        b for b in re.findall(r"```python\n(.*?)```", text, re.S) if "class LabeledKNN" in b
+    )
 
 
 #: a user's estimator: the page's own ``myssl.py``, so that its code is checked too
@@ -57,8 +58,10 @@ def _setuptools_ok():
 def wheel_venv(tmp_path_factory):
     """``(venv folder, its bin folder)``: the wheel of this tree installed in a fresh venv."""
     if not _setuptools_ok():
-        pytest.skip("building the wheel offline needs setuptools>=77 in this venv (the "
-                    "'test' extra: pip install -e '.[test]')")
+        pytest.skip(
+            "building the wheel offline needs setuptools>=77 in this venv (the "
+            "'test' extra: pip install -e '.[test]')"
+        )
     tmp = tmp_path_factory.mktemp("wheel")
     src = tmp / "src"
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info")
@@ -67,25 +70,75 @@ def wheel_venv(tmp_path_factory):
     for name in ("sskernels", "configs"):
         shutil.copytree(REPO / name, src / name, ignore=ignore)
     env = _clean_env()
-    build = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps",
-                            "--no-build-isolation", "--no-index", "-q", "-w", str(tmp / "dist"),
-                            str(src)], capture_output=True, text=True, env=env, timeout=300)
+    build = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-index",
+            "-q",
+            "-w",
+            str(tmp / "dist"),
+            str(src),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     assert build.returncode == 0, build.stderr[-3000:]
     wheel = next((tmp / "dist").glob("sskernels-*.whl"))
     venv = tmp / "venv"
-    subprocess.run([getattr(sys, "_base_executable", sys.executable), "-m", "venv",
-                    "--without-pip", str(venv)], check=True, env=env, timeout=120)
+    subprocess.run(
+        [
+            getattr(sys, "_base_executable", sys.executable),
+            "-m",
+            "venv",
+            "--without-pip",
+            str(venv),
+        ],
+        check=True,
+        env=env,
+        timeout=120,
+    )
     py = venv / "bin" / "python"
-    site = subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()"
-                           "['purelib'])"], capture_output=True, text=True, check=True
-                          ).stdout.strip()
+    site = subprocess.run(
+        [str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     Path(site, "_dev_venv_libraries.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    install = subprocess.run([sys.executable, "-m", "pip", "--python", str(py), "install",
-                              "--no-deps", "--no-index", "-q", str(wheel)],
-                             capture_output=True, text=True, env=env, timeout=300)
+    install = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(py),
+            "install",
+            "--no-deps",
+            "--no-index",
+            "-q",
+            str(wheel),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     assert install.returncode == 0, install.stderr[-3000:]
-    where = subprocess.run([str(py), "-c", "import sskernels; print(sskernels.__file__)"],
-                           capture_output=True, text=True, env=env, cwd=tmp, timeout=120)
+    where = subprocess.run(
+        [str(py), "-c", "import sskernels; print(sskernels.__file__)"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp,
+        timeout=120,
+    )
     assert where.stdout.strip().startswith(site), where.stdout + where.stderr
     return venv, venv / "bin"
 
@@ -97,15 +150,22 @@ def _mk(path):
 
 def _clean_env(**extra):
     """The environment of a user's shell: no PYTHONPATH, no virtualenv of ours."""
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")}
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")
+    }
     env.update(COLUMNS="160", NO_COLOR="1", **extra)
     return env
 
 
 def _sskernels(bin_dir, args, cwd, timeout=300, **env):
-    return subprocess.run([str(bin_dir / "sskernels"), *args], cwd=cwd, capture_output=True,
-                          text=True, env=_clean_env(**env), timeout=timeout)
+    return subprocess.run(
+        [str(bin_dir / "sskernels"), *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=_clean_env(**env),
+        timeout=timeout,
+    )
 
 
 @pytest.fixture
@@ -120,17 +180,28 @@ def user_folder(tmp_path):
 def test_wheel_runs_a_suite_with_the_users_module(wheel_venv, user_folder, tmp_path):
     mirror = require_data(*LIU_T3, who="the installed wheel's run of liu2009/table3")
     _, bin_dir = wheel_venv
-    res = _sskernels(bin_dir, ["run", "liu2009/table3", "--with", "Mine=myssl:LabeledKNN",
-                               "--splits", "2", "--no-progress"], user_folder,
-                     SSKERNELS_DATA_MIRROR=str(mirror),
-                     SSKERNELS_DATA_DIR=str(tmp_path / "cache"))
+    res = _sskernels(
+        bin_dir,
+        [
+            "run",
+            "liu2009/table3",
+            "--with",
+            "Mine=myssl:LabeledKNN",
+            "--splits",
+            "2",
+            "--no-progress",
+        ],
+        user_folder,
+        SSKERNELS_DATA_MIRROR=str(mirror),
+        SSKERNELS_DATA_DIR=str(tmp_path / "cache"),
+    )
     assert res.returncode == 0, res.stderr[-3000:]
     table = (user_folder / "results" / "liu2009" / "table3.md").read_text()
     assert "Liu et al. 2009, Table 3" in table
     rows = [line for line in table.splitlines() if line.startswith("| Mine |")]
     assert rows, table
-    assert len(rows[0].split("|")) - 2 == 1 + len(LIU_T3)      # a value on every data set
-    assert "webkb" not in table.lower()                          # the suite, not a glob
+    assert len(rows[0].split("|")) - 2 == 1 + len(LIU_T3)  # a value on every data set
+    assert "webkb" not in table.lower()  # the suite, not a glob
     assert "note: suite liu2009/table3: 4 specs" in res.stderr
     for name in LIU_T3:
         assert (user_folder / "results" / "liu2009" / "runs" / name / "summary.md").is_file()
@@ -138,19 +209,27 @@ def test_wheel_runs_a_suite_with_the_users_module(wheel_venv, user_folder, tmp_p
 
 def test_wheel_with_error_names_the_flag(wheel_venv, user_folder):
     _, bin_dir = wheel_venv
-    res = _sskernels(bin_dir, ["run", "liu2009/table3", "--with", "Mine=notthere:LabeledKNN"],
-                     user_folder)
+    res = _sskernels(
+        bin_dir, ["run", "liu2009/table3", "--with", "Mine=notthere:LabeledKNN"], user_folder
+    )
     assert res.returncode == 2
     lines = [line for line in res.stderr.splitlines() if line.startswith("error:")]
-    assert lines == [f"error: --with Mine=notthere:LabeledKNN: No module named 'notthere' "
-                     f"(the current folder {user_folder} is on the import path)"], res.stderr
+    assert lines == [
+        f"error: --with Mine=notthere:LabeledKNN: No module named 'notthere' "
+        f"(the current folder {user_folder} is on the import path)"
+    ], res.stderr
     assert "Traceback" not in res.stderr
 
 
 # ------------------------------------------------------------------ the documented commands
 
 #: the pages whose ``sh`` blocks a user copies
-DOCUMENTED = ("README.md", "docs/getting_started.md", "docs/benchmark_your_own.md")
+DOCUMENTED = (
+    "README.md",
+    "docs/getting_started.md",
+    "docs/benchmark_your_own.md",
+    "docs/distributed.md",
+)
 #: commands run to the end from the wheel (the others are parsed and their specs loaded)
 RUN_FULLY = ("datasets", "methods", "suites", "get-configs", "--help", "--version")
 #: the command whose output docs/getting_started.md shows
@@ -212,7 +291,8 @@ def _mask_seconds(lines):
     """The table lines with the digits of the s/split column (the 8th) masked."""
     header = next(i for i, line in enumerate(lines) if "s/split" in line)
     column = re.split("[│┃]", lines[header]).index(
-        next(c for c in re.split("[│┃]", lines[header]) if "s/split" in c))
+        next(c for c in re.split("[│┃]", lines[header]) if "s/split" in c)
+    )
     out = []
     for line in lines:
         cells = re.split("([│┃])", line)
@@ -228,7 +308,7 @@ def _shown_output(page, marker):
     text = (REPO / page).read_text()
     start = text.index(marker)
     block = re.search(r"```text\n(.*?)```", text[start:], re.S).group(1).splitlines()
-    return block[next(i for i, line in enumerate(block) if line.startswith("┏")):]
+    return block[next(i for i, line in enumerate(block) if line.startswith("┏")) :]
 
 
 def test_documented_commands_run_from_the_wheel(wheel_venv, user_folder, tmp_path):
@@ -259,18 +339,26 @@ def test_documented_commands_run_from_the_wheel(wheel_venv, user_folder, tmp_pat
                 shown = res.stdout
     assert shown is not None, "docs/getting_started.md no longer runs wine_default.yaml"
     printed = shown.splitlines()
-    printed = printed[next(i for i, line in enumerate(printed) if line.startswith("┏")):]
-    assert _mask_seconds(printed) == _mask_seconds(_shown_output(
-        "docs/getting_started.md", "the output of `sskernels run wine_default.yaml`")), \
-        "docs/getting_started.md shows another output than the run prints: paste it again"
+    printed = printed[next(i for i, line in enumerate(printed) if line.startswith("┏")) :]
+    assert _mask_seconds(printed) == _mask_seconds(
+        _shown_output("docs/getting_started.md", "the output of `sskernels run wine_default.yaml`")
+    ), "docs/getting_started.md shows another output than the run prints: paste it again"
 
     rest = [(p, a) for p, a in commands if a[0] not in RUN_FULLY and a != SHOWN]
     import json
 
-    res = subprocess.run([str(venv / "bin" / "python"), "-c", _PARSE_AND_LOAD,
-                          json.dumps([a for _, a in rest])], cwd=user_folder,
-                         capture_output=True, text=True, env=_clean_env(**env), timeout=300)
+    res = subprocess.run(
+        [str(venv / "bin" / "python"), "-c", _PARSE_AND_LOAD, json.dumps([a for _, a in rest])],
+        cwd=user_folder,
+        capture_output=True,
+        text=True,
+        env=_clean_env(**env),
+        timeout=300,
+    )
     assert res.returncode == 0, res.stderr[-3000:]
-    problems = [f"{p}: sskernels {shlex.join(a)}: {why}"
-                for (p, a), why in zip(rest, json.loads(res.stdout.splitlines()[-1])) if why]
+    problems = [
+        f"{p}: sskernels {shlex.join(a)}: {why}"
+        for (p, a), why in zip(rest, json.loads(res.stdout.splitlines()[-1]))
+        if why
+    ]
     assert not problems, "\n".join(problems)

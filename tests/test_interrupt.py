@@ -17,12 +17,21 @@ import tempfile
 
 import pytest
 
-from hold_methods import (BOUND, N_SPLITS, RECORDS, _callers, launch, records, run, run_env,
-                          temporaries, write_spec)
+from hold_methods import (
+    BOUND,
+    N_SPLITS,
+    RECORDS,
+    _callers,
+    launch,
+    records,
+    run,
+    run_env,
+    temporaries,
+    write_spec,
+)
 from test_spec_cli import cli_env
 
-INTERRUPTED = ("interrupted; the finished splits are recorded: rerun the same command to "
-               "resume")
+INTERRUPTED = "interrupted; the finished splits are recorded: rerun the same command to resume"
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
@@ -35,7 +44,7 @@ def test_ctrl_c_says_what_is_kept_and_exits_130(tmp_path, jobs, sigint_not_ignor
     env = run_env(cli_env(tmp_path), hold=calls, records=out / "records", processes=jobs)
     with launch(args, env, tmp_path) as proc:
         _, stderr = proc.communicate(timeout=BOUND)
-    assert (calls / "interrupted").is_file(), stderr     # the Ctrl-C came from the hold
+    assert (calls / "interrupted").is_file(), stderr  # the Ctrl-C came from the hold
     assert proc.returncode == 130, stderr
     lines = [ln for ln in stderr.splitlines() if ln.strip()]
     assert lines == [INTERRUPTED], stderr
@@ -59,8 +68,7 @@ def uninterrupted(tmp_path_factory):
     """The records of the spec run without interruption (one job)."""
     tmp = tmp_path_factory.mktemp("uninterrupted")
     spec, out = write_spec(tmp)
-    code, _, stderr = run(["run", spec, "--no-progress", "--no-reuse"],
-                          run_env(cli_env(tmp)), tmp)
+    code, _, stderr = run(["run", spec, "--no-progress", "--no-reuse"], run_env(cli_env(tmp)), tmp)
     assert code == 0, stderr
     assert len(records(out)) == N_SPLITS
     assert temporaries(out) == []
@@ -78,7 +86,7 @@ def test_a_killed_run_leaves_no_temporary_file_once_rerun(tmp_path, jobs, uninte
     assert len(records(out)) == 2
     left = temporaries(out)
     assert len(left) == 1 and left[0].startswith(str(RECORDS / ".split_")), left
-    assert json.loads((out / left[0]).read_text())["key"]        # a whole record, unrenamed
+    assert json.loads((out / left[0]).read_text())["key"]  # a whole record, unrenamed
     # and a record the kill cut short while it was written, named as the writer names it
     fd, partial = tempfile.mkstemp(dir=out / RECORDS, prefix=".split_005.json.", suffix=".tmp")
     with os.fdopen(fd, "w") as fh:
@@ -95,21 +103,33 @@ def test_a_killed_run_leaves_no_temporary_file_once_rerun(tmp_path, jobs, uninte
 def test_only_stale_temporaries_of_the_writer_are_removed(tmp_path, monkeypatch):
     """The cleaner takes the writer's temporary files only (its name pattern, in the output
     folder and its record folders) and none in a folder a writer holds now."""
-    from sskernels.experiment.records import (TMP_NAME, _FolderLock, atomic_write_bytes,
-                                              remove_stale_temporaries)
+    from sskernels.experiment.records import (
+        TMP_NAME,
+        _FolderLock,
+        atomic_write_bytes,
+        remove_stale_temporaries,
+    )
 
     out = tmp_path / "out"
     ten, twenty = out / RECORDS.parent / "10_labeled", out / RECORDS.parent / "20_labeled"
     for folder in (ten, twenty):
         folder.mkdir(parents=True)
-    stale = [ten / ".split_000.json.abcd_123.tmp", out / ".summary.csv.k3j4h5g6.tmp",
-             out / "..sskernels-output.0a1b2c3d.tmp"]
-    busy = twenty / ".split_001.json.zz99yy00.tmp"          # its writer is at work
+    stale = [
+        ten / ".split_000.json.abcd_123.tmp",
+        out / ".summary.csv.k3j4h5g6.tmp",
+        out / "..sskernels-output.0a1b2c3d.tmp",
+    ]
+    busy = twenty / ".split_001.json.zz99yy00.tmp"  # its writer is at work
     # not the writer's names, not a record's in a record folder, or outside the folders
-    foreign = [ten / "notes.tmp", ten / ".split_000.json.tmp",
-               ten / ".split_000.json.ABCDEFGH.tmp", ten / ".notes.json.abcdefgh.tmp",
-               out / "records" / ".split_000.json.abcdefgh.tmp", out / ".summary.csv.abc.tmp",
-               tmp_path / ".summary.csv.abcdefgh.tmp"]
+    foreign = [
+        ten / "notes.tmp",
+        ten / ".split_000.json.tmp",
+        ten / ".split_000.json.ABCDEFGH.tmp",
+        ten / ".notes.json.abcdefgh.tmp",
+        out / "records" / ".split_000.json.abcdefgh.tmp",
+        out / ".summary.csv.abc.tmp",
+        tmp_path / ".summary.csv.abcdefgh.tmp",
+    ]
     for path in stale + [busy] + foreign:
         path.write_text("{")
 
@@ -118,7 +138,7 @@ def test_only_stale_temporaries_of_the_writer_are_removed(tmp_path, monkeypatch)
         removed = remove_stale_temporaries(out)
     assert sorted(removed) == sorted(stale)
     assert busy.exists() and all(p.exists() for p in foreign)
-    assert remove_stale_temporaries(out) == [busy]          # once its writer is gone
+    assert remove_stale_temporaries(out) == [busy]  # once its writer is gone
     assert all(p.exists() for p in foreign)
 
     # the pattern is the writer's own: the name atomic_write_bytes gives its temporary file
@@ -135,8 +155,7 @@ def test_only_stale_temporaries_of_the_writer_are_removed(tmp_path, monkeypatch)
     assert [TMP_NAME.fullmatch(n)["target"] for n in seen] == ["split_003.json"]
 
 
-def test_ctrl_c_while_a_local_worker_starts_is_one_line_and_exit_130(tmp_path,
-                                                                     sigint_not_ignored):
+def test_ctrl_c_while_a_local_worker_starts_is_one_line_and_exit_130(tmp_path, sigint_not_ignored):
     """``--jobs 2`` (the local pool, not Dask): a worker still starting (importing, its pool
     initializer not run yet) when Ctrl-C reaches the process group must not print a
     KeyboardInterrupt traceback.  The pool's workers start with SIGINT blocked (the parent
@@ -157,10 +176,11 @@ def test_ctrl_c_while_a_local_worker_starts_is_one_line_and_exit_130(tmp_path,
     # worker as soon as the signal reaches it; seen once on a loaded machine)
     assert (calls / "interrupted").is_file(), stderr
     held = (calls / "start_0002").read_text()
-    assert held not in _callers(calls), stderr            # the held worker had not fitted
+    assert held not in _callers(calls), stderr  # the held worker had not fitted
     assert proc.returncode == 130, stderr
     lines = [ln for ln in stderr.splitlines() if ln.strip()]
-    assert lines == ["interrupted; the finished splits are recorded: rerun the same command to "
-                     "resume"], stderr
+    assert lines == [
+        "interrupted; the finished splits are recorded: rerun the same command to resume"
+    ], stderr
     assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr, stderr
-    assert records(out) == {}                       # the first fit was held
+    assert records(out) == {}  # the first fit was held

@@ -61,7 +61,7 @@ def test_kernels_are_psd_and_extend_to_new_points(moons, cls, solver):
     scale = np.abs(K).max()
     assert np.linalg.eigvalsh(K).min() >= -1e-10 * scale
     assert np.linalg.eigvalsh(joint).min() >= -1e-10 * scale
-    np.testing.assert_allclose(est.kernel(X, None), K, atol=1e-10 * scale)   # exact at X
+    np.testing.assert_allclose(est.kernel(X, None), K, atol=1e-10 * scale)  # exact at X
     np.testing.assert_allclose(joint[:200, 200:], est.kernel(None, Z), atol=1e-10 * scale)
 
 
@@ -156,7 +156,7 @@ def test_svm_on_each_design_beats_chance_on_two_moons(moons, cls):
     X, y, yp = moons
     unl = yp < 0
     svm = KernelSVM(kernel_learner=cls(b_scale=5.0)).fit(X, yp)
-    assert np.mean(svm.transduction_[unl] == y[unl]) > 0.75          # chance: 0.5
+    assert np.mean(svm.transduction_[unl] == y[unl]) > 0.75  # chance: 0.5
     Xt, yt = make_moons(100, noise=0.1, random_state=1)
     assert np.mean(svm.predict(Xt) == yt) > 0.75
 
@@ -168,37 +168,51 @@ def test_svm_on_each_design_beats_chance_on_digits(cls):
     yp = partial(y, 5)
     svm = KernelSVM(kernel_learner=cls()).fit(X, yp)
     unl = yp < 0
-    assert np.mean(svm.transduction_[unl] == y[unl]) > 0.6            # chance: 0.25
+    assert np.mean(svm.transduction_[unl] == y[unl]) > 0.6  # chance: 0.25
 
 
 def test_registry_specs_and_the_osk_alias():
     assert get_method("spectral-graph-kernel") is get_method("osk")
-    for name, cls in [("cluster-kernel", ClusterKernel), ("diffusion-kernel", DiffusionKernel),
-                      ("max-alignment-kernel", MaxAlignmentKernel)]:
+    for name, cls in [
+        ("cluster-kernel", ClusterKernel),
+        ("diffusion-kernel", DiffusionKernel),
+        ("max-alignment-kernel", MaxAlignmentKernel),
+    ]:
         sel = make_method(name)
         assert type(sel.estimator) is cls and len(sel.param_grid["b_scale"]) == 7
         svm = make_method("kernel-svm", kernel=name, kernel_params={"b_scale": 1.0})
-        learner = svm.estimator.kernel_learner        # diffusion: delta still selected
+        learner = svm.estimator.kernel_learner  # diffusion: delta still selected
         assert type(getattr(learner, "estimator", learner)) is cls
     assert make_method("diffusion-kernel", b_scale=1.0).param_grid == {
-        "delta": [1.0, 0.1, 1e-3, 1e-5]}
+        "delta": [1.0, 0.1, 1e-3, 1e-5]
+    }
 
 
 def test_kernel_svm_on_the_designs_from_a_spec(tmp_path):
     from sskernels.experiment.runner import run_spec
     from sskernels.spec import parse_spec
 
-    spec = parse_spec({
-        "dataset": "sklearn-iris", "preprocess": "minmax",
-        "splits": {"n_splits": 1, "n_labeled": 15, "seed": 0},
-        "methods": [{"name": "kernel-svm", "label": k, "params": {"kernel": k}}
-                    for k in ("cluster-kernel", "diffusion-kernel", "max-alignment-kernel",
-                              "spectral-graph-kernel")],
-        "output": str(tmp_path / "out"),
-    }, tmp_path / "designs.yaml")
+    spec = parse_spec(
+        {
+            "dataset": "sklearn-iris",
+            "preprocess": "minmax",
+            "splits": {"n_splits": 1, "n_labeled": 15, "seed": 0},
+            "methods": [
+                {"name": "kernel-svm", "label": k, "params": {"kernel": k}}
+                for k in (
+                    "cluster-kernel",
+                    "diffusion-kernel",
+                    "max-alignment-kernel",
+                    "spectral-graph-kernel",
+                )
+            ],
+            "output": str(tmp_path / "out"),
+        },
+        tmp_path / "designs.yaml",
+    )
     df = run_spec(spec, progress=False)
     acc = df[df.metric == "accuracy"].value.astype(float)
-    assert len(acc) == 4 and (acc > 80.0).all()                      # chance: 33 %
+    assert len(acc) == 4 and (acc > 80.0).all()  # chance: 33 %
 
 
 @pytest.mark.parametrize("cls", DESIGNS)
@@ -225,8 +239,9 @@ def test_fold_predictor_equals_the_generic_rule(monkeypatch, cls, protocol):
     with monkeypatch.context() as m:
         m.setattr(cls, "_fold_predictor", lambda self, *a: None)
         slow = SelectOnLabeled(est, grid, protocol=protocol).fit(X, yp)
-    np.testing.assert_array_equal(fast.cv_results_["mean_test_score"],
-                                  slow.cv_results_["mean_test_score"])
+    np.testing.assert_array_equal(
+        fast.cv_results_["mean_test_score"], slow.cv_results_["mean_test_score"]
+    )
     assert fast.best_params_ == slow.best_params_
     assert fast.fit_report_.as_dict() == slow.fit_report_.as_dict()
     np.testing.assert_array_equal(fast.transduction_, slow.transduction_)

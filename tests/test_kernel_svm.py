@@ -37,9 +37,15 @@ def _fresh_cache():
 
 
 def test_spec_hook_builds_the_kernel_learner_with_the_spec_graph():
-    est = make_method("kernel-svm", kernel="tsk",
-                      kernel_params={"n_components": 10, "eta": 2, "beta": "auto"},
-                      n_neighbors=5, weights="hein-maier", sigma=None, metric="euclidean")
+    est = make_method(
+        "kernel-svm",
+        kernel="tsk",
+        kernel_params={"n_components": 10, "eta": 2, "beta": "auto"},
+        n_neighbors=5,
+        weights="hein-maier",
+        sigma=None,
+        metric="euclidean",
+    )
     # C selected (smallest C on ties) with the kernel learner inside: beta selected too
     assert isinstance(est, SelectOnLabeled) and est.param_grid == {"C": list(C_GRID)}
     svm = est.estimator
@@ -61,8 +67,12 @@ def test_nested_parameters_and_grid_search(wine_split):
     X, y, _, _ = wine_split
     est = KernelSVM(TransductiveSpectralKernel(graph=KNNGraph(), n_components=10), C=1.0)
     params = est.get_params(deep=True)
-    assert {"kernel_learner__beta", "kernel_learner__eta", "kernel_learner__graph__n_neighbors",
-            "C"} <= set(params)
+    assert {
+        "kernel_learner__beta",
+        "kernel_learner__eta",
+        "kernel_learner__graph__n_neighbors",
+        "C",
+    } <= set(params)
     est.set_params(kernel_learner__eta=3, kernel_learner__graph__n_neighbors=8)
     assert est.kernel_learner.eta == 3 and est.kernel_learner.graph.n_neighbors == 8
     # scikit-learn's GridSearchCV tunes the kernel learner's beta and the SVM's C together
@@ -223,6 +233,7 @@ def test_libsvm_iteration_cap_is_reported(monkeypatch):
 
 # ---------------------------------------------------------------- fast paths: the same numbers
 
+
 def test_capped_svc_predict_equals_svc_fit_and_predict(monkeypatch):
     """The bare libsvm calls give SVC's labels and cap flag (two and three classes, labels
     that are not 0..c-1), and draw from the global RNG as SVC does."""
@@ -250,11 +261,20 @@ def test_capped_svc_predict_equals_svc_fit_and_predict(monkeypatch):
 
 
 def _designs():
-    from sskernels.learners import (ClusterKernel, DiffusionKernel, LabelAwareKernel,
-                                    MaxAlignmentKernel)
-    return [ClusterKernel(n_components=15), DiffusionKernel(n_components=15),
-            MaxAlignmentKernel(n_components=15), LabelAwareKernel(n_components=15),
-            LabelAwareKernel(n_components=15, weighting="local-rademacher")]
+    from sskernels.learners import (
+        ClusterKernel,
+        DiffusionKernel,
+        LabelAwareKernel,
+        MaxAlignmentKernel,
+    )
+
+    return [
+        ClusterKernel(n_components=15),
+        DiffusionKernel(n_components=15),
+        MaxAlignmentKernel(n_components=15),
+        LabelAwareKernel(n_components=15),
+        LabelAwareKernel(n_components=15, weighting="local-rademacher"),
+    ]
 
 
 def test_sparse_weights_multiply_only_their_base_vectors(wine_split):
@@ -288,18 +308,19 @@ def test_labeled_columns_are_the_kernels_entries(wine_split, learner):
     the entries of the learner's n x n kernel."""
     X, _, yp, lab = wine_split
     fitted = clone(learner).fit(X, yp)
-    cols, diag = km._labeled_columns(fitted, lab)        # before kernel_ is memoized
+    cols, diag = km._labeled_columns(fitted, lab)  # before kernel_ is memoized
     K = fitted.kernel_
     np.testing.assert_array_equal(cols, K[:, lab])
     np.testing.assert_array_equal(diag, np.diag(K))
     assert float(np.mean(diag)) == float(np.mean(np.diag(K)))
-    cols2, diag2 = km._labeled_columns(fitted, lab)      # memoized kernel: its own entries
+    cols2, diag2 = km._labeled_columns(fitted, lab)  # memoized kernel: its own entries
     np.testing.assert_array_equal(cols2, K[:, lab])
     np.testing.assert_array_equal(diag2, np.diag(K))
 
 
-@pytest.mark.parametrize("design", ["diffusion-kernel", "cluster-kernel",
-                                    "max-alignment-kernel", "tsk"])
+@pytest.mark.parametrize(
+    "design", ["diffusion-kernel", "cluster-kernel", "max-alignment-kernel", "tsk"]
+)
 def test_oracle_fast_path_equals_fitting_every_candidate(wine_split, monkeypatch, design):
     """The oracle's per-candidate accuracies, its choice and the chosen fit are those of
     fitting every candidate separately (the generic rule)."""
@@ -313,27 +334,27 @@ def test_oracle_fast_path_equals_fitting_every_candidate(wine_split, monkeypatch
         params["b_scale"] = [1.0, 0.2, 5.0]
     else:
         params["beta"] = [1.0, 0.5]
-    est = make_method("kernel-svm", kernel=design, kernel_params=params,
-                      C_grid=[0.1, 1, 10, 1000])
+    est = make_method("kernel-svm", kernel=design, kernel_params=params, C_grid=[0.1, 1, 10, 1000])
     base, grid = oracle.flatten(est)
     fast = base._transduction_predictor(X, yp, tuple(grid))
     assert fast is not None
-    for cand in oracle.candidates(grid):                 # every candidate, not only the best
+    for cand in oracle.candidates(grid):  # every candidate, not only the best
         ref = clone(base).set_params(**cand).fit(X, yp)
         np.testing.assert_array_equal(fast(cand), ref.transduction_)
     best_fast, info_fast = oracle.oracle_fit(est, X, yp, y)
     monkeypatch.setattr(KernelSVM, "_transduction_predictor", lambda self, *a: None)
     best_slow, info_slow = oracle.oracle_fit(est, X, yp, y)
     assert info_fast == info_slow
-    assert np.unique(info_fast["accuracy"]).size > 1      # the grid discriminates
+    assert np.unique(info_fast["accuracy"]).size > 1  # the grid discriminates
     np.testing.assert_array_equal(best_fast.transduction_, best_slow.transduction_)
     np.testing.assert_array_equal(best_fast.kernel_, best_slow.kernel_)
     assert best_fast.fit_report_.as_dict() == best_slow.fit_report_.as_dict()
 
 
 @pytest.mark.parametrize("kernel", ["rbf", "cosine"])
-def test_svm_baseline_oracle_fast_path_equals_fitting_every_candidate(wine_split, monkeypatch,
-                                                                       kernel):
+def test_svm_baseline_oracle_fast_path_equals_fitting_every_candidate(
+    wine_split, monkeypatch, kernel
+):
     """The RBF SVM's oracle fast path (the labeled columns once per width, libsvm on the
     precomputed blocks) predicts as libsvm's own RBF fit does, candidate by candidate."""
     import scipy.sparse as sp
@@ -358,20 +379,25 @@ def test_svm_baseline_oracle_fast_path_equals_fitting_every_candidate(wine_split
     np.testing.assert_array_equal(best_fast.transduction_, best_slow.transduction_)
 
 
-def test_oracle_falls_back_to_the_generic_rule_when_the_chosen_fit_disagrees(wine_split,
-                                                                             monkeypatch):
+def test_oracle_falls_back_to_the_generic_rule_when_the_chosen_fit_disagrees(
+    wine_split, monkeypatch
+):
     from sskernels.experiment import oracle
 
     X, y, yp, _ = wine_split
-    est = make_method("kernel-svm", kernel="diffusion-kernel",
-                      kernel_params={"n_components": 15, "b_scale": [1.0, 0.2]},
-                      C_grid=[0.1, 10])
+    est = make_method(
+        "kernel-svm",
+        kernel="diffusion-kernel",
+        kernel_params={"n_components": 15, "b_scale": [1.0, 0.2]},
+        C_grid=[0.1, 10],
+    )
     expected = oracle.oracle_fit(est, X, yp, y)[1]
     real = KernelSVM._transduction_predictor
 
-    def wrong(self, X, y, keys):                         # a fast path that is off
+    def wrong(self, X, y, keys):  # a fast path that is off
         predict = real(self, X, y, keys)
         return lambda params: (predict(params) + 1) % 3
+
     monkeypatch.setattr(KernelSVM, "_transduction_predictor", wrong)
     best, info = oracle.oracle_fit(est, X, yp, y)
     assert info.pop("fallback").startswith("oracle: the fast path's prediction differed")
@@ -387,6 +413,7 @@ def test_c_selection_without_the_full_scaled_kernel_is_unchanged(wine_split, mon
     fitted_memo.clear_cache()
     monkeypatch.setattr(km, "capped_svc_predict", km._svc_predict)
     slow = SelectOnLabeled(KernelSVM(learner), {"C": list(C_GRID)}).fit(X, yp)
-    np.testing.assert_array_equal(fast.cv_results_["mean_test_score"],
-                                  slow.cv_results_["mean_test_score"])
+    np.testing.assert_array_equal(
+        fast.cv_results_["mean_test_score"], slow.cv_results_["mean_test_score"]
+    )
     np.testing.assert_array_equal(fast.transduction_, slow.transduction_)

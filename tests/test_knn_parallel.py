@@ -35,8 +35,10 @@ def _one_hot(n, positions, symbols, seed):
     """SecStr-like rows: ``positions`` one-hot blocks of ``symbols`` columns (sparse binary)."""
     rng = np.random.default_rng(seed)
     cols = rng.integers(0, symbols, size=(n, positions)) + symbols * np.arange(positions)
-    return sp.csr_matrix((np.ones(n * positions), cols.ravel(), np.arange(0, n * positions + 1,
-                          positions)), shape=(n, positions * symbols))
+    return sp.csr_matrix(
+        (np.ones(n * positions), cols.ravel(), np.arange(0, n * positions + 1, positions)),
+        shape=(n, positions * symbols),
+    )
 
 
 def _data(kind, n, seed=0):
@@ -45,13 +47,13 @@ def _data(kind, n, seed=0):
         return _one_hot(n, 6, 4, seed)
     if kind == "sparse-real":
         X = sp.random(n, 30, density=0.1, random_state=seed, format="csr")
-        X.data = np.ceil(X.data * 2) / 2           # values 0.5 and 1: ties
+        X.data = np.ceil(X.data * 2) / 2  # values 0.5 and 1: ties
         return X
-    if kind == "dense-binary-brute":              # d > 15: brute force (ArgKmin)
+    if kind == "dense-binary-brute":  # d > 15: brute force (ArgKmin)
         return rng.integers(0, 2, size=(n, 20)).astype(float)
-    if kind == "dense-gauss-brute":               # distances rounded differently per chunk shape
+    if kind == "dense-gauss-brute":  # distances rounded differently per chunk shape
         return rng.normal(size=(n, 24))
-    if kind == "dense-int-tree":                  # d <= 15: kd-tree
+    if kind == "dense-int-tree":  # d <= 15: kd-tree
         return rng.integers(0, 3, size=(n, 4)).astype(float)
     raise ValueError(kind)
 
@@ -74,8 +76,10 @@ def _assert_identical(a, b):
     assert ia["crowded"] == ib["crowded"]
 
 
-@pytest.mark.parametrize("kind", ["sparse-onehot", "sparse-real", "dense-binary-brute",
-                                  "dense-gauss-brute", "dense-int-tree"])
+@pytest.mark.parametrize(
+    "kind",
+    ["sparse-onehot", "sparse-real", "dense-binary-brute", "dense-gauss-brute", "dense-int-tree"],
+)
 @pytest.mark.parametrize("n", [650, 1337])
 def test_threads_change_no_bit(kind, n, monkeypatch):
     X = _data(kind, n, seed=n)
@@ -92,8 +96,9 @@ def test_threads_change_no_bit(kind, n, monkeypatch):
         monkeypatch.setattr(knn_mod, "_ROW_WORKING_MEMORY", 0.05)
         for threads in (1, 2, 3):
             with search_threads(threads):
-                _assert_identical(knn_graph(X, k=5, weights="heat", method="exact",
-                                            return_info=True), ref)
+                _assert_identical(
+                    knn_graph(X, k=5, weights="heat", method="exact", return_info=True), ref
+                )
 
 
 def test_default_blocks_on_two_threads(monkeypatch):
@@ -154,10 +159,16 @@ def test_run_spec_searches_on_its_jobs(tmp_path, monkeypatch):
         return warm(prep)
 
     monkeypatch.setattr(runner, "warm_graphs", spy)
-    spec = parse_spec({
-        "dataset": "sklearn-iris", "preprocess": "minmax", "graph": {"k": 6},
-        "splits": {"n_splits": 1, "n_labeled": 15, "seed": 0},
-        "methods": [{"name": "harmonic"}], "output": str(tmp_path / "out"),
-    }, tmp_path / "spec.yaml")
+    spec = parse_spec(
+        {
+            "dataset": "sklearn-iris",
+            "preprocess": "minmax",
+            "graph": {"k": 6},
+            "splits": {"n_splits": 1, "n_labeled": 15, "seed": 0},
+            "methods": [{"name": "harmonic"}],
+            "output": str(tmp_path / "out"),
+        },
+        tmp_path / "spec.yaml",
+    )
     runner.run_spec(spec, jobs=2, progress=False)
     assert seen == [(2, {1})] and knn_mod._SEARCH_THREADS.get() == 1

@@ -31,6 +31,7 @@ def one_thread():
 
 # ---------------------------------------------------------------------------- references
 
+
 def _old_knn_graph(X, k, weights="hein-maier", metric="euclidean"):
     """``knn_graph`` as it was before the batched tie pass (per-row radius queries), frozen here."""
     Z = normalize(X) if metric == "cosine" else X
@@ -50,11 +51,12 @@ def _old_knn_graph(X, k, weights="hein-maier", metric="euclidean"):
         drop = np.isin(rows[0], crowded)
         rows[0], cols[0], ds[0] = rows[0][~drop], cols[0][~drop], ds[0][~drop]
         for i in crowded:
-            dd, jj = nn.radius_neighbors(Z[i:i + 1], radius=tol[i])
+            dd, jj = nn.radius_neighbors(Z[i : i + 1], radius=tol[i])
             keep = jj[0] != i
             rows.append(np.full(keep.sum(), i)), cols.append(jj[0][keep]), ds.append(dd[0][keep])
-    W, sigma = knn_mod._assemble(np.concatenate(rows), np.concatenate(cols), np.concatenate(ds),
-                                 h, n, weights, None)
+    W, sigma = knn_mod._assemble(
+        np.concatenate(rows), np.concatenate(cols), np.concatenate(ds), h, n, weights, None
+    )
     return W, h, sigma, crowded.size
 
 
@@ -76,23 +78,28 @@ def brute_eq2(X, k, metric="euclidean"):
 def _identical(A, B):
     A, B = A.tocsr(), B.tocsr()
     A.sort_indices(), B.sort_indices()
-    return (A.shape == B.shape and np.array_equal(A.indptr, B.indptr)
-            and np.array_equal(A.indices, B.indices) and np.array_equal(A.data, B.data))
+    return (
+        A.shape == B.shape
+        and np.array_equal(A.indptr, B.indptr)
+        and np.array_equal(A.indices, B.indices)
+        and np.array_equal(A.data, B.data)
+    )
 
 
 def _tied_sets():
     rng = np.random.default_rng(7)
-    binary = (rng.random((300, 24)) < 0.3).astype(float)       # dense, d > 15: brute force
+    binary = (rng.random((300, 24)) < 0.3).astype(float)  # dense, d > 15: brute force
     return {
         "binary-dense": binary,
         "binary-dense-F": np.asfortranarray(binary),
         "binary-sparse": sp.csr_matrix((rng.random((300, 40)) < 0.2).astype(float)),
-        "integer-lowdim": rng.integers(0, 4, (300, 3)).astype(float),   # kd tree
+        "integer-lowdim": rng.integers(0, 4, (300, 3)).astype(float),  # kd tree
         "one-hot": sp.csr_matrix(np.eye(6)[rng.integers(0, 6, (250, 5))].reshape(250, 30)),
     }
 
 
 # ---------------------------------------------------------------------------- exact path
+
 
 @pytest.mark.parametrize("name", list(_tied_sets()))
 @pytest.mark.parametrize("metric", ["euclidean", "cosine"])
@@ -103,7 +110,7 @@ def test_exact_path_is_bit_identical_to_the_old_per_row_code(name, metric, k):
     Wo, ho, so, crowded = _old_knn_graph(X, k, metric=metric)
     assert info["crowded"]["rows"] == crowded
     if crowded:
-        assert "per-row" not in info["crowded"]["pass"]    # the batched pass was used
+        assert "per-row" not in info["crowded"]["pass"]  # the batched pass was used
     assert _identical(W, Wo) and np.array_equal(h, ho) and sigma == so
 
 
@@ -118,7 +125,7 @@ def test_the_tied_sets_are_crowded():
 def test_exact_path_with_heavy_ties_equals_brute_force_eq2(name, metric):
     X = _tied_sets()[name]
     if metric == "cosine":
-        X = X[np.asarray(abs(X).sum(axis=1)).ravel() > 0]     # cosine needs non-zero rows
+        X = X[np.asarray(abs(X).sum(axis=1)).ravel() > 0]  # cosine needs non-zero rows
     W, h, _ = knn_graph(X, k=10, metric=metric, method="exact")
     Wb, hb = brute_eq2(X, 10, metric=metric)
     np.testing.assert_allclose(h, hb, rtol=1e-12, atol=1e-12)
@@ -129,6 +136,7 @@ def test_exact_path_with_heavy_ties_equals_brute_force_eq2(name, metric):
 
 
 # ---------------------------------------------------------------------------- approximate path
+
 
 def _check_graph(W, n):
     assert sp.isspmatrix_csr(W) and W.shape == (n, n)
@@ -166,7 +174,7 @@ def test_approximate_path_with_massive_ties_on_sparse_input_is_deterministic():
     # the weights follow eq. (2) on the edges found: d_ij <= max(h_i, h_j)
     Wb, hb = brute_eq2(X, 10)
     r, c = W.nonzero()
-    np.testing.assert_allclose(W.data, Wb[r, c], atol=1e-12)   # each edge found is an eq. (2) edge
+    np.testing.assert_allclose(W.data, Wb[r, c], atol=1e-12)  # each edge found is an eq. (2) edge
 
 
 def test_auto_switches_to_the_approximate_path_above_the_threshold(monkeypatch):
@@ -191,6 +199,7 @@ def test_graph_records_knn_info_and_memoizes_by_method():
 
 
 # ---------------------------------------------------------------------------- validation
+
 
 def test_method_is_validated():
     X = np.random.default_rng(0).standard_normal((30, 3))

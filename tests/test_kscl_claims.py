@@ -21,8 +21,10 @@ _spec.loader.exec_module(claims)
 
 #: the unbalanced sequence on 2-spiral (97 points a class): per-class labeled counts
 SEQUENCE = [(10, 10), (10, 20), (10, 30), (10, 40)]
-ONE = {"notes": ["degenerate: constant prediction: every unlabeled point gets class 0"],
-       "solvers": ["projected-newton"]}
+ONE = {
+    "notes": ["degenerate: constant prediction: every unlabeled point gets class 0"],
+    "solvers": ["projected-newton"],
+}
 N_SPLITS = 30
 
 
@@ -41,10 +43,18 @@ def records(method, values, one_class_splits=0, metrics=("accuracy",)):
         for j in range(N_SPLITS):
             v = values[i](j) if callable(values[i]) else values[i]
             for metric in metrics:
-                rows.append({"dataset": "two-spirals", "method": method,
-                             "setting": f"{counts[0]}/{counts[1]} labeled",
-                             "n_labeled": sum(counts), "split": j, "metric": metric,
-                             "value": v, "report": ONE if j < k[i] else {"solvers": ["x"]}})
+                rows.append(
+                    {
+                        "dataset": "two-spirals",
+                        "method": method,
+                        "setting": f"{counts[0]}/{counts[1]} labeled",
+                        "n_labeled": sum(counts),
+                        "split": j,
+                        "metric": metric,
+                        "value": v,
+                        "report": ONE if j < k[i] else {"solvers": ["x"]},
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -57,8 +67,9 @@ def learning_curve(method="r = 1", start=60.0, step=6.0):
     """A curve that learns: rising means, split-to-split noise, no constant prediction."""
     rng = np.random.default_rng(0)
     noise = rng.normal(0, 3, size=(len(SEQUENCE), N_SPLITS))
-    return records(method, [lambda j, i=i: start + step * i + noise[i, j]
-                            for i in range(len(SEQUENCE))])
+    return records(
+        method, [lambda j, i=i: start + step * i + noise[i, j] for i in range(len(SEQUENCE))]
+    )
 
 
 def test_the_one_class_curve_rises_with_the_class_share():
@@ -102,8 +113,9 @@ def test_a_point_is_one_class_from_half_of_its_splits_on():
 
 
 def test_one_class_points_count_each_split_once_whatever_the_metrics():
-    rec = records("r = 20", [60, 62, 64, 66], [30, 3, 0, 0],
-                  metrics=("accuracy", "inductive accuracy"))
+    rec = records(
+        "r = 20", [60, 62, 64, 66], [30, 3, 0, 0], metrics=("accuracy", "inductive accuracy")
+    )
     pts = one_class_points(rec)
     assert pts["n"].tolist() == [N_SPLITS] * 4
     assert pts["one_class"].tolist() == [30, 3, 0, 0]
@@ -113,7 +125,7 @@ def test_one_class_points_count_each_split_once_whatever_the_metrics():
 
 
 def test_r_above_one_does_not_win_with_a_one_class_curve():
-    above = one_class_curve("r = 100")                       # higher means, but one class
+    above = one_class_curve("r = 100")  # higher means, but one class
     below = records("r = 1/5", [45.0, 46.0, 47.0, 48.0])
     c = claims.summarize(pd.concat([above, below], ignore_index=True))
     wins, text = claims.r_above_beats_below(c)
@@ -129,11 +141,13 @@ def test_r_above_one_does_not_win_with_a_one_class_curve():
 def test_c_insensitivity_fails_when_a_point_moves_and_passes_for_a_small_shift():
     base = learning_curve("r = 20")
     small = base.assign(method="r = 20, C1 = C2 = 5", value=base["value"] + 0.5)
-    large = base.assign(method="r = 20, C1 = C2 = 20",
-                        value=base["value"] + np.where(base["n_labeled"] == 50, 3.0, 0.0))
+    large = base.assign(
+        method="r = 20, C1 = C2 = 20",
+        value=base["value"] + np.where(base["n_labeled"] == 50, 3.0, 0.0),
+    )
     rec = pd.concat([base, small, large], ignore_index=True)
     ok, text = claims.c_insensitive(rec, cs=(5,))
-    assert ok and "moves at 0 of 4" in text         # significant (paired) but 0.5 points
+    assert ok and "moves at 0 of 4" in text  # significant (paired) but 0.5 points
     ok, text = claims.c_insensitive(rec, cs=(5, 20))
     assert not ok and "C = 20: change +0.0, +0.0, +0.0, +3.0" in text
 
@@ -145,9 +159,10 @@ def test_the_figure_marks_one_class_points_only():
     rec = pd.concat([learning_curve(), one_class_curve()], ignore_index=True)
     fig = error_curves(rec, ["accuracy"], accuracy=True)
     ax = fig.axes[0]
-    n_lines = len(ax.get_lines())                         # the marks add no line
-    assert n_lines == len(error_curves(rec.assign(report=None), ["accuracy"],
-                                       accuracy=True).axes[0].get_lines())
+    n_lines = len(ax.get_lines())  # the marks add no line
+    assert n_lines == len(
+        error_curves(rec.assign(report=None), ["accuracy"], accuracy=True).axes[0].get_lines()
+    )
     marks = [col for col in ax.collections if col.get_label().startswith("one class")]
     assert len(marks) == 1
     xy = marks[0].get_offsets()
@@ -164,13 +179,17 @@ def test_a_collapsed_class_point_breaks_an_improvement_claim():
     """r = 10 on 2-spiral: a learning-like rise, but at 10/10 most splits predict class 1 on
     under a fifth of its labeled share (a "class collapse" note, not a constant prediction):
     the point is one-class and the curve supports no improvement claim."""
-    collapse = {"notes": ["degenerate: class collapse: class 1 predicted on under a fifth "
-                          "of its share of the labeled points"], "solvers": ["x"]}
+    collapse = {
+        "notes": [
+            "degenerate: class collapse: class 1 predicted on under a fifth "
+            "of its share of the labeled points"
+        ],
+        "solvers": ["x"],
+    }
     rec = learning_curve("r = 10", start=51.5, step=4.3)
     first = (rec["setting"] == "10/10 labeled") & (rec["split"] < 24)
-    rec.loc[first, "report"] = pd.Series([collapse] * int(first.sum()),
-                                         index=rec.index[first])
-    assert not one_class_points(rec)["flag"].any()          # the task's classes unknown
+    rec.loc[first, "report"] = pd.Series([collapse] * int(first.sum()), index=rec.index[first])
+    assert not one_class_points(rec)["flag"].any()  # the task's classes unknown
     pts = one_class_points(rec, n_classes=2)
     assert pts["one_class"].tolist() == [24, 0, 0, 0] and pts["flag"].tolist()[0]
     both = pd.concat([learning_curve(), rec], ignore_index=True).assign(n_classes=2)

@@ -25,8 +25,13 @@ from sskernels.errors import DataError, UserError
 from sskernels.experiment.records import data_fingerprint
 from sskernels.experiment.preparation import prepare, setting_labels
 from sskernels.experiment.runner import run_spec
-from sskernels.experiment.splits import (SplitError, class_first_split, make_splits,
-                                         per_class_split, random_split)
+from sskernels.experiment.splits import (
+    SplitError,
+    class_first_split,
+    make_splits,
+    per_class_split,
+    random_split,
+)
 from sskernels.spec import _hash, load_spec, parse_spec
 
 REPO = Path(__file__).resolve().parents[1]
@@ -41,8 +46,22 @@ DOCUMENTED = {
     "10-digit": (2000, 196, {d: 200 for d in range(10)}),
     "two-spirals": (194, 2, {0: 97, 1: 97}),
     "wine": (178, 13, {1: 59, 2: 71, 3: 48}),
-    "yeast": (1484, 8, {"CYT": 463, "NUC": 429, "MIT": 244, "ME3": 163, "ME2": 51, "ME1": 44,
-                        "EXC": 35, "VAC": 30, "POX": 20, "ERL": 5}),
+    "yeast": (
+        1484,
+        8,
+        {
+            "CYT": 463,
+            "NUC": 429,
+            "MIT": 244,
+            "ME3": 163,
+            "ME2": 51,
+            "ME1": 44,
+            "EXC": 35,
+            "VAC": 30,
+            "POX": 20,
+            "ERL": 5,
+        },
+    ),
 }
 
 
@@ -51,12 +70,20 @@ def counts(y):
 
 
 def spec_of(tmp_path, splits, dataset="sklearn-wine", check_names=True):
-    return parse_spec({"dataset": dataset, "splits": splits, "methods": ["harmonic"],
-                       "output": str(tmp_path / "out")}, tmp_path / "kscl.yaml",
-                      check_names=check_names)
+    return parse_spec(
+        {
+            "dataset": dataset,
+            "splits": splits,
+            "methods": ["harmonic"],
+            "output": str(tmp_path / "out"),
+        },
+        tmp_path / "kscl.yaml",
+        check_names=check_names,
+    )
 
 
 # ---------------------------------------------------------------------------- data sets
+
 
 @pytest.mark.parametrize("name", sorted(DOCUMENTED))
 def test_shapes_and_class_counts(data_mirror, name):
@@ -68,12 +95,13 @@ def test_shapes_and_class_counts(data_mirror, name):
     assert (entry.n, entry.d, entry.n_classes) == (n, d, len(documented))
 
 
-@pytest.mark.parametrize("name,max_count", [("baseball-hockey", 113), ("religion-atheism", 199),
-                                            ("pc-mac", 149)])
+@pytest.mark.parametrize(
+    "name,max_count", [("baseball-hockey", 113), ("religion-atheism", 199), ("pc-mac", 149)]
+)
 def test_newsgroups_are_raw_dense_counts(data_mirror, name, max_count):
     ds = load_dataset(name)
-    assert isinstance(ds.X, np.ndarray)           # dense, like every dense .mat
-    assert ds.X.min() == 0 and ds.X.max() == max_count   # counts as given (manifold/SOURCES.md)
+    assert isinstance(ds.X, np.ndarray)  # dense, like every dense .mat
+    assert ds.X.min() == 0 and ds.X.max() == max_count  # counts as given (manifold/SOURCES.md)
     assert np.all(ds.X == np.round(ds.X)) and ds.groups is None
     assert "no tf-idf, no normalisation" in ds.description
 
@@ -97,8 +125,8 @@ def test_two_spirals_is_the_classic_formula():
         assert X[2 * i].tolist() == [r * math.sin(a), r * math.cos(a)]
         assert X[2 * i + 1].tolist() == [-r * math.sin(a), -r * math.cos(a)]
     np.testing.assert_allclose(X[0], [0.0, 6.5])
-    np.testing.assert_allclose(X[16], [6.0, 0.0], atol=1e-12)      # i = 8: a = pi/2, r = 6
-    np.testing.assert_allclose(X[192], [0.0, 0.5], atol=1e-12)     # i = 96: a = 6 pi, r = 0.5
+    np.testing.assert_allclose(X[16], [6.0, 0.0], atol=1e-12)  # i = 8: a = pi/2, r = 6
+    np.testing.assert_allclose(X[192], [0.0, 0.5], atol=1e-12)  # i = 96: a = 6 pi, r = 0.5
     # the scale documented in the docstring (Table 1's sigma^2 = 5e-4 does not fit it)
     assert np.median(pdist(X, "sqeuclidean")) == pytest.approx(22.90625)
     np.testing.assert_array_equal(load_dataset("two-spirals").X, X)
@@ -107,14 +135,13 @@ def test_two_spirals_is_the_classic_formula():
 def test_area_resampling_and_quantization():
     W = area_weights(16, 14)
     np.testing.assert_allclose(W.sum(axis=1), 1.0)
-    np.testing.assert_allclose(W.sum(axis=0), 14 / 16)         # every input pixel fully used
+    np.testing.assert_allclose(W.sum(axis=0), 14 / 16)  # every input pixel fully used
     img = np.random.default_rng(0).uniform(size=(3, 16, 16))
     out = resample(img)
     assert out.shape == (3, 14, 14)
     np.testing.assert_allclose(out.sum(axis=(1, 2)), img.sum(axis=(1, 2)) * (14 / 16) ** 2)
     np.testing.assert_allclose(resample(np.full((1, 16, 16), 0.3)), 0.3)
-    assert quantize(np.array([0.0, 0.05, 1 / 18, 0.5, 17 / 18, 1.0])).tolist() == \
-        [0, 0, 1, 5, 9, 9]
+    assert quantize(np.array([0.0, 0.05, 1 / 18, 0.5, 17 / 18, 1.0])).tolist() == [0, 0, 1, 5, 9, 9]
 
 
 @pytest.mark.datasets("odd-even", "10-digit")
@@ -140,6 +167,7 @@ def test_digits_substitute(data_mirror):
 
 # ---------------------------------------------------------------------------- class-first
 
+
 def test_class_first_covers_every_class_exactly_sized_and_deterministic():
     y = np.array([0] * 100 + [1] * 50 + [2] * 2 + [3] * 1)
     for index in range(20):
@@ -150,14 +178,15 @@ def test_class_first_covers_every_class_exactly_sized_and_deterministic():
     assert not np.array_equal(class_first_split(y, 6, 4, 0), class_first_split(y, 6, 4, 1))
     assert not np.array_equal(class_first_split(y, 6, 4, 0), class_first_split(y, 6, 5, 0))
     # split i does not depend on how many splits are drawn
-    np.testing.assert_array_equal(make_splits(y, "class-first", 3, 6, 4)[2],
-                                  make_splits(y, "class-first", 9, 6, 4)[2])
-    assert class_first_split(y, 4, 0, 0).tolist()[-1] == 152   # the one point of class 3
+    np.testing.assert_array_equal(
+        make_splits(y, "class-first", 3, 6, 4)[2], make_splits(y, "class-first", 9, 6, 4)[2]
+    )
+    assert class_first_split(y, 4, 0, 0).tolist()[-1] == 152  # the one point of class 3
 
 
 def test_class_first_covers_groups():
     y = np.repeat([0, 1], 50)
-    groups = np.repeat(np.arange(10), 10)          # 5 groups per class, nested
+    groups = np.repeat(np.arange(10), 10)  # 5 groups per class, nested
     for index in range(10):
         lab = class_first_split(y, 12, 0, index, groups=groups)
         assert lab.size == 12 and set(groups[lab]) == set(range(10))
@@ -176,19 +205,23 @@ def test_class_first_refuses_impossible_sizes():
 
 @pytest.mark.datasets("yeast")
 def test_yeast_class_first_with_10_labels(data_mirror, tmp_path):
-    spec = spec_of(tmp_path, {"protocol": "class-first", "n_labeled": 10, "n_splits": 30},
-                   dataset="yeast")
+    spec = spec_of(
+        tmp_path, {"protocol": "class-first", "n_labeled": 10, "n_splits": 30}, dataset="yeast"
+    )
     prep = prepare(spec)
-    (label, splits), = prep.settings
+    ((label, splits),) = prep.settings
     assert label == "10 labeled" and len(splits) == 30
-    for lab in splits:                    # 10 classes, 10 labels: one of each, ERL included
+    for lab in splits:  # 10 classes, 10 labels: one of each, ERL included
         assert lab.size == 10 and sorted(prep.y[lab]) == list(range(10))
 
 
 @pytest.mark.datasets("odd-even")
 def test_odd_even_class_first_covers_every_digit(data_mirror, tmp_path):
-    spec = spec_of(tmp_path, {"protocol": "class-first", "n_labeled": [10, 20], "n_splits": 5,
-                              "cover": "groups"}, dataset="odd-even")
+    spec = spec_of(
+        tmp_path,
+        {"protocol": "class-first", "n_labeled": [10, 20], "n_splits": 5, "cover": "groups"},
+        dataset="odd-even",
+    )
     prep = prepare(spec)
     groups = load_dataset("odd-even").groups
     for (label, splits), n in zip(prep.settings, (10, 20)):
@@ -199,14 +232,16 @@ def test_odd_even_class_first_covers_every_digit(data_mirror, tmp_path):
 
 # ---------------------------------------------------------------------------- per-class
 
+
 def test_per_class_exact_counts_and_deterministic():
     y = np.repeat([0, 1, 2], [40, 60, 30])
     for index in range(10):
         lab = per_class_split(y, [3, 7, 1], seed=2, index=index)
         assert np.bincount(y[lab]).tolist() == [3, 7, 1] and np.unique(lab).size == 11
         np.testing.assert_array_equal(lab, per_class_split(y, [3, 7, 1], 2, index))
-    assert not np.array_equal(per_class_split(y, [3, 7, 1], 2, 0),
-                              per_class_split(y, [3, 7, 1], 2, 1))
+    assert not np.array_equal(
+        per_class_split(y, [3, 7, 1], 2, 0), per_class_split(y, [3, 7, 1], 2, 1)
+    )
 
 
 def test_per_class_errors():
@@ -220,81 +255,136 @@ def test_per_class_errors():
 
 @pytest.mark.datasets("baseball-hockey")
 def test_unbalanced_sequence_on_baseball_hockey(data_mirror, tmp_path):
-    spec = spec_of(tmp_path, {"protocol": "per-class", "n_splits": 3,
-                              "per_class": [[10, 10], [10, 20], [10, 30], [10, 40]]},
-                   dataset="baseball-hockey")
+    spec = spec_of(
+        tmp_path,
+        {
+            "protocol": "per-class",
+            "n_splits": 3,
+            "per_class": [[10, 10], [10, 20], [10, 30], [10, 40]],
+        },
+        dataset="baseball-hockey",
+    )
     assert spec.splits.n_labeled == [20, 30, 40, 50]
     labels = ["10/10 labeled", "10/20 labeled", "10/30 labeled", "10/40 labeled"]
     assert setting_labels(spec) == labels
     prep = prepare(spec)
     assert [label for label, _ in prep.settings] == labels
     for (_, splits), neg in zip(prep.settings, (10, 20, 30, 40)):
-        for lab in splits:        # label 1 (baseball) first: sorted label order
+        for lab in splits:  # label 1 (baseball) first: sorted label order
             assert np.bincount(prep.y[lab]).tolist() == [10, neg]
 
 
 def test_per_class_run_end_to_end(tmp_path):
     path = tmp_path / "spirals.yaml"
-    path.write_text("dataset: two-spirals\ngraph: {k: 4, weights: binary}\n"
-                    "splits: {protocol: per-class, per_class: [[2, 3], [2, 6]], n_splits: 2}\n"
-                    f"methods: [harmonic]\noutput: {tmp_path / 'out'}\n")
+    path.write_text(
+        "dataset: two-spirals\ngraph: {k: 4, weights: binary}\n"
+        "splits: {protocol: per-class, per_class: [[2, 3], [2, 6]], n_splits: 2}\n"
+        f"methods: [harmonic]\noutput: {tmp_path / 'out'}\n"
+    )
     df = run_spec(load_spec(path), progress=False)
-    assert sorted(set(zip(df["setting"], df["n_labeled"]))) == [("2/3 labeled", 5),
-                                                                  ("2/6 labeled", 8)]
+    assert sorted(set(zip(df["setting"], df["n_labeled"]))) == [
+        ("2/3 labeled", 5),
+        ("2/6 labeled", 8),
+    ]
     assert (tmp_path / "out" / "records" / "harmonic" / "2_6_labeled" / "split_001.json").is_file()
 
 
 # ---------------------------------------------------------------------------- spec
 
+
 def test_yaml_syntax_of_the_new_options(tmp_path):
     path = tmp_path / "s.yaml"
-    path.write_text("dataset: sklearn-wine\nmethods: [harmonic]\n"
-                    "splits: {protocol: per-class, per_class: [[5, 5, 5], [5, 10, 5]]}\n")
+    path.write_text(
+        "dataset: sklearn-wine\nmethods: [harmonic]\n"
+        "splits: {protocol: per-class, per_class: [[5, 5, 5], [5, 10, 5]]}\n"
+    )
     s = load_spec(path).splits
     assert (s.per_class, s.n_labeled, s.cover) == ([[5, 5, 5], [5, 10, 5]], [15, 20], None)
-    path.write_text("dataset: sklearn-wine\nmethods: [harmonic]\n"
-                    "splits: {protocol: per-class, per_class: [5, 5, 5]}\n")   # one setting
+    path.write_text(
+        "dataset: sklearn-wine\nmethods: [harmonic]\n"
+        "splits: {protocol: per-class, per_class: [5, 5, 5]}\n"
+    )  # one setting
     assert load_spec(path).splits.per_class == [[5, 5, 5]]
-    path.write_text("dataset: sklearn-wine\nmethods: [harmonic]\n"
-                    "splits: {protocol: class-first, n_labeled: [3, 10]}\n")
+    path.write_text(
+        "dataset: sklearn-wine\nmethods: [harmonic]\n"
+        "splits: {protocol: class-first, n_labeled: [3, 10]}\n"
+    )
     s = load_spec(path).splits
     assert (s.cover, s.n_labeled, s.per_class) == ("classes", [3, 10], None)
 
 
 BAD_SPLITS = [
-    ({"protocol": "per-class", "per_class": [[5, 5, 5, 5]]}, "sklearn-wine",
-     "splits.per_class[0]", "3 counts"),
-    ({"protocol": "per-class", "per_class": [[5, 5, 5], [4, 5, 6]]}, "sklearn-wine",
-     "splits.per_class[1]", "different from"),
-    ({"protocol": "per-class", "per_class": [[5, 0, 5]]}, "sklearn-wine",
-     "splits.per_class[0][1]", ">= 1"),
+    (
+        {"protocol": "per-class", "per_class": [[5, 5, 5, 5]]},
+        "sklearn-wine",
+        "splits.per_class[0]",
+        "3 counts",
+    ),
+    (
+        {"protocol": "per-class", "per_class": [[5, 5, 5], [4, 5, 6]]},
+        "sklearn-wine",
+        "splits.per_class[1]",
+        "different from",
+    ),
+    (
+        {"protocol": "per-class", "per_class": [[5, 0, 5]]},
+        "sklearn-wine",
+        "splits.per_class[0][1]",
+        ">= 1",
+    ),
     ({"protocol": "per-class", "per_class": "10/20"}, "sklearn-wine", "splits.per_class", "list"),
-    ({"protocol": "per-class", "per_class": [[5, True, 5]]}, "sklearn-wine",
-     "splits.per_class[0][1]", "integer"),
+    (
+        {"protocol": "per-class", "per_class": [[5, True, 5]]},
+        "sklearn-wine",
+        "splits.per_class[0][1]",
+        "integer",
+    ),
     ({"protocol": "per-class"}, "sklearn-wine", "splits.per_class", "with protocol per-class"),
-    ({"protocol": "per-class", "per_class": [5, 5, 5], "n_labeled": 15}, "sklearn-wine",
-     "splits.n_labeled", "no n_labeled"),
-    ({"protocol": "random", "per_class": [5, 5, 5]}, "sklearn-wine", "splits.per_class",
-     "no per_class with protocol random"),
+    (
+        {"protocol": "per-class", "per_class": [5, 5, 5], "n_labeled": 15},
+        "sklearn-wine",
+        "splits.n_labeled",
+        "no n_labeled",
+    ),
+    (
+        {"protocol": "random", "per_class": [5, 5, 5]},
+        "sklearn-wine",
+        "splits.per_class",
+        "no per_class with protocol random",
+    ),
     ({"protocol": "official", "cover": "groups"}, "g50c", "splits.cover", "no cover"),
-    ({"protocol": "class-first", "cover": "digits"}, "sklearn-wine", "splits.cover",
-     "classes, groups"),
-    ({"protocol": "class-first", "cover": "groups"}, "sklearn-wine", "splits.cover",
-     "no subclasses"),
-    ({"protocol": "class-first", "cover": "groups", "n_labeled": 5}, "odd-even",
-     "splits.n_labeled", "at least 10"),
+    (
+        {"protocol": "class-first", "cover": "digits"},
+        "sklearn-wine",
+        "splits.cover",
+        "classes, groups",
+    ),
+    (
+        {"protocol": "class-first", "cover": "groups"},
+        "sklearn-wine",
+        "splits.cover",
+        "no subclasses",
+    ),
+    (
+        {"protocol": "class-first", "cover": "groups", "n_labeled": 5},
+        "odd-even",
+        "splits.n_labeled",
+        "at least 10",
+    ),
     ({"protocol": "class-first", "n_labeled": 9}, "yeast", "splits.n_labeled", "at least 10"),
-    ({"protocol": "class-first", "n_labeled": 178}, "sklearn-wine", "splits.n_labeled",
-     "fewer labeled points"),
-    ({"protocol": "per-class", "per_class": [[1, 1]]}, "yeast", "splits.per_class[0]",
-     "10 counts"),
+    (
+        {"protocol": "class-first", "n_labeled": 178},
+        "sklearn-wine",
+        "splits.n_labeled",
+        "fewer labeled points",
+    ),
+    ({"protocol": "per-class", "per_class": [[1, 1]]}, "yeast", "splits.per_class[0]", "10 counts"),
 ]
 
 
 @pytest.mark.parametrize("splits,dataset,field,expected", BAD_SPLITS)
-def test_spec_errors_are_one_line_with_file_and_field(tmp_path, splits, dataset, field,
-                                                      expected):
-    with pytest.raises(UserError) as err:       # before any data loads (no mirror needed)
+def test_spec_errors_are_one_line_with_file_and_field(tmp_path, splits, dataset, field, expected):
+    with pytest.raises(UserError) as err:  # before any data loads (no mirror needed)
         spec_of(tmp_path, splits, dataset=dataset)
     msg = str(err.value)
     assert "\n" not in msg and "kscl.yaml" in msg and f"field '{field}'" in msg, msg
@@ -304,11 +394,19 @@ def test_spec_errors_are_one_line_with_file_and_field(tmp_path, splits, dataset,
 def test_errors_found_when_the_data_load(tmp_path):
     csv = tmp_path / "d.csv"
     csv.write_text("a,b,label\n" + "".join(f"{i},{i % 3},{'xy'[i % 2]}\n" for i in range(20)))
-    cases = [({"protocol": "per-class", "per_class": [2, 2, 2]}, "splits.per_class[0]",
-              "3 counts for 2 classes"),
-             ({"protocol": "per-class", "per_class": [[2, 2], [11, 1]]}, "splits.per_class[1]",
-              "only 10"),
-             ({"protocol": "class-first", "n_labeled": 1}, "splits.n_labeled", "smaller")]
+    cases = [
+        (
+            {"protocol": "per-class", "per_class": [2, 2, 2]},
+            "splits.per_class[0]",
+            "3 counts for 2 classes",
+        ),
+        (
+            {"protocol": "per-class", "per_class": [[2, 2], [11, 1]]},
+            "splits.per_class[1]",
+            "only 10",
+        ),
+        ({"protocol": "class-first", "n_labeled": 1}, "splits.n_labeled", "smaller"),
+    ]
     for splits, field, expected in cases:
         spec = spec_of(tmp_path, splits, dataset={"file": str(csv), "label": "label"})
         with pytest.raises(UserError) as err:
@@ -318,45 +416,62 @@ def test_errors_found_when_the_data_load(tmp_path):
         assert expected in msg, msg
     # cover: groups with a data file is refused before the file is read
     with pytest.raises(UserError, match="field 'splits.cover'"):
-        spec_of(tmp_path, {"protocol": "class-first", "cover": "groups"},
-                dataset={"file": str(tmp_path / "absent.csv")})
+        spec_of(
+            tmp_path,
+            {"protocol": "class-first", "cover": "groups"},
+            dataset={"file": str(tmp_path / "absent.csv")},
+        )
     # and when the spec was parsed without name checks, by prepare
-    spec = spec_of(tmp_path, {"protocol": "class-first", "cover": "groups"},
-                   dataset="sklearn-wine", check_names=False)
+    spec = spec_of(
+        tmp_path,
+        {"protocol": "class-first", "cover": "groups"},
+        dataset="sklearn-wine",
+        check_names=False,
+    )
     with pytest.raises(UserError, match="field 'splits.cover'.*no subclasses"):
         prepare(spec)
 
 
 # ---------------------------------------------------------------------------- record keys
 
+
 def test_existing_spec_keys_are_unchanged():
     """The dict hashed for a random-protocol spec holds no new field (no default added)."""
     spec = load_spec(REPO / "configs" / "liu2009" / "heart.yaml")
-    hashed = {"dataset": {"name": "heart", "file": None, "format": None, "label": None},
-              "preprocess": "minmax",
-              "graph": {"k": 6, "weights": "hein-maier", "sigma": None, "metric": "euclidean"},
-              "splits": {"protocol": "random", "seed": 0, "holdout": 0.0}}
+    hashed = {
+        "dataset": {"name": "heart", "file": None, "format": None, "label": None},
+        "preprocess": "minmax",
+        "graph": {"k": 6, "weights": "hein-maier", "sigma": None, "metric": "euclidean"},
+        "splits": {"protocol": "random", "seed": 0, "holdout": 0.0},
+    }
     assert spec.data_key() == _hash(hashed)
     assert spec.splits.per_class is None and spec.splits.cover is None
 
 
 def test_new_split_fields_enter_the_key(tmp_path):
     base = spec_of(tmp_path, {"protocol": "class-first", "n_labeled": 10}).data_key()
-    groups = spec_of(tmp_path, {"protocol": "class-first", "n_labeled": 10, "cover": "groups"},
-                     dataset="odd-even").data_key()
-    same_cover = spec_of(tmp_path, {"protocol": "class-first", "n_labeled": 20,
-                                    "cover": "classes"}).data_key()
+    groups = spec_of(
+        tmp_path,
+        {"protocol": "class-first", "n_labeled": 10, "cover": "groups"},
+        dataset="odd-even",
+    ).data_key()
+    same_cover = spec_of(
+        tmp_path, {"protocol": "class-first", "n_labeled": 20, "cover": "classes"}
+    ).data_key()
     random = spec_of(tmp_path, {"protocol": "random", "n_labeled": 10}).data_key()
     assert base == same_cover and base != random and groups != base
-    keys = {spec_of(tmp_path, {"protocol": "per-class", "per_class": pc}).data_key()
-            for pc in ([[5, 5, 5]], [[5, 5, 6]], [[6, 5, 5]], [[5, 5, 5], [5, 5, 6]])}
+    keys = {
+        spec_of(tmp_path, {"protocol": "per-class", "per_class": pc}).data_key()
+        for pc in ([[5, 5, 5]], [[5, 5, 6]], [[6, 5, 5]], [[5, 5, 5], [5, 5, 6]])
+    }
     assert len(keys) == 4
 
 
 def test_fingerprint_of_data_without_groups_is_unchanged(tmp_path):
     prep = prepare(spec_of(tmp_path, {"n_labeled": 10, "n_splits": 2}))
-    assert prep.data_fingerprint == data_fingerprint(prep.X, prep.y, prep.classes,
-                                                     extra=(None, None, None))
+    assert prep.data_fingerprint == data_fingerprint(
+        prep.X, prep.y, prep.classes, extra=(None, None, None)
+    )
     # random splits are untouched by the new protocols
     np.testing.assert_array_equal(prep.settings[0][1][1], random_split(prep.y, 10, 0, 1))
 
@@ -366,7 +481,8 @@ def test_groups_mismatch_is_a_data_error(monkeypatch):
 
     from sskernels.data import registry
 
-    monkeypatch.setitem(registry.REGISTRY, "two-spirals",
-                        replace(registry.REGISTRY["two-spirals"], n_groups=3))
+    monkeypatch.setitem(
+        registry.REGISTRY, "two-spirals", replace(registry.REGISTRY["two-spirals"], n_groups=3)
+    )
     with pytest.raises(DataError, match="0 groups .* registry says 3"):
         load_dataset("two-spirals")

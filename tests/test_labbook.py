@@ -32,7 +32,7 @@ def test_liu_table3_section_equals_table3_csv():
 def test_a_number_edited_by_hand_is_found():
     text = labbook.LABBOOK.read_text()
     body = _block(text, "wang2015-table2")
-    line = body.splitlines()[2]                     # the first data set's row
+    line = body.splitlines()[2]  # the first data set's row
     cell = line.split(" | ")[1]
     number = cell.split(" / ")[0].rstrip("✓")
     edited = line.replace(number, f"{float(number) + 1:.2f}", 1)
@@ -81,7 +81,8 @@ def test_a_checked_number_edited_by_hand_is_found(tmp_path):
     edited = block.replace(number, f"{float(number) + 0.37:.{len(number.split('.')[1])}f}", 1)
     bad = text.replace(block, edited, 1)
     assert [n for _, n, _ in labbook.unsourced_numbers(bad)] == [
-        f"{float(number) + 0.37:.{len(number.split('.')[1])}f}"]
+        f"{float(number) + 0.37:.{len(number.split('.')[1])}f}"
+    ]
     path = tmp_path / "README.md"
     path.write_text(bad)
     assert labbook.main(["--check", str(path)]) == 1
@@ -101,7 +102,10 @@ def test_the_bound_block_quotes_every_bound_of_its_csv():
     df = pd.read_csv(labbook.ROOT / "results" / "liu2009" / "table3_bound.csv")
     for r in df.itertuples():
         paper = "–" if pd.isna(r.paper_mean) else f"{r.paper_mean:.2f}"
-        assert f"{paper} / {r.ours:.2f} / **{r.bound:.2f}**" in rows[r.method], (r.method, r.dataset)
+        assert f"{paper} / {r.ours:.2f} / **{r.bound:.2f}**" in rows[r.method], (
+            r.method,
+            r.dataset,
+        )
 
 
 def test_the_extra_points_block_quotes_its_csvs():

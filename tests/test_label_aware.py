@@ -17,8 +17,12 @@ from sskernels.solvers.highs import solve_qp
 def partial(y, n_labeled, seed=0):
     rng = np.random.default_rng(seed)
     yp = np.full(len(y), -1)
-    idx = np.concatenate([rng.choice(np.flatnonzero(y == k), n_labeled // np.unique(y).size,
-                                     replace=False) for k in np.unique(y)])
+    idx = np.concatenate(
+        [
+            rng.choice(np.flatnonzero(y == k), n_labeled // np.unique(y).size, replace=False)
+            for k in np.unique(y)
+        ]
+    )
     yp[idx] = y[idx]
     return yp
 
@@ -47,11 +51,11 @@ def test_label_aware_vectors_extrapolate_by_their_definition(three_classes):
     Z = rng.normal(size=(7, 3))
     b = 1.0 / mean_squared_distance(X)
     L = np.flatnonzero(yp >= 0)
-    K = np.exp(-b * ((Z[:, None] - X[L][None]) ** 2).sum(-1))    # k(z, X_l), by definition
+    K = np.exp(-b * ((Z[:, None] - X[L][None]) ** 2).sum(-1))  # k(z, X_l), by definition
     Y = np.eye(y.max() + 1)[yp[L]]
-    U = (K @ Y) / K.sum(axis=1, keepdims=True)                    # D^-1 K_nl Y
+    U = (K @ Y) / K.sum(axis=1, keepdims=True)  # D^-1 K_nl Y
     if not three_classes:
-        U = U[:, [1]] - U[:, [0]]                                  # two classes: u_1 - u_2
+        U = U[:, [1]] - U[:, [0]]  # two classes: u_1 - u_2
     c = est.n_label_aware_
     assert c == (3 if three_classes else 1)
     np.testing.assert_allclose(est.embedding(Z)[:, :c] + est.center_[:c], U, atol=1e-12)
@@ -89,7 +93,7 @@ def test_nystrom_eigenvectors_approach_the_exact_ones():
         errors.append(float(np.max(1 - cos)))
     assert errors[0] > errors[1] > errors[2]
     assert errors[0] > 0.1 and errors[1] < 1e-2
-    assert errors[2] < 1e-10            # all points are landmarks: the exact eigenvectors
+    assert errors[2] < 1e-10  # all points are landmarks: the exact eigenvectors
 
 
 def independent_alignf(G, a):
@@ -101,7 +105,7 @@ def independent_alignf(G, a):
 @pytest.mark.parametrize("seed", range(6))
 def test_alignf_against_an_independent_qp(seed):
     rng = np.random.default_rng(seed)
-    l, m = 12, (5, 30, 70)[seed % 3]            # 70 > 66 = dim of symmetric 12 x 12: G singular
+    l, m = 12, (5, 30, 70)[seed % 3]  # 70 > 66 = dim of symmetric 12 x 12: G singular
     U = rng.normal(size=(l, m))
     U -= U.mean(axis=0)
     y = np.arange(l) % 2
@@ -118,9 +122,15 @@ def test_alignf_against_an_independent_qp(seed):
         assert np.linalg.norm(sol.mu) <= np.linalg.norm(ref) + 1e-6
         Kopt = (U * sol.mu) @ U.T
         cons = {"type": "eq", "fun": lambda x: ((U * x) @ U.T - Kopt).ravel()}
-        res = minimize(lambda x: x @ x, ref, jac=lambda x: 2 * x, bounds=[(0, None)] * m,
-                       constraints=[cons], method="SLSQP", options={"maxiter": 500,
-                                                                      "ftol": 1e-14})
+        res = minimize(
+            lambda x: x @ x,
+            ref,
+            jac=lambda x: 2 * x,
+            bounds=[(0, None)] * m,
+            constraints=[cons],
+            method="SLSQP",
+            options={"maxiter": 500, "ftol": 1e-14},
+        )
         assert np.linalg.norm(sol.mu) <= np.linalg.norm(res.x) + 1e-5
     else:
         np.testing.assert_allclose(sol.mu, ref, rtol=1e-4, atol=1e-6)
@@ -140,11 +150,11 @@ def test_singular_instance_has_a_tie_and_it_is_broken():
     U -= U.mean(axis=0)
     G, a = alignment_terms(U, np.eye(2)[np.arange(8) % 2])
     sol, tie = alignf(G, a)
-    first = alignment_qp(G, a)                          # stage 1 alone (Lawson-Hanson)
+    first = alignment_qp(G, a)  # stage 1 alone (Lawson-Hanson)
     assert tie is not None and tie.stats["tie_rank"] == 2
     assert sol.value == pytest.approx(first.value, rel=1e-9) == pytest.approx(8.0)
     np.testing.assert_allclose(sol.mu, [1 / 24, 1 / 24, 1 / 24, 0], atol=1e-7)
-    assert np.linalg.norm(sol.mu) < np.linalg.norm(first.mu) - 1e-3   # the tie was real
+    assert np.linalg.norm(sol.mu) < np.linalg.norm(first.mu) - 1e-3  # the tie was real
     np.testing.assert_allclose(independent_alignf(G, a), sol.mu, atol=1e-6)
 
 
@@ -192,7 +202,7 @@ def test_multiple_widths_pool_the_bases(moons):
     many = LabelAwareKernel(b_scales=[0.2, 1.0, 5.0], n_components=5, n_landmarks=20).fit(X, yp)
     assert len(many.b_) == 3 and many.basis_.shape[1] == 3 * one.basis_.shape[1]
     np.testing.assert_allclose(many.basis_[:, 6:12], one.basis_, atol=1e-12)
-    assert many.alignment_ >= one.alignment_ - 1e-9      # a superset of base kernels
+    assert many.alignment_ >= one.alignment_ - 1e-9  # a superset of base kernels
 
 
 def test_end_to_end_digits_beats_chance():
@@ -201,7 +211,7 @@ def test_end_to_end_digits_beats_chance():
     unl = yp < 0
     est = LabelAwareKernel().fit(X, yp)
     svm = KernelSVM(kernel_learner=LabelAwareKernel()).fit(X, yp)
-    assert np.mean(est.transduction_[unl] == y[unl]) > 0.8       # chance: 0.2
+    assert np.mean(est.transduction_[unl] == y[unl]) > 0.8  # chance: 0.2
     assert np.mean(svm.transduction_[unl] == y[unl]) > 0.8
     assert est.fit_report_.degenerate == []
 
@@ -220,8 +230,9 @@ def test_normalized_laplacian_basis_against_its_definition():
     the Nystrom version approaches them as the landmarks -> n."""
     X, y = make_moons(120, noise=0.1, random_state=2)
     yp = partial(y, 10)
-    est = LabelAwareKernel(basis="normalized-laplacian", eigen_solver="exact",
-                           n_components=4).fit(X, yp)
+    est = LabelAwareKernel(basis="normalized-laplacian", eigen_solver="exact", n_components=4).fit(
+        X, yp
+    )
     b = 1.0 / mean_squared_distance(X)
     K = np.exp(-b * ((X[:, None] - X[None]) ** 2).sum(-1))
     d = K.sum(1)
@@ -238,10 +249,12 @@ def test_normalized_laplacian_basis_against_its_definition():
     np.testing.assert_allclose(est.kernel(X, None), est.kernel_, atol=1e-8)
     errors = []
     for m in (12, 60, 120):
-        _, Vm = nystrom_spectrum(X, gaussian_width(b), landmark_indices(X, m, 0), 2,
-                                 normalized=True)
-        errors.append(float(np.max(1 - np.abs(np.sum(U[:, :2] * Vm, axis=0))
-                                   / np.linalg.norm(Vm, axis=0))))
+        _, Vm = nystrom_spectrum(
+            X, gaussian_width(b), landmark_indices(X, m, 0), 2, normalized=True
+        )
+        errors.append(
+            float(np.max(1 - np.abs(np.sum(U[:, :2] * Vm, axis=0)) / np.linalg.norm(Vm, axis=0)))
+        )
     assert errors[0] > errors[1] > errors[2] and errors[2] < 1e-10
 
 
@@ -251,15 +264,23 @@ def test_kernel_svm_on_label_aware_from_a_spec(tmp_path):
     from sskernels.experiment.runner import run_spec
     from sskernels.spec import parse_spec
 
-    spec = parse_spec({
-        "dataset": "sklearn-iris", "preprocess": "minmax",
-        "splits": {"n_splits": 1, "n_labeled": 15, "seed": 0},
-        "methods": [{"name": "kernel-svm", "params": {"kernel": "label-aware",
-                                                       "kernel_params": {"n_landmarks": 0.5}}}],
-        "output": str(tmp_path / "out"),
-    }, tmp_path / "la.yaml")
+    spec = parse_spec(
+        {
+            "dataset": "sklearn-iris",
+            "preprocess": "minmax",
+            "splits": {"n_splits": 1, "n_labeled": 15, "seed": 0},
+            "methods": [
+                {
+                    "name": "kernel-svm",
+                    "params": {"kernel": "label-aware", "kernel_params": {"n_landmarks": 0.5}},
+                }
+            ],
+            "output": str(tmp_path / "out"),
+        },
+        tmp_path / "la.yaml",
+    )
     df = run_spec(spec, progress=False)
-    assert float(df[df.metric == "accuracy"].value.iloc[0]) > 80.0      # chance: 33 %
+    assert float(df[df.metric == "accuracy"].value.iloc[0]) > 80.0  # chance: 33 %
 
 
 def test_label_aware_vectors_raise_the_alignment_over_the_baseline():
@@ -284,10 +305,11 @@ def test_landmarks_are_order_free_and_seeded_and_take_sparse_input():
     idx = landmark_indices(X, 10, 3)
     assert idx.size == 10 and np.unique(idx).size == 10
     np.testing.assert_array_equal(np.sort(p[landmark_indices(X[p], 10, 3)]), idx)
-    assert not np.array_equal(landmark_indices(X, 10, 4), idx)        # the seed matters
+    assert not np.array_equal(landmark_indices(X, 10, 4), idx)  # the seed matters
     S = sp.csr_matrix(np.where(np.abs(X) > 0.5, X, 0.0))
-    np.testing.assert_array_equal(np.sort(p[landmark_indices(S[p], 10, 3)]),
-                                  landmark_indices(S, 10, 3))
+    np.testing.assert_array_equal(
+        np.sort(p[landmark_indices(S[p], 10, 3)]), landmark_indices(S, 10, 3)
+    )
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -297,10 +319,10 @@ def test_tie_rule_on_badly_scaled_bases_is_certified(seed):
     ended Infeasible/Unbounded on such rows.  The tie rule must certify its point (KKT)
     and match the minimum-norm optimum found by an independent solver."""
     rng = np.random.default_rng(seed)
-    l, m = 10, 60                      # 60 > 55 = dim of centered symmetric 10 x 10 blocks
+    l, m = 10, 60  # 60 > 55 = dim of centered symmetric 10 x 10 blocks
     U = rng.normal(size=(l, m))
-    U[:, :8] *= 10.0 ** rng.uniform(-2, -1, size=8)       # nearly zero on the labeled points
-    U[:, 8] = U[:, 9]                                     # an exact duplicate
+    U[:, :8] *= 10.0 ** rng.uniform(-2, -1, size=8)  # nearly zero on the labeled points
+    U[:, 8] = U[:, 9]  # an exact duplicate
     U -= U.mean(axis=0)
     G, a = alignment_terms(U, np.eye(2)[np.arange(l) % 2])
     sol, tie = alignf(G, a)
@@ -319,12 +341,19 @@ def test_tie_rule_on_badly_scaled_bases_is_certified(seed):
     W = W[:, sv > 1e-9 * sv[0]]
     target = W.T @ (M @ sol.mu)
     cons = {"type": "eq", "fun": lambda x: W.T @ (M @ x) - target, "jac": lambda x: W.T @ M}
-    res = minimize(lambda x: x @ x, sol.mu + 0.01, jac=lambda x: 2 * x, bounds=[(0, None)] * m,
-                   constraints=[cons], method="SLSQP", options={"maxiter": 2000, "ftol": 1e-16})
+    res = minimize(
+        lambda x: x @ x,
+        sol.mu + 0.01,
+        jac=lambda x: 2 * x,
+        bounds=[(0, None)] * m,
+        constraints=[cons],
+        method="SLSQP",
+        options={"maxiter": 2000, "ftol": 1e-16},
+    )
     Kopt = (U * sol.mu) @ U.T
     assert np.abs((U * res.x) @ U.T - Kopt).max() < 1e-6 * np.abs(Kopt).max()
     assert np.linalg.norm(sol.mu) <= np.linalg.norm(res.x) * (1 + 1e-6)
-    assert np.linalg.norm(sol.mu) >= np.linalg.norm(res.x) * (1 - 1e-3)     # and no shorter
+    assert np.linalg.norm(sol.mu) >= np.linalg.norm(res.x) * (1 - 1e-3)  # and no shorter
     assert sol.mu[8] == pytest.approx(sol.mu[9], rel=1e-3, abs=1e-8 * sol.mu.max())  # split evenly
 
 
@@ -334,11 +363,12 @@ def test_tie_rule_ldp_and_tikhonov_methods_agree(seed, monkeypatch):
     method (support, polish, certificate) are two exact ways to the same minimum-norm
     optimum; when the LDP cannot certify, the Tikhonov method runs and the stats say so."""
     import sskernels.solvers.cone as cone
+
     rng = np.random.default_rng(10 + seed)
     l, m = 12, 120
     U = rng.normal(size=(l, m))
     U[:, :30] *= 10.0 ** rng.uniform(-1, 0, size=30)
-    U[:, 40:50] = U[:, 50:60]                             # duplicates: a real tie
+    U[:, 40:50] = U[:, 50:60]  # duplicates: a real tie
     U -= U.mean(axis=0)
     G, a = alignment_terms(U, np.eye(3)[np.arange(l) % 3])
     sol, tie = cone.alignf(G, a)
@@ -348,13 +378,15 @@ def test_tie_rule_ldp_and_tikhonov_methods_agree(seed, monkeypatch):
     assert tie_t.stats["tie_method"] == "tikhonov" and tie_t.stats["tie_ldp_gap"] is None
     assert tie_t.stats["tie_certified"] and tie_t.fallback.startswith("ldp->tikhonov")
     np.testing.assert_allclose(sol.mu, sol_t.mu, rtol=0, atol=1e-6 * np.abs(sol_t.mu).max())
-    np.testing.assert_allclose(sol.mu[40:50], sol.mu[50:60], rtol=1e-6,
-                               atol=1e-9 * sol.mu.max())          # ties split evenly
+    np.testing.assert_allclose(
+        sol.mu[40:50], sol.mu[50:60], rtol=1e-6, atol=1e-9 * sol.mu.max()
+    )  # ties split evenly
 
 
 def test_tie_rule_without_a_certificate_says_so(monkeypatch):
     """If no Tikhonov weight gives a certified support, the point kept is reported."""
     import sskernels.solvers.cone as cone
+
     monkeypatch.setattr(cone, "TIE_GAP_TOL", -1.0)
     monkeypatch.setattr(cone, "TIE_TIKHONOV_RESIDUAL", -1.0)
     rng = np.random.default_rng(0)
@@ -363,7 +395,7 @@ def test_tie_rule_without_a_certificate_says_so(monkeypatch):
     G, a = alignment_terms(U, np.eye(2)[np.arange(8) % 2])
     sol, tie = cone.alignf(G, a)
     assert tie is not None and "no certificate" in tie.fallback
-    assert tie.fallback.startswith("ldp->tikhonov")       # the LDP is held to the same gap
+    assert tie.fallback.startswith("ldp->tikhonov")  # the LDP is held to the same gap
     assert sol.mu @ G @ sol.mu == pytest.approx(1.0, rel=1e-8)
 
 
@@ -372,7 +404,7 @@ def test_unobserved_base_vectors_get_no_weight():
     weight would be ~1 / its labeled share): with min_labeled_mass it gets 0."""
     Xm, y = make_moons(300, noise=0.08, random_state=0)
     rng = np.random.default_rng(0)
-    X = np.vstack([Xm, rng.normal(size=(40, 2)) * 0.2 + 6.0])    # an unlabeled far cluster
+    X = np.vstack([Xm, rng.normal(size=(40, 2)) * 0.2 + 6.0])  # an unlabeled far cluster
     yp = np.full(340, -1)
     for c in (0, 1):
         yp[rng.choice(np.flatnonzero(y == c), 10, replace=False)] = c
@@ -380,7 +412,7 @@ def test_unobserved_base_vectors_get_no_weight():
     est = LabelAwareKernel(**kw).fit(X, yp)
     L = yp >= 0
     raw = est.basis_ + est.center_
-    share = (raw[L] ** 2).sum(0) / (raw ** 2).sum(0) / (L.sum() / 340)
+    share = (raw[L] ** 2).sum(0) / (raw**2).sum(0) / (L.sum() / 340)
     np.testing.assert_array_equal(est.observed_, share >= 0.05)
     assert (~est.observed_).any() and np.all(est.mu_[~est.observed_] == 0)
     assert est.mu_[est.observed_].max() > 0 and est.alignment_ > 0
@@ -406,15 +438,23 @@ def test_the_eigenvector_count_p_is_a_grid_the_oracle_scans_as_separate_fits(moo
 
     X, y, y_partial = moons
     kp = {"basis": "normalized-laplacian", "n_landmarks": 0.2}
-    grid_est = make_method("kernel-svm", kernel="label-aware", C_grid=[1.0, 100.0],
-                           kernel_params={**kp, "n_components": [0.05, 0.2]})
+    grid_est = make_method(
+        "kernel-svm",
+        kernel="label-aware",
+        C_grid=[1.0, 100.0],
+        kernel_params={**kp, "n_components": [0.05, 0.2]},
+    )
     _, grid = flatten(grid_est)
     assert grid["kernel_learner__n_components"] == [0.05, 0.2]
     _, info = oracle_fit(grid_est, X, y_partial, y)
     single = []
     for p in (0.05, 0.2):
-        est = make_method("kernel-svm", kernel="label-aware", C_grid=[1.0, 100.0],
-                          kernel_params={**kp, "n_components": p})
+        est = make_method(
+            "kernel-svm",
+            kernel="label-aware",
+            C_grid=[1.0, 100.0],
+            kernel_params={**kp, "n_components": p},
+        )
         single.append(max(oracle_fit(est, X, y_partial, y)[1]["accuracy"]))
     assert max(info["accuracy"]) == pytest.approx(max(single))
     fixed = make_method("kernel-svm", kernel="label-aware", kernel_params=kp)

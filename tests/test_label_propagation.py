@@ -28,8 +28,7 @@ def test_equals_scikit_learn_label_propagation_on_the_same_graph(wine):
     ours = IterativeLabelPropagation(graph=KNNGraph(n_neighbors=8)).fit(X, y_partial)
     theirs = LabelPropagation(kernel=lambda A, B: W, max_iter=1000, tol=1e-3).fit(X, y_partial)
     assert ours.n_iter_ == theirs.n_iter_
-    np.testing.assert_allclose(ours.label_distributions_, theirs.label_distributions_,
-                               atol=1e-12)
+    np.testing.assert_allclose(ours.label_distributions_, theirs.label_distributions_, atol=1e-12)
     np.testing.assert_array_equal(ours.transduction_, theirs.transduction_)
 
 

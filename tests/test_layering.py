@@ -21,27 +21,64 @@ from sskernels import provenance as prov
 
 #: the layers, lowest first: (name, module prefixes)
 LAYERS = [
-    ("foundation", ("sskernels", "sskernels.errors", "sskernels.faults", "sskernels.hashing",
-                    "sskernels.memo",
-                    "sskernels.provenance", "sskernels.paper_tables")),
+    (
+        "foundation",
+        (
+            "sskernels",
+            "sskernels.errors",
+            "sskernels.faults",
+            "sskernels.hashing",
+            "sskernels.memo",
+            "sskernels.provenance",
+            "sskernels.paper_tables",
+        ),
+    ),
     ("kernels", ("sskernels.kernels",)),
     ("graph", ("sskernels.graph",)),
     ("solvers", ("sskernels.solvers",)),
     ("learners", ("sskernels.learners",)),
     ("data", ("sskernels.data",)),
-    ("task body", ("sskernels.experiment.splits", "sskernels.experiment.oracle",
-                   "sskernels.experiment.tasks")),
-    ("spec", ("sskernels.spec_yaml", "sskernels.spec_limits", "sskernels.user_methods",
-              "sskernels.spec_params", "sskernels.spec", "sskernels.suites")),
+    (
+        "task body",
+        (
+            "sskernels.experiment.splits",
+            "sskernels.experiment.oracle",
+            "sskernels.experiment.tasks",
+        ),
+    ),
+    (
+        "spec",
+        (
+            "sskernels.spec_yaml",
+            "sskernels.spec_limits",
+            "sskernels.user_methods",
+            "sskernels.spec_params",
+            "sskernels.spec",
+            "sskernels.suites",
+        ),
+    ),
     ("identity", ("sskernels.experiment.identity",)),
     ("store", ("sskernels.experiment.records", "sskernels.experiment.archive")),
     ("plan", ("sskernels.experiment.plan", "sskernels.experiment.preparation")),
-    ("executors", ("sskernels.experiment.worker", "sskernels.experiment.dask_backend",
-                   "sskernels.experiment.executors")),
+    (
+        "executors",
+        (
+            "sskernels.experiment.worker",
+            "sskernels.experiment.dask_backend",
+            "sskernels.experiment.executors",
+        ),
+    ),
     ("scheduler", ("sskernels.experiment.collect", "sskernels.experiment.runner")),
-    ("reports", ("sskernels.experiment", "sskernels.experiment.tables",
-                 "sskernels.experiment.figures", "sskernels.experiment.floors",
-                 "sskernels.experiment.bound")),
+    (
+        "reports",
+        (
+            "sskernels.experiment",
+            "sskernels.experiment.tables",
+            "sskernels.experiment.figures",
+            "sskernels.experiment.floors",
+            "sskernels.experiment.bound",
+        ),
+    ),
     ("report", ("sskernels.report",)),
     ("command line", ("sskernels.cli", "sskernels.__main__")),
 ]
@@ -137,14 +174,21 @@ def test_the_worker_side_imports_nothing_of_the_scheduler():
     """The task body (a record's numbers) never imports the registry or the scheduler: a new
     method or a change of the scheduling leaves every record's key as it is."""
     graph = import_graph()
-    for m in ("sskernels.experiment.tasks", "sskernels.experiment.splits",
-              "sskernels.experiment.oracle"):
-        assert not {t for t in graph[m] if t.startswith("sskernels.experiment.")
-                    and layer_of(t) > layer_of(m)}, m
+    for m in (
+        "sskernels.experiment.tasks",
+        "sskernels.experiment.splits",
+        "sskernels.experiment.oracle",
+    ):
+        assert not {
+            t
+            for t in graph[m]
+            if t.startswith("sskernels.experiment.") and layer_of(t) > layer_of(m)
+        }, m
         assert "sskernels.learners.registry" not in graph[m], m
 
 
 # ------------------------------------------------------------------ the check can fail
+
 
 @pytest.fixture
 def package_copy(tmp_path):
@@ -159,38 +203,48 @@ def _append(path, text):
 
 def test_a_back_import_fails_the_check(package_copy):
     # a lazy import, inside a function, of the runner from the k-NN search
-    _append(package_copy / "graph" / "knn.py",
-            "\n\ndef _peek():\n    from sskernels.experiment.runner import run_spec\n"
-            "    return run_spec\n")
+    _append(
+        package_copy / "graph" / "knn.py",
+        "\n\ndef _peek():\n    from sskernels.experiment.runner import run_spec\n"
+        "    return run_spec\n",
+    )
     found = back_imports(import_graph(package_copy))
-    assert ("sskernels.graph.knn", "sskernels.experiment.runner", "graph",
-            "scheduler") in found
+    assert ("sskernels.graph.knn", "sskernels.experiment.runner", "graph", "scheduler") in found
 
 
 def test_a_cycle_fails_the_check(package_copy):
     # the fitted-learner memo importing the kernel SVM, which imports it
-    _append(package_copy / "learners" / "fitted.py",
-            "\n\nfrom sskernels.learners.kernel_machines import KernelSVM  # noqa: E402\n")
+    _append(
+        package_copy / "learners" / "fitted.py",
+        "\n\nfrom sskernels.learners.kernel_machines import KernelSVM  # noqa: E402\n",
+    )
     found = cycles(import_graph(package_copy))
-    assert any({"sskernels.learners.fitted", "sskernels.learners.kernel_machines"} <= set(c)
-               for c in found), found
+    assert any(
+        {"sskernels.learners.fitted", "sskernels.learners.kernel_machines"} <= set(c) for c in found
+    ), found
 
 
 def test_an_importlib_back_import_fails_the_check(package_copy):
     # importlib.import_module of a constant name is an import like any other
-    _append(package_copy / "graph" / "knn.py",
-            "\n\ndef _peek():\n    import importlib\n"
-            "    return importlib.import_module('sskernels.experiment.runner')\n")
+    _append(
+        package_copy / "graph" / "knn.py",
+        "\n\ndef _peek():\n    import importlib\n"
+        "    return importlib.import_module('sskernels.experiment.runner')\n",
+    )
     found = back_imports(import_graph(package_copy))
-    assert ("sskernels.graph.knn", "sskernels.experiment.runner", "graph",
-            "scheduler") in found
+    assert ("sskernels.graph.knn", "sskernels.experiment.runner", "graph", "scheduler") in found
 
 
 def test_an_import_by_a_computed_name_is_refused(package_copy):
     # a name computed at run time cannot be followed: refused, naming the module and line
-    _append(package_copy / "graph" / "knn.py",
-            "\n\ndef _peek(name):\n    import importlib\n"
-            "    return importlib.import_module('sskernels.' + name)\n")
-    with pytest.raises(ValueError, match=r"sskernels\.graph\.knn \(line \d+\) imports a "
-                                         r"module whose name is computed at run time"):
+    _append(
+        package_copy / "graph" / "knn.py",
+        "\n\ndef _peek(name):\n    import importlib\n"
+        "    return importlib.import_module('sskernels.' + name)\n",
+    )
+    with pytest.raises(
+        ValueError,
+        match=r"sskernels\.graph\.knn \(line \d+\) imports a "
+        r"module whose name is computed at run time",
+    ):
         import_graph(package_copy)

@@ -71,7 +71,7 @@ def test_one_class_and_non_finite_inputs_raise_svcs_errors():
     with pytest.raises(ValueError, match="-1 or \\+1"):
         ls.binary_dual(K, [0, 1, 0, 1], 1.0)
     bad = np.eye(4)
-    bad[0, 1] = bad[1, 0] = np.nan            # a NaN kernel entry: no silent NaN dual
+    bad[0, 1] = bad[1, 0] = np.nan  # a NaN kernel entry: no silent NaN dual
     with pytest.raises(ValueError, match="not finite"):
         ls.fit_precomputed(bad, [0, 1, 0, 1], 1.0)
     with pytest.raises(ValueError, match="not finite"):

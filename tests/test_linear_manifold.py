@@ -33,7 +33,7 @@ def _data(n=80, d=5, n_lab=12, n_classes=2, seed=0):
     y = np.full(n, -1)
     lab = rng.choice(n, n_lab, replace=False)
     y[lab] = y_true[lab]
-    for k in range(n_classes):            # every class labeled at least once
+    for k in range(n_classes):  # every class labeled at least once
         y[np.flatnonzero(y_true == k)[0]] = k
     return X, y, y_true
 
@@ -53,15 +53,18 @@ def _kernel_laprls_scores(X, y, Xnew, gamma_A, gamma_I, laplacian="unnormalized"
     return K @ alpha, (Xnew @ X.T) @ alpha
 
 
-@pytest.mark.parametrize("n_classes,laplacian,degree", [
-    (2, "unnormalized", 1), (3, "unnormalized", 2), (3, "normalized", 1)])
+@pytest.mark.parametrize(
+    "n_classes,laplacian,degree",
+    [(2, "unnormalized", 1), (3, "unnormalized", 2), (3, "normalized", 1)],
+)
 def test_equals_kernel_laprls_with_linear_kernel(n_classes, laplacian, degree):
     X, y, _ = _data(n_classes=n_classes, seed=n_classes)
     Xnew = np.random.default_rng(9).normal(size=(15, X.shape[1]))
     gA, gI = 1e-2, 1.0
     f_train, f_new = _kernel_laprls_scores(X, y, Xnew, gA, gI, laplacian, degree)
-    m = LinearLapRLS(gamma_A=gA, gamma_I=gI, solver="direct", laplacian=laplacian,
-                     laplacian_degree=degree).fit(X, y)
+    m = LinearLapRLS(
+        gamma_A=gA, gamma_I=gI, solver="direct", laplacian=laplacian, laplacian_degree=degree
+    ).fit(X, y)
     np.testing.assert_allclose(m.decision_function(X), f_train, atol=1e-6, rtol=0)
     np.testing.assert_allclose(m.decision_function(Xnew), f_new, atol=1e-6, rtol=0)
     expected_shape = (X.shape[1],) if n_classes == 2 else (X.shape[1], n_classes)
@@ -104,11 +107,15 @@ def test_cg_equals_direct_sparse():
     assert _rel(b.coef_, a.coef_) < 1e-6
     Xd = X.toarray()
     c = LinearLapRLS(gamma_A=1e-2, gamma_I=1.0, solver="direct").fit(Xd, y)
-    assert _rel(c.coef_, a.coef_) < 1e-10            # sparse / dense paths agree
-    np.testing.assert_allclose(b.decision_function(X), c.decision_function(Xd),
-                               rtol=0, atol=1e-6 * np.abs(c.decision_function(Xd)).max())
+    assert _rel(c.coef_, a.coef_) < 1e-10  # sparse / dense paths agree
+    np.testing.assert_allclose(
+        b.decision_function(X),
+        c.decision_function(Xd),
+        rtol=0,
+        atol=1e-6 * np.abs(c.decision_function(Xd)).max(),
+    )
     d_csc = LinearLapRLS(gamma_A=1e-2, gamma_I=1.0, solver="cg").fit(X.tocsc(), y)
-    np.testing.assert_array_equal(d_csc.coef_, b.coef_)   # CSC input is used as CSR
+    np.testing.assert_array_equal(d_csc.coef_, b.coef_)  # CSC input is used as CSR
 
 
 @pytest.mark.parametrize("solver", ["direct", "cg"])
@@ -120,7 +127,7 @@ def test_gamma_I_zero_is_ridge_on_labeled(solver):
     t = np.where(y[lab] == 1, 1.0, -1.0)
     r = Ridge(alpha=gA * lab.size, fit_intercept=False, solver="cholesky").fit(X[lab], t)
     np.testing.assert_allclose(m.coef_, r.coef_, rtol=1e-6, atol=1e-10)
-    assert not hasattr(m, "graph_")                  # the graph term vanishes: no graph
+    assert not hasattr(m, "graph_")  # the graph term vanishes: no graph
     assert LinearLapRLS(gamma_I=0.0).precompute(X) is None
     assert LinearLapRLS(gamma_I=1.0).precompute(X) is get_graph(X, k=6)
 
@@ -130,7 +137,7 @@ def _two_moons_linear(n=200, seed=0):
     rng = np.random.default_rng(seed)
     lab = np.arange(n) % 2
     x1 = rng.uniform(-3, 3, n)
-    bend = 0.05 * np.cos(x1 * np.pi / 6)               # shallow arcs
+    bend = 0.05 * np.cos(x1 * np.pi / 6)  # shallow arcs
     x2 = np.where(lab == 0, 0.5 + bend, -0.5 - bend)
     X = np.column_stack([x1, x2]) + rng.normal(scale=0.002, size=(n, 2))
     return X, lab
@@ -146,7 +153,7 @@ def test_toy_few_labels(cls):
     y[i0], y[i1] = 0, 1
     kw = dict(fit_intercept=True) if cls is LinearLapRLS else {}
     sup = cls(gamma_A=1e-3, gamma_I=0.0, **kw).fit(X, y)
-    assert np.mean(sup.transduction_ == yt) < 0.7       # the labels alone mislead
+    assert np.mean(sup.transduction_ == yt) < 0.7  # the labels alone mislead
     m = cls(gamma_A=1e-3, gamma_I=1e4, **kw).fit(X, y)
     assert np.mean(m.transduction_ == yt) >= 0.97
     Xn, yn = _two_moons_linear(seed=5)
@@ -180,19 +187,27 @@ def test_input_validated_the_sklearn_way(cls):
         cls().fit(X, np.where(y == 1, 1, -1))
     with pytest.raises(ValueError, match="precomputed"):
         cls(graph="precomputed").fit(X @ X.T, y)
-    m = cls().fit(X.tolist(), y.tolist())          # lists are fine
+    m = cls().fit(X.tolist(), y.tolist())  # lists are fine
     assert m.n_features_in_ == 4
     with pytest.raises(ValueError, match="features"):
         m.predict(np.ones((3, 7)))
 
 
-@pytest.mark.parametrize("cls,bad", [
-    (LinearLapRLS, dict(gamma_A=0.0)), (LinearLapRLS, dict(gamma_I=-1.0)),
-    (LinearLapRLS, dict(cg_tol=0.0)), (LinearLapRLS, dict(cg_maxiter=0)),
-    (LinearLapRLS, dict(fit_intercept="yes")), (LinearLapRLS, dict(laplacian="rw")),
-    (LinearLapRLS, dict(laplacian_degree=0)), (LinearLapRLS, dict(graph="knn")),
-    (LinearLapSVM, dict(tol=-1.0)), (LinearLapSVM, dict(gamma_A=-1.0)),
-])
+@pytest.mark.parametrize(
+    "cls,bad",
+    [
+        (LinearLapRLS, dict(gamma_A=0.0)),
+        (LinearLapRLS, dict(gamma_I=-1.0)),
+        (LinearLapRLS, dict(cg_tol=0.0)),
+        (LinearLapRLS, dict(cg_maxiter=0)),
+        (LinearLapRLS, dict(fit_intercept="yes")),
+        (LinearLapRLS, dict(laplacian="rw")),
+        (LinearLapRLS, dict(laplacian_degree=0)),
+        (LinearLapRLS, dict(graph="knn")),
+        (LinearLapSVM, dict(tol=-1.0)),
+        (LinearLapSVM, dict(gamma_A=-1.0)),
+    ],
+)
 def test_invalid_parameter_rejected_before_any_computation(cls, bad, monkeypatch):
     X, y, _ = _data(n=40, d=3, n_lab=10, seed=1)
 
@@ -207,6 +222,7 @@ def test_invalid_parameter_rejected_before_any_computation(cls, bad, monkeypatch
 
 
 # -- solvers, fallbacks and degenerate cases reported ---------------------------
+
 
 def test_direct_cholesky_failure_falls_back_to_lstsq_and_is_reported(monkeypatch):
     X, y, _ = _data(n=70, d=6, n_lab=14, seed=8)
@@ -262,8 +278,9 @@ def test_constant_prediction_is_reported_degenerate(solver):
     y[0], y[-1] = 0, 1
     m = LinearLapRLS(gamma_A=1e-2, gamma_I=0.0, solver=solver).fit(X, y)
     assert np.all(m.transduction_ == 1)
-    assert m.fit_report_.degenerate == ["degenerate: constant prediction: every unlabeled "
-                                        "point gets class 1"]
+    assert m.fit_report_.degenerate == [
+        "degenerate: constant prediction: every unlabeled point gets class 1"
+    ]
     ok = LinearLapRLS(gamma_A=1e-2, gamma_I=0.0, fit_intercept=True, solver=solver).fit(X, y)
     assert ok.fit_report_.degenerate == []
 
@@ -280,7 +297,7 @@ def test_linear_lapsvm_equals_kernel_lapsvm():
     K = X @ X.T
     Z, KZ_L = lapsvm_system(K, M, lab, gA, gI)
     alpha, b, _, _ = lapsvm_binary(Z, KZ_L, t)
-    w_kernel = X.T @ alpha                       # f(x) = K(x, X) alpha = x^T X^T alpha
+    w_kernel = X.T @ alpha  # f(x) = K(x, X) alpha = x^T X^T alpha
     assert _rel(m.coef_, w_kernel) < 1e-3
 
     def objective(w, bb):
@@ -301,32 +318,42 @@ def test_lapsvm_with_the_linear_kernel_equals_linear_lapsvm():
     dual = LapSVM(gamma_A=1e-2, gamma_I=1.0, kernel_type="linear").fit(X, yp)
     primal = LinearLapSVM(gamma_A=1e-2, gamma_I=1.0).fit(X, yp)
     Xn = rng.normal(size=(10, 5))
-    np.testing.assert_allclose(dual.decision_function(Xn), primal.decision_function(Xn),
-                               rtol=1e-3, atol=1e-4)
+    np.testing.assert_allclose(
+        dual.decision_function(Xn), primal.decision_function(Xn), rtol=1e-3, atol=1e-4
+    )
 
 
 # -- selection on the labeled points (the wrapper) --------------------------------
+
 
 def _spec_estimator(**params):
     return make_method("linear-laprls", gamma_A="auto", gamma_I="auto", **params)
 
 
 def test_spec_maps_to_the_wrapper_with_the_paper_grids_in_preference_order():
-    est = _spec_estimator(n_neighbors=10, weights="heat", metric="cosine", solver="cg",
-                          cv_folds=4, random_state=3)
+    est = _spec_estimator(
+        n_neighbors=10, weights="heat", metric="cosine", solver="cg", cv_folds=4, random_state=3
+    )
     assert isinstance(est, SelectOnLabeled)
-    assert list(est.param_grid) == ["gamma_I", "gamma_A"]     # gamma_I first (priority)
+    assert list(est.param_grid) == ["gamma_I", "gamma_A"]  # gamma_I first (priority)
     assert est.param_grid["gamma_I"] == sorted(GAMMA_I_GRID, reverse=True)  # largest first
-    assert est.param_grid["gamma_A"] == sorted(GAMMA_A_GRID)                # smallest first
+    assert est.param_grid["gamma_A"] == sorted(GAMMA_A_GRID)  # smallest first
     assert (est.n_folds, est.random_state) == (4, 3)
-    assert est.estimator.graph.get_params() == KNNGraph(10, weights="heat",
-                                                        metric="cosine").get_params()
+    assert (
+        est.estimator.graph.get_params()
+        == KNNGraph(10, weights="heat", metric="cosine").get_params()
+    )
     assert est.estimator.solver == "cg"
     # gamma_I fixed: only gamma_A is selected; a user grid is put in preference order
     fixed = make_method("linear-laprls", gamma_A="auto", gamma_I=0.0)
     assert fixed.param_grid == {"gamma_A": sorted(GAMMA_A_GRID)}
-    user = make_method("linear-laprls", gamma_A="auto", gamma_I="auto",
-                       gamma_A_grid=[1.0, 1e-3], gamma_I_grid=[0.0, 10.0])
+    user = make_method(
+        "linear-laprls",
+        gamma_A="auto",
+        gamma_I="auto",
+        gamma_A_grid=[1.0, 1e-3],
+        gamma_I_grid=[0.0, 10.0],
+    )
     assert user.param_grid == {"gamma_I": [10.0, 0.0], "gamma_A": [1e-3, 1.0]}
 
 
@@ -376,11 +403,13 @@ def test_sparse_graph_term_by_column_blocks_equals_the_dense_product(monkeypatch
     Xd = X.toarray()
     np.testing.assert_allclose(G, Xd.T @ (M.toarray() @ Xd), rtol=1e-12, atol=1e-12)
     assert lm._gram_of_graph(X.copy(), M) is G and not G.flags.writeable
-    assert lm._gram_of_graph(X[:, :16], M) is not G      # other content, other entry
+    assert lm._gram_of_graph(X[:, :16], M) is not G  # other content, other entry
 
 
-@pytest.mark.parametrize("sparse,fit_intercept,island", [
-    (False, False, False), (True, True, False), (False, False, True)])
+@pytest.mark.parametrize(
+    "sparse,fit_intercept,island",
+    [(False, False, False), (True, True, False), (False, False, True)],
+)
 def test_fold_predictor_equals_the_generic_rule(monkeypatch, sparse, fit_intercept, island):
     """The selection's fold fits through the shared graph and graph term score every
     candidate as the generic rule (clone, fit with the fold hidden) does, three classes,
@@ -415,10 +444,11 @@ def test_fold_predictor_equals_the_generic_rule(monkeypatch, sparse, fit_interce
         m.setattr(LinearLapRLS, "_fold_predictor", lambda self, *a: None)
         m.setattr(GraphSemiSupervisedClassifier, "_find_unreached", spy)
         slow = SelectOnLabeled(est, grid).fit(X, yp)
-    np.testing.assert_array_equal(fast.cv_results_["mean_test_score"],
-                                  slow.cv_results_["mean_test_score"])
-    assert len(set(fast.cv_results_["mean_test_score"])) > 1      # the grid matters here
-    assert (max(unreached_sizes) > 0) == island    # the generic fold fits met unreached points
+    np.testing.assert_array_equal(
+        fast.cv_results_["mean_test_score"], slow.cv_results_["mean_test_score"]
+    )
+    assert len(set(fast.cv_results_["mean_test_score"])) > 1  # the grid matters here
+    assert (max(unreached_sizes) > 0) == island  # the generic fold fits met unreached points
     assert fast.best_params_ == slow.best_params_
     assert fast.fit_report_.as_dict() == slow.fit_report_.as_dict()
     np.testing.assert_array_equal(fast.transduction_, slow.transduction_)

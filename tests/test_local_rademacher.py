@@ -50,8 +50,9 @@ def primal_qp(Phi, s, y, C):
     l, M = Psi.shape
     n = 2 * M + 1 + l + 1
     c = np.r_[np.zeros(2 * M + 1), np.full(l, C), 0.0]
-    margins = np.hstack([y[:, None] * Psi, -y[:, None] * Psi, y[:, None], np.eye(l),
-                         np.zeros((l, 1))])
+    margins = np.hstack(
+        [y[:, None] * Psi, -y[:, None] * Psi, y[:, None], np.eye(l), np.zeros((l, 1))]
+    )
     norm = np.r_[np.ones(2 * M), 0.0, np.zeros(l), -1.0][None]
     A = np.vstack([margins, norm])
     lo = np.r_[np.ones(l), 0.0]
@@ -88,10 +89,10 @@ def primal_qp(Phi, s, y, C):
     h.run()
     assert h.getModelStatus() == highspy.HighsModelStatus.kOptimal
     x = np.asarray(h.getSolution().col_value)
-    primal = 0.5 * x[-1] ** 2 + C * x[2 * M + 1:-1].sum()
-    assert np.all(A[:l] @ x >= 1 - 1e-7) and x[-1] == pytest.approx(x[:2 * M].sum(), abs=1e-9)
+    primal = 0.5 * x[-1] ** 2 + C * x[2 * M + 1 : -1].sum()
+    assert np.all(A[:l] @ x >= 1 - 1e-7) and x[-1] == pytest.approx(x[: 2 * M].sum(), abs=1e-9)
     alpha = np.clip(np.asarray(h.getSolution().row_dual)[:l], 0.0, C)
-    alpha = alpha - y * (alpha @ y) / l          # HiGHS's tiny residual of sum alpha y = 0
+    alpha = alpha - y * (alpha @ y) / l  # HiGHS's tiny residual of sum alpha y = 0
     dual = alpha.sum() - 0.5 * np.max(np.abs(Psi.T @ (alpha * y))) ** 2
     # weak duality to rounding, and a gap of at most 1e-5 (HiGHS's duals are less exact
     # than its primal at tiny C; the primal is what is compared)
@@ -152,7 +153,7 @@ def test_multiclass_path_takes_the_hard_margin_optimum_exactly():
     direct = {C: lrc_mkl(Phi, s, Y, C, tol=1e-3) for C in path}
     res = {C: lrc_mkl(Phi, s, Y, C, tol=1e-3, C_path=path) for C in reversed(path)}
     assert "hard_margin_from" not in res[0.01].info.stats
-    np.testing.assert_array_equal(res[0.01].d, direct[0.01].d)   # below: the same solve
+    np.testing.assert_array_equal(res[0.01].d, direct[0.01].d)  # below: the same solve
     hard = res[1e4].info.stats["hard_margin_from"]
     assert hard in (1.0, 100.0)
     for C in (100.0, 1e4):
@@ -160,7 +161,7 @@ def test_multiclass_path_takes_the_hard_margin_optimum_exactly():
         J, bound = mkl_objective(Psi, Y, C, res[C].d)
         assert (J - bound) <= 1e-3 * J * (1 + 1e-6)
         assert res[C].objective == pytest.approx(direct[C].objective, rel=2e-3)
-        assert J == pytest.approx(res[C].objective, rel=1e-6)   # C did not bind at all
+        assert J == pytest.approx(res[C].objective, rel=1e-6)  # C did not bind at all
     again = lrc_mkl(Phi, s, Y, 1e4, tol=1e-3, C_path=list(reversed(path)) + [5e4])
     np.testing.assert_array_equal(again.d, res[1e4].d)
 
@@ -190,7 +191,7 @@ def test_tail_helpers():
     assert relative_tail(lam[::-1], 2) == pytest.approx(0.3)
     assert relative_tail(lam, 5) == 0.0
     assert tail_count(0.5, 10) == 5 and tail_count(3, 10) == 3 and tail_count(1.0, 10) == 10
-    assert tail_count(1, 10) == 1            # an int is a count, a float a fraction
+    assert tail_count(1, 10) == 1  # an int is a count, a float a fraction
 
 
 @pytest.fixture(scope="module")
@@ -208,11 +209,11 @@ def test_fit_constraint_and_theta_zero_is_trace_normalized_l1_mkl(moons):
     est = lrc(theta=0, mkl_C=10.0).fit(X, yp)
     assert est.theta_ == 0 and np.allclose(est.tail_ratios_, 1.0)
     # s_m = mean diagonal of phi_m phi_m^T over the n points: trace normalization
-    assert np.allclose(est.tail_scales_, (est.basis_ ** 2).mean(axis=0))
+    assert np.allclose(est.tail_scales_, (est.basis_**2).mean(axis=0))
     assert float(est.mu_ @ est.tail_scales_) == pytest.approx(1.0, abs=1e-10)
     lab = yp >= 0
     Phi = est.basis_[lab]
-    ref = lrc_mkl(Phi, (est.basis_ ** 2).mean(axis=0), 2.0 * y[lab][None] - 1.0, 10.0)
+    ref = lrc_mkl(Phi, (est.basis_**2).mean(axis=0), 2.0 * y[lab][None] - 1.0, 10.0)
     np.testing.assert_allclose(est.mu_, ref.mu, atol=1e-12)
     assert est.fit_report_.solvers == ["highs-parametric-lp"]
 
@@ -264,12 +265,15 @@ def test_three_classes():
     assert est.kernel(X[:5], X[:7]).shape == (5, 7)
 
 
-@pytest.mark.parametrize("params, match", [
-    ({"theta": -1}, "theta"),
-    ({"theta": 1.5}, "theta"),
-    ({"mkl_C": 0.0}, "mkl_C"),
-    ({"weighting": "rademacher"}, "weighting"),
-])
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        ({"theta": -1}, "theta"),
+        ({"theta": 1.5}, "theta"),
+        ({"mkl_C": 0.0}, "mkl_C"),
+        ({"weighting": "rademacher"}, "weighting"),
+    ],
+)
 def test_bad_parameters_raise(moons, params, match):
     X, _, yp = moons
     with pytest.raises(ValueError, match=match):
@@ -296,7 +300,11 @@ def test_selection_grid_only_with_local_rademacher():
     assert grid["theta"] == [0.1, 0.5, 0.8, 0.9, 1.0]
     assert grid["mkl_C"] == [0.1, 1.0, 10.0, 100.0, 1000.0, 10000.0]
     assert set(default_grid(LabelAwareKernel(weighting="local-rademacher"))) == {
-        "b_scale", "n_components", "theta", "mkl_C"}
+        "b_scale",
+        "n_components",
+        "theta",
+        "mkl_C",
+    }
     m = make_method("label-aware", weighting="local-rademacher", theta=0.5, b_scale=1.0)
     assert m.param_grid == {"mkl_C": [0.1, 1.0, 10.0, 100.0, 1000.0, 10000.0]}
 
@@ -359,23 +367,28 @@ def test_hard_margin_regime_is_the_kink_found_in_a_few_lps():
     from scipy.optimize import linprog
 
     rng = np.random.default_rng(5)
-    l, M = 30, 40                                   # more features than points: separable
+    l, M = 30, 40  # more features than points: separable
     Phi = rng.normal(size=(l, M))
     s = rng.uniform(0.5, 2.0, M)
     y = np.where(rng.normal(size=l) > 0, 1.0, -1.0)
     Psi = Phi / np.sqrt(s)
     # min sum(w+ + w-) s.t. y (Psi (w+ - w-) + b) >= 1
     A = -np.hstack([y[:, None] * Psi, -y[:, None] * Psi, y[:, None]])
-    ref = linprog(np.concatenate([np.ones(2 * M), [0.0]]), A_ub=A, b_ub=-np.ones(l),
-                  bounds=[(0, None)] * (2 * M) + [(None, None)], method="highs")
+    ref = linprog(
+        np.concatenate([np.ones(2 * M), [0.0]]),
+        A_ub=A,
+        b_ub=-np.ones(l),
+        bounds=[(0, None)] * (2 * M) + [(None, None)],
+        method="highs",
+    )
     assert ref.status == 0
     t_star = ref.fun
     grid = [1e4, 1e6, 1e8, 1e10]
     for C in grid:
         res = lrc_mkl(Phi, s, y[None], C, C_path=grid)
-        assert res.objective == pytest.approx(0.5 * t_star ** 2, rel=1e-7)
+        assert res.objective == pytest.approx(0.5 * t_star**2, rel=1e-7)
     first = lrc_mkl(Phi, s, y[None], grid[0], C_path=grid)
-    assert first.info.stats["lp_solves"] <= 8, first.info.stats     # (the earlier rule: 11)
+    assert first.info.stats["lp_solves"] <= 8, first.info.stats  # (the earlier rule: 11)
 
 
 def test_multiclass_fit_walks_only_its_own_c_ladder(monkeypatch, moons):
@@ -386,17 +399,18 @@ def test_multiclass_fit_walks_only_its_own_c_ladder(monkeypatch, moons):
 
     seen = []
     real = la.lrc_mkl
-    monkeypatch.setattr(la, "lrc_mkl", lambda *a, **k: seen.append((a[3], k["C_path"]))
-                        or real(*a, **k))
+    monkeypatch.setattr(
+        la, "lrc_mkl", lambda *a, **k: seen.append((a[3], k["C_path"])) or real(*a, **k)
+    )
     X, y = make_blobs(150, centers=3, cluster_std=2.0, random_state=0)
     lrc(theta=0.5, mkl_C=10.0).fit(X, partial(y, 6))
-    (C, path), = seen
+    ((C, path),) = seen
     assert len(set(path)) == 6 and C in path
     np.testing.assert_allclose(sorted(path), C / 10.0 * np.array([0.1, 1, 10, 100, 1e3, 1e4]))
     seen.clear()
     X2, y2, yp2 = moons
     lrc(theta=0.5, mkl_C=10.0).fit(X2, yp2)
-    (C, path), = seen
+    ((C, path),) = seen
     assert C in path and len(set(path)) > 6
 
 
@@ -448,7 +462,7 @@ def test_fits_over_the_weighting_grid_share_their_base_vectors(moons):
     np.testing.assert_array_equal(fresh.tail_ratios_, b.tail_ratios_)
     np.testing.assert_array_equal(fresh.kernel_, b.kernel_)
     other = yp.copy()
-    other[np.flatnonzero(yp >= 0)[0]] = -1          # one labeled point fewer
+    other[np.flatnonzero(yp >= 0)[0]] = -1  # one labeled point fewer
     assert lrc(theta=0.1, mkl_C=100.0).fit(X, other).basis_.shape == a.basis_.shape
     assert not np.array_equal(lrc(theta=0.1, mkl_C=100.0).fit(X, other).basis_, a.basis_)
     assert lrc(b_scale=5.0).fit(X, yp).basis_ is not a.basis_
@@ -456,8 +470,7 @@ def test_fits_over_the_weighting_grid_share_their_base_vectors(moons):
     assert base.basis_.shape[1] == a.basis_.shape[1] - 1
 
 
-def test_base_vector_memo_holds_one_n_by_m_array_per_entry_within_its_budget(moons,
-                                                                             monkeypatch):
+def test_base_vector_memo_holds_one_n_by_m_array_per_entry_within_its_budget(moons, monkeypatch):
     """An entry keeps the centered vectors only (not the uncentered ones beside them), and
     the memo drops its oldest entries past its byte budget."""
     import sskernels.learners.label_aware as la

@@ -6,7 +6,6 @@ eq. (11.5) written out densely, SciPy's SLSQP on the dual eq. (11.8), explicit
 matrix inverses of eq. (11.9)-(11.10).
 """
 
-
 import numpy as np
 import pytest
 from scipy.optimize import minimize
@@ -48,9 +47,8 @@ def laplacian_np(X, kind="unnormalized", p=1):
     return np.linalg.matrix_power(L, p)
 
 
-
-
 # -- gamma_I = 0: the supervised special cases --------------------------------
+
 
 def test_lapsvm_without_intrinsic_term_is_svc(moons_small):
     """gamma_I = 0: eq. (11.9) is Q = Y K_LL Y / (2 gamma_A) and eq. (11.10) alpha =
@@ -82,11 +80,13 @@ def test_laprls_without_intrinsic_term_is_kernel_ridge(moons_small):
     kr.fit(X[labeled], np.where(y[labeled] == 1, 1.0, -1.0))
     for Z in (X, Xnew):
         np.testing.assert_allclose(est.decision_function(Z), kr.predict(Z), atol=1e-8)
-    np.testing.assert_allclose(est.alpha_[np.setdiff1d(np.arange(y.size), labeled)], 0.0,
-                               atol=1e-12)
+    np.testing.assert_allclose(
+        est.alpha_[np.setdiff1d(np.arange(y.size), labeled)], 0.0, atol=1e-12
+    )
 
 
 # -- the deformed kernel eq. (11.15) ------------------------------------------
+
 
 @pytest.mark.parametrize("kind,p", [("unnormalized", 1), ("normalized", 2)])
 def test_laprls_is_rls_with_deformed_kernel(moons_small, kind, p):
@@ -95,8 +95,9 @@ def test_laprls_is_rls_with_deformed_kernel(moons_small, kind, p):
     (eq. (11.16)) — equals LapRLS eq. (11.7) on training and new points."""
     X, y, yp, labeled, Xnew = moons_small
     gA, gI, width, l = 0.01, 5.0, 0.4, labeled.size
-    est = LapRLS(gamma_A=gA, gamma_I=gI, kernel_width=width, laplacian=kind,
-                 laplacian_degree=p).fit(X, yp)
+    est = LapRLS(
+        gamma_A=gA, gamma_I=gI, kernel_width=width, laplacian=kind, laplacian_degree=p
+    ).fit(X, yp)
     K = rbf_np(X, X, width)
     L = laplacian_np(X, kind, p)
     Kt = deformed_kernel(K, L, gA, gI)
@@ -104,13 +105,15 @@ def test_laprls_is_rls_with_deformed_kernel(moons_small, kind, p):
     a = np.linalg.solve(Kt[np.ix_(labeled, labeled)] + gA * l * np.eye(l), yl)
     np.testing.assert_allclose(est.decision_function(X), Kt[:, labeled] @ a, atol=1e-6)
     Kn = rbf_np(Xnew, X, width)
-    Kt_new = deformed_kernel(K, L, gA, gI, K_a=Kn, K_b=K[labeled],
-                             K_ab=rbf_np(Xnew, X[labeled], width))
+    Kt_new = deformed_kernel(
+        K, L, gA, gI, K_a=Kn, K_b=K[labeled], K_ab=rbf_np(Xnew, X[labeled], width)
+    )
     np.testing.assert_allclose(est.decision_function(Xnew), Kt_new @ a, atol=1e-6)
     # the estimator's own kernel() is the same K~
     np.testing.assert_allclose(est.kernel(), Kt, atol=1e-10)
-    np.testing.assert_allclose(est.kernel(Xnew, None),
-                               deformed_kernel(K, L, gA, gI, K_a=Kn, K_b=K, K_ab=Kn), atol=1e-10)
+    np.testing.assert_allclose(
+        est.kernel(Xnew, None), deformed_kernel(K, L, gA, gI, K_a=Kn, K_b=K, K_ab=Kn), atol=1e-10
+    )
 
 
 def test_deformed_kernel_properties():
@@ -126,8 +129,9 @@ def test_deformed_kernel_properties():
     Mp = 3.0 / (0.1 * n * n) * L
     np.testing.assert_allclose(Kt, K @ np.linalg.inv(np.eye(n) + Mp @ K), atol=1e-8)
     # normalize=False uses gamma_I/gamma_A literally
-    np.testing.assert_allclose(deformed_kernel(K, L, 0.1, 3.0 / n**2, normalize=False), Kt,
-                               atol=1e-10)
+    np.testing.assert_allclose(
+        deformed_kernel(K, L, 0.1, 3.0 / n**2, normalize=False), Kt, atol=1e-10
+    )
 
 
 def test_cv_basis_reproduces_deformed_kernel():
@@ -139,11 +143,13 @@ def test_cv_basis_reproduces_deformed_kernel():
     G, lam = kd.deformation_basis(K, get_graph(X, k=6).laplacian)
     for gA, gI in [(1e-2, 0.0), (1e-2, 1.0), (1e-4, 100.0), (1.0, 1e-6)]:
         r = gI / (gA * n * n)
-        np.testing.assert_allclose((G / (1 + r * lam)) @ G.T, deformed_kernel(K, L, gA, gI),
-                                   atol=1e-7)
+        np.testing.assert_allclose(
+            (G / (1 + r * lam)) @ G.T, deformed_kernel(K, L, gA, gI), atol=1e-7
+        )
 
 
 # -- optimality ---------------------------------------------------------------
+
 
 def test_laprls_alpha_zeroes_the_gradient_of_the_objective(moons_small):
     """Eq. (11.5) with squared loss in alpha (f = K alpha):
@@ -158,13 +164,15 @@ def test_laprls_alpha_zeroes_the_gradient_of_the_objective(moons_small):
 
     def obj(a):
         f = K @ a
-        return (np.sum((yl - f[labeled]) ** 2) / l + gA * a @ K @ a
-                + gI / n**2 * f @ L @ f)
+        return np.sum((yl - f[labeled]) ** 2) / l + gA * a @ K @ a + gI / n**2 * f @ L @ f
 
     def grad(a):
         f = K @ a
-        return (-2 / l * K[:, labeled] @ (yl - f[labeled]) + 2 * gA * K @ a
-                + 2 * gI / n**2 * K @ (L @ f))
+        return (
+            -2 / l * K[:, labeled] @ (yl - f[labeled])
+            + 2 * gA * K @ a
+            + 2 * gI / n**2 * K @ (L @ f)
+        )
 
     # the gradient formula itself, by central differences at a random point
     a0 = np.random.default_rng(1).normal(size=n)
@@ -194,10 +202,15 @@ def test_lapsvm_dual_agrees_with_slsqp():
     Q = Y @ J @ K @ Ainv @ J.T @ Y
     Q = 0.5 * (Q + Q.T)
 
-    res = minimize(lambda b: 0.5 * b @ Q @ b - b.sum(), np.full(l, 0.5 / l),
-                   jac=lambda b: Q @ b - 1, method="SLSQP", bounds=[(0, 1 / l)] * l,
-                   constraints=[{"type": "eq", "fun": lambda b: ys @ b, "jac": lambda b: ys}],
-                   options={"ftol": 1e-14, "maxiter": 1000})
+    res = minimize(
+        lambda b: 0.5 * b @ Q @ b - b.sum(),
+        np.full(l, 0.5 / l),
+        jac=lambda b: Q @ b - 1,
+        method="SLSQP",
+        bounds=[(0, 1 / l)] * l,
+        constraints=[{"type": "eq", "fun": lambda b: ys @ b, "jac": lambda b: ys}],
+        options={"ftol": 1e-14, "maxiter": 1000},
+    )
     assert res.success
 
     Z, KZ_L = mf.lapsvm_system(K, get_graph(X, k=6).laplacian, labeled, gA, gI)
@@ -225,15 +238,25 @@ def test_lapsvm_is_svm_with_deformed_kernel(moons_small):
     Kt = deformed_kernel(K, L, gA, gI)
     svc = SVC(kernel="precomputed", C=1 / (2 * gA * l), tol=1e-10)
     svc.fit(Kt[np.ix_(labeled, labeled)], y[labeled])
-    np.testing.assert_allclose(est.decision_function(X), svc.decision_function(Kt[:, labeled]),
-                               atol=1e-5)
-    Kt_new = deformed_kernel(K, L, gA, gI, K_a=rbf_np(Xnew, X, width), K_b=K[labeled],
-                             K_ab=rbf_np(Xnew, X[labeled], width))
-    np.testing.assert_allclose(est.decision_function(Xnew), svc.decision_function(Kt_new),
-                               atol=1e-5)
+    np.testing.assert_allclose(
+        est.decision_function(X), svc.decision_function(Kt[:, labeled]), atol=1e-5
+    )
+    Kt_new = deformed_kernel(
+        K,
+        L,
+        gA,
+        gI,
+        K_a=rbf_np(Xnew, X, width),
+        K_b=K[labeled],
+        K_ab=rbf_np(Xnew, X[labeled], width),
+    )
+    np.testing.assert_allclose(
+        est.decision_function(Xnew), svc.decision_function(Kt_new), atol=1e-5
+    )
 
 
 # -- behaviour: two moons with one label per class (Fig. 11.4) ----------------
+
 
 @pytest.mark.parametrize("cls", [LapSVM, LapRLS])
 def test_two_moons_one_label_per_class(cls):
@@ -255,14 +278,16 @@ def test_two_moons_one_label_per_class(cls):
 
 # -- multi-class ----------------------------------------------------------------
 
+
 @pytest.mark.parametrize("cls", [LapSVM, LapRLS])
 def test_multiclass_blobs(cls):
     Xall, yall = make_blobs(180, centers=3, cluster_std=1.0, random_state=2)
     Xall = minmax_scale(Xall)
     X, y, Xnew, ynew = Xall[:150], np.array([3, 5, 9])[yall[:150]], Xall[150:], yall[150:]
     rng = np.random.default_rng(0)
-    labeled = np.concatenate([rng.choice(np.flatnonzero(y == c), 3, replace=False)
-                              for c in (3, 5, 9)])
+    labeled = np.concatenate(
+        [rng.choice(np.flatnonzero(y == c), 3, replace=False) for c in (3, 5, 9)]
+    )
     yp = np.full(y.size, -1)
     yp[labeled] = y[labeled]
     est = cls(gamma_A=1e-4, gamma_I=100.0, kernel_width=0.2).fit(X, yp)
@@ -279,13 +304,17 @@ def test_multiclass_wine_selected():
     data = load_wine()
     X, y = minmax_scale(data.data), data.target
     rng = np.random.default_rng(1)
-    labeled = np.concatenate([rng.choice(np.flatnonzero(y == c), 4, replace=False)
-                              for c in range(3)])
+    labeled = np.concatenate(
+        [rng.choice(np.flatnonzero(y == c), 4, replace=False) for c in range(3)]
+    )
     yp = np.full(y.size, -1)
     yp[labeled] = y[labeled]
-    for est in (make_method("laprls"),
-                make_method("lapsvm", gamma_A_grid=[1e-4, 1e-2], gamma_I_grid=[0.0, 1.0, 100.0]),
-                make_method("svm"), make_method("1nn")):
+    for est in (
+        make_method("laprls"),
+        make_method("lapsvm", gamma_A_grid=[1e-4, 1e-2], gamma_I_grid=[0.0, 1.0, 100.0]),
+        make_method("svm"),
+        make_method("1nn"),
+    ):
         est.fit(X, yp)
         unl = yp == -1
         assert set(np.unique(est.transduction_)) <= {0, 1, 2}
@@ -303,32 +332,48 @@ def test_multiclass_ovr_two_classes_consistent(moons_small):
 
 # -- selection on the labeled points only (SelectOnLabeled + the fast fold path) ----------
 
+
 def test_spec_params_map_to_the_wrapper():
     """Old spec parameters -> estimator + SelectOnLabeled: "auto" width = the median rule with a
     selected scale; mean-norm / a number / the linear kernel fix the width; one-fold-labeled is
     the wrapper's protocol; grids in the documented preference order."""
-    est = make_method("lapsvm", n_neighbors=6, weights="hein-maier", sigma=None,
-                      metric="euclidean")
+    est = make_method("lapsvm", n_neighbors=6, weights="hein-maier", sigma=None, metric="euclidean")
     assert isinstance(est, SelectOnLabeled) and est.protocol == "kfold"
     assert est.estimator.kernel_width == "median"
-    assert est.param_grid == {"gamma_I": sorted(GAMMA_GRID, reverse=True),
-                              "gamma_A": sorted(GAMMA_GRID),
-                              "kernel_width_scale": [1.0, 2.0, 0.5, 4.0, 0.25]}
-    mao = make_method("laprls", n_neighbors=50, weights="heat", laplacian="normalized",
-                      laplacian_degree=5, kernel_width="mean-norm",
-                      cv_protocol="one-fold-labeled")
+    assert est.param_grid == {
+        "gamma_I": sorted(GAMMA_GRID, reverse=True),
+        "gamma_A": sorted(GAMMA_GRID),
+        "kernel_width_scale": [1.0, 2.0, 0.5, 4.0, 0.25],
+    }
+    mao = make_method(
+        "laprls",
+        n_neighbors=50,
+        weights="heat",
+        laplacian="normalized",
+        laplacian_degree=5,
+        kernel_width="mean-norm",
+        cv_protocol="one-fold-labeled",
+    )
     assert mao.protocol == "one-fold-labeled"
     assert list(mao.param_grid) == ["gamma_I", "gamma_A"]
     assert mao.estimator.graph.get_params()["n_neighbors"] == 50
-    lin = make_method("lapsvm", kernel_type="linear", gamma_A="auto", gamma_I="auto",
-                      gamma_A_grid=[1e-4, 1e-2, 1.0], gamma_I_grid=[0.0, 0.01, 1.0, 100.0])
+    lin = make_method(
+        "lapsvm",
+        kernel_type="linear",
+        gamma_A="auto",
+        gamma_I="auto",
+        gamma_A_grid=[1e-4, 1e-2, 1.0],
+        gamma_I_grid=[0.0, 0.01, 1.0, 100.0],
+    )
     assert lin.param_grid == {"gamma_I": [100.0, 1.0, 0.01, 0.0], "gamma_A": [1e-4, 1e-2, 1.0]}
     fixed = make_method("laprls", gamma_A=0.1, gamma_I=1.0, kernel_width=0.5)
     assert isinstance(fixed, LapRLS) and fixed.kernel_width == 0.5
     svm = make_method("svm", kernel_width="mean-norm", C_grid=[0.001, 1.0, 1000.0])
     assert svm.param_grid == {"C": [1000.0, 1.0, 0.001]}
-    assert make_method("svm").param_grid == {"kernel_width_scale": [1.0, 2.0, 0.5, 4.0, 0.25],
-                                             "C": sorted(C_GRID, reverse=True)}
+    assert make_method("svm").param_grid == {
+        "kernel_width_scale": [1.0, 2.0, 0.5, 4.0, 0.25],
+        "C": sorted(C_GRID, reverse=True),
+    }
     assert make_method("svm", kernel="cosine").param_grid == {"C": sorted(C_GRID, reverse=True)}
     assert make_method("1nn", metric="cosine").metric == "cosine"
 
@@ -354,14 +399,15 @@ def test_selection_sees_labeled_points_only(moons_small, monkeypatch, cls):
 
     monkeypatch.setattr(cls, "_fold_predictor", spy)
     est = SelectOnLabeled(cls(), {k: list(v[0]) for k, v in cls._selection.items()}).fit(X, yp)
-    (lab, y_enc, keys), = calls
+    ((lab, y_enc, keys),) = calls
     np.testing.assert_array_equal(lab, labeled)
-    np.testing.assert_array_equal(y_enc, y[labeled])       # labeled-sized, the labeled labels
+    np.testing.assert_array_equal(y_enc, y[labeled])  # labeled-sized, the labeled labels
     assert len(est.cv_results_["params"]) == len(GAMMA_GRID) ** 2 * len(WIDTH_FACTORS)
     best = est.best_estimator_
     assert best.gamma_A_ in GAMMA_GRID and best.gamma_I_ in GAMMA_GRID
-    assert best.kernel_width_ == pytest.approx(est.best_params_["kernel_width_scale"]
-                                               * median_distance(X))
+    assert best.kernel_width_ == pytest.approx(
+        est.best_params_["kernel_width_scale"] * median_distance(X)
+    )
     assert est.best_score_ == est.cv_results_["mean_test_score"].max()
 
 
@@ -392,8 +438,11 @@ def test_uninformative_cv_ties_go_to_strongest_intrinsic_regularization():
     est = make_method("laprls").fit(X, yp)
     scores = est.cv_results_["mean_test_score"]
     assert np.all(scores == scores[0])
-    assert est.best_params_ == {"gamma_I": max(GAMMA_GRID), "gamma_A": min(GAMMA_GRID),
-                                "kernel_width_scale": 1.0}
+    assert est.best_params_ == {
+        "gamma_I": max(GAMMA_GRID),
+        "gamma_A": min(GAMMA_GRID),
+        "kernel_width_scale": 1.0,
+    }
     assert est.best_estimator_.kernel_width_ == pytest.approx(median_distance(X))
 
 
@@ -405,9 +454,12 @@ def test_lapsvm_cv_solvers_agree(moons_small):
     preds = {}
     for solver in ("libsvm", "highs"):
         predict = LapSVM(cv_solver=solver)._fold_predictor(X, lab, y_enc, keys)
-        preds[solver] = [predict({"kernel_width": w, "gamma_A": gA, "gamma_I": gI},
-                                 np.arange(3, 12), np.arange(3))
-                         for w, gA, gI in [(0.4, 1e-2, 1.0), (0.8, 1e-4, 100.0), (0.2, 1.0, 0.0)]]
+        preds[solver] = [
+            predict(
+                {"kernel_width": w, "gamma_A": gA, "gamma_I": gI}, np.arange(3, 12), np.arange(3)
+            )
+            for w, gA, gI in [(0.4, 1e-2, 1.0), (0.8, 1e-4, 100.0), (0.2, 1.0, 0.0)]
+        ]
     np.testing.assert_array_equal(preds["libsvm"], preds["highs"])
 
 
@@ -422,8 +474,9 @@ def test_one_fold_labeled_protocol_trains_on_one_fold_and_validates_on_the_rest(
         seen.append((train.size, test.size))
         return np.zeros(test.size, dtype=int)
 
-    best, scores = selection.score_candidates([1, 2], predict, y_enc, n_folds=5,
-                                              protocol="one-fold-labeled")
+    best, scores = selection.score_candidates(
+        [1, 2], predict, y_enc, n_folds=5, protocol="one-fold-labeled"
+    )
     assert set(seen) == {(4, 16)}
     assert scores[0] == pytest.approx(0.5)  # half of each validation set is class 0
 
@@ -443,8 +496,8 @@ def test_deformation_basis_cache_is_lru_and_clearable(monkeypatch):
     one = sum(x.nbytes for x in a)
     monkeypatch.setattr(kd, "BASIS_CACHE_BYTES", 2 * one)
     kd.cached_deformation_basis(("b",), make, M)
-    kd.cached_deformation_basis(("a",), make, M)            # a is now the most recent
-    kd.cached_deformation_basis(("c",), make, M)            # evicts b, the least recent
+    kd.cached_deformation_basis(("a",), make, M)  # a is now the most recent
+    kd.cached_deformation_basis(("c",), make, M)  # evicts b, the least recent
     assert len(made) == 3
     kd.cached_deformation_basis(("a",), make, M)
     assert len(made) == 3
@@ -457,18 +510,21 @@ def test_deformation_basis_cache_is_lru_and_clearable(monkeypatch):
 
 # -- baselines ------------------------------------------------------------------
 
+
 def test_svm_baseline_fixed_params_is_svc_on_labeled(moons_small):
     X, y, yp, labeled, Xnew = moons_small
     est = SVMBaseline(C=10.0, kernel_width=0.5).fit(X, yp)
     svc = SVC(kernel="precomputed", C=10.0).fit(rbf_np(X[labeled], X[labeled], 0.5), y[labeled])
-    np.testing.assert_allclose(est.decision_function(Xnew),
-                               svc.decision_function(rbf_np(Xnew, X[labeled], 0.5)), atol=1e-6)
+    np.testing.assert_allclose(
+        est.decision_function(Xnew), svc.decision_function(rbf_np(Xnew, X[labeled], 0.5)), atol=1e-6
+    )
     np.testing.assert_array_equal(est.transduction_, svc.predict(rbf_np(X, X[labeled], 0.5)))
     assert est.fit_report_.solvers == ["libsvm"]
     sel = make_method("svm").fit(X, yp)
     assert sel.best_params_["C"] in C_GRID
     assert sel.best_estimator_.kernel_width_ == pytest.approx(
-        sel.best_params_["kernel_width_scale"] * median_distance(X))
+        sel.best_params_["kernel_width_scale"] * median_distance(X)
+    )
 
 
 def test_svm_baseline_fold_path_equals_generic_rule(moons_small):
@@ -497,19 +553,23 @@ def test_one_nn_is_nearest_labeled_point(moons_small):
 
 # -- validation, fallbacks, degenerate cases -----------------------------------------
 
-@pytest.mark.parametrize("est,match", [
-    (LapRLS(laplacian="random-walk"), "laplacian"),
-    (LapSVM(gamma_A=0.0), "gamma_A"),
-    (LapSVM(gamma_I=-1.0), "gamma_I"),
-    (LapSVM(kernel_width="wide"), "kernel_width"),
-    (LapRLS(kernel_width_scale=0.0), "kernel_width_scale"),
-    (LapRLS(laplacian_degree=1.5), "laplacian_degree"),
-    (LapRLS(kernel_type="poly"), "kernel_type"),
-    (LapSVM(cv_solver="cvxopt"), "cv_solver"),
-    (SVMBaseline(C=0.0), "C"),
-    (SVMBaseline(kernel="poly"), "kernel"),
-    (OneNN(metric="hamming"), "metric"),
-])
+
+@pytest.mark.parametrize(
+    "est,match",
+    [
+        (LapRLS(laplacian="random-walk"), "laplacian"),
+        (LapSVM(gamma_A=0.0), "gamma_A"),
+        (LapSVM(gamma_I=-1.0), "gamma_I"),
+        (LapSVM(kernel_width="wide"), "kernel_width"),
+        (LapRLS(kernel_width_scale=0.0), "kernel_width_scale"),
+        (LapRLS(laplacian_degree=1.5), "laplacian_degree"),
+        (LapRLS(kernel_type="poly"), "kernel_type"),
+        (LapSVM(cv_solver="cvxopt"), "cv_solver"),
+        (SVMBaseline(C=0.0), "C"),
+        (SVMBaseline(kernel="poly"), "kernel"),
+        (OneNN(metric="hamming"), "metric"),
+    ],
+)
 def test_invalid_parameter_rejected_before_any_computation(moons_small, monkeypatch, est, match):
     X, y, yp, labeled, _ = moons_small
 
@@ -526,8 +586,9 @@ def test_invalid_parameter_rejected_before_any_computation(moons_small, monkeypa
         est.fit(X, yp)
 
 
-@pytest.mark.parametrize("est", [LapRLS(), LapSVM(), SVMBaseline(), OneNN()],
-                         ids=lambda e: type(e).__name__)
+@pytest.mark.parametrize(
+    "est", [LapRLS(), LapSVM(), SVMBaseline(), OneNN()], ids=lambda e: type(e).__name__
+)
 def test_data_errors_fail_the_sklearn_way(moons_small, est):
     X, y, yp, labeled, _ = moons_small
     with pytest.raises(ValueError, match="inconsistent numbers of samples"):
@@ -551,10 +612,13 @@ def test_graph_precomputed_is_refused(moons_small):
         LapRLS(graph="precomputed").fit(W, yp)
 
 
-@pytest.mark.parametrize("message,reason", [
-    ("HiGHS ended with status Time limit reached", "time limit 10 s"),
-    ("HiGHS ended with status Solve error", "HiGHS error: HiGHS ended with status Solve error"),
-])
+@pytest.mark.parametrize(
+    "message,reason",
+    [
+        ("HiGHS ended with status Time limit reached", "time limit 10 s"),
+        ("HiGHS ended with status Solve error", "HiGHS error: HiGHS ended with status Solve error"),
+    ],
+)
 def test_forced_fallback_is_reported(moons_small, monkeypatch, message, reason):
     """HiGHS failing on the dual (11.8): libsvm answers, and the fit report says why."""
     X, y, yp, labeled, _ = moons_small
@@ -586,7 +650,8 @@ def test_constant_prediction_is_reported_degenerate(moons_small):
         est = cls(gamma_A=1e3, gamma_I=0.0, kernel_width=100.0).fit(X, yp)
         assert np.unique(est.transduction_).size == 1
         assert est.fit_report_.degenerate == [
-            "degenerate: constant prediction: every unlabeled point gets class 0"]
+            "degenerate: constant prediction: every unlabeled point gets class 0"
+        ]
     good = LapRLS(gamma_A=1e-2, gamma_I=1.0, kernel_width=0.4).fit(X, moons_small[2])
     assert good.fit_report_.degenerate == []
 
@@ -601,6 +666,7 @@ def test_one_class_ovr_problem_is_noted():
 
 
 # -- a UCI set (mirror) -----------------------------------------------------------
+
 
 def test_heart_selected_fit_is_sensible(data_mirror):
     from sskernels.data import load_dataset
@@ -639,8 +705,9 @@ def test_mean_norm_width_is_the_mean_row_norm():
     yp[[0, 1, 2, 3]] = y[[0, 1, 2, 3]]
     est = LapRLS(gamma_A=1e-2, gamma_I=1.0, kernel_width="mean-norm").fit(X, yp)
     assert est.kernel_width_ == pytest.approx(np.linalg.norm(X, axis=1).mean())
-    half = LapRLS(gamma_A=1e-2, gamma_I=1.0, kernel_width="mean-norm",
-                  kernel_width_scale=0.5).fit(X, yp)
+    half = LapRLS(gamma_A=1e-2, gamma_I=1.0, kernel_width="mean-norm", kernel_width_scale=0.5).fit(
+        X, yp
+    )
     assert half.kernel_width_ == pytest.approx(0.5 * est.kernel_width_)
 
 
@@ -650,8 +717,7 @@ def test_linear_kernel_has_no_width(moons_small):
     assert est.kernel_width_ is None
     # f(x) = <w, x> + b with w = X^T alpha (Sec. 11.5)
     w = X.T @ est.alpha_
-    np.testing.assert_allclose(est.decision_function(Xnew), Xnew @ w + est.intercept_,
-                               atol=1e-10)
+    np.testing.assert_allclose(est.decision_function(Xnew), Xnew @ w + est.intercept_, atol=1e-10)
 
 
 def test_libsvm_fallback_solves_the_same_dual():
@@ -688,8 +754,14 @@ def test_oracle_fast_path_through_the_deformed_kernel_equals_every_fit(name, mon
     lab = np.random.default_rng(3).choice(len(y), 20, replace=False)
     yp = np.full(len(y), -1)
     yp[lab] = y[lab]
-    est = make_method(name, n_neighbors=6, weights="hein-maier", gamma_A=[1e-2, 1e-4, 1.0],
-                      gamma_I=[1.0, 1e-2, 0.0], kernel_width_scale=[1.0, 0.25])
+    est = make_method(
+        name,
+        n_neighbors=6,
+        weights="hein-maier",
+        gamma_A=[1e-2, 1e-4, 1.0],
+        gamma_I=[1.0, 1e-2, 0.0],
+        kernel_width_scale=[1.0, 0.25],
+    )
     base, grid = oracle.flatten(est)
     fast = base._transduction_predictor(X, yp, tuple(grid))
     assert fast is not None

@@ -33,7 +33,7 @@ def test_tsk_lp_memo_solves_each_lp_once_and_hands_out_copies(monkeypatch):
     monkeypatch.setattr(spectral, "solve_lp", counting)
     lam, V_L, y = _lp_instance(0)
     mu1, xi1, obj1 = spectral.tsk_linear_program(lam, V_L, y, 2.0, 0.5)
-    mu1[:] = -1.0                                       # a caller's change stays its own
+    mu1[:] = -1.0  # a caller's change stays its own
     mu2, xi2, obj2 = spectral.tsk_linear_program(lam, V_L.copy(), y.copy(), 2.0, 0.5)
     assert len(calls) == 1 and obj1 == obj2 and np.all(mu2 >= 0)
     # any change of an input is another LP
@@ -52,14 +52,19 @@ def test_memoized_tsk_lp_optimum_equals_linprog(seed):
     lam, V_L, y = _lp_instance(seed)
     beta, eta = 0.7, 2.0
     spectral.tsk_linear_program(lam, V_L, y, eta, beta)
-    mu, xi, obj = spectral.tsk_linear_program(lam, V_L, y, eta, beta)   # from the memo
+    mu, xi, obj = spectral.tsk_linear_program(lam, V_L, y, eta, beta)  # from the memo
     m, l = lam.size, y.size
     T = spectral.tsk_constraint_matrix(V_L, y)
     G = spectral.decay_matrix(m, eta, 0).toarray()
     A = np.block([[T, np.eye(l)], [G, np.zeros((G.shape[0], l))]])
     b = np.concatenate([np.ones(l), np.zeros(G.shape[0])])
-    ref = linprog(np.concatenate([lam, np.full(l, beta)]), A_ub=-A, b_ub=-b,
-                  bounds=[(0, None)] * (m + l), method="highs-ipm")
+    ref = linprog(
+        np.concatenate([lam, np.full(l, beta)]),
+        A_ub=-A,
+        b_ub=-b,
+        bounds=[(0, None)] * (m + l),
+        method="highs-ipm",
+    )
     assert ref.status == 0
     assert obj == pytest.approx(ref.fun, rel=1e-7, abs=1e-9)
     assert lam @ mu + beta * xi.sum() == pytest.approx(ref.fun, rel=1e-7, abs=1e-9)
@@ -73,14 +78,17 @@ def test_content_key_sees_values_shapes_and_scalars():
     assert content_key(a, True) == content_key(a, 1.0)
 
 
-@pytest.mark.parametrize("y", [
-    np.array([1.0, -1.0, -1.0, 1.0, -1.0]),
-    np.array([-1.0, -1.0, -1.0, -1.0]),                   # one class: unique's path
-    np.array([1.0, -1.0, 0.0]),                          # not +-1: unique's path
-    np.array([2, 0, 2, 1]),
-    np.array(["b", "a", "b"]),
-    np.array([1.0, -1.0, np.nan]),
-])
+@pytest.mark.parametrize(
+    "y",
+    [
+        np.array([1.0, -1.0, -1.0, 1.0, -1.0]),
+        np.array([-1.0, -1.0, -1.0, -1.0]),  # one class: unique's path
+        np.array([1.0, -1.0, 0.0]),  # not +-1: unique's path
+        np.array([2, 0, 2, 1]),
+        np.array(["b", "a", "b"]),
+        np.array([1.0, -1.0, np.nan]),
+    ],
+)
 def test_encoding_equals_numpy_unique(y):
     classes, idx = libsvm._encode(y)
     ref_classes, ref_idx = np.unique(y, return_inverse=True)
@@ -99,8 +107,9 @@ def test_binary_fit_through_the_shortcut_equals_svc_bit_for_bit():
     K_te = rng.normal(size=(7, 4)) @ X.T
     ours = libsvm.fit_precomputed(K, y, 3.0).binary_decision(K_te)
     svc = SVC(kernel="precomputed", C=3.0).fit(K, y)
-    np.testing.assert_array_equal(ours, K_te[:, svc.support_] @ svc.dual_coef_[0]
-                                  + svc.intercept_[0])
+    np.testing.assert_array_equal(
+        ours, K_te[:, svc.support_] @ svc.dual_coef_[0] + svc.intercept_[0]
+    )
 
 
 def test_score_candidates_with_folds_once_matches_the_long_way():
@@ -133,13 +142,17 @@ def test_tsk_lp_matrix_equals_the_stacked_blocks_entry_for_entry(seed):
     rng = np.random.default_rng(seed)
     lam, V_L, y = _lp_instance(seed, l=int(rng.integers(2, 30)), m=int(rng.integers(1, 12)))
     T = spectral.tsk_constraint_matrix(V_L, y)
-    T[rng.random(T.shape) < 0.2] = 0.0                  # exact zeros are left out by both
+    T[rng.random(T.shape) < 0.2] = 0.0  # exact zeros are left out by both
     l, m = T.shape
     for skip in (0, 1, m):
         for eta in (2.0, 1.5):
             gamma = spectral.decay_matrix(m, eta, skip)
-            ref = sp.vstack([sp.hstack([sp.csr_matrix(T), sp.identity(l)]),
-                             sp.hstack([gamma, sp.csr_matrix((gamma.shape[0], l))])]).tocsc()
+            ref = sp.vstack(
+                [
+                    sp.hstack([sp.csr_matrix(T), sp.identity(l)]),
+                    sp.hstack([gamma, sp.csr_matrix((gamma.shape[0], l))]),
+                ]
+            ).tocsc()
             A = spectral.tsk_lp_matrix(T, eta, skip)
             assert A.shape == ref.shape
             np.testing.assert_array_equal(A.indptr, ref.indptr)
@@ -154,12 +167,16 @@ def _chain_generators_by_rows(A, m):
     A = sp.csr_matrix(A)
     links = set()
     for r in range(A.shape[0]):
-        cols = A.indices[A.indptr[r]:A.indptr[r + 1]]
-        vals = A.data[A.indptr[r]:A.indptr[r + 1]]
+        cols = A.indices[A.indptr[r] : A.indptr[r + 1]]
+        vals = A.data[A.indptr[r] : A.indptr[r + 1]]
         order = np.argsort(cols)
         cols, vals = cols[order], vals[order]
-        if (cols.size != 2 or cols[1] != cols[0] + 1 or not vals[0] > 0
-                or not np.isclose(vals[1], -vals[0], rtol=1e-12, atol=0.0)):
+        if (
+            cols.size != 2
+            or cols[1] != cols[0] + 1
+            or not vals[0] > 0
+            or not np.isclose(vals[1], -vals[0], rtol=1e-12, atol=0.0)
+        ):
             return None
         links.add(int(cols[0]))
     B = np.zeros((m, m))
@@ -167,7 +184,7 @@ def _chain_generators_by_rows(A, m):
         start = k
         while start - 1 in links:
             start -= 1
-        B[start:k + 1, k] = 1.0
+        B[start : k + 1, k] = 1.0
     return B
 
 
@@ -183,21 +200,21 @@ def test_vectorized_chain_generators_equal_the_row_by_row_reading(seed):
     scale = rng.uniform(0.5, 3.0, size=starts.size)
     rows, cols, vals = [], [], []
     for r, (t, c) in enumerate(zip(starts, scale)):
-        first = rng.random() < 0.5                       # entries in either order
+        first = rng.random() < 0.5  # entries in either order
         pairs = [(t, c), (t + 1, -c)] if first else [(t + 1, -c), (t, c)]
         for col, val in pairs:
             rows.append(r), cols.append(col), vals.append(val)
     vals = np.array(vals, dtype=float)
     kind = seed % 5
     if kind == 1:
-        vals[0] *= 1 + 1e-6                              # not a link: -c off by 1e-6
+        vals[0] *= 1 + 1e-6  # not a link: -c off by 1e-6
     elif kind == 2:
-        vals = -vals                                     # -c first: not a link
+        vals = -vals  # -c first: not a link
     elif kind == 3:
         cols[-1] = min(cols[-1] + 2, m - 1) if cols[-1] + 2 < m else max(cols[-1] - 3, 0)
     A = sp.coo_matrix((vals, (rows, cols)), shape=(starts.size, m)).tocsr()
     if kind == 4:
-        A = sp.vstack([A, sp.csr_matrix(np.eye(1, m))]).tocsr()   # a one-entry row
+        A = sp.vstack([A, sp.csr_matrix(np.eye(1, m))]).tocsr()  # a one-entry row
     got, ref = chain_generators(A, m), _chain_generators_by_rows(A, m)
     if ref is None:
         assert got is None
@@ -214,20 +231,21 @@ def test_intrinsic_product_dense_when_full_sparse_when_sparse():
     n = 60
     L = sp.random(n, n, density=0.05, random_state=1, format="csr")
     L = L + L.T
-    full = (L @ L @ L @ L).tocsr()                       # fills in
+    full = (L @ L @ L @ L).tocsr()  # fills in
     assert full.nnz >= D.DENSE_FRACTION * n * n and L.nnz < D.DENSE_FRACTION * n * n
     K = rng.normal(size=(n, 7))
     for M in (L, full):
-        np.testing.assert_allclose(D.intrinsic_product(M, K), M.toarray() @ K,
-                                   rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(
+            D.intrinsic_product(M, K), M.toarray() @ K, rtol=1e-12, atol=1e-12
+        )
     D.intrinsic_product(full, K)
-    dense = D._DENSE[id(full)][1]                        # converted once, read-only
+    dense = D._DENSE[id(full)][1]  # converted once, read-only
     assert not dense.flags.writeable
     D.intrinsic_product(full, K)
     assert D._DENSE[id(full)][1] is dense
-    assert id(L) not in D._DENSE                          # the sparse one is not densified
+    assert id(L) not in D._DENSE  # the sparse one is not densified
     key = id(full)
-    del full, M                                           # the copy goes with its matrix
+    del full, M  # the copy goes with its matrix
     import gc
 
     gc.collect()
@@ -259,15 +277,15 @@ def test_lru_bounds_entries_and_bytes_and_keeps_the_newest():
     lru = LRU(3)
     for k in "abcd":
         lru.store(k, np.zeros(10))
-    assert list(lru) == ["b", "c", "d"]                 # size bound, oldest out
+    assert list(lru) == ["b", "c", "d"]  # size bound, oldest out
     assert lru.lookup("b") is not None and list(lru) == ["c", "d", "b"]
-    lru = LRU(8, max_bytes=250)                          # 100-byte values: 2 fit
+    lru = LRU(8, max_bytes=250)  # 100-byte values: 2 fit
     for k in "abc":
         lru.store(k, np.zeros(100, dtype=np.uint8))
     assert list(lru) == ["b", "c"] and lru.nbytes() == 200
-    big = np.zeros(1000, dtype=np.uint8)                 # over the bound alone: kept alone
+    big = np.zeros(1000, dtype=np.uint8)  # over the bound alone: kept alone
     assert lru.store("d", big) is big and list(lru) == ["d"]
-    lru.store("e", 3.0)                                  # "d" alone is over: dropped
-    assert list(lru) == ["e"] and lru.nbytes() == 0      # no nbytes: weighs 0
+    lru.store("e", 3.0)  # "d" alone is over: dropped
+    assert list(lru) == ["e"] and lru.nbytes() == 0  # no nbytes: weighs 0
     lru.store("f", np.zeros(100, dtype=np.uint8))
     assert list(lru) == ["e", "f"]

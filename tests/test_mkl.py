@@ -32,8 +32,9 @@ def partial(y, labeled):
 
 def ref_kernels(A, B, widths, degrees):
     """Independent base kernels: sklearn's rbf (gamma = 1/(2 sigma^2)), poly (gamma=1, coef0=1)."""
-    return ([rbf_kernel(A, B, gamma=1.0 / (2.0 * s**2)) for s in widths]
-            + [polynomial_kernel(A, B, degree=q, gamma=1.0, coef0=1.0) for q in degrees])
+    return [rbf_kernel(A, B, gamma=1.0 / (2.0 * s**2)) for s in widths] + [
+        polynomial_kernel(A, B, degree=q, gamma=1.0, coef0=1.0) for q in degrees
+    ]
 
 
 def ref_normalized(XL, widths, degrees):
@@ -126,17 +127,26 @@ def test_returned_d_minimizes_J(cancer):
 def test_gradient_matches_finite_differences(n_classes):
     rng = np.random.default_rng(5)
     X = rng.normal(size=(30, 4))
-    y = np.digitize(X[:, 0] + 0.5 * X[:, 1] + 0.5 * rng.normal(size=30),
-                    np.quantile(X[:, 0], np.linspace(0, 1, n_classes + 1)[1:-1]))
+    y = np.digitize(
+        X[:, 0] + 0.5 * X[:, 1] + 0.5 * rng.normal(size=30),
+        np.quantile(X[:, 0], np.linspace(0, 1, n_classes + 1)[1:-1]),
+    )
     Ks = ref_normalized(X, (0.5, 2.0, 5.0), (1, 2))
     C, d = 5.0, np.array([0.3, 0.2, 0.1, 0.25, 0.15])
-    Y = (np.where(y == 1, 1.0, -1.0)[None] if n_classes == 2
-         else np.where(y[None] == np.arange(n_classes)[:, None], 1.0, -1.0))
+    Y = (
+        np.where(y == 1, 1.0, -1.0)[None]
+        if n_classes == 2
+        else np.where(y[None] == np.arange(n_classes)[:, None], 1.0, -1.0)
+    )
     sol = svm_solution(np.tensordot(d, Ks, 1), Y, C, svm_tol=1e-10)
     grad = mkl_gradient(Ks, sol.beta)
     h = 1e-5
-    fd = np.array([(ref_J_total(Ks, d + h * e, y, C) - ref_J_total(Ks, d - h * e, y, C)) / (2 * h)
-                   for e in np.eye(len(d))])
+    fd = np.array(
+        [
+            (ref_J_total(Ks, d + h * e, y, C) - ref_J_total(Ks, d - h * e, y, C)) / (2 * h)
+            for e in np.eye(len(d))
+        ]
+    )
     np.testing.assert_allclose(grad, fd, rtol=1e-4)
     assert np.all(grad < 0)
 
@@ -163,9 +173,10 @@ def test_informative_kernel_among_noise_kernels():
     rng = np.random.default_rng(1)
     Z = rng.normal(size=(200, 6))
     yy = np.where(Z[:, 0] > 0, 1.0, -1.0)
-    Ks = np.array([np.outer(Z[:, 0], Z[:, 0])]
-                  + [rbf_kernel(Z[:, [j]], gamma=1 / (2 * s**2)) for j in range(1, 6)
-                     for s in (0.3, 1.0)])
+    Ks = np.array(
+        [np.outer(Z[:, 0], Z[:, 0])]
+        + [rbf_kernel(Z[:, [j]], gamma=1 / (2 * s**2)) for j in range(1, 6) for s in (0.3, 1.0)]
+    )
     tr, te = np.arange(100), np.arange(100, 200)
     scale = 1 / np.einsum("mii->m", Ks[:, tr][:, :, tr])
     Kn = Ks * scale[:, None, None]
@@ -289,9 +300,16 @@ def test_one_labeled_class_and_bad_parameters_are_refused():
     with pytest.raises(ValueError, match="at least 2 classes"):
         SimpleMKL().fit(X, yp)
     yp[2] = 5
-    for bad in (dict(C="auto"), dict(C=-1.0), dict(tol=0.0), dict(max_iter=-1),
-                dict(line_search_tol=2.0), dict(gaussian_widths=(), poly_degrees=()),
-                dict(gaussian_widths=(1.0, -2.0)), dict(poly_degrees=(1.5,))):
+    for bad in (
+        dict(C="auto"),
+        dict(C=-1.0),
+        dict(tol=0.0),
+        dict(max_iter=-1),
+        dict(line_search_tol=2.0),
+        dict(gaussian_widths=(), poly_degrees=()),
+        dict(gaussian_widths=(1.0, -2.0)),
+        dict(poly_degrees=(1.5,)),
+    ):
         with pytest.raises(ValueError):
             SimpleMKL(**bad).fit(X, yp)
 

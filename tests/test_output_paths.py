@@ -12,8 +12,11 @@ from sskernels.errors import SpecError
 from sskernels.experiment.records import OUTPUT_MARKER, claim_output
 from sskernels.spec import parse_spec
 
-BASE = {"dataset": "sklearn-wine", "methods": ["harmonic"],
-        "splits": {"n_splits": 1, "n_labeled": 20}}
+BASE = {
+    "dataset": "sklearn-wine",
+    "methods": ["harmonic"],
+    "splits": {"n_splits": 1, "n_labeled": 20},
+}
 
 
 def _sskernels(*args, cwd):
@@ -34,16 +37,23 @@ def test_names_with_path_separators_are_refused(tmp_path, name):
         parse_spec({**BASE, "name": name}, tmp_path / "s.yaml")
 
 
-@pytest.mark.parametrize("make_output", [
-    lambda tmp: "/proc/sskernels-x",                           # cannot be created
-    lambda tmp: (tmp / "afile").write_text("x") and str(tmp / "afile"),   # a regular file
-    lambda tmp: str(tmp / ("a" * 5000)),                       # a name too long
-], ids=["proc", "file", "long"])
+@pytest.mark.parametrize(
+    "make_output",
+    [
+        lambda tmp: "/proc/sskernels-x",  # cannot be created
+        lambda tmp: (tmp / "afile").write_text("x") and str(tmp / "afile"),  # a regular file
+        lambda tmp: str(tmp / ("a" * 5000)),  # a name too long
+    ],
+    ids=["proc", "file", "long"],
+)
 def test_unusable_output_is_one_line_exit_2_before_any_work(tmp_path, make_output):
     out = make_output(tmp_path)
     spec = tmp_path / "s.yaml"
-    spec.write_text(f"dataset: no-need-to-load\nmethods: [harmonic]\noutput: {out}\n"
-                    .replace("no-need-to-load", "sklearn-wine"))
+    spec.write_text(
+        f"dataset: no-need-to-load\nmethods: [harmonic]\noutput: {out}\n".replace(
+            "no-need-to-load", "sklearn-wine"
+        )
+    )
     r = _sskernels("run", spec, "--no-progress", cwd=tmp_path)
     assert r.returncode == 2, r.stderr
     lines = r.stderr.strip().splitlines()
@@ -67,7 +77,7 @@ def test_own_folder_is_marked_and_reused(tmp_path):
     path = claim_output(spec)
     assert (path / OUTPUT_MARKER).is_file()
     (path / "summary.csv").write_text("ours\n")
-    assert claim_output(spec) == path                  # marked: ours to write again
+    assert claim_output(spec) == path  # marked: ours to write again
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only folders")

@@ -24,20 +24,29 @@ REPO = Path(__file__).resolve().parents[1]
 def pyproject():
     try:
         import tomllib
-    except ModuleNotFoundError:         # Python 3.10
-        tomllib = pytest.importorskip("tomli", reason="reading pyproject.toml needs tomli "
-                                                      "before Python 3.11")
+    except ModuleNotFoundError:  # Python 3.10
+        tomllib = pytest.importorskip(
+            "tomli", reason="reading pyproject.toml needs tomli before Python 3.11"
+        )
     return tomllib.loads((REPO / "pyproject.toml").read_text())
-CONFIGS = sorted(p.relative_to(REPO / "configs").as_posix()
-                 for p in (REPO / "configs").rglob("*.yaml"))
+
+
+CONFIGS = sorted(
+    p.relative_to(REPO / "configs").as_posix() for p in (REPO / "configs").rglob("*.yaml")
+)
 
 
 def test_pyproject_lists_every_package_and_maps_the_configs():
     tool = pyproject()["tool"]["setuptools"]
-    on_disk = {".".join(p.parent.relative_to(REPO).parts)
-               for p in (REPO / "sskernels").rglob("__init__.py")}
-    folders = {f"sskernels.configs.{d.name}" for d in (REPO / "configs").iterdir()
-               if d.is_dir() and d.name.isidentifier()}
+    on_disk = {
+        ".".join(p.parent.relative_to(REPO).parts)
+        for p in (REPO / "sskernels").rglob("__init__.py")
+    }
+    folders = {
+        f"sskernels.configs.{d.name}"
+        for d in (REPO / "configs").iterdir()
+        if d.is_dir() and d.name.isidentifier()
+    }
     assert set(tool["packages"]) == on_disk | {"sskernels.configs"} | folders
     assert tool["package-dir"] == {"sskernels.configs": "configs"}
     assert set(tool["package-data"]["sskernels.configs"]) == {"*.yaml", "**/*.yaml"}
@@ -49,8 +58,9 @@ def test_the_packaged_specs_are_the_repositorys_configs():
 
 
 @pytest.mark.parametrize("name", CONFIGS)
-def test_every_packaged_spec_loads_with_its_output_under_the_current_directory(name, tmp_path,
-                                                                            monkeypatch):
+def test_every_packaged_spec_loads_with_its_output_under_the_current_directory(
+    name, tmp_path, monkeypatch
+):
     """Every paper spec passes the spec's checks (its paper rows included) and, taken as a
     packaged spec, writes under the current directory where the repository's copy writes
     under the repository (``configs/X/../../results/...`` -> ``./results/...``)."""
@@ -76,15 +86,24 @@ def installed_wheel(tmp_path_factory):
     shutil.copytree(REPO / "sskernels", src / "sskernels", ignore=ignore)
     shutil.copytree(REPO / "configs", src / "configs", ignore=ignore)
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check"]
-    built = subprocess.run([*pip, "wheel", "--no-deps", "-q", "-w", str(tmp / "dist"),
-                            str(src)], capture_output=True, text=True, timeout=300)
+    built = subprocess.run(
+        [*pip, "wheel", "--no-deps", "-q", "-w", str(tmp / "dist"), str(src)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     if built.returncode != 0:
         reason = (built.stderr.strip().splitlines() or ["unknown"])[-1]
-        pytest.skip(f"cannot build a wheel here (no package index for the build "
-                    f"environment?): {reason}")
+        pytest.skip(
+            f"cannot build a wheel here (no package index for the build environment?): {reason}"
+        )
     wheel = next((tmp / "dist").glob("sskernels-*.whl"))
-    res = subprocess.run([*pip, "install", "-q", "--no-deps", "--target", str(tmp / "site"),
-                          str(wheel)], capture_output=True, text=True, timeout=300)
+    res = subprocess.run(
+        [*pip, "install", "-q", "--no-deps", "--target", str(tmp / "site"), str(wheel)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert res.returncode == 0, res.stderr
     outside = tmp / "outside"
     outside.mkdir()
@@ -96,8 +115,9 @@ def installed_wheel(tmp_path_factory):
 def test_the_wheel_holds_every_packaged_spec(installed_wheel):
     with zipfile.ZipFile(installed_wheel["wheel"]) as z:
         names = z.namelist()
-    shipped = sorted(n[len("sskernels/configs/"):] for n in names
-                     if n.startswith("sskernels/configs/"))
+    shipped = sorted(
+        n[len("sskernels/configs/") :] for n in names if n.startswith("sskernels/configs/")
+    )
     assert shipped == CONFIGS
     assert "sskernels/paper_tables/liu2009_table3_uci_transductive_accuracy.csv" in names
     assert "sskernels/spec_params.py" in names and "sskernels/user_methods.py" in names
@@ -105,18 +125,38 @@ def test_the_wheel_holds_every_packaged_spec(installed_wheel):
 
 def test_the_installed_wheel_runs_from_outside_the_repository(installed_wheel):
     w = installed_wheel
-    probe = ("import sskernels, sskernels.spec_params as s; "
-             "print(sskernels.__file__); print(s.packaged_root()); print(len(s.packaged_specs()))")
-    res = subprocess.run([sys.executable, "-c", probe], env=w["env"], cwd=w["cwd"],
-                         capture_output=True, text=True, timeout=120)
+    probe = (
+        "import sskernels, sskernels.spec_params as s; "
+        "print(sskernels.__file__); print(s.packaged_root()); print(len(s.packaged_specs()))"
+    )
+    res = subprocess.run(
+        [sys.executable, "-c", probe],
+        env=w["env"],
+        cwd=w["cwd"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert res.returncode == 0, res.stderr
     module, root, n = res.stdout.split()
     assert Path(module).is_relative_to(w["site"]) and Path(root) == w["site"] / "sskernels/configs"
     assert int(n) == len(CONFIGS)
-    res = subprocess.run([sys.executable, "-m", "sskernels", "--version"], env=w["env"],
-                         cwd=w["cwd"], capture_output=True, text=True, timeout=120)
+    res = subprocess.run(
+        [sys.executable, "-m", "sskernels", "--version"],
+        env=w["env"],
+        cwd=w["cwd"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     version = pyproject()["project"]["version"]
     assert (res.returncode, res.stdout) == (0, f"sskernels {version}\n"), res.stderr
-    res = subprocess.run([sys.executable, "-m", "sskernels", "get-configs", "--list"],
-                         env=w["env"], cwd=w["cwd"], capture_output=True, text=True, timeout=120)
+    res = subprocess.run(
+        [sys.executable, "-m", "sskernels", "get-configs", "--list"],
+        env=w["env"],
+        cwd=w["cwd"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert res.returncode == 0 and res.stdout.split() == CONFIGS, res.stderr

@@ -37,11 +37,13 @@ def _forbid(monkeypatch, module, name):
 def test_lapsvm_bases_for_every_width_are_precomputed(wine_split, monkeypatch):
     X, yp = wine_split
     deformed.clear_cache()
-    est = make_method("lapsvm", **GRAPH)             # selects width scale, gamma_A, gamma_I
+    est = make_method("lapsvm", **GRAPH)  # selects width scale, gamma_A, gamma_I
     est.precompute(X)
-    assert len(shared_items()['sskernels.kernels.deformed']) == 5          # one basis per width factor of the grid
+    assert (
+        len(shared_items()['sskernels.kernels.deformed']) == 5
+    )  # one basis per width factor of the grid
     _forbid(monkeypatch, deformed, "deformation_basis")
-    est.fit(X, yp)                                   # the fold fits only read the bases
+    est.fit(X, yp)  # the fold fits only read the bases
     assert est.best_params_["kernel_width_scale"] in (0.25, 0.5, 1.0, 2.0, 4.0)
 
 

@@ -21,8 +21,7 @@ from sklearn.utils._param_validation import InvalidParameterError
 import sskernels.learners.propagation as prop
 from sskernels.graph import KNNGraph
 from sskernels.learners import Consistency, HarmonicFunction
-from sskernels.solvers.cg import (amg_preconditioner, cg_solve, have_pyamg,
-                                  jacobi_preconditioner)
+from sskernels.solvers.cg import amg_preconditioner, cg_solve, have_pyamg, jacobi_preconditioner
 
 TOL = 1e-6
 
@@ -40,8 +39,9 @@ def _partial(y, n_lab, seed=0, among=None):
 
 
 def _blobs(n=400, centers=2, d=5, seed=0, std=2.0):
-    X, y = make_blobs(n_samples=n, n_features=d, centers=centers, cluster_std=std,
-                      random_state=seed)
+    X, y = make_blobs(
+        n_samples=n, n_features=d, centers=centers, cluster_std=std, random_state=seed
+    )
     return X, y
 
 
@@ -73,6 +73,7 @@ IDS = [c[0] for c in CASES]
 def _no_lu(monkeypatch):
     def boom(*a, **k):
         raise AssertionError("the CG path called the sparse LU")
+
     monkeypatch.setattr(prop, "splu", boom)
 
 
@@ -118,11 +119,13 @@ def test_orphan_component_handling_is_the_same():
     for cls in (HarmonicFunction, Consistency):
         m = cls(graph=KNNGraph(n_neighbors=5), solver="cg").fit(X, yp)
         _, comp = connected_components(m.graph_.W, directed=False)
-        assert not np.isin(comp[orphan], comp[:240]).any()     # really an orphan component
+        assert not np.isin(comp[orphan], comp[:240]).any()  # really an orphan component
         C_L = np.eye(3)[np.searchsorted(m.classes_, yp[yp != -1])]
         np.testing.assert_array_equal(m.scores_[orphan], np.tile(C_L.mean(axis=0), (60, 1)))
-        assert any("60 points in graph components without a labeled point" in n
-                   for n in m.fit_report_.degenerate)
+        assert any(
+            "60 points in graph components without a labeled point" in n
+            for n in m.fit_report_.degenerate
+        )
 
 
 @pytest.mark.parametrize("cls", [HarmonicFunction, Consistency])
@@ -132,8 +135,9 @@ def test_cg_solve_is_recorded(cls):
     assert m.fit_report_.solvers == ["cg"] and m.fit_report_.fallbacks == []
     stats = m.solve_info_.stats
     c = m.classes_.size
-    assert len(stats["iterations"]) == c and all(1 <= k <= prop.CG_MAXITER
-                                                  for k in stats["iterations"])
+    assert len(stats["iterations"]) == c and all(
+        1 <= k <= prop.CG_MAXITER for k in stats["iterations"]
+    )
     np.testing.assert_array_equal(m.n_iter_, stats["iterations"])
     assert len(stats["relative_residual"]) == c
     assert max(stats["relative_residual"]) <= 10 * prop.CG_RTOL
@@ -143,7 +147,7 @@ def test_cg_solve_is_recorded(cls):
     import json
 
     rec = json.loads(json.dumps(m.fit_report_.as_dict()))
-    (what, kept), = rec["stats"].items()
+    ((what, kept),) = rec["stats"].items()
     assert kept["iterations"] == list(m.n_iter_) and kept["preconditioner"] == "jacobi"
 
 
@@ -200,8 +204,7 @@ def test_polish_cap_is_a_fallback(monkeypatch):
     W, yp = _path()
     monkeypatch.setattr(prop, "CG_MAXITER", 3)
     m = Consistency(graph="precomputed", alpha=0.1, solver="cg").fit(W, yp)
-    assert any("polish" in n and "not converged in 3 sweeps" in n
-               for n in m.fit_report_.fallbacks)
+    assert any("polish" in n and "not converged in 3 sweeps" in n for n in m.fit_report_.fallbacks)
 
 
 @pytest.mark.parametrize("cls", [HarmonicFunction, Consistency])
@@ -215,10 +218,10 @@ def test_auto_switches_at_the_threshold(cls, monkeypatch):
     direct = cls(graph=KNNGraph(n_neighbors=5), solver="direct").fit(X, yp)
     np.testing.assert_array_equal(auto.scores_, direct.scores_)
     assert auto.fit_report_.solvers == [] and auto.n_iter_ is None
-    assert "stats" not in auto.fit_report_.as_dict()          # direct records unchanged
-    monkeypatch.setattr(prop, "DIRECT_MAX_N", n)           # n <= threshold: still direct
+    assert "stats" not in auto.fit_report_.as_dict()  # direct records unchanged
+    monkeypatch.setattr(prop, "DIRECT_MAX_N", n)  # n <= threshold: still direct
     assert cls(graph=KNNGraph(n_neighbors=5)).fit(X, yp).solver_ == "direct"
-    monkeypatch.setattr(prop, "DIRECT_MAX_N", n - 1)       # n > threshold: CG
+    monkeypatch.setattr(prop, "DIRECT_MAX_N", n - 1)  # n > threshold: CG
     _no_lu(monkeypatch)
     switched = cls(graph=KNNGraph(n_neighbors=5)).fit(X, yp)
     assert switched.solver_ == "cg" and switched.fit_report_.solvers == ["cg"]
@@ -271,18 +274,19 @@ def test_cg_path_forms_nothing_dense_n_by_n(cls):
 
 # ------------------------------------------------------------------------- cg_solve API
 
+
 def _spd(n=60, seed=0):
     rng = np.random.default_rng(seed)
     A = sp.random(n, n, density=0.1, random_state=seed)
     A = (A + A.T) * 0.5
-    A = A + sp.diags(np.abs(A).sum(axis=1).A1 + rng.uniform(1, 50, n))   # SPD, bad scaling
+    A = A + sp.diags(np.abs(A).sum(axis=1).A1 + rng.uniform(1, 50, n))  # SPD, bad scaling
     return A.tocsr(), rng.normal(size=(n, 3))
 
 
 def test_cg_solve_takes_a_sparse_matrix_and_a_preconditioner():
     A, B = _spd()
     ref = np.linalg.solve(A.toarray(), B)
-    X0, i0 = cg_solve(lambda v: A @ v, B, rtol=1e-12)          # the callable API, unchanged
+    X0, i0 = cg_solve(lambda v: A @ v, B, rtol=1e-12)  # the callable API, unchanged
     X1, i1 = cg_solve(A, B, rtol=1e-12, M=jacobi_preconditioner(A), preconditioner="jacobi")
     for X in (X0, X1):
         np.testing.assert_allclose(X, ref, rtol=1e-9, atol=1e-12)

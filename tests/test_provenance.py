@@ -39,8 +39,9 @@ def write_wine_csv(path, relabel=False):
         y = y.copy()
         y[2:41] = (y[2:41] + 1) % 3
     header = ",".join([f"f{j}" for j in range(X.shape[1])] + ["class"])
-    lines = [header] + [",".join([repr(float(v)) for v in row] + [str(lab)])
-                        for row, lab in zip(X, y)]
+    lines = [header] + [
+        ",".join([repr(float(v)) for v in row] + [str(lab)]) for row, lab in zip(X, y)
+    ]
     path.write_text("\n".join(lines) + "\n")
 
 
@@ -68,8 +69,10 @@ def tasks_run(monkeypatch):
 
 def records(out):
     """``{record file name: record}`` of an output folder."""
-    return {p.relative_to(out).as_posix(): json.loads(p.read_text())
-            for p in sorted((out / "records").rglob("split_*.json"))}
+    return {
+        p.relative_to(out).as_posix(): json.loads(p.read_text())
+        for p in sorted((out / "records").rglob("split_*.json"))
+    }
 
 
 def mtimes(out):
@@ -78,6 +81,7 @@ def mtimes(out):
 
 # ---------------------------------------------------------------------------- record keys
 
+
 def test_rerun_unchanged_reuses_every_record(wine_csv_spec, tasks_run):
     spec = load_spec(wine_csv_spec)
     out = wine_csv_spec.parent / "out"
@@ -85,7 +89,7 @@ def test_rerun_unchanged_reuses_every_record(wine_csv_spec, tasks_run):
     assert len(tasks_run) == 3
     before = mtimes(out)
     again = run_spec(load_spec(wine_csv_spec), progress=False)
-    assert len(tasks_run) == 3                              # 0 tasks the second time
+    assert len(tasks_run) == 3  # 0 tasks the second time
     assert mtimes(out) == before
     assert again["value"].tolist() == first["value"].tolist()
     recs = records(out)
@@ -94,8 +98,10 @@ def test_rerun_unchanged_reuses_every_record(wine_csv_spec, tasks_run):
         assert {k: rec["provenance"][k] for k in prov.provenance()} == prov.provenance()
         assert rec["provenance"]["code"] == plan.method_code(spec, 0)["code"]
         assert rec["report"].keys() == {"solvers", "notes"}
-        assert rec["data_fingerprint"] == json.loads(
-            (out / "data_fingerprint.json").read_text())["data_fingerprint"]
+        assert (
+            rec["data_fingerprint"]
+            == json.loads((out / "data_fingerprint.json").read_text())["data_fingerprint"]
+        )
 
 
 def test_edited_data_file_recomputes_every_record(wine_csv_spec, tasks_run):
@@ -103,9 +109,9 @@ def test_edited_data_file_recomputes_every_record(wine_csv_spec, tasks_run):
     first = run_spec(load_spec(wine_csv_spec), progress=False)
     old, old_fp = records(out), (out / "data_fingerprint.json").read_text()
 
-    write_wine_csv(wine_csv_spec.parent / "wine.csv", relabel=True)   # same path, new content
+    write_wine_csv(wine_csv_spec.parent / "wine.csv", relabel=True)  # same path, new content
     second = run_spec(load_spec(wine_csv_spec), progress=False)
-    assert len(tasks_run) == 6                              # all three recomputed
+    assert len(tasks_run) == 6  # all three recomputed
     new = records(out)
     assert new.keys() == old.keys()
     assert all(new[p]["key"] != old[p]["key"] for p in new)
@@ -117,9 +123,11 @@ def test_edited_data_file_recomputes_every_record(wine_csv_spec, tasks_run):
 def changed_code(monkeypatch, module):
     """From now on ``module``'s code hashes as if it had been edited."""
     real = prov.module_digest
-    monkeypatch.setattr(prov, "module_digest",
-                        lambda name, root=None: ("edited" if name == module else "")
-                        + real(name, root))
+    monkeypatch.setattr(
+        prov,
+        "module_digest",
+        lambda name, root=None: ("edited" if name == module else "") + real(name, root),
+    )
 
 
 def test_changed_code_recomputes_every_record(wine_csv_spec, tasks_run, monkeypatch):
@@ -133,19 +141,28 @@ def test_changed_code_recomputes_every_record(wine_csv_spec, tasks_run, monkeypa
     assert len(tasks_run) == 6
     new = records(out)
     assert all(new[p]["key"] != old[p]["key"] for p in new)
-    assert second["value"].tolist() == first["value"].tolist()   # the same code really ran
+    assert second["value"].tolist() == first["value"].tolist()  # the same code really ran
     run_spec(load_spec(wine_csv_spec), progress=False)
-    assert len(tasks_run) == 6                                   # and is reused from now on
+    assert len(tasks_run) == 6  # and is reused from now on
 
 
 # ---------------------------------------------------------------------------- provenance()
+
 
 def test_provenance_has_every_key_and_string_versions():
     import numpy
 
     info = prov.provenance()
-    assert set(info) == {"sskernels", "git_commit", "git_dirty", "python", "numpy",
-                         "scipy", "scikit-learn", "highspy"}
+    assert set(info) == {
+        "sskernels",
+        "git_commit",
+        "git_dirty",
+        "python",
+        "numpy",
+        "scipy",
+        "scikit-learn",
+        "highspy",
+    }
     for lib in ("sskernels", "python", "numpy", "scipy", "scikit-learn", "highspy"):
         assert isinstance(info[lib], str) and info[lib], lib
     assert info["git_commit"] is None or re.fullmatch(r"[0-9a-f]{40}", info["git_commit"])
@@ -182,15 +199,20 @@ def test_record_key_of_a_method_is_its_code_key(wine_csv_spec):
     code = plan.method_code(spec, 0)
     est = plan.build(spec, spec.methods[0])
     run = plan.method_run(spec, 0)
-    assert code["code"] == prov.key_of({**prov.code_modules(method_code_modules(est)),
-                                        "estimator": prov.estimator_digest(est),
-                                        "flags": json_digest(run.flags())})
+    assert code["code"] == prov.key_of(
+        {
+            **prov.code_modules(method_code_modules(est)),
+            "estimator": prov.estimator_digest(est),
+            "flags": json_digest(run.flags()),
+        }
+    )
     assert code["modules"]["estimator"] == prov.estimator_digest(est)[:12]
     assert "sskernels/learners/propagation.py" in code["modules"]
     assert "sskernels/learners/spectral.py" not in code["modules"]
 
 
 # ---------------------------------------------------------------------------- sskernels table
+
 
 def run_main(monkeypatch, capsys, *args):
     """``sskernels ARGS`` in this process, as the console script runs it: (exit code, stderr)."""
@@ -220,8 +242,9 @@ def test_table_rerenders_current_records(wine_csv_spec, tmp_path):
     assert (tmp_path / "t.csv").is_file()
 
 
-def test_table_on_records_of_other_code_exits_2_with_one_line(wine_csv_spec, tmp_path,
-                                                             monkeypatch, capsys):
+def test_table_on_records_of_other_code_exits_2_with_one_line(
+    wine_csv_spec, tmp_path, monkeypatch, capsys
+):
     from typer.testing import CliRunner
 
     from sskernels.cli import app
@@ -232,13 +255,19 @@ def test_table_on_records_of_other_code_exits_2_with_one_line(wine_csv_spec, tmp
     assert isinstance(res.exception, UserError)
     code, err = run_main(monkeypatch, capsys, "table", wine_csv_spec, "-o", tmp_path / "t")
     assert code == 2
-    assert_one_line(err, str(wine_csv_spec), "stale", "sskernels run",
-                    "code changed in sskernels/learners/propagation.py")
+    assert_one_line(
+        err,
+        str(wine_csv_spec),
+        "stale",
+        "sskernels run",
+        "code changed in sskernels/learners/propagation.py",
+    )
     assert not (tmp_path / "t.csv").exists()
 
 
-def test_table_without_data_fingerprint_counts_records_as_stale(wine_csv_spec, tmp_path,
-                                                                monkeypatch, capsys):
+def test_table_without_data_fingerprint_counts_records_as_stale(
+    wine_csv_spec, tmp_path, monkeypatch, capsys
+):
     out = wine_csv_spec.parent / "out"
     run_spec(load_spec(wine_csv_spec), progress=False)
     (out / "data_fingerprint.json").unlink()
@@ -249,14 +278,14 @@ def test_table_without_data_fingerprint_counts_records_as_stale(wine_csv_spec, t
     assert_one_line(err, "stale", "sskernels run")
 
 
-def test_table_without_records_exits_2_with_one_line(wine_csv_spec, tmp_path, monkeypatch,
-                                                     capsys):
+def test_table_without_records_exits_2_with_one_line(wine_csv_spec, tmp_path, monkeypatch, capsys):
     code, err = run_main(monkeypatch, capsys, "table", wine_csv_spec, "-o", tmp_path / "t")
     assert code == 2
     assert_one_line(err, str(wine_csv_spec), "missing", "sskernels run")
 
 
 # ---------------------------------------------------------------------------- fit reports
+
 
 class FakeSelector:
     """Stands for a model-selection wrapper: public precompute, best_params_, fit_report_."""
@@ -275,8 +304,9 @@ class FakeSelector:
     def fit(self, X, y):
         self.transduction_ = np.where(y == -1, 0, y)
         self.best_params_ = {"beta": np.float64(10.0), "grid": (np.int64(1), 2), "kernel": "tsk"}
-        self.best_estimator_ = SimpleNamespace(selected_params_={
-            "beta_": np.float64(10.0), "mu_": np.array([0.5, 0.25])})
+        self.best_estimator_ = SimpleNamespace(
+            selected_params_={"beta_": np.float64(10.0), "mu_": np.array([0.5, 0.25])}
+        )
         self.fit_report_ = FitReport()
         self.fit_report_.add(SolveInfo("highs-lp", fallback="lp highs->nnls (test)"))
         return self
@@ -300,7 +330,7 @@ class FakePeer:
         return self
 
     @property
-    def selected_params_(self):      # the estimator's own hook: what it selected
+    def selected_params_(self):  # the estimator's own hook: what it selected
         return {"beta_": self.beta_}
 
 
@@ -309,16 +339,27 @@ def test_record_holds_fit_report_and_selected_parameters(tmp_path, monkeypatch):
     FakePeer.spectra.clear()
     fakes = {"harmonic": FakeSelector, "tsk": FakePeer}
     monkeypatch.setattr(plan, "make_method", lambda name, **params: fakes[name](**params))
-    spec = parse_spec({"dataset": "sklearn-wine", "splits": {"n_splits": 1, "n_labeled": 10},
-                       "methods": ["harmonic", {"name": "tsk", "params": {"n_components": 7}}],
-                       "output": str(tmp_path / "out")}, tmp_path / "fake.yaml")
+    spec = parse_spec(
+        {
+            "dataset": "sklearn-wine",
+            "splits": {"n_splits": 1, "n_labeled": 10},
+            "methods": ["harmonic", {"name": "tsk", "params": {"n_components": 7}}],
+            "output": str(tmp_path / "out"),
+        },
+        tmp_path / "fake.yaml",
+    )
     run_spec(spec, progress=False)
     assert FakeSelector.precomputed == [(178, 13)]
-    assert FakePeer.spectra == []                 # no reaching into estimator internals
+    assert FakePeer.spectra == []  # no reaching into estimator internals
     recs = records(tmp_path / "out")
     sel = recs["records/harmonic/10_labeled/split_000.json"]
-    assert sel["selected"] == {"beta": 10.0, "grid": [1, 2], "kernel": "tsk", "beta_": 10.0,
-                               "mu_": [0.5, 0.25]}
+    assert sel["selected"] == {
+        "beta": 10.0,
+        "grid": [1, 2],
+        "kernel": "tsk",
+        "beta_": 10.0,
+        "mu_": [0.5, 0.25],
+    }
     assert sel["report"] == {"solvers": ["highs-lp"], "notes": ["fallback: lp highs->nnls (test)"]}
     peer = recs["records/tsk/10_labeled/split_000.json"]
     assert peer["selected"] == {"beta_": 0.5}

@@ -19,11 +19,18 @@ from sskernels.learners.registry import METHODS, make_method
 
 #: the methods checked: every registered classification method (scikit-learn's peers have
 #: no code of ours) and kernel SVMs over three kernel learners of different families
-BUILT = {name: (name, {}) for name, m in METHODS.items()
-         if m.task == "classification" and getattr(m.factory, "cls", None) is not None}
-BUILT.update({"kernel-svm/tsk": ("kernel-svm", {"kernel": "tsk"}),
-              "kernel-svm/label-aware": ("kernel-svm", {"kernel": "label-aware"}),
-              "kernel-svm/cluster-kernel": ("kernel-svm", {"kernel": "cluster-kernel"})})
+BUILT = {
+    name: (name, {})
+    for name, m in METHODS.items()
+    if m.task == "classification" and getattr(m.factory, "cls", None) is not None
+}
+BUILT.update(
+    {
+        "kernel-svm/tsk": ("kernel-svm", {"kernel": "tsk"}),
+        "kernel-svm/label-aware": ("kernel-svm", {"kernel": "label-aware"}),
+        "kernel-svm/cluster-kernel": ("kernel-svm", {"kernel": "cluster-kernel"}),
+    }
+)
 
 
 def roots(key):
@@ -63,15 +70,16 @@ def changed_by(path, old, new):
 
 # ---------------------------------------------------------------------------- normalization
 
+
 def test_docstrings_comments_and_formatting_do_not_count(package_copy):
     module = package_copy / "learners" / "spectral.py"
     before = keys(package_copy)
     digest = prov.module_digest("sskernels.learners.spectral", package_copy)
     original = module.read_text()
     try:
-        text = original.replace('"""', '"""An edited docstring. ', 1)       # the module's
+        text = original.replace('"""', '"""An edited docstring. ', 1)  # the module's
         text = text.replace("\n    def ", "\n    # a new comment\n\n    def ", 3)
-        text = text.replace("(", "( ", 5)                           # formatting: no AST change
+        text = text.replace("(", "( ", 5)  # formatting: no AST change
         module.write_text(text)
         assert prov.module_digest("sskernels.learners.spectral", package_copy) == digest
         assert keys(package_copy) == before
@@ -99,29 +107,58 @@ def test_an_edit_of_provenance_itself_recomputes_nothing(package_copy):
     assert changed_by(package_copy / "provenance.py", "maxsize=4096", "maxsize=4097") == set()
 
 
-@pytest.mark.parametrize("module, edit_, expected", [
-    # a leaf family: the propagation methods alone
-    ("learners/propagation.py", ("ALPHAS, WIDE_B_SCALES", "ALPHAS, WIDE_B_SCALES  # x\n_E = 1"),
-     {"harmonic", "consistency"}),
-    # Liu et al.'s family: OSK and DSK subclass its classifier (SpectralKernelClassifier), and
-    # a kernel SVM's learner is TSK unless the spec names another (KernelSVM imports it for
-    # that default: every kernel SVM holds spectral.py)
-    ("learners/spectral.py", ("_LPS = LRU(", "_LPS = LRU(1 + "),
-     {"rsk", "tsk", "osk", "dsk", "kernel-svm", "kernel-svm/tsk", "kernel-svm/label-aware",
-      "kernel-svm/cluster-kernel"}),
-    # the kernel SVM: every method that runs an SVM on a learned kernel
-    ("learners/kernel_machines.py", ("C_GRID = ", "C_GRID = 1 * "),
-     {"kernel-svm", "kernel-svm/tsk", "kernel-svm/label-aware", "kernel-svm/cluster-kernel"}),
-    # the memo of fitted kernel learners: the kernel SVMs and the self-consistent labeling
-    ("learners/fitted.py", ("_FITTED = LRU(", "_FITTED = LRU(1 + "),
-     {"kernel-svm", "kernel-svm/tsk", "kernel-svm/label-aware", "kernel-svm/cluster-kernel",
-      "self-consistent"}),
-    # the registry names the methods and builds their estimators: in no record's code key
-    # (the estimator it builds is, as its parameters), so a new method leaves every key
-    ("learners/registry.py", ("_P = ", "_Q = 1\n_P = "), set()),
-])
-def test_a_change_in_one_learner_recomputes_only_its_own_methods(package_copy, module, edit_,
-                                                                 expected):
+@pytest.mark.parametrize(
+    "module, edit_, expected",
+    [
+        # a leaf family: the propagation methods alone
+        (
+            "learners/propagation.py",
+            ("ALPHAS, WIDE_B_SCALES", "ALPHAS, WIDE_B_SCALES  # x\n_E = 1"),
+            {"harmonic", "consistency"},
+        ),
+        # Liu et al.'s family: OSK and DSK subclass its classifier (SpectralKernelClassifier), and
+        # a kernel SVM's learner is TSK unless the spec names another (KernelSVM imports it for
+        # that default: every kernel SVM holds spectral.py)
+        (
+            "learners/spectral.py",
+            ("_LPS = LRU(", "_LPS = LRU(1 + "),
+            {
+                "rsk",
+                "tsk",
+                "osk",
+                "dsk",
+                "kernel-svm",
+                "kernel-svm/tsk",
+                "kernel-svm/label-aware",
+                "kernel-svm/cluster-kernel",
+            },
+        ),
+        # the kernel SVM: every method that runs an SVM on a learned kernel
+        (
+            "learners/kernel_machines.py",
+            ("C_GRID = ", "C_GRID = 1 * "),
+            {"kernel-svm", "kernel-svm/tsk", "kernel-svm/label-aware", "kernel-svm/cluster-kernel"},
+        ),
+        # the memo of fitted kernel learners: the kernel SVMs and the self-consistent labeling
+        (
+            "learners/fitted.py",
+            ("_FITTED = LRU(", "_FITTED = LRU(1 + "),
+            {
+                "kernel-svm",
+                "kernel-svm/tsk",
+                "kernel-svm/label-aware",
+                "kernel-svm/cluster-kernel",
+                "self-consistent",
+            },
+        ),
+        # the registry names the methods and builds their estimators: in no record's code key
+        # (the estimator it builds is, as its parameters), so a new method leaves every key
+        ("learners/registry.py", ("_P = ", "_Q = 1\n_P = "), set()),
+    ],
+)
+def test_a_change_in_one_learner_recomputes_only_its_own_methods(
+    package_copy, module, edit_, expected
+):
     assert changed_by(package_copy / module, *edit_) == expected
 
 
@@ -129,21 +166,31 @@ def test_reexports_are_followed_to_the_defining_module(tmp_path):
     root = tmp_path / "sskernels"
     (root / "fam").mkdir(parents=True)
     (root / "__init__.py").write_text("")
-    (root / "fam" / "__init__.py").write_text("from .a import A\nfrom sskernels.fam.b import B\n"
-                                              "OWN = 1\n")
+    (root / "fam" / "__init__.py").write_text(
+        "from .a import A\nfrom sskernels.fam.b import B\nOWN = 1\n"
+    )
     (root / "fam" / "a.py").write_text("A = 1\n")
     (root / "fam" / "b.py").write_text("from . import a\nB = a.A\n")
-    (root / "user.py").write_text("from sskernels.fam import B\n\ndef f():\n"
-                                  "    from sskernels.fam.a import A\n    return A\n")
+    (root / "user.py").write_text(
+        "from sskernels.fam import B\n\ndef f():\n    from sskernels.fam.a import A\n    return A\n"
+    )
     (root / "owner.py").write_text("from sskernels.fam import OWN\n")
-    assert prov.closure(["sskernels.user"], root) == ("sskernels.fam.a", "sskernels.fam.b",
-                                                      "sskernels.user")
+    assert prov.closure(["sskernels.user"], root) == (
+        "sskernels.fam.a",
+        "sskernels.fam.b",
+        "sskernels.user",
+    )
     # a name defined in the __init__ itself: the __init__ and what it imports
-    assert prov.closure(["sskernels.owner"], root) == ("sskernels.fam", "sskernels.fam.a",
-                                                       "sskernels.fam.b", "sskernels.owner")
+    assert prov.closure(["sskernels.owner"], root) == (
+        "sskernels.fam",
+        "sskernels.fam.a",
+        "sskernels.fam.b",
+        "sskernels.owner",
+    )
 
 
 # ---------------------------------------------------------------------------- soundness
+
 
 def executed_files():
     """``{method: {package files a fit executed}}`` (a function called in them), traced with
@@ -163,22 +210,41 @@ def executed_files():
     out = {}
     pkg = str(prov.PACKAGE_DIR)
     for key, (name, params) in BUILT.items():
-        method = SimpleNamespace(name=name, params={**params, **SMALL.get(name, {})},
-                                 label=key, paper=None)
-        spec = SimpleNamespace(methods=[method], graph=SimpleNamespace(
-            k=6, weights="hein-maier", sigma=None, metric="euclidean", method="auto"),
-            name="t", table=None, paper=SimpleNamespace(dataset=None),
-            dataset=SimpleNamespace(display="wine"), metrics=("alignment",))
-        prep = SimpleNamespace(spec=spec, X=X, y=y, classes=np.arange(3), task="classification",
-                               settings=[("12 labeled", [labeled])], X_test=None,
-                               runs=method_runs(spec))
+        method = SimpleNamespace(
+            name=name, params={**params, **SMALL.get(name, {})}, label=key, paper=None
+        )
+        spec = SimpleNamespace(
+            methods=[method],
+            graph=SimpleNamespace(
+                k=6, weights="hein-maier", sigma=None, metric="euclidean", method="auto"
+            ),
+            name="t",
+            table=None,
+            paper=SimpleNamespace(dataset=None),
+            dataset=SimpleNamespace(display="wine"),
+            metrics=("alignment",),
+        )
+        prep = SimpleNamespace(
+            spec=spec,
+            X=X,
+            y=y,
+            classes=np.arange(3),
+            task="classification",
+            settings=[("12 labeled", [labeled])],
+            X_test=None,
+            runs=method_runs(spec),
+        )
         files = set()
 
         def profile(frame, event, arg):
             f = frame.f_code.co_filename
             if event == "call" and f.startswith(pkg):
-                files.add(Path(f).relative_to(prov.PACKAGE_DIR.parent).as_posix()
-                          .removeprefix("sskernels/"))
+                files.add(  # noqa: B023 (traced within the iteration)
+                    Path(f)
+                    .relative_to(prov.PACKAGE_DIR.parent)
+                    .as_posix()
+                    .removeprefix("sskernels/")
+                )
 
         sys.setprofile(profile)
         try:
@@ -190,10 +256,13 @@ def executed_files():
 
 
 #: parameters that keep a fit small (a smaller grid or fewer components; the same code)
-SMALL = {"lapsvm": {"gamma_A": 1e-2, "gamma_I": 1e-2, "kernel_width": 1.0},
-         "laprls": {"gamma_A": 1e-2, "gamma_I": 1e-2, "kernel_width": 1.0},
-         "simplemkl": {"C": 10.0}, "svm": {"C": 10.0},
-         "self-consistent": {"C1": 1.0, "C2": 1.0}}
+SMALL = {
+    "lapsvm": {"gamma_A": 1e-2, "gamma_I": 1e-2, "kernel_width": 1.0},
+    "laprls": {"gamma_A": 1e-2, "gamma_I": 1e-2, "kernel_width": 1.0},
+    "simplemkl": {"C": 10.0},
+    "svm": {"C": 10.0},
+    "self-consistent": {"C1": 1.0, "C2": 1.0},
+}
 
 
 def test_every_file_a_fit_executes_is_in_its_closure():
@@ -219,8 +288,14 @@ def test_nndescent_records_are_keyed_by_the_cpu_numba_compiles_for(monkeypatch):
     from sskernels.spec import parse_spec
 
     def spec(method):
-        return parse_spec({"name": "d", "dataset": "sklearn-wine",
-                           "graph": {"k": 5, "method": method}, "methods": ["harmonic"]})
+        return parse_spec(
+            {
+                "name": "d",
+                "dataset": "sklearn-wine",
+                "graph": {"k": 5, "method": method},
+                "methods": ["harmonic"],
+            }
+        )
 
     descent, exact = spec("nndescent"), spec("exact")
     here = method_code(descent, 0), method_code(exact, 0)
@@ -237,5 +312,6 @@ def test_nndescent_records_are_keyed_by_the_cpu_numba_compiles_for(monkeypatch):
     assert there[0]["modules"]["compiled"] != here[0]["modules"]["compiled"]
     assert there[1] == here[1]
     # the key covers the versions too
-    assert prov.compiled_key(["sskernels.graph.descent"])["versions"]["pynndescent"] \
-        == prov._version("pynndescent")
+    assert prov.compiled_key(["sskernels.graph.descent"])["versions"][
+        "pynndescent"
+    ] == prov._version("pynndescent")

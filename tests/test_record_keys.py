@@ -39,21 +39,26 @@ def test_table_refuses_records_once_the_data_code_changed(tmp_path):
     # the package as it is, then with minmax scaled by 0.5 (the code changes, not the data
     # files): the stored fingerprint no longer describes what a run would see
     copy = tmp_path / "pkg"
-    shutil.copytree(REPO / "sskernels", copy / "sskernels",
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        REPO / "sskernels", copy / "sskernels", ignore=shutil.ignore_patterns("__pycache__")
+    )
     same = dict(env, PYTHONPATH=str(copy))
     res = sskernels(table, same, tmp_path)
-    assert res.returncode == 0, res.stderr      # an identical copy: the same data code
+    assert res.returncode == 0, res.stderr  # an identical copy: the same data code
     transforms = copy / "sskernels" / "data" / "transforms.py"
     text = transforms.read_text()
     line = "        return _minmax_sparse(X) if sparse else _minmax_dense(X)"
     assert line in text
-    transforms.write_text(text.replace(
-        line, "        return 0.5 * (_minmax_sparse(X) if sparse else _minmax_dense(X))"))
+    transforms.write_text(
+        text.replace(
+            line, "        return 0.5 * (_minmax_sparse(X) if sparse else _minmax_dense(X))"
+        )
+    )
     res = sskernels(table, same, tmp_path)
     assert res.returncode == 2
-    assert_one_error_line(res.stderr, "keys.yaml", "made on other data",
-                          "sskernels/data/", "rerun `sskernels run")
+    assert_one_error_line(
+        res.stderr, "keys.yaml", "made on other data", "sskernels/data/", "rerun `sskernels run"
+    )
     # an edit that leaves the data as they were (a new function) recomputes the fingerprint,
     # finds it equal and renders the table
     transforms.write_text(text + "\n\ndef _unused():\n    return 1\n")
@@ -63,15 +68,22 @@ def test_table_refuses_records_once_the_data_code_changed(tmp_path):
 
 # ---------------------------------------------------------------- no silent parameter
 
+
 def test_a_misspelt_parameter_set_to_auto_is_refused_with_the_near_name(tmp_path):
     spec = tmp_path / "typo.yaml"
-    for params, needles in (("{n_components: 10, eta: 2, betta: auto}",
-                             ("methods[0].params.betta", "did you mean beta?")),
-                            ("{bogus: auto}", ("methods[0].params.bogus", "a parameter of tsk")),
-                            ("{n_components: 10, eta: 2, betta: 3}",
-                             ("methods[0].params.betta", "did you mean beta?"))):
-        spec.write_text(SPEC.format(output=tmp_path / "out").replace(
-            "methods: [harmonic]", f"methods: [{{name: tsk, params: {params}}}]"))
+    for params, needles in (
+        (
+            "{n_components: 10, eta: 2, betta: auto}",
+            ("methods[0].params.betta", "did you mean beta?"),
+        ),
+        ("{bogus: auto}", ("methods[0].params.bogus", "a parameter of tsk")),
+        ("{n_components: 10, eta: 2, betta: 3}", ("methods[0].params.betta", "did you mean beta?")),
+    ):
+        spec.write_text(
+            SPEC.format(output=tmp_path / "out").replace(
+                "methods: [harmonic]", f"methods: [{{name: tsk, params: {params}}}]"
+            )
+        )
         res = sskernels(["run", spec, "--no-progress"], cli_env(tmp_path), tmp_path)
         assert res.returncode == 2, res.stdout
         assert_one_error_line(res.stderr, "typo.yaml", *needles)
@@ -84,10 +96,11 @@ def test_make_method_refuses_an_unknown_name_whatever_its_value():
     for value in ("auto", 1.0, [1, 2]):
         with pytest.raises(TypeError, match="unexpected keyword argument 'betta'"):
             make_method("tsk", betta=value)
-    assert make_method("tsk", beta="auto").param_grid["beta"]       # a real name: selected
+    assert make_method("tsk", beta="auto").param_grid["beta"]  # a real name: selected
 
 
 # ---------------------------------------------------------------- closures that miss nothing
+
 
 def test_every_registered_class_resolves_to_the_module_that_defines_it():
     """``from sskernels.learners import X`` must lead a closure to X's module: every
@@ -102,8 +115,7 @@ def test_every_registered_class_resolves_to_the_module_that_defines_it():
         if cls_name is None or "." in cls_name:
             continue
         seen += 1
-        assert prov._resolve("sskernels.learners", cls_name, prov.PACKAGE_DIR) == module, \
-            cls_name
+        assert prov._resolve("sskernels.learners", cls_name, prov.PACKAGE_DIR) == module, cls_name
     assert seen > 20
 
 
@@ -129,6 +141,7 @@ def test_every_computed_import_of_the_package_is_listed_with_why():
 
 # ---------------------------------------------------------------- libraries chosen by size
 
+
 def test_hnswlib_and_pyamg_enter_the_keys_of_the_methods_that_use_them(monkeypatch):
     """The approximate k-NN search (hnswlib) and the CG solve that may take pyamg's
     preconditioner are chosen by the data's size: their versions enter the code key exactly
@@ -137,30 +150,42 @@ def test_hnswlib_and_pyamg_enter_the_keys_of_the_methods_that_use_them(monkeypat
     from sskernels.experiment import plan
     from sskernels.spec import parse_spec
 
-    spec = parse_spec({"name": "libs", "dataset": "sklearn-wine", "methods": [
-        "harmonic", {"name": "harmonic", "label": "direct", "params": {"solver": "direct"}},
-        "tsk", "svm"]})
+    spec = parse_spec(
+        {
+            "name": "libs",
+            "dataset": "sklearn-wine",
+            "methods": [
+                "harmonic",
+                {"name": "harmonic", "label": "direct", "params": {"solver": "direct"}},
+                "tsk",
+                "svm",
+            ],
+        }
+    )
     small, large_dense, large_sparse = (178, False), (30_000, False), (30_000, True)
 
     def codes(points):
         return [plan.method_code(spec, i, points=points)["code"] for i in range(4)]
 
     def libs(points):
-        return [plan.optional_libraries(plan.method_run(spec, i).estimator, points)
-                for i in range(4)]
+        return [
+            plan.optional_libraries(plan.method_run(spec, i).estimator, points) for i in range(4)
+        ]
 
     assert libs(small) == [{}, {}, {}, {}]
-    assert [sorted(x) for x in libs(large_dense)] == [["hnswlib", "pyamg"], ["hnswlib"],
-                                                      ["hnswlib"], []]
+    assert [sorted(x) for x in libs(large_dense)] == [
+        ["hnswlib", "pyamg"],
+        ["hnswlib"],
+        ["hnswlib"],
+        [],
+    ]
     assert [sorted(x) for x in libs(large_sparse)] == [["pyamg"], [], [], []]
     assert codes(small) == [plan.method_code(spec, i)["code"] for i in range(4)]
     before = codes(large_dense)
     real = prov.library_version
-    monkeypatch.setattr(prov, "library_version",
-                        lambda d: "9.9" if d == "pyamg" else real(d))
+    monkeypatch.setattr(prov, "library_version", lambda d: "9.9" if d == "pyamg" else real(d))
     after = codes(large_dense)
     assert [a != b for a, b in zip(before, after)] == [True, False, False, False]
-    monkeypatch.setattr(prov, "library_version",
-                        lambda d: "0.0.1" if d == "hnswlib" else real(d))
+    monkeypatch.setattr(prov, "library_version", lambda d: "0.0.1" if d == "hnswlib" else real(d))
     after = codes(large_dense)
     assert [a != b for a, b in zip(before, after)] == [True, True, True, False]

@@ -56,15 +56,18 @@ def _datasets(runs):
 def data_for(monkeypatch, tmp_path):
     """Point the loaders at the data mirror (throw-away cache) for the data sets of ``runs``;
     missing data fail under CI and skip elsewhere."""
+
     def use(runs, who):
         mirror = require_data(*_datasets(runs), who=who)
         if mirror is not None:
             monkeypatch.setenv("SSKERNELS_DATA_MIRROR", str(mirror))
         monkeypatch.setenv("SSKERNELS_DATA_DIR", str(tmp_path / "cache"))
+
     return use
 
 
 # ---------------------------------------------------------------------------- the tables
+
 
 @pytest.mark.parametrize("stem", list(regression.CHECKS))
 def test_first_splits_reproduce_the_published_values(stem, data_for, tmp_path):
@@ -76,7 +79,7 @@ def test_first_splits_reproduce_the_published_values(stem, data_for, tmp_path):
     assert n + left_out >= 12, f"{stem}: only {n + left_out} published values were re-run"
     assert n >= 6, f"{stem}: only {n} published values were compared"
     assert bad.empty, regression.describe(bad, stem)
-    if left_out:                  # said, not silent (another BLAS kernel)
+    if left_out:  # said, not silent (another BLAS kernel)
         warnings.warn(regression.not_compared(skipped, stem), stacklevel=1)
 
 
@@ -88,28 +91,40 @@ def _schema_tables():
         if path.name.endswith("_splits.csv") or "runs" in path.relative_to(RESULTS).parts:
             continue
         header = path.read_text().splitlines()[0].split(",")
-        if header[:len(SCHEMA) - 1] == SCHEMA[:-1]:
+        if header[: len(SCHEMA) - 1] == SCHEMA[:-1]:
             stems.append(path.relative_to(RESULTS).with_suffix("").as_posix())
     return stems
 
 
-TIME_TABLES = {"mao2010/table3", "wang2015/table1_time", "wang2015/table2_time",
-               "wang2015/table2_lr_time", "wang2015/table3_time",
-               "wang2015/table3_lr_time"}
+TIME_TABLES = {
+    "mao2010/table3",
+    "wang2015/table1_time",
+    "wang2015/table2_time",
+    "wang2015/table2_lr_time",
+    "wang2015/table3_time",
+    "wang2015/table3_lr_time",
+}
 
 
 #: published per split but too slow to re-run in the suite, with the reason (make table-secstr,
 #: table-secstr-extra and table-secstr-extra-skl are their checks: configs/scale/secstr_*.yaml)
-UNCHECKED = {"scale/secstr": "SecStr's 83,679-point exact graph alone takes ~4 minutes",
-             "scale/secstr_extra": "the 1,273,151-point graph alone takes ~6 minutes",
-             "scale/secstr_extra_skl": "SKL_KTA's 210 Lanczos pairs at 1,273,151 points "
-                                       "take ~32 minutes"}
+UNCHECKED = {
+    "scale/secstr": "SecStr's 83,679-point exact graph alone takes ~4 minutes",
+    "scale/secstr_extra": "the 1,273,151-point graph alone takes ~6 minutes",
+    "scale/secstr_extra_skl": "SKL_KTA's 210 Lanczos pairs at 1,273,151 points take ~32 minutes",
+}
 
 
 def test_every_committed_table_is_checked_and_published_per_split():
     stems = _schema_tables()
-    assert {"liu2009/table3", "liu2009/table3_raw", "liu2009/figure1", "mao2010/table2",
-            "mao2010/table3", "sindhwani/linear_sparse"} <= set(stems)
+    assert {
+        "liu2009/table3",
+        "liu2009/table3_raw",
+        "liu2009/figure1",
+        "mao2010/table2",
+        "mao2010/table3",
+        "sindhwani/linear_sparse",
+    } <= set(stems)
     for stem in stems:
         if stem in TIME_TABLES:
             continue
@@ -125,13 +140,16 @@ def test_every_committed_table_is_checked_and_published_per_split():
 def test_published_splits_are_those_of_the_committed_means(stem):
     """The per-split file and the table are one run: the same cells, n_splits, mean and std."""
     table = pd.read_csv(RESULTS / f"{stem}.csv")
-    table = table[~table["metric"].isin(["seconds", "MB"])]   # times and memory: not per split
+    table = table[~table["metric"].isin(["seconds", "MB"])]  # times and memory: not per split
     splits = read_splits(regression.splits_file(stem))
     assert list(splits.columns) == SPLITS_SCHEMA
     assert not splits.duplicated(regression.KEY).any()
     cell = ["table", "dataset", "setting", "method", "metric"]
-    stats = splits.groupby(cell, sort=False)["value"].agg(
-        mean="mean", std=lambda v: v.std(ddof=1), n="size").reset_index()
+    stats = (
+        splits.groupby(cell, sort=False)["value"]
+        .agg(mean="mean", std=lambda v: v.std(ddof=1), n="size")
+        .reset_index()
+    )
     m = table.merge(stats, on=cell, how="outer", indicator=True, suffixes=("", "_splits"))
     assert (m["_merge"] == "both").all(), m.loc[m["_merge"] != "both", cell + ["_merge"]]
     assert (m["n_splits"] == m["n"]).all()
@@ -150,8 +168,9 @@ def test_mao_table3_has_a_positive_time_for_every_cell_of_table2():
     assert set(t3["metric"]) == {"seconds"}
     assert (t3["mean"] > 0).all() and (t3["seconds"] > 0).all()
     cell = ["dataset", "setting", "method"]
-    m = t2[cell + ["n_splits"]].merge(t3[cell + ["n_splits"]], on=cell, how="left",
-                                      suffixes=("", "_t3"))
+    m = t2[cell + ["n_splits"]].merge(
+        t3[cell + ["n_splits"]], on=cell, how="left", suffixes=("", "_t3")
+    )
     assert m["n_splits_t3"].notna().all(), m[m["n_splits_t3"].isna()]
     assert (m["n_splits"] == m["n_splits_t3"]).all()
     graph = t3[t3["method"] == "graph (Lap)"]
@@ -159,6 +178,7 @@ def test_mao_table3_has_a_positive_time_for_every_cell_of_table2():
 
 
 # ---------------------------------------------------------------------------- the check fails
+
 
 def test_a_perturbed_learner_is_reported(data_for, tmp_path, monkeypatch):
     """The comparison catches a changed learner: flip 5 (an odd number: the accuracy must
@@ -188,14 +208,22 @@ def test_a_perturbed_learner_is_reported(data_for, tmp_path, monkeypatch):
     bad = regression.compare(got, regression.expected_rows(pub, spec, run))
     assert set(bad["method"]) == {"harmonic"} and len(bad) == 2
     assert (bad["problem"] == "value differs").all()
-    assert (bad["diff"].abs() >= 100 / 250 - 1e-9).all()   # at least one of 250 points moved
+    assert (bad["diff"].abs() >= 100 / 250 - 1e-9).all()  # at least one of 250 points moved
     assert "value differs" in regression.describe(bad, "liu2009/table3")
 
 
 def _rows(values, method="m", split0=0):
-    return pd.DataFrame({"table": "t", "dataset": "d", "setting": "20 labeled",
-                         "method": method, "metric": "accuracy",
-                         "split": range(split0, split0 + len(values)), "value": values})
+    return pd.DataFrame(
+        {
+            "table": "t",
+            "dataset": "d",
+            "setting": "20 labeled",
+            "method": method,
+            "metric": "accuracy",
+            "split": range(split0, split0 + len(values)),
+            "value": values,
+        }
+    )
 
 
 def test_compare_reports_values_beyond_the_tolerance_and_missing_rows():
@@ -226,10 +254,18 @@ def test_perturbed_published_values_are_reported():
 def test_kernel_sensitive_methods_are_compared_only_on_the_published_kernel(monkeypatch):
     """Off the published BLAS kernel the values of KERNEL_SENSITIVE methods are left out of
     the comparison and named; every other method is still compared to the last digit."""
-    pub = pd.DataFrame({"table": "t", "dataset": "d", "setting": "s", "metric": "accuracy",
-                        "method": ["TSK", "harmonic", "SKL_KTA"], "split": 0,
-                        "value": [50.0, 60.0, 70.0]})
-    got = pub.assign(value=[44.0, 60.0, 71.0])           # TSK and SKL_KTA moved
+    pub = pd.DataFrame(
+        {
+            "table": "t",
+            "dataset": "d",
+            "setting": "s",
+            "metric": "accuracy",
+            "method": ["TSK", "harmonic", "SKL_KTA"],
+            "split": 0,
+            "value": [50.0, 60.0, 70.0],
+        }
+    )
+    got = pub.assign(value=[44.0, 60.0, 71.0])  # TSK and SKL_KTA moved
     monkeypatch.setattr(regression, "published", lambda stem: pub)
     monkeypatch.setattr(regression, "rerun", lambda run, out: (got, None))
     monkeypatch.setattr(regression, "expected_rows", lambda p, s, r, g: p)
@@ -250,6 +286,6 @@ def test_kernel_sensitive_methods_are_compared_only_on_the_published_kernel(monk
     assert n == 3 and sorted(bad["method"]) == ["SKL_KTA", "TSK"]
     assert "published with Katmai's" in regression.not_compared([pub], "t")
     monkeypatch.delitem(regression.PUBLISHED_BLAS_BY_TABLE, "t")
-    got.loc[1, "value"] = 61.0                            # harmonic moved: still caught
+    got.loc[1, "value"] = 61.0  # harmonic moved: still caught
     bad, _ = regression.check(check, None, [])
     assert list(bad["method"]) == ["harmonic"]

@@ -16,15 +16,20 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from sskernels.report.build import (average_ranks, leaderboard, load, paired_outcome,
-                                    signed_rank_pvalue)
+from sskernels.report.build import (
+    average_ranks,
+    leaderboard,
+    load,
+    paired_outcome,
+    signed_rank_pvalue,
+)
 from sskernels.report.html import render_report
 from sskernels.report.verdicts import verdict
 
 REPO = Path(__file__).resolve().parents[1]
 SPLITS = np.arange(6)
-BASE = 10.0 + SPLITS                       # 10 .. 15, mean 12.5
-STEPS = 1.0 + SPLITS                       # 1 .. 6
+BASE = 10.0 + SPLITS  # 10 .. 15, mean 12.5
+STEPS = 1.0 + SPLITS  # 1 .. 6
 
 
 def synthetic():
@@ -34,17 +39,42 @@ def synthetic():
     2/64), c = a + [1, -2, 3, -4, 5, -6] (a tie).  d2: a = BASE, b = a + STEPS (b wins),
     c = a (no difference: a tie).
     """
-    values = {("d1", "a"): BASE, ("d1", "b"): BASE - STEPS,
-              ("d1", "c"): BASE + STEPS * np.array([1, -1, 1, -1, 1, -1]),
-              ("d2", "a"): BASE, ("d2", "b"): BASE + STEPS, ("d2", "c"): BASE.copy()}
+    values = {
+        ("d1", "a"): BASE,
+        ("d1", "b"): BASE - STEPS,
+        ("d1", "c"): BASE + STEPS * np.array([1, -1, 1, -1, 1, -1]),
+        ("d2", "a"): BASE,
+        ("d2", "b"): BASE + STEPS,
+        ("d2", "c"): BASE.copy(),
+    }
     rows, splits = [], []
     for (ds, m), v in values.items():
-        rows.append({"suite": "s", "table": "t", "dataset": ds, "setting": "6 labeled",
-                     "method": m, "metric": "accuracy", "mean": v.mean(), "std": v.std(ddof=1),
-                     "user": m == "c"})
-        splits += [{"suite": "s", "table": "t", "dataset": ds, "setting": "6 labeled",
-                    "method": m, "metric": "accuracy", "split": int(i), "value": float(x)}
-                   for i, x in zip(SPLITS, v)]
+        rows.append(
+            {
+                "suite": "s",
+                "table": "t",
+                "dataset": ds,
+                "setting": "6 labeled",
+                "method": m,
+                "metric": "accuracy",
+                "mean": v.mean(),
+                "std": v.std(ddof=1),
+                "user": m == "c",
+            }
+        )
+        splits += [
+            {
+                "suite": "s",
+                "table": "t",
+                "dataset": ds,
+                "setting": "6 labeled",
+                "method": m,
+                "metric": "accuracy",
+                "split": int(i),
+                "value": float(x),
+            }
+            for i, x in zip(SPLITS, v)
+        ]
     return pd.DataFrame(rows), pd.DataFrame(splits)
 
 
@@ -75,7 +105,9 @@ def test_an_error_metric_ranks_the_lowest_first_and_flips_the_wins():
     assert lb.pairs.at["b", "c"] == "0-1-1"
     m = pd.DataFrame({"x": [1.0, 3.0], "y": [2.0, np.nan]})
     assert average_ranks(m, better=-1).to_dict("index") == {
-        "x": {"rank": 1.0, "datasets": 2}, "y": {"rank": 2.0, "datasets": 1}}
+        "x": {"rank": 1.0, "datasets": 2},
+        "y": {"rank": 2.0, "datasets": 1},
+    }
 
 
 def test_rows_without_per_split_values_are_ranked_but_untested():
@@ -97,17 +129,18 @@ def test_the_exact_signed_rank_p_value_is_scipys(n):
 
 
 def test_ties_and_zeros_give_a_deterministic_exact_p_value():
-    d = [1.0, 1.0, 2.0, 0.0, 2.0, 3.0, 3.0, 3.0]     # zeros dropped, ties averaged
+    d = [1.0, 1.0, 2.0, 0.0, 2.0, 3.0, 3.0, 3.0]  # zeros dropped, ties averaged
     assert signed_rank_pvalue(d) == signed_rank_pvalue(d)
     p, direction = signed_rank_pvalue(d)
-    assert direction == 1 and p == pytest.approx(2 / 2 ** 7)
+    assert direction == 1 and p == pytest.approx(2 / 2**7)
     assert paired_outcome([1, 2], [1, 2]) == "tie"
     assert paired_outcome(np.arange(8.0), np.arange(8.0) + 1.0) == "loss"
 
 
 def _fidelity():
-    spec = importlib.util.spec_from_file_location("fidelity_figure",
-                                                  REPO / "scripts" / "fidelity_figure.py")
+    spec = importlib.util.spec_from_file_location(
+        "fidelity_figure", REPO / "scripts" / "fidelity_figure.py"
+    )
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
@@ -122,8 +155,11 @@ def test_verdicts_are_those_of_results_fidelity_md_on_every_committed_row():
     assert len(rows) > 300
     theirs = [fid._verdict(r, bounds)[0] for _, r in rows.iterrows()]
     ours = [verdict(r, bounds)[0] for r in rows.to_dict("records")]
-    differ = [(r["source"], r["dataset"], r["method"], a, b) for r, a, b in
-              zip(rows.to_dict("records"), theirs, ours) if a != b]
+    differ = [
+        (r["source"], r["dataset"], r["method"], a, b)
+        for r, a, b in zip(rows.to_dict("records"), theirs, ours)
+        if a != b
+    ]
     assert not differ, differ[:5]
     assert {"matched", "open", "near"} <= set(ours)
 
@@ -133,24 +169,48 @@ def run_folder(root, user_label="Mine", n_splits=3):
     user's method recorded by its import path."""
     out = root / "results" / "demo" / "runs" / "wine"
     rows = []
-    for label, name, base in (("harmonic", "harmonic", 90.0), ("TSK", "tsk", 85.0),
-                              (user_label, "myssl:LabeledKNN", 80.0)):
-        vals = [base + s for s in range(n_splits + 2)]        # two splits beyond n_splits
+    for label, name, base in (
+        ("harmonic", "harmonic", 90.0),
+        ("TSK", "tsk", 85.0),
+        (user_label, "myssl:LabeledKNN", 80.0),
+    ):
+        vals = [base + s for s in range(n_splits + 2)]  # two splits beyond n_splits
         for s, v in enumerate(vals):
             f = out / "records" / label / "10_labeled" / f"split_{s:03d}.json"
             f.parent.mkdir(parents=True, exist_ok=True)
-            f.write_text(json.dumps({
-                "table": "demo-t1", "dataset": "wine", "setting": "10 labeled",
-                "method": label, "method_name": name, "split": s, "metrics": {"accuracy": v},
-                "provenance": {"sskernels": "0.1.0", "git_commit": "abc", "numpy": "2.0"}}))
+            f.write_text(
+                json.dumps(
+                    {
+                        "table": "demo-t1",
+                        "dataset": "wine",
+                        "setting": "10 labeled",
+                        "method": label,
+                        "method_name": name,
+                        "split": s,
+                        "metrics": {"accuracy": v},
+                        "provenance": {"sskernels": "0.1.0", "git_commit": "abc", "numpy": "2.0"},
+                    }
+                )
+            )
         v = np.array(vals[:n_splits])
-        rows.append({"table": "demo-t1", "dataset": "wine", "setting": "10 labeled",
-                     "method": label, "metric": "accuracy", "mean": v.mean(),
-                     "std": v.std(ddof=1), "se": 0.5, "n_splits": n_splits,
-                     "paper_mean": 91.0 if label == "harmonic" else np.nan,
-                     "paper_std": 2.0 if label == "harmonic" else np.nan,
-                     "paper_spread": "std", "seconds": 0.01,
-                     "notes": "fallback: a -> b x1/3" if label == "TSK" else ""})
+        rows.append(
+            {
+                "table": "demo-t1",
+                "dataset": "wine",
+                "setting": "10 labeled",
+                "method": label,
+                "metric": "accuracy",
+                "mean": v.mean(),
+                "std": v.std(ddof=1),
+                "se": 0.5,
+                "n_splits": n_splits,
+                "paper_mean": 91.0 if label == "harmonic" else np.nan,
+                "paper_std": 2.0 if label == "harmonic" else np.nan,
+                "paper_spread": "std",
+                "seconds": 0.01,
+                "notes": "fallback: a -> b x1/3" if label == "TSK" else "",
+            }
+        )
     pd.DataFrame(rows).to_csv(out / "summary.csv", index=False)
     return out
 
@@ -164,25 +224,28 @@ def test_the_users_rows_are_found_in_the_records_and_marked_in_the_page(tmp_path
     assert sorted(data.splits["split"].unique()) == [0, 1, 2]
     assert data.rows.set_index("method").at["harmonic", "verdict"] == "matched"
     page = render_report(data)
-    row = re.search(r'<tr class="user" data-method="Mine" data-position="(\d)" '
-                    r'data-rank="([\d.]+)"', page)
+    row = re.search(
+        r'<tr class="user" data-method="Mine" data-position="(\d)" '
+        r'data-rank="([\d.]+)"',
+        page,
+    )
     assert row and row.groups() == ("3", "3.00")
-    assert re.search(r'<td [^>]*class="[^"]*\buser\b[^"]*"[^>]*><span class="method">Mine',
-                     page)
+    assert re.search(r'<td [^>]*class="[^"]*\buser\b[^"]*"[^>]*><span class="method">Mine', page)
     assert "<details><summary>1 note</summary>" in page
     assert '<img class="plot" src="data:image/png;base64,' in page
     # self-contained: no script, no link or source off the page
     assert "<script" not in page
     assert not re.search(r'(src|href)="(?!data:|#)', page)
-    assert "abc" in page                                 # the records' provenance
+    assert "abc" in page  # the records' provenance
 
 
 def test_highlight_marks_a_row_of_a_combined_table(tmp_path):
     (tmp_path / "mine.csv").write_text(
         "table,dataset,setting,method,metric,mean,std,se,n_splits\n"
-        "t,wine,10 labeled,a,accuracy,90,1,0.5,4\nt,wine,10 labeled,B,error,20,2,1,4\n")
+        "t,wine,10 labeled,a,accuracy,90,1,0.5,4\nt,wine,10 labeled,B,error,20,2,1,4\n"
+    )
     data = load([tmp_path / "mine.csv"], highlight=["B"])
-    assert data.suites == [f"{tmp_path.name}/mine"]      # the folder and the file's stem
+    assert data.suites == [f"{tmp_path.name}/mine"]  # the folder and the file's stem
     assert data.rows["user"].tolist() == [False, True]
 
 
@@ -221,7 +284,8 @@ def test_text_from_the_tables_is_escaped(tmp_path):
     (tmp_path / "t.csv").write_text(
         "table,dataset,setting,method,metric,mean,std,se,n_splits,notes\n"
         't,<i>wine</i>,10,<b>x</b>,accuracy,90,1,0.5,4,"<script>alert(1)</script>; b"\n'
-        "t,<i>wine</i>,10,y,accuracy,80,1,0.5,4,\n")
+        "t,<i>wine</i>,10,y,accuracy,80,1,0.5,4,\n"
+    )
     page = render_report(load([tmp_path]), plots=False)
     assert "<script" not in page and "<b>x" not in page and "<i>wine" not in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page and "&lt;b&gt;x&lt;/b&gt;" in page

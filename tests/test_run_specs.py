@@ -13,29 +13,44 @@ from sskernels.spec import parse_spec
 
 
 def _spec(tmp_path, name, methods, n_labeled=20):
-    return parse_spec({
-        "name": name, "dataset": "sklearn-wine", "preprocess": "minmax", "graph": {"k": 6},
-        "splits": {"n_splits": 3, "n_labeled": n_labeled, "seed": 3},
-        "methods": methods, "output": str(tmp_path / name)}, tmp_path / f"{name}.yaml")
+    return parse_spec(
+        {
+            "name": name,
+            "dataset": "sklearn-wine",
+            "preprocess": "minmax",
+            "graph": {"k": 6},
+            "splits": {"n_splits": 3, "n_labeled": n_labeled, "seed": 3},
+            "methods": methods,
+            "output": str(tmp_path / name),
+        },
+        tmp_path / f"{name}.yaml",
+    )
 
 
 def _records(out):
-    return {p.parent.name + "/" + p.name: json.loads(p.read_text())
-            for p in sorted(out.rglob("split_*.json"))}
+    return {
+        p.parent.name + "/" + p.name: json.loads(p.read_text())
+        for p in sorted(out.rglob("split_*.json"))
+    }
 
 
 def test_overlapped_specs_give_the_records_of_specs_run_one_by_one(tmp_path):
-    methods = {"a": ["harmonic", "consistency"],
-               "b": ["consistency", {"name": "tsk", "params": {"n_components": 10, "eta": 2,
-                                                               "beta": 1.0}}],
-               "c": ["harmonic"]}
-    for name, m in methods.items():              # one by one, each on its own
-        run_spec(_spec(tmp_path / "alone", name, m, n_labeled=15), progress=False,
-                 reuse=False)
+    methods = {
+        "a": ["harmonic", "consistency"],
+        "b": [
+            "consistency",
+            {"name": "tsk", "params": {"n_components": 10, "eta": 2, "beta": 1.0}},
+        ],
+        "c": ["harmonic"],
+    }
+    for name, m in methods.items():  # one by one, each on its own
+        run_spec(_spec(tmp_path / "alone", name, m, n_labeled=15), progress=False, reuse=False)
     specs = [_spec(tmp_path / "overlap", name, m, n_labeled=15) for name, m in methods.items()]
     with LocalExecutor(2) as pool:
-        got = [(s.name, len(df)) for s, df in run_specs(specs, jobs=2, progress=False,
-                                                       reuse=False, workers=pool)]
+        got = [
+            (s.name, len(df))
+            for s, df in run_specs(specs, jobs=2, progress=False, reuse=False, workers=pool)
+        ]
     assert [g[0] for g in got] == ["a", "b", "c"] and all(n > 0 for _, n in got)
     for name in methods:
         alone = _records(tmp_path / "alone" / name)
@@ -116,16 +131,29 @@ def test_a_spec_looked_up_again_is_not_prepared_again(tmp_path, monkeypatch):
     stay those of its real warm-up (a second warm-up hits the caches and measured ~0 s)."""
     calls = []
     real_prepare, real_warm = runner.prepare, runner.warm_graphs
-    monkeypatch.setattr(runner, "prepare", lambda spec, **kw: calls.append(("prepare", spec.name))
-                        or real_prepare(spec, **kw))
-    monkeypatch.setattr(runner, "warm_graphs", lambda prep: calls.append(("warm", prep.spec.name))
-                        or real_warm(prep))
+    monkeypatch.setattr(
+        runner,
+        "prepare",
+        lambda spec, **kw: calls.append(("prepare", spec.name)) or real_prepare(spec, **kw),
+    )
+    monkeypatch.setattr(
+        runner,
+        "warm_graphs",
+        lambda prep: calls.append(("warm", prep.spec.name)) or real_warm(prep),
+    )
     a = _spec(tmp_path, "a", ["consistency", "harmonic"])
-    b = _spec(tmp_path, "b", ["consistency", "harmonic", {"name": "tsk", "params": {
-        "n_components": 10, "eta": 2, "beta": 1.0}}])
+    b = _spec(
+        tmp_path,
+        "b",
+        [
+            "consistency",
+            "harmonic",
+            {"name": "tsk", "params": {"n_components": 10, "eta": 2, "beta": 1.0}},
+        ],
+    )
     with LocalExecutor(2) as pool:
         list(run_specs([a, b], jobs=2, progress=False, workers=pool))
     assert calls.count(("prepare", "b")) == 1 and calls.count(("warm", "b")) == 1
     recs = [json.loads(p.read_text()) for p in (tmp_path / "b").rglob("split_*.json")]
     reused = [r for r in recs if r.get("reused_from")]
-    assert len(recs) == 9 and len(reused) == 6          # a's two methods copied, tsk computed
+    assert len(recs) == 9 and len(reused) == 6  # a's two methods copied, tsk computed

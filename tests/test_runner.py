@@ -21,9 +21,14 @@ def wine():
 
 
 def test_settings_and_holdout_match_a_direct_computation(tmp_path):
-    raw = {"dataset": "sklearn-wine", "preprocess": "minmax", "graph": {"k": 6},
-           "splits": {"n_splits": 2, "n_labeled": [10, 30], "seed": 3, "holdout": 0.2},
-           "methods": ["harmonic"], "output": str(tmp_path / "out")}
+    raw = {
+        "dataset": "sklearn-wine",
+        "preprocess": "minmax",
+        "graph": {"k": 6},
+        "splits": {"n_splits": 2, "n_labeled": [10, 30], "seed": 3, "holdout": 0.2},
+        "methods": ["harmonic"],
+        "output": str(tmp_path / "out"),
+    }
     spec = parse_spec(raw, tmp_path / "spec.yaml")
     rec = run_spec(spec, progress=False)
     summary = summarize(rec, spec)
@@ -73,9 +78,13 @@ def test_user_csv_file_in_a_spec(tmp_path):
     X, y = wine()
     lines = ["a,b,c,class"] + [f"{r[0]},{r[1]},{r[2]},{lab}" for r, lab in zip(X, y)]
     (tmp_path / "mine.csv").write_text("\n".join(lines) + "\n")
-    raw = {"dataset": {"file": "mine.csv", "label": "class"}, "graph": {"k": 6},
-           "splits": {"n_splits": 1, "n_labeled": 20}, "methods": ["harmonic"],
-           "output": str(tmp_path / "out")}
+    raw = {
+        "dataset": {"file": "mine.csv", "label": "class"},
+        "graph": {"k": 6},
+        "splits": {"n_splits": 1, "n_labeled": 20},
+        "methods": ["harmonic"],
+        "output": str(tmp_path / "out"),
+    }
     spec = parse_spec(raw, tmp_path / "spec.yaml")  # the file is relative to the spec
     rec = run_spec(spec, progress=False)
     lab = random_split(y, 20, 0, 0)
@@ -89,9 +98,14 @@ def test_user_csv_file_in_a_spec(tmp_path):
 def test_error_curves_plot_one_minus_the_mean_accuracy(tmp_path):
     from sskernels.experiment.figures import error_curves, write_figure
 
-    raw = {"dataset": "sklearn-wine", "preprocess": "minmax", "graph": {"k": 6},
-           "splits": {"n_splits": 2, "n_labeled": [10, 20], "holdout": 0.2},
-           "methods": ["harmonic", "1nn"], "output": str(tmp_path / "out")}
+    raw = {
+        "dataset": "sklearn-wine",
+        "preprocess": "minmax",
+        "graph": {"k": 6},
+        "splits": {"n_splits": 2, "n_labeled": [10, 20], "holdout": 0.2},
+        "methods": ["harmonic", "1nn"],
+        "output": str(tmp_path / "out"),
+    }
     spec = parse_spec(raw, tmp_path / "spec.yaml")
     rec = run_spec(spec, progress=False)
     fig = error_curves(rec, ["accuracy", "inductive accuracy"])
@@ -105,8 +119,7 @@ def test_error_curves_plot_one_minus_the_mean_accuracy(tmp_path):
     assert (tmp_path / "f.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_a_sibling_specs_record_with_the_same_key_is_reused_not_recomputed(tmp_path,
-                                                                           monkeypatch):
+def test_a_sibling_specs_record_with_the_same_key_is_reused_not_recomputed(tmp_path, monkeypatch):
     """Two specs running one method on the same data and splits (Wang et al.'s Table 3
     repeats Table 2's rows): the second copies the first's records, relabeled, and says
     so; other parameters, another folder or --no-reuse compute."""
@@ -115,9 +128,15 @@ def test_a_sibling_specs_record_with_the_same_key_is_reused_not_recomputed(tmp_p
     from sskernels.experiment import runner
 
     def spec(name, methods, folder="runs"):
-        raw = {"name": name, "dataset": "sklearn-wine", "preprocess": "minmax",
-               "graph": {"k": 6}, "splits": {"n_splits": 2, "n_labeled": 20, "seed": 1},
-               "methods": methods, "output": str(tmp_path / folder / name)}
+        raw = {
+            "name": name,
+            "dataset": "sklearn-wine",
+            "preprocess": "minmax",
+            "graph": {"k": 6},
+            "splits": {"n_splits": 2, "n_labeled": 20, "seed": 1},
+            "methods": methods,
+            "output": str(tmp_path / folder / name),
+        }
         return parse_spec(raw, tmp_path / f"{name}.yaml")
 
     first = spec("t2", [{"name": "harmonic", "label": "harmonic (Table 2)"}])
@@ -125,36 +144,52 @@ def test_a_sibling_specs_record_with_the_same_key_is_reused_not_recomputed(tmp_p
     calls = []
     real = runner.run_record
     monkeypatch.setattr(runner, "run_record", lambda t, prep: calls.append(t) or real(t, prep))
-    second = spec("t3", [{"name": "harmonic", "label": "harmonic (as in Table 2)"},
-                         {"name": "consistency", "label": "consistency"}])
+    second = spec(
+        "t3",
+        [
+            {"name": "harmonic", "label": "harmonic (as in Table 2)"},
+            {"name": "consistency", "label": "consistency"},
+        ],
+    )
     df = run_spec(second, progress=False)
-    assert [t[0] for t in calls] == [1, 1]                 # only the new method ran
+    assert [t[0] for t in calls] == [1, 1]  # only the new method ran
     for si in range(2):
-        src = json.loads((tmp_path / "runs/t2/records/harmonic_Table_2_/20_labeled"
-                          / f"split_{si:03d}.json").read_text())
-        got = json.loads((tmp_path / "runs/t3/records/harmonic_as_in_Table_2_/20_labeled"
-                          / f"split_{si:03d}.json").read_text())
+        src = json.loads(
+            (
+                tmp_path / "runs/t2/records/harmonic_Table_2_/20_labeled" / f"split_{si:03d}.json"
+            ).read_text()
+        )
+        got = json.loads(
+            (
+                tmp_path
+                / "runs/t3/records/harmonic_as_in_Table_2_/20_labeled"
+                / f"split_{si:03d}.json"
+            ).read_text()
+        )
         assert got["reused_from"] == {"spec": "t2", "method": "harmonic (Table 2)"}
         assert got["method"] == "harmonic (as in Table 2)" and got["spec"] == "t3"
         assert got["metrics"] == src["metrics"] and got["key"] == src["key"]
     acc = df[(df.method == "harmonic (as in Table 2)") & (df.metric == "accuracy")]
     assert acc["value"].size == 2
-    calls.clear()                                          # --no-reuse: computed again
+    calls.clear()  # --no-reuse: computed again
     third = spec("t4", [{"name": "harmonic", "label": "harmonic"}])
     run_spec(third, progress=False, reuse=False)
     assert len(calls) == 2
-    calls.clear()                                          # other parameters: another key
-    run_spec(spec("t5", [{"name": "harmonic", "params": {"class_mass_normalization": True}}]),
-             progress=False)
+    calls.clear()  # other parameters: another key
+    run_spec(
+        spec("t5", [{"name": "harmonic", "params": {"class_mass_normalization": True}}]),
+        progress=False,
+    )
     assert len(calls) == 2
-    calls.clear()                                          # not a sibling folder: computed
-    run_spec(spec("t2", [{"name": "harmonic", "label": "harmonic (Table 2)"}], "elsewhere"),
-             progress=False)
+    calls.clear()  # not a sibling folder: computed
+    run_spec(
+        spec("t2", [{"name": "harmonic", "label": "harmonic (Table 2)"}], "elsewhere"),
+        progress=False,
+    )
     assert len(calls) == 2
 
 
-def test_bench_computes_every_row_even_when_a_sibling_spec_holds_its_key(tmp_path,
-                                                                        monkeypatch):
+def test_bench_computes_every_row_even_when_a_sibling_spec_holds_its_key(tmp_path, monkeypatch):
     """``sskernels bench`` times fresh runs: its specs share one temporary folder, so record
     reuse would copy the second spec's rows from the first and time nothing."""
     import yaml
@@ -165,9 +200,14 @@ def test_bench_computes_every_row_even_when_a_sibling_spec_holds_its_key(tmp_pat
 
     paths = []
     for name in ("b1", "b2"):
-        raw = {"name": name, "dataset": "sklearn-wine", "preprocess": "minmax",
-               "graph": {"k": 6}, "splits": {"n_splits": 2, "n_labeled": 20, "seed": 1},
-               "methods": [{"name": "harmonic"}]}
+        raw = {
+            "name": name,
+            "dataset": "sklearn-wine",
+            "preprocess": "minmax",
+            "graph": {"k": 6},
+            "splits": {"n_splits": 2, "n_labeled": 20, "seed": 1},
+            "methods": [{"name": "harmonic"}],
+        }
         paths.append(tmp_path / f"{name}.yaml")
         paths[-1].write_text(yaml.safe_dump(raw))
     calls = []
@@ -175,7 +215,7 @@ def test_bench_computes_every_row_even_when_a_sibling_spec_holds_its_key(tmp_pat
     monkeypatch.setattr(runner, "run_record", lambda t, prep: calls.append(t) or real(t, prep))
     res = CliRunner().invoke(app, ["bench", *map(str, paths)])
     assert res.exit_code == 0, res.output
-    assert len(calls) == 4                                 # 2 specs x 2 splits, none reused
+    assert len(calls) == 4  # 2 specs x 2 splits, none reused
 
 
 def test_the_graph_enters_a_record_key_only_for_methods_that_use_it(tmp_path):
@@ -184,13 +224,18 @@ def test_the_graph_enters_a_record_key_only_for_methods_that_use_it(tmp_path):
     from sskernels.spec import graph_matters, method_key
 
     def spec(graph):
-        raw = {"dataset": "sklearn-wine", "graph": graph,
-               "splits": {"n_splits": 1, "n_labeled": 20},
-               "methods": ["harmonic", "svm",
-                           {"name": "kernel-svm", "label": "la",
-                            "params": {"kernel": "label-aware"}},
-                           {"name": "kernel-svm", "label": "osk", "params": {"kernel": "osk"}}],
-               "output": str(tmp_path / "out")}
+        raw = {
+            "dataset": "sklearn-wine",
+            "graph": graph,
+            "splits": {"n_splits": 1, "n_labeled": 20},
+            "methods": [
+                "harmonic",
+                "svm",
+                {"name": "kernel-svm", "label": "la", "params": {"kernel": "label-aware"}},
+                {"name": "kernel-svm", "label": "osk", "params": {"kernel": "osk"}},
+            ],
+            "output": str(tmp_path / "out"),
+        }
         return parse_spec(raw, tmp_path / "spec.yaml")
 
     a, b = spec({"k": 6}), spec({"k": 10, "weights": "heat"})
@@ -215,8 +260,11 @@ def test_every_graph_field_reaches_a_method_only_with_k():
         return repr(sorted((k, repr(v)) for k, v in est.get_params(deep=True).items()))
 
     cases = [(n, {}) for n in method_names()]
-    cases += [(wrapper, {"kernel": k}) for wrapper in ("kernel-svm", "self-consistent")
-              for k in method_names()]
+    cases += [
+        (wrapper, {"kernel": k})
+        for wrapper in ("kernel-svm", "self-consistent")
+        for k in method_names()
+    ]
     checked = 0
     for name, extra in cases:
         if not get_method(name).uses_graph:
@@ -224,7 +272,7 @@ def test_every_graph_field_reaches_a_method_only_with_k():
         try:
             ref = params(name, extra)
         except (TypeError, ValueError):
-            continue                          # not a valid kernel for this wrapper
+            continue  # not a valid kernel for this wrapper
         by_k = params(name, extra, n_neighbors=other["n_neighbors"]) != ref
         for field_ in ("weights", "sigma", "metric"):
             moved = params(name, extra, **{field_: other[field_]}) != ref

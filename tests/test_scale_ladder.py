@@ -12,8 +12,9 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def _ladder():
-    spec = importlib.util.spec_from_file_location("scale_ladder",
-                                                  REPO / "scripts" / "scale_ladder.py")
+    spec = importlib.util.spec_from_file_location(
+        "scale_ladder", REPO / "scripts" / "scale_ladder.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -25,8 +26,11 @@ def test_merge_replaces_only_the_stages_that_ran(tmp_path):
     common = ["--data", "blobs", "--sizes", "400", "--out", str(out), "--timeout", "300"]
     assert ladder.main(common + ["--stages", "load,graph"]) == 0
     first = pd.read_csv(f"{out}.csv")
-    assert set(zip(first["stage"], first["impl"])) == {("load", "ours"), ("graph", "ours"),
-                                                       ("graph", "floor")}
+    assert set(zip(first["stage"], first["impl"])) == {
+        ("load", "ours"),
+        ("graph", "ours"),
+        ("graph", "floor"),
+    }
     assert (first["seconds"] >= 0).all() and (first["peak_mb"] > 0).all()
     graph_seconds = first.loc[first["stage"] == "graph", "seconds"].tolist()
 
@@ -37,5 +41,5 @@ def test_merge_replaces_only_the_stages_that_ran(tmp_path):
     assert merged.loc[merged["stage"] == "graph", "seconds"].tolist() == graph_seconds
     assert "graph (ours)" in Path(f"{out}.md").read_text()
 
-    assert ladder.main(common + ["--stages", "load"]) == 0      # without --merge: replaced
+    assert ladder.main(common + ["--stages", "load"]) == 0  # without --merge: replaced
     assert sorted(pd.read_csv(f"{out}.csv")["stage"]) == ["load"]

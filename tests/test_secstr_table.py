@@ -21,9 +21,15 @@ _spec.loader.exec_module(secstr)
 
 
 def _write(tmp, name, methods, graph=True):
-    raw = {"name": name, "table": "scale-secstr", "dataset": "sklearn-wine",
-           "preprocess": "minmax", "splits": {"n_splits": 3, "n_labeled": 20, "seed": 2},
-           "methods": methods, "output": str(tmp / "runs" / name)}
+    raw = {
+        "name": name,
+        "table": "scale-secstr",
+        "dataset": "sklearn-wine",
+        "preprocess": "minmax",
+        "splits": {"n_splits": 3, "n_labeled": 20, "seed": 2},
+        "methods": methods,
+        "output": str(tmp / "runs" / name),
+    }
     if graph:
         raw["graph"] = {"k": 6, "weights": "heat", "method": "exact"}
     path = tmp / f"{name}.yaml"
@@ -40,11 +46,17 @@ def _values(out):
 
 
 def test_the_pipelined_table_has_the_numbers_of_each_spec_run_alone(tmp_path):
-    ours = _write(tmp_path, "ours", [{"name": "harmonic"},
-                                     {"name": "skl-kta", "params": {"n_components": 20}}])
-    peer = _write(tmp_path, "peer", [{"name": "label-spreading",
-                                      "params": {"kernel": "knn", "n_neighbors": 6}}],
-                  graph=False)
+    ours = _write(
+        tmp_path,
+        "ours",
+        [{"name": "harmonic"}, {"name": "skl-kta", "params": {"n_components": 20}}],
+    )
+    peer = _write(
+        tmp_path,
+        "peer",
+        [{"name": "label-spreading", "params": {"kernel": "knn", "n_neighbors": 6}}],
+        graph=False,
+    )
     alone = tmp_path / "alone"
     alone.mkdir()
     for p in (ours, peer):
@@ -59,11 +71,16 @@ def test_the_pipelined_table_has_the_numbers_of_each_spec_run_alone(tmp_path):
         assert _values(tmp_path / "runs" / name) == _values(alone / name)
     df = pd.read_csv(f"{out}.csv")
     rows = set(df.method)
-    assert {"harmonic", "label-spreading", "stage: k-NN graph", "stage: spectrum",
-            "wall time of the table, every spec (s)",
-            "peak memory of the table run, all processes (MB)"} <= rows, rows
+    assert {
+        "harmonic",
+        "label-spreading",
+        "stage: k-NN graph",
+        "stage: spectrum",
+        "wall time of the table, every spec (s)",
+        "peak memory of the table run, all processes (MB)",
+    } <= rows, rows
     peak = df[df.method == "peak memory of the table run, all processes (MB)"]["mean"].iloc[0]
-    assert 50 < peak < 20000          # this process and its workers, summed
+    assert 50 < peak < 20000  # this process and its workers, summed
     # the run's graph record holds the graph built before the run plus its warm-up
     stages = json.loads((tmp_path / "runs" / "ours" / "stages.json").read_text())
     graph = json.loads((tmp_path / "runs" / "ours" / "graph_seconds.json").read_text())

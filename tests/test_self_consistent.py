@@ -7,9 +7,13 @@ from sklearn.datasets import load_wine, make_moons
 from sklearn.preprocessing import StandardScaler, normalize
 
 from sskernels.graph import KNNGraph
-from sskernels.learners.self_consistent import (SelfConsistentLabeling, dual_problem,
-                                                 loo_coefficients, primal_objective,
-                                                 structured_dual)
+from sskernels.learners.self_consistent import (
+    SelfConsistentLabeling,
+    dual_problem,
+    loo_coefficients,
+    primal_objective,
+    structured_dual,
+)
 from sskernels.solvers import boxqp
 from sskernels.solvers.boxqp import certificate, solve_box_qp, solve_l1_box_qp
 from sskernels.solvers.highs import SolverError
@@ -100,9 +104,10 @@ def test_structured_hessian_equals_R_K_R(seed):
     P = np.linalg.inv(K)
     dP = np.diag(P)
     G1 = structured_dual(K, P / np.outer(dP, dP), dP, labeled, unl)
-    np.testing.assert_allclose(G1, dual_problem(K, Bt, labeled, np.ones(5))[0], rtol=1e-8,
-                               atol=1e-8 * np.abs(G).max())
-    C = np.diag(np.concatenate([c, np.ones(n - 5)]))   # labels only flip signs
+    np.testing.assert_allclose(
+        G1, dual_problem(K, Bt, labeled, np.ones(5))[0], rtol=1e-8, atol=1e-8 * np.abs(G).max()
+    )
+    C = np.diag(np.concatenate([c, np.ones(n - 5)]))  # labels only flip signs
     np.testing.assert_allclose(C @ G1 @ C, G, rtol=1e-8, atol=1e-8 * np.abs(G).max())
 
 
@@ -114,9 +119,14 @@ def test_dual_optimum_matches_the_papers_dual_by_independent_solvers(seed):
     H, f, lo, hi, R = _paper_dual(K, Bt, labeled, c, 2.0, 1.5, 0.3)
     x, info = solve_box_qp(H, f, lo, hi)
     assert info.solver == "highs-qp" and info.fallback is None
-    res = minimize(lambda v: (0.5 * v @ H @ v + f @ v, H @ v + f), np.zeros_like(f), jac=True,
-                   method="L-BFGS-B", bounds=list(zip(lo, hi)),
-                   options={"ftol": 1e-15, "gtol": 1e-12, "maxiter": 50000})
+    res = minimize(
+        lambda v: (0.5 * v @ H @ v + f @ v, H @ v + f),
+        np.zeros_like(f),
+        jac=True,
+        method="L-BFGS-B",
+        bounds=list(zip(lo, hi)),
+        options={"ftol": 1e-15, "gtol": 1e-12, "maxiter": 50000},
+    )
     q_ref = 0.5 * res.x @ H @ res.x + f @ res.x
     assert info.stats["objective"] == pytest.approx(q_ref, abs=1e-7)
     G, R12 = dual_problem(K, Bt, labeled, c)
@@ -128,7 +138,8 @@ def test_dual_optimum_matches_the_papers_dual_by_independent_solvers(seed):
     # strong duality with the primal (2)-(6) at y = K R x: primal = -dual
     y = K @ R12 @ z
     assert primal_objective(K, Bt, labeled, c, 2.0, 1.5, 0.3, y) == pytest.approx(
-        -pinfo.stats["objective"], rel=1e-7, abs=1e-8)
+        -pinfo.stats["objective"], rel=1e-7, abs=1e-8
+    )
 
 
 def test_split_certificate_is_the_box_certificate_of_the_split_problem():
@@ -141,8 +152,12 @@ def test_split_certificate_is_the_box_certificate_of_the_split_problem():
     L = labeled.size
     x = np.concatenate([z[:L], np.maximum(z[L:], 0), np.maximum(-z[L:], 0)])
     np.testing.assert_allclose(T @ x, z)
-    np.testing.assert_allclose(boxqp.split_certificate(G, h, w, lo, hi, z),
-                               certificate(H, f, blo, bhi, x), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(
+        boxqp.split_certificate(G, h, w, lo, hi, z),
+        certificate(H, f, blo, bhi, x),
+        rtol=1e-10,
+        atol=1e-12,
+    )
 
 
 def test_large_epsilon_reduces_to_labeled_problem():
@@ -165,7 +180,7 @@ def test_kkt_on_a_large_instance():
     assert m.fit_report_.solvers == ["projected-newton"]
     assert st["relative_gap"] <= 1e-6 and st["kkt_residual"] <= 1e-6
     z = m.dual_coef_[0]
-    assert np.sum(z[20:] != 0) > 20          # the eps-tube is active: a real test
+    assert np.sum(z[20:] != 0) > 20  # the eps-tube is active: a real test
     assert np.all(np.abs(z) <= 10 + 1e-12) and np.all(z[:20] >= 0)
 
 
@@ -218,7 +233,7 @@ def test_eta_reweighting_solves_its_primal(eta):
     labeled = np.flatnonzero(yp != -1)
     K = np.exp(-((X[:, None] - X[None]) ** 2).sum(-1) / 0.2) + 1e-4 * np.eye(40)
     w = np.where(yp != -1, 1.0, eta)
-    Bt = loo_coefficients(K) * w[None, :] / (1 + eta)   # unlabeled predictors scaled by eta
+    Bt = loo_coefficients(K) * w[None, :] / (1 + eta)  # unlabeled predictors scaled by eta
     c = np.where(yp[labeled] == 1, 1.0, -1.0)
     primal = primal_objective(K, Bt, labeled, c, 10.0, 10.0, 0.2, m.decision_)
     assert primal == pytest.approx(-m.solve_stats_[0]["objective"], rel=1e-6)
@@ -304,9 +319,21 @@ def test_precomputed_matches_rbf():
     np.testing.assert_array_equal(a.predict(X[:7]), b.predict(K0[:7]))
 
 
-@pytest.mark.parametrize("params", [{"sigma2": 0}, {"C1": -1}, {"C2": 0}, {"epsilon": -0.1},
-                                    {"noise": 0}, {"kernel": "linear"}, {"sigma2": "auto"},
-                                    {"eta": 1.5}, {"eta": -0.1}, {"kernel_learner": "skl"}])
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"sigma2": 0},
+        {"C1": -1},
+        {"C2": 0},
+        {"epsilon": -0.1},
+        {"noise": 0},
+        {"kernel": "linear"},
+        {"sigma2": "auto"},
+        {"eta": 1.5},
+        {"eta": -0.1},
+        {"kernel_learner": "skl"},
+    ],
+)
 def test_invalid_parameters_rejected(params, monkeypatch):
     import sskernels.learners.self_consistent as mod
 
@@ -329,14 +356,24 @@ def test_length_mismatch_and_bad_precomputed_rejected():
 
 # ---------------------------------------------------------------------------- specs, bad kernels
 
+
 def _spec(tmp_path, kernel):
     from sskernels.spec import parse_spec
 
-    raw = {"name": "scl", "dataset": "two-moons", "graph": {"k": 6, "weights": "heat"},
-           "splits": {"protocol": "per-class", "per_class": [[5, 5]], "n_splits": 2},
-           "methods": [{"name": "self-consistent", "label": "SCL",
-                        "params": {"sigma2": 0.05, "kernel": kernel}}],
-           "output": str(tmp_path / "out")}
+    raw = {
+        "name": "scl",
+        "dataset": "two-moons",
+        "graph": {"k": 6, "weights": "heat"},
+        "splits": {"protocol": "per-class", "per_class": [[5, 5]], "n_splits": 2},
+        "methods": [
+            {
+                "name": "self-consistent",
+                "label": "SCL",
+                "params": {"sigma2": 0.05, "kernel": kernel},
+            }
+        ],
+        "output": str(tmp_path / "out"),
+    }
     return parse_spec(raw, tmp_path / "spec.yaml")
 
 
@@ -358,9 +395,14 @@ def test_spec_with_a_learned_kernel_runs(tmp_path):
     assert learner.graph.n_neighbors == 6 and learner.graph.weights == "heat"
 
 
-@pytest.mark.parametrize("kernel,match", [({"learner": "harmonic"}, "does not learn a kernel"),
-                                          ({"learner": "skl", "parms": {}}, "mapping"),
-                                          ("cosine", "kernel")])
+@pytest.mark.parametrize(
+    "kernel,match",
+    [
+        ({"learner": "harmonic"}, "does not learn a kernel"),
+        ({"learner": "skl", "parms": {}}, "mapping"),
+        ("cosine", "kernel"),
+    ],
+)
 def test_spec_with_a_bad_kernel_is_one_line(tmp_path, kernel, match):
     from sskernels.errors import UserError
 
@@ -390,14 +432,20 @@ class _FixedKernel:
         return self.K
 
 
-@pytest.mark.parametrize("bad,match", [("negative", "not positive definite"),
-                                       ("nan", "NaN"), ("zero", "mean diagonal"),
-                                       ("asymmetric", "not symmetric")])
+@pytest.mark.parametrize(
+    "bad,match",
+    [
+        ("negative", "not positive definite"),
+        ("nan", "NaN"),
+        ("zero", "mean diagonal"),
+        ("asymmetric", "not symmetric"),
+    ],
+)
 def test_bad_learned_kernel_stops_with_one_line(bad, match):
     X, y = make_moons(30, noise=0.1, random_state=0)
     K = np.exp(-((X[:, None] - X[None]) ** 2).sum(-1))
     if bad == "negative":
-        K[0, 1] = K[1, 0] = 5.0                     # |K_01| > sqrt(K_00 K_11): not PSD
+        K[0, 1] = K[1, 0] = 5.0  # |K_01| > sqrt(K_00 K_11): not PSD
     elif bad == "nan":
         K[3, 4] = K[4, 3] = np.nan
     elif bad == "zero":

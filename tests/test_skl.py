@@ -44,6 +44,7 @@ from sskernels.learners.skl import (
 
 # ---------------------------------------------------------------------------- helpers
 
+
 def orthonormal(n, rng):
     Q, _ = np.linalg.qr(rng.standard_normal((n, n)))
     return Q
@@ -60,14 +61,15 @@ def frobenius_kta(K, Y):
     """KTA(K, Y Y^T) = <K, YY^T>_F / sqrt(<K, K>_F <YY^T, YY^T>_F) (Cristianini et al.)."""
     T = Y @ Y.T
     denom = np.sqrt(np.sum(K * K) * np.sum(T * T))
-    return np.sum(K * T) / denom if denom > 0 else 0.0      # K = 0 (all lambda clipped)
+    return np.sum(K * T) / denom if denom > 0 else 0.0  # K = 0 (all lambda clipped)
 
 
 def moons(n=200, seed=0, per_class=3):
     X, y = make_moons(n, noise=0.1, random_state=0)
     rng = np.random.default_rng(seed)
-    lab = np.concatenate([rng.choice(np.flatnonzero(y == c), per_class, replace=False)
-                          for c in (0, 1)])
+    lab = np.concatenate(
+        [rng.choice(np.flatnonzero(y == c), per_class, replace=False) for c in (0, 1)]
+    )
     yp = np.full(n, -1)
     yp[lab] = y[lab]
     return X, y, yp, np.sort(lab)
@@ -83,6 +85,7 @@ def skl_selected(**params):
 
 # ---------------------------------------------------------------------------- Prop. 2
 
+
 @pytest.mark.parametrize("multiclass", [False, True])
 def test_prop2_lambda_is_the_minimizer_of_problem_7(multiclass):
     """eq. (8) = argmin over lambda >= 0 of 1/2 tr(Y^T (U S U^T + I/C)^-1 Y) + mu tr(U S U^T L)."""
@@ -90,8 +93,8 @@ def test_prop2_lambda_is_the_minimizer_of_problem_7(multiclass):
     n, p, eps, C, mu = 9, 2, 1e-3, 2.0, 0.2
     U = orthonormal(n, rng)
     gamma = np.sort(np.r_[0.0, rng.uniform(0.05, 1.9, n - 1)])
-    L = U @ np.diag(gamma) @ U.T                                   # "the Laplacian"
-    Lp = np.linalg.matrix_power(L, p) + eps * np.eye(n)            # L^p with the ridge
+    L = U @ np.diag(gamma) @ U.T  # "the Laplacian"
+    Lp = np.linalg.matrix_power(L, p) + eps * np.eye(n)  # L^p with the ridge
     labeled = np.array([0, 3, 5, 7])
     y_enc = np.array([0, 1, 2, 1]) if multiclass else np.array([0, 1, 1, 0])
     c = y_enc.max() + 1
@@ -104,16 +107,26 @@ def test_prop2_lambda_is_the_minimizer_of_problem_7(multiclass):
         return 0.5 * np.trace(Y.T @ np.linalg.inv(K + np.eye(n) / C) @ Y) + mu * np.trace(K @ Lp)
 
     lam_star = skl_coefficients(spectral_A(U[labeled], Y_l), spectral_B(gamma, p, eps), C, mu)
-    assert np.any(lam_star == 0) and np.any(lam_star > 0)          # the projection matters here
-    best = min((minimize(objective, x0, method="L-BFGS-B", bounds=[(0, None)] * n,
-                         options=dict(ftol=1e-15, gtol=1e-12, maxiter=10000))
-                for x0 in (np.ones(n), np.full(n, 0.1), rng.uniform(0, 3, n))),
-               key=lambda r: r.fun)
+    assert np.any(lam_star == 0) and np.any(lam_star > 0)  # the projection matters here
+    best = min(
+        (
+            minimize(
+                objective,
+                x0,
+                method="L-BFGS-B",
+                bounds=[(0, None)] * n,
+                options=dict(ftol=1e-15, gtol=1e-12, maxiter=10000),
+            )
+            for x0 in (np.ones(n), np.full(n, 0.1), rng.uniform(0, 3, n))
+        ),
+        key=lambda r: r.fun,
+    )
     assert objective(lam_star) <= best.fun + 1e-10
     np.testing.assert_allclose(lam_star, best.x, rtol=2e-4, atol=2e-4)
 
 
 # ---------------------------------------------------------------------------- Prop. 3
+
 
 def kta_instance(seed, n=10):
     """A random instance whose alignment has an interior maximum over mu.
@@ -127,7 +140,7 @@ def kta_instance(seed, n=10):
     U = orthonormal(n, rng)
     labeled = np.array([1, 2, 4, 8])
     y = np.array([1.0, -1.0, 1.0, -1.0])[:, None]
-    A = (U[labeled].T @ y).ravel() ** 2                       # diag(U_l^T y y^T U_l), by hand
+    A = (U[labeled].T @ y).ravel() ** 2  # diag(U_l^T y y^T U_l), by hand
     B = rng.uniform(0.8, 1.2, n) / A
     return U, labeled, y, A, B
 
@@ -139,7 +152,7 @@ def test_prop3_mu_maximizes_the_alignment(seed, C):
     Y = padded(U.shape[0], labeled, y)
 
     def kta_of(log_mu, project):
-        lam = np.sqrt(A / (2 * 10.0**log_mu * B)) - 1 / C           # eq. (8)
+        lam = np.sqrt(A / (2 * 10.0**log_mu * B)) - 1 / C  # eq. (8)
         if project:
             lam = np.maximum(lam, 0.0)
         return frobenius_kta(U @ np.diag(lam) @ U.T, Y)
@@ -154,13 +167,18 @@ def test_prop3_mu_maximizes_the_alignment(seed, C):
         grid = np.linspace(log_star - 6, log_star + 6, 6001)
         values = np.array([kta_of(g, project) for g in grid])
         assert kta_of(log_star, project) >= values.max() - 1e-12
-        res = minimize_scalar(lambda g: -kta_of(g, project), bounds=(log_star - 2, log_star + 2),
-                              method="bounded", options=dict(xatol=1e-10))
+        res = minimize_scalar(
+            lambda g: -kta_of(g, project),  # noqa: B023 (called here)
+            bounds=(log_star - 2, log_star + 2),
+            method="bounded",
+            options=dict(xatol=1e-10),
+        )
         assert abs(res.x - log_star) < 1e-4
     # the closed form of the alignment (Sec. 4.2) is the Frobenius one
     lam = np.sqrt(A / (2 * mu_star * B)) - 1 / C
     assert spectral_alignment(lam, A, y) == pytest.approx(
-        frobenius_kta(U @ np.diag(lam) @ U.T, Y), rel=1e-12)
+        frobenius_kta(U @ np.diag(lam) @ U.T, Y), rel=1e-12
+    )
 
 
 def test_on_graph_data_the_alignment_grows_as_mu_goes_to_zero_toward_kbar():
@@ -177,18 +195,19 @@ def test_on_graph_data_the_alignment_grows_as_mu_goes_to_zero_toward_kbar():
     a = np.sqrt(A / (2 * B))
     for C in (0.1, 1.0, 10.0):
         x, yb, z, u = np.sum(A * a), np.sum(a * a), np.sum(a) / C, np.sum(A) / C
-        s_star = (u * z - A.size / C**2 * x) / (u * yb - z * x)     # 1/sqrt(mu) at dKTA = 0
+        s_star = (u * z - A.size / C**2 * x) / (u * yb - z * x)  # 1/sqrt(mu) at dKTA = 0
         assert s_star < 0
         mus = np.logspace(-12, 4, 33)
-        values = [frobenius_kta(U @ np.diag(skl_coefficients(A, B, C, mu)) @ U.T, Y)
-                  for mu in mus]
+        values = [frobenius_kta(U @ np.diag(skl_coefficients(A, B, C, mu)) @ U.T, Y) for mu in mus]
         assert max(values) <= kbar + 1e-9
         assert values[0] == pytest.approx(kbar, abs=1e-4)
-        assert frobenius_kta(U @ np.diag(skl_coefficients(A, B, C, kta_mu(A, B, C))) @ U.T,
-                             Y) < kbar
+        assert (
+            frobenius_kta(U @ np.diag(skl_coefficients(A, B, C, kta_mu(A, B, C))) @ U.T, Y) < kbar
+        )
 
 
 # ---------------------------------------------------------------------------- Prop. 4
+
 
 def test_prop4_eq10_into_eq8_gives_kbar():
     """sqrt(A/(2 mu* B)) - 1/C = (lambda̅ - 1) / C for every C (the proof of Prop. 4)."""
@@ -198,8 +217,9 @@ def test_prop4_eq10_into_eq8_gives_kbar():
         lam_bar = kta_free_coefficients(A, B)
         for C in (1e-2, 1.0, 1e3):
             mu = kta_mu(A, B, C)
-            np.testing.assert_allclose(np.sqrt(A / (2 * mu * B)) - 1 / C, (lam_bar - 1) / C,
-                                       rtol=1e-9, atol=1e-12)
+            np.testing.assert_allclose(
+                np.sqrt(A / (2 * mu * B)) - 1 / C, (lam_bar - 1) / C, rtol=1e-9, atol=1e-12
+            )
 
 
 def test_prop4_decision_is_rls_on_kbar_minus_identity_for_any_C():
@@ -208,7 +228,7 @@ def test_prop4_decision_is_rls_on_kbar_minus_identity_for_any_C():
     n = X.shape[0]
     y_l = np.where(y[lab] == 1, 1.0, -1.0)
     for C in (1e-3, 1.0, 1e3):
-        K = (m.kernel_ - np.eye(n)) / C                               # Prop. 4's proof
+        K = (m.kernel_ - np.eye(n)) / C  # Prop. 4's proof
         f = K[:, lab] @ np.linalg.solve(K[np.ix_(lab, lab)] + np.eye(lab.size) / C, y_l)
         np.testing.assert_allclose(m.scores_[:, 1], f, rtol=1e-6, atol=1e-8)
         np.testing.assert_allclose(m.scores_[:, 0], -f, rtol=1e-6, atol=1e-8)
@@ -231,11 +251,15 @@ def test_prop4_skl_at_any_unclipped_C_mu_predicts_as_skl_kta():
 
 # ---------------------------------------------------------------------------- properties
 
-@pytest.mark.parametrize("make", [
-    lambda: SpectralKernelLearningKTA(laplacian_degree=2, **GRAPH),
-    lambda: SpectralKernelLearning(C=1.0, mu=1.0, **GRAPH),
-    lambda: SpectralKernelLearning(C=10.0, mu=1e-4, laplacian_degree=5, **GRAPH),
-])
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: SpectralKernelLearningKTA(laplacian_degree=2, **GRAPH),
+        lambda: SpectralKernelLearning(C=1.0, mu=1.0, **GRAPH),
+        lambda: SpectralKernelLearning(C=10.0, mu=1e-4, laplacian_degree=5, **GRAPH),
+    ],
+)
 def test_learned_kernel_is_psd(make):
     X, y, yp, lab = moons()
     m = make().fit(X, yp)
@@ -260,8 +284,10 @@ def test_binary_targets_are_plus_minus_one():
 def test_two_moons_with_three_labels_per_class(seed):
     X, y, yp, lab = moons(seed=seed)
     unl = yp == -1
-    for m in (SpectralKernelLearningKTA(laplacian_degree=2, **GRAPH),
-              skl_selected(laplacian_degree=2, **GRAPH)):
+    for m in (
+        SpectralKernelLearningKTA(laplacian_degree=2, **GRAPH),
+        skl_selected(laplacian_degree=2, **GRAPH),
+    ):
         m.fit(X, yp)
         assert np.mean(m.transduction_[unl] == y[unl]) >= 0.9, type(m).__name__
 
@@ -278,9 +304,11 @@ def test_multiclass_wine():
     unl = yp == -1
     chance = np.bincount(y).max() / y.size
     g6 = KNNGraph(n_neighbors=6, weights="heat")
-    for m in (SpectralKernelLearningKTA(graph=g6, laplacian_degree=2),
-              skl_selected(graph=g6, laplacian_degree=2),
-              SpectralKernelLearningKTA(graph=g6, laplacian_degree=2, targets="signed")):
+    for m in (
+        SpectralKernelLearningKTA(graph=g6, laplacian_degree=2),
+        skl_selected(graph=g6, laplacian_degree=2),
+        SpectralKernelLearningKTA(graph=g6, laplacian_degree=2, targets="signed"),
+    ):
         m.fit(X, yp)
         fitted = getattr(m, "best_estimator_", m)
         assert fitted.scores_.shape == (y.size, 3)
@@ -292,8 +320,9 @@ def test_multiclass_wine():
 def test_spectrum_is_computed_once_per_data_set(monkeypatch):
     calls = []
     real = graph_mod.laplacian_spectrum
-    monkeypatch.setattr(graph_mod, "laplacian_spectrum",
-                        lambda *a, **k: calls.append(1) or real(*a, **k))
+    monkeypatch.setattr(
+        graph_mod, "laplacian_spectrum", lambda *a, **k: calls.append(1) or real(*a, **k)
+    )
     X, y, _, _ = moons()
     for seed in range(4):
         _, _, yp, _ = moons(seed=seed)
@@ -389,24 +418,36 @@ def test_estimator_conventions_and_validation(monkeypatch):
     assert clone(m).get_params() == m.get_params()
     built = []
     monkeypatch.setattr(graph_mod, "knn_graph", lambda *a, **k: built.append(1))
-    for bad in (dict(epsilon=0.0), dict(laplacian_degree=0), dict(C=-1.0), dict(mu="best"),
-                dict(C="auto"), dict(n_components=0), dict(targets="onehot"),
-                dict(graph="knn")):
+    for bad in (
+        dict(epsilon=0.0),
+        dict(laplacian_degree=0),
+        dict(C=-1.0),
+        dict(mu="best"),
+        dict(C="auto"),
+        dict(n_components=0),
+        dict(targets="onehot"),
+        dict(graph="knn"),
+    ):
         with pytest.raises(ValueError, match=list(bad)[0]):
             SpectralKernelLearning(**{**GRAPH, **bad}).fit(X, yp)
     with pytest.raises(ValueError, match="epsilon"):
         SpectralKernelLearningKTA(**GRAPH, epsilon=-1).fit(X, yp)
-    assert built == []                       # every parameter is checked before the graph
+    assert built == []  # every parameter is checked before the graph
     monkeypatch.undo()
     fitted = SpectralKernelLearningKTA(**GRAPH).fit(X, yp)
-    assert not hasattr(fitted, "predict")      # transductive only (available_if)
+    assert not hasattr(fitted, "predict")  # transductive only (available_if)
     with pytest.raises(AttributeError, match="has no attribute 'predict'"):
         fitted.predict(X[:3])
 
 
-@pytest.mark.parametrize("make", [lambda: SpectralKernelLearningKTA(**GRAPH),
-                                  lambda: SpectralKernelLearning(**GRAPH),
-                                  lambda: make_method("skl")])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: SpectralKernelLearningKTA(**GRAPH),
+        lambda: SpectralKernelLearning(**GRAPH),
+        lambda: make_method("skl"),
+    ],
+)
 def test_length_mismatch_and_bad_input_are_rejected(make):
     X, y, yp, lab = moons()
     with pytest.raises(ValueError, match="inconsistent numbers of samples|rows but y has"):
@@ -421,10 +462,13 @@ def test_length_mismatch_and_bad_input_are_rejected(make):
         make().fit(X, one)
 
 
-@pytest.mark.parametrize("make", [
-    lambda: SpectralKernelLearningKTA(laplacian_degree=2, **GRAPH),
-    lambda: SpectralKernelLearning(C=10.0, mu=1e-4, laplacian_degree=2, **GRAPH),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: SpectralKernelLearningKTA(laplacian_degree=2, **GRAPH),
+        lambda: SpectralKernelLearning(C=10.0, mu=1e-4, laplacian_degree=2, **GRAPH),
+    ],
+)
 def test_least_squares_fallback_is_reported(make, monkeypatch):
     """Cholesky fails (forced): the least-squares answer is used and fit_report_ says so."""
     from scipy.linalg import LinAlgError
@@ -449,8 +493,9 @@ def test_zero_kernel_is_reported_degenerate():
     X, y, yp, lab = moons()
     est = SpectralKernelLearning(C=1e-3, mu=100.0, laplacian_degree=2, **GRAPH).fit(X, yp)
     assert not np.any(est.lambda_ > 0)
-    assert est.fit_report_.degenerate[0] == ("degenerate: zero kernel: every lambda* of eq. (8) "
-                                             "is clipped to 0")
+    assert est.fit_report_.degenerate[0] == (
+        "degenerate: zero kernel: every lambda* of eq. (8) is clipped to 0"
+    )
     assert any(n.startswith("degenerate: constant prediction") for n in est.fit_report_.degenerate)
     assert SpectralKernelLearning(**GRAPH).fit(X, yp).fit_report_.degenerate == []
 
@@ -471,8 +516,10 @@ def test_kta_undefined_scale_is_reported_degenerate(monkeypatch):
 def test_precomputed_graph_equals_the_feature_graph():
     X, y, yp, lab = moons()
     W = get_graph(X, k=10, weights="heat").W
-    for make in (lambda g: SpectralKernelLearningKTA(graph=g, laplacian_degree=2),
-                 lambda g: SpectralKernelLearning(graph=g, C=10.0, mu=1e-3)):
+    for make in (
+        lambda g: SpectralKernelLearningKTA(graph=g, laplacian_degree=2),
+        lambda g: SpectralKernelLearning(graph=g, C=10.0, mu=1e-3),
+    ):
         feat = make(None).fit(X, yp)
         pre = make("precomputed").fit(W, yp)
         np.testing.assert_array_equal(pre.transduction_, feat.transduction_)

@@ -15,10 +15,16 @@ from sklearn.preprocessing import StandardScaler
 
 from sskernels.errors import ParameterError, UnknownNameError
 from sskernels.graph import KNNGraph
-from sskernels.learners import (Consistency, HarmonicFunction, LapRLS,
-                                RegularizedLaplacianEigenmaps, RegularizedSpectralClustering,
-                                SelectOnLabeled, SpectralKernelLearning,
-                                TransductiveSpectralKernel)
+from sskernels.learners import (
+    Consistency,
+    HarmonicFunction,
+    LapRLS,
+    RegularizedLaplacianEigenmaps,
+    RegularizedSpectralClustering,
+    SelectOnLabeled,
+    SpectralKernelLearning,
+    TransductiveSpectralKernel,
+)
 from sskernels.learners.registry import get_method, make_method
 
 
@@ -83,8 +89,7 @@ def test_transductive_only_learner_has_no_predict():
 def test_selection_wrapper_delegates_probabilities():
     X, y, yp = _wine()
     sel = SelectOnLabeled(Consistency(), {"alpha": [0.5, 0.9, 0.99]}).fit(X, yp)
-    np.testing.assert_allclose(sel.predict_proba(X[:5]),
-                               sel.best_estimator_.predict_proba(X[:5]))
+    np.testing.assert_allclose(sel.predict_proba(X[:5]), sel.best_estimator_.predict_proba(X[:5]))
     np.testing.assert_allclose(sel.label_distributions_, sel.best_estimator_.label_distributions_)
 
 
@@ -99,7 +104,7 @@ def test_grid_search_tunes_the_default_graph():
     est = Consistency()
     est.set_params(graph__n_neighbors=4)
     assert isinstance(est.graph, KNNGraph) and est.graph.n_neighbors == 4
-    assert Consistency().graph is None          # the default itself is untouched
+    assert Consistency().graph is None  # the default itself is untouched
 
 
 def test_transformers_feature_names_and_pandas_output():
@@ -116,10 +121,13 @@ def test_transformers_feature_names_and_pandas_output():
 
 
 def test_learners_package_imports_lazily():
-    code = ("import sys, sskernels.learners.registry as r; "
-            "print(sorted(m for m in sys.modules if m.startswith('sskernels.learners.')))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout
+    code = (
+        "import sys, sskernels.learners.registry as r; "
+        "print(sorted(m for m in sys.modules if m.startswith('sskernels.learners.')))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
     assert out.strip() == "['sskernels.learners.registry']"
     import sskernels.learners as L
 
@@ -148,7 +156,8 @@ def test_user_estimator_by_import_path(tmp_path, monkeypatch):
         "    def predict(self, X):\n"
         "        return self.classes_[np.abs(X[:, None] - self.c_[None]).sum(-1).argmin(1)]\n"
         "class NoFit:\n"
-        "    pass\n")
+        "    pass\n"
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     info = get_method("ssk_user_mod:Centroid")
     assert info.user and info.inductive and not info.uses_graph

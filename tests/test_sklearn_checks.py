@@ -56,7 +56,7 @@ import sskernels.learners
 from sskernels.graph import KNNGraph
 from sskernels.learners.base import SemiSupervisedClassifier, SemiSupervisedRegressor
 
-GRAPH = "graph"   # marker: a 3-NN graph when the constructor takes ``graph``
+GRAPH = "graph"  # marker: a 3-NN graph when the constructor takes ``graph``
 
 
 def constructor_kwargs(cls, spec):
@@ -84,7 +84,7 @@ def _tsk(**kw):
 #: constructor kwargs where a registered class's defaults (a 3-NN graph where it takes one)
 #: do not suit the checks
 OVERRIDES = {
-    "TransductiveSpectralKernel": {},               # k = 6: see the docstring
+    "TransductiveSpectralKernel": {},  # k = 6: see the docstring
     # libsvm's tol: the default 1e-8 (set to match the kernel LapSVM's dual in its own tests)
     # takes ~5 s per fit on the checks' random-label data, 1e-6 takes 10 ms
     "LinearLapSVM": {"graph": GRAPH, "tol": 1e-6},
@@ -93,8 +93,7 @@ OVERRIDES = {
 
 #: estimators checked beside the registered classes: other configurations, the wrappers
 EXTRA = [
-    ("SelectOnLabeled",
-     lambda: {"estimator": _tsk(), "param_grid": {"beta": [0.1, 10]}}),
+    ("SelectOnLabeled", lambda: {"estimator": _tsk(), "param_grid": {"beta": [0.1, 10]}}),
     # its multi-class MKL (check_classifiers_train's three blobs) alternates ~15 s a fit at
     # mkl_C = 1, under a second at 0.1
     ("LabelAwareKernel", {"weighting": "local-rademacher", "mkl_C": 0.1}),
@@ -124,11 +123,17 @@ def registered_estimators():
 ESTIMATORS = registered_estimators() + EXTRA
 
 #: abstract bases and helpers exported by sskernels.learners that are not estimators to check
-NOT_ESTIMATORS = {"SemiSupervisedClassifier", "GraphSemiSupervisedClassifier", "GraphClassifier",
-                  "SemiSupervisedRegressor",
-                  "SpectralKernelClassifier", "DeformedKernel",
-                  # unsupervised: check_estimator runs in tests/test_spectral_clustering.py
-                  "RegularizedSpectralClustering", "RegularizedLaplacianEigenmaps"}
+NOT_ESTIMATORS = {
+    "SemiSupervisedClassifier",
+    "GraphSemiSupervisedClassifier",
+    "GraphClassifier",
+    "SemiSupervisedRegressor",
+    "SpectralKernelClassifier",
+    "DeformedKernel",
+    # unsupervised: check_estimator runs in tests/test_spectral_clustering.py
+    "RegularizedSpectralClustering",
+    "RegularizedLaplacianEigenmaps",
+}
 
 #: constructor parameters of the old API (graph keys, fold counts, ``*_grid``): graphs are
 #: ``graph=`` builders, model selection is the wrappers' (``SelectOnLabeled``) job
@@ -142,14 +147,17 @@ def estimator_class(name):
     return getattr(sskernels.learners, name)
 
 
-READY = [estimator_class(name)(**constructor_kwargs(estimator_class(name), kwargs))
-         for name, kwargs in ESTIMATORS]
+READY = [
+    estimator_class(name)(**constructor_kwargs(estimator_class(name), kwargs))
+    for name, kwargs in ESTIMATORS
+]
 
 
 def is_semi_supervised(est):
     """Classifiers for which ``y == -1`` means unlabeled (the package's classifiers, wrapper)."""
     return isinstance(est, SemiSupervisedClassifier) or (
-        isinstance(est, ClassifierMixin) and est.__module__.startswith("sskernels."))
+        isinstance(est, ClassifierMixin) and est.__module__.startswith("sskernels.")
+    )
 
 
 def transductive_only(est):
@@ -157,24 +165,38 @@ def transductive_only(est):
     from sskernels.learners.registry import METHODS
 
     cls = type(est)
-    return any(getattr(m.factory, "cls_name", None) == cls.__name__
-               and getattr(m.factory, "module", None) == cls.__module__ and not m.inductive
-               for m in METHODS.values())
+    return any(
+        getattr(m.factory, "cls_name", None) == cls.__name__
+        and getattr(m.factory, "module", None) == cls.__module__
+        and not m.inductive
+        for m in METHODS.values()
+    )
 
 
 #: the checks that predict on points given as features (those a transductive-only learner
 #: cannot answer); found by running them: each fails only with "... is transductive only"
 PREDICT_CHECKS = {
-    "check_fit_score_takes_y", "check_estimators_dtypes", "check_dtype_object",
-    "check_pipeline_consistency", "check_estimator_sparse_array",
-    "check_estimator_sparse_matrix", "check_estimators_pickle",
-    "check_f_contiguous_array_estimator", "check_classifier_data_not_an_array",
-    "check_classifiers_train", "check_supervised_y_2d", "check_methods_sample_order_invariance",
-    "check_methods_subset_invariance", "check_dict_unchanged", "check_fit_idempotent",
+    "check_fit_score_takes_y",
+    "check_estimators_dtypes",
+    "check_dtype_object",
+    "check_pipeline_consistency",
+    "check_estimator_sparse_array",
+    "check_estimator_sparse_matrix",
+    "check_estimators_pickle",
+    "check_f_contiguous_array_estimator",
+    "check_classifier_data_not_an_array",
+    "check_classifiers_train",
+    "check_supervised_y_2d",
+    "check_methods_sample_order_invariance",
+    "check_methods_subset_invariance",
+    "check_dict_unchanged",
+    "check_fit_idempotent",
 }
-TRANSDUCTIVE_REASON = ("predicts on points given as features; this method is transductive only "
-                       "(no out-of-sample rule in its paper: it has no predict, decision_function "
-                       "or score, scikit-learn's available_if)")
+TRANSDUCTIVE_REASON = (
+    "predicts on points given as features; this method is transductive only "
+    "(no out-of-sample rule in its paper: it has no predict, decision_function "
+    "or score, scikit-learn's available_if)"
+)
 
 #: check name -> (applies to this estimator?, reason): skipped because transductive
 SKIPPED_CHECKS = {
@@ -183,7 +205,8 @@ SKIPPED_CHECKS = {
         is_semi_supervised,
         "its [-1, 1] labels collide with y == -1 = unlabeled (scikit-learn exempts its own "
         "semi-supervised classifiers the same way); the string/object-label problems of this "
-        "check run in test_string_and_object_labels"),
+        "check run in test_string_and_object_labels",
+    ),
 }
 
 
@@ -210,26 +233,31 @@ def blob_problems():
     return [(X[y != 2], y[y != 2]), (X, y)]
 
 
-@pytest.mark.parametrize("estimator", [e for e in READY if is_semi_supervised(e)],
-                         ids=lambda e: type(e).__name__)
+@pytest.mark.parametrize(
+    "estimator", [e for e in READY if is_semi_supervised(e)], ids=lambda e: type(e).__name__
+)
 def test_string_and_object_labels(estimator):
     """``check_classifiers_classes`` without its ``[-1, 1]`` problem: string and object labels,
     and integer labels other than -1, binary and multi-class."""
     if transductive_only(estimator):
-        pytest.skip(f"{type(estimator).__name__}: check_classifiers_predictions: "
-                    f"{TRANSDUCTIVE_REASON}")
+        pytest.skip(
+            f"{type(estimator).__name__}: check_classifiers_predictions: {TRANSDUCTIVE_REASON}"
+        )
     for X, y in blob_problems():
-        names = ["one", "two", "three"][:np.unique(y).size]
-        ints = [-2, 7, 40][:np.unique(y).size]
+        names = ["one", "two", "three"][: np.unique(y).size]
+        ints = [-2, 7, 40][: np.unique(y).size]
         for labels in (np.take(names, y), np.take(names, y).astype("O"), np.take(ints, y)):
             check_classifiers_predictions(X, labels, type(estimator).__name__, estimator)
 
 
 def test_every_estimator_of_the_package_is_listed():
     listed = {name for name, _ in ESTIMATORS}
-    exported = {name for name in sskernels.learners.__all__
-                if isinstance(getattr(sskernels.learners, name), type)
-                and issubclass(getattr(sskernels.learners, name), BaseEstimator)}
+    exported = {
+        name
+        for name in sskernels.learners.__all__
+        if isinstance(getattr(sskernels.learners, name), type)
+        and issubclass(getattr(sskernels.learners, name), BaseEstimator)
+    }
     assert exported - NOT_ESTIMATORS <= listed, exported - NOT_ESTIMATORS - listed
 
 

@@ -27,35 +27,53 @@ from conftest import data_mirror_path
 REPO = Path(__file__).resolve().parents[1]
 # SSKERNELS_DATA_MIRROR if set, else ../shared/datasets; None when neither exists
 MIRROR = data_mirror_path()
-SCHEMA = ("table,dataset,setting,method,metric,mean,std,se,n_splits,paper_mean,paper_std,paper_spread,delta,matched,"
-          "seconds,notes,selected,paper_cell,paper_n,protocol,reading").split(",")
+SCHEMA = (
+    "table,dataset,setting,method,metric,mean,std,se,n_splits,paper_mean,paper_std,paper_spread,delta,matched,"
+    "seconds,notes,selected,paper_cell,paper_n,protocol,reading"
+).split(",")
 HEART_URL = "https://archive.ics.uci.edu/ml/machine-learning-databases/statlog/heart/heart.dat"
 # Liu et al. (2009), Table 3, wine column (the paper's own numbers)
 PAPER_WINE = {"harmonic": (67.78, 3.20), "TSK": (72.28, 1.24)}
 
 
 def cli_env(tmp, mirror=True, offline=False):
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith("SSKERNELS_") and k.lower() not in ("no_proxy",)}
-    env["PYTHONPATH"] = os.pathsep.join([str(REPO)] + ([env["PYTHONPATH"]]
-                                                      if env.get("PYTHONPATH") else []))
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("SSKERNELS_") and k.lower() not in ("no_proxy",)
+    }
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(REPO)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])
+    )
     env["SSKERNELS_DATA_DIR"] = str(Path(tmp) / "cache")
     if mirror and MIRROR is not None:
         env["SSKERNELS_DATA_MIRROR"] = str(MIRROR)
     if offline:
         # any request goes to a closed local port: fails at once, reaches no server
-        for k in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY",
-                  "all_proxy"):
+        for k in (
+            "HTTP_PROXY",
+            "HTTPS_PROXY",
+            "http_proxy",
+            "https_proxy",
+            "ALL_PROXY",
+            "all_proxy",
+        ):
             env[k] = "http://127.0.0.1:9"
     for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-        env[k] = "1"   # several processes share 2 cores; threaded BLAS only adds contention
+        env[k] = "1"  # several processes share 2 cores; threaded BLAS only adds contention
     env["COLUMNS"] = "200"
     return env
 
 
 def sskernels(args, env, cwd, timeout=180):
-    return subprocess.run([sys.executable, "-m", "sskernels", *map(str, args)], env=env,
-                          cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "sskernels", *map(str, args)],
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def assert_one_error_line(stderr, *needles):
@@ -78,16 +96,21 @@ MALFORMED = {
     "top_level_list": ("- dataset: sklearn-wine\n- methods: [harmonic]\n", "field '(top level)'"),
     "unknown_top_field": (BASE + "colour: blue\n", "field 'colour'"),
     "unknown_dataset": ("dataset: no-such-set\nmethods: [harmonic]\n", "field 'dataset'"),
-    "dataset_name_and_file": ("dataset: {name: heart, file: x.csv}\nmethods: [harmonic]\n",
-                              "field 'dataset'"),
+    "dataset_name_and_file": (
+        "dataset: {name: heart, file: x.csv}\nmethods: [harmonic]\n",
+        "field 'dataset'",
+    ),
     "missing_methods": ("dataset: sklearn-wine\n", "field 'methods'"),
     "methods_not_a_list": ("dataset: sklearn-wine\nmethods: harmonic\n", "field 'methods'"),
     "unknown_method": ("dataset: sklearn-wine\nmethods: [harmonik]\n", "field 'methods[0].name'"),
-    "unknown_method_param": ("dataset: sklearn-wine\nmethods:\n  - harmonic\n"
-                             "  - {name: tsk, params: {gamma: 3}}\n",
-                             "field 'methods[1].params.gamma'"),
-    "params_not_a_mapping": ("dataset: sklearn-wine\nmethods: [{name: tsk, params: [1, 2]}]\n",
-                             "field 'methods[0].params'"),
+    "unknown_method_param": (
+        "dataset: sklearn-wine\nmethods:\n  - harmonic\n  - {name: tsk, params: {gamma: 3}}\n",
+        "field 'methods[1].params.gamma'",
+    ),
+    "params_not_a_mapping": (
+        "dataset: sklearn-wine\nmethods: [{name: tsk, params: [1, 2]}]\n",
+        "field 'methods[0].params'",
+    ),
     "graph_k_string": (BASE + "graph: {k: six}\n", "field 'graph.k'"),
     "graph_k_zero": (BASE + "graph: {k: 0}\n", "field 'graph.k'"),
     "graph_k_bool": (BASE + "graph: {k: true}\n", "field 'graph.k'"),
@@ -97,77 +120,108 @@ MALFORMED = {
     "splits_protocol_bogus": (BASE + "splits: {protocol: kfold}\n", "field 'splits.protocol'"),
     "splits_n_splits_zero": (BASE + "splits: {n_splits: 0}\n", "field 'splits.n_splits'"),
     "preprocess_bogus": (BASE + "preprocess: zscore\n", "field 'preprocess'"),
-    "duplicate_labels": ("dataset: sklearn-wine\nmethods:\n  - harmonic\n"
-                         "  - {name: consistency, label: harmonic}\n", "field 'methods[1].label'"),
-    "paper_table_unknown": (BASE + "paper: {table: liu2009_table9, dataset: wine}\n",
-                            "field 'paper.table'"),
+    "duplicate_labels": (
+        "dataset: sklearn-wine\nmethods:\n  - harmonic\n  - {name: consistency, label: harmonic}\n",
+        "field 'methods[1].label'",
+    ),
+    "paper_table_unknown": (
+        BASE + "paper: {table: liu2009_table9, dataset: wine}\n",
+        "field 'paper.table'",
+    ),
     "missing_file": (None, "field '(file)'"),
     # method parameters are checked against the estimator's constraints before any data loads
-    "consistency_alpha_out_of_range": ("dataset: sklearn-wine\nmethods: [{name: consistency, "
-                                       "params: {alpha: 1.5}}]\n",
-                                       "field 'methods[0].params.alpha'"),
-    "tsk_n_components_zero": ("dataset: sklearn-wine\nmethods: [{name: tsk, "
-                              "params: {n_components: 0}}]\n",
-                              "field 'methods[0].params.n_components'"),
-    "consistency_alpha_string": ("dataset: sklearn-wine\nmethods: [{name: consistency, "
-                                 "params: {alpha: high}}]\n", "field 'methods[0].params.alpha'"),
-    "rsk_n_components_zero": ("dataset: sklearn-wine\nmethods: [{name: rsk, "
-                              "params: {n_components: 0}}]\n",
-                              "field 'methods[0].params.n_components'"),
-    "osk_n_components_zero": ("dataset: sklearn-wine\nmethods: [{name: osk, "
-                              "params: {n_components: 0}}]\n",
-                              "field 'methods[0].params.n_components'"),
-    "tsk_n_components_negative": ("dataset: sklearn-wine\nmethods: [{name: tsk, "
-                                  "params: {n_components: -5}}]\n",
-                                  "field 'methods[0].params.n_components'"),
+    "consistency_alpha_out_of_range": (
+        "dataset: sklearn-wine\nmethods: [{name: consistency, params: {alpha: 1.5}}]\n",
+        "field 'methods[0].params.alpha'",
+    ),
+    "tsk_n_components_zero": (
+        "dataset: sklearn-wine\nmethods: [{name: tsk, params: {n_components: 0}}]\n",
+        "field 'methods[0].params.n_components'",
+    ),
+    "consistency_alpha_string": (
+        "dataset: sklearn-wine\nmethods: [{name: consistency, params: {alpha: high}}]\n",
+        "field 'methods[0].params.alpha'",
+    ),
+    "rsk_n_components_zero": (
+        "dataset: sklearn-wine\nmethods: [{name: rsk, params: {n_components: 0}}]\n",
+        "field 'methods[0].params.n_components'",
+    ),
+    "osk_n_components_zero": (
+        "dataset: sklearn-wine\nmethods: [{name: osk, params: {n_components: 0}}]\n",
+        "field 'methods[0].params.n_components'",
+    ),
+    "tsk_n_components_negative": (
+        "dataset: sklearn-wine\nmethods: [{name: tsk, params: {n_components: -5}}]\n",
+        "field 'methods[0].params.n_components'",
+    ),
     "n_splits_huge": (BASE + "splits: {n_splits: 1000000000}\n", "field 'splits.n_splits'"),
     "duplicate_top_key": (BASE + "dataset: heart\n", "duplicate key 'dataset'"),
-    "duplicate_param_key": ("dataset: sklearn-wine\nmethods: [{name: tsk, params: "
-                            "{beta: 1, beta: 2}}]\n", "duplicate key 'beta'"),
+    "duplicate_param_key": (
+        "dataset: sklearn-wine\nmethods: [{name: tsk, params: {beta: 1, beta: 2}}]\n",
+        "duplicate key 'beta'",
+    ),
     "name_with_separators": (BASE + "name: ../../x\n", "field 'name'"),
     "huge_name": (BASE + "name: " + "x" * 100_000 + "\n", "field 'name'"),
     # split protocols class-first and per-class (sskernels/experiment/splits.py)
-    "splits_cover_without_groups": (BASE + "splits: {protocol: class-first, cover: groups}\n",
-                                    "field 'splits.cover'"),
-    "splits_cover_bogus": (BASE + "splits: {protocol: class-first, cover: digits}\n",
-                           "field 'splits.cover'"),
+    "splits_cover_without_groups": (
+        BASE + "splits: {protocol: class-first, cover: groups}\n",
+        "field 'splits.cover'",
+    ),
+    "splits_cover_bogus": (
+        BASE + "splits: {protocol: class-first, cover: digits}\n",
+        "field 'splits.cover'",
+    ),
     "splits_cover_with_random": (BASE + "splits: {cover: classes}\n", "field 'splits.cover'"),
-    "splits_per_class_too_many_counts": (BASE + "splits: {protocol: per-class, "
-                                         "per_class: [[5, 5, 5, 5]]}\n",
-                                         "field 'splits.per_class[0]'"),
-    "splits_per_class_same_total": (BASE + "splits: {protocol: per-class, "
-                                    "per_class: [[5, 5, 5], [3, 6, 6]]}\n",
-                                    "field 'splits.per_class[1]'"),
-    "splits_per_class_and_n_labeled": (BASE + "splits: {protocol: per-class, n_labeled: 15, "
-                                       "per_class: [5, 5, 5]}\n", "field 'splits.n_labeled'"),
+    "splits_per_class_too_many_counts": (
+        BASE + "splits: {protocol: per-class, per_class: [[5, 5, 5, 5]]}\n",
+        "field 'splits.per_class[0]'",
+    ),
+    "splits_per_class_same_total": (
+        BASE + "splits: {protocol: per-class, per_class: [[5, 5, 5], [3, 6, 6]]}\n",
+        "field 'splits.per_class[1]'",
+    ),
+    "splits_per_class_and_n_labeled": (
+        BASE + "splits: {protocol: per-class, n_labeled: 15, per_class: [5, 5, 5]}\n",
+        "field 'splits.n_labeled'",
+    ),
     # found only when the data are loaded: still one line naming the file and the field
     "too_few_labeled": (BASE + "splits: {n_labeled: 2}\n", "field 'splits'"),
-    "splits_per_class_class_too_small": (BASE + "splits: {protocol: per-class, "
-                                         "per_class: [100, 5, 5]}\n",
-                                         "field 'splits.per_class[0]'"),
+    "splits_per_class_class_too_small": (
+        BASE + "splits: {protocol: per-class, per_class: [100, 5, 5]}\n",
+        "field 'splits.per_class[0]'",
+    ),
     # every number against its range and the data before any work
-    "graph_sigma_overflows": (BASE + "graph: {weights: heat, sigma: 1.0e+300}\n",
-                              "field 'graph.sigma'"),
+    "graph_sigma_overflows": (
+        BASE + "graph: {weights: heat, sigma: 1.0e+300}\n",
+        "field 'graph.sigma'",
+    ),
     "holdout_leaves_nothing": (BASE + "splits: {holdout: 0.999999}\n", "field 'splits.holdout'"),
     "graph_k_above_n": (BASE + "graph: {k: 500}\n", "field 'graph.k'"),
-    "grid_value_out_of_range": ("dataset: sklearn-wine\nmethods: [{name: consistency, "
-                                "params: {alpha: [1, 2]}}]\n", "field 'methods[0].params.alpha'"),
+    "grid_value_out_of_range": (
+        "dataset: sklearn-wine\nmethods: [{name: consistency, params: {alpha: [1, 2]}}]\n",
+        "field 'methods[0].params.alpha'",
+    ),
     # the fuzzer's findings (tests/test_fuzz_property.py): a value PyYAML cannot build, a line
     # separator in a name, a shape the estimator's constraints let through
     "yaml_tag_it_cannot_build": (BASE + "table: !!int abc\n", "line 3, column 8"),
     "yaml_date_that_does_not_exist": (BASE + "table: 2001-02-30\n", "field '(file)'"),
     "field_name_with_line_separator": (BASE + '"a\\u2028b": 1\n', "field 'a\\u2028b'"),
-    "param_a_mapping_for_a_number": ("dataset: sklearn-wine\nmethods: [{name: supervised-mr, "
-                                     "params: {gamma_I: {}}}]\n",
-                                     "field 'methods[0].params.gamma_I'"),
-    "param_integer_beyond_float": ("dataset: sklearn-wine\nmethods: [{name: tsk, params: "
-                                   "{eta: " + "9" * 400 + "}}]\n", "field 'methods[0].params.eta'"),
+    "param_a_mapping_for_a_number": (
+        "dataset: sklearn-wine\nmethods: [{name: supervised-mr, params: {gamma_I: {}}}]\n",
+        "field 'methods[0].params.gamma_I'",
+    ),
+    "param_integer_beyond_float": (
+        "dataset: sklearn-wine\nmethods: [{name: tsk, params: {eta: " + "9" * 400 + "}}]\n",
+        "field 'methods[0].params.eta'",
+    ),
 }
 
 # errors raised while the splits run (inside the progress display)
 RUNTIME = {
-    "tsk_too_many_components": ("dataset: sklearn-wine\nmethods: [{name: tsk, params: "
-                                "{n_components: 500}}]\n", "methods[0] (tsk)"),
+    "tsk_too_many_components": (
+        "dataset: sklearn-wine\nmethods: [{name: tsk, params: {n_components: 500}}]\n",
+        "methods[0] (tsk)",
+    ),
 }
 
 DRIVER = r'''
@@ -236,12 +290,20 @@ def malformed_results(tmp_path_factory):
     for name, (text, _) in {**MALFORMED, **RUNTIME}.items():
         path = tmp / f"{name}.yaml"
         if text is not None:
-            path.write_text(text + f"output: {tmp / 'out' / name}\n" if text and
-                            name not in ("top_level_list", "invalid_yaml") else text)
+            path.write_text(
+                text + f"output: {tmp / 'out' / name}\n"
+                if text and name not in ("top_level_list", "invalid_yaml")
+                else text
+            )
         paths[name] = path
-    driver = subprocess.run([sys.executable, "-c", DRIVER, *map(str, paths.values())],
-                            env=cli_env(tmp), cwd=tmp, capture_output=True, text=True,
-                            timeout=300)
+    driver = subprocess.run(
+        [sys.executable, "-c", DRIVER, *map(str, paths.values())],
+        env=cli_env(tmp),
+        cwd=tmp,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert driver.returncode == 0, driver.stderr
     codes = json.loads(driver.stdout.strip().splitlines()[-1])
     assert set(codes) == {str(p) for p in paths.values()}
@@ -257,7 +319,7 @@ def test_malformed_spec_gives_one_line_naming_file_and_field(malformed_results, 
     path, code, err = malformed_results[name]
     assert code == 2, err
     assert_one_error_line(err, str(path), MALFORMED[name][1])
-    assert len(err) < 1000, len(err)            # a 100 KB name gives a short line
+    assert len(err) < 1000, len(err)  # a 100 KB name gives a short line
 
 
 @pytest.mark.parametrize("name", sorted(RUNTIME))
@@ -278,10 +340,17 @@ def test_error_during_splits_exits_2_and_names_the_method(malformed_results, nam
 def test_driver_matches_plain_subprocesses(malformed_results, tmp_path):
     names = ("unknown_method_param",)
     env = cli_env(tmp_path)
-    procs = {n: subprocess.Popen([sys.executable, "-m", "sskernels", "run",
-                                  str(malformed_results[n][0])], env=env, cwd=tmp_path,
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-             for n in names}
+    procs = {
+        n: subprocess.Popen(
+            [sys.executable, "-m", "sskernels", "run", str(malformed_results[n][0])],
+            env=env,
+            cwd=tmp_path,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for n in names
+    }
     for n, p in procs.items():
         out, err = p.communicate(timeout=120)
         _, code, derr = malformed_results[n]
@@ -326,7 +395,7 @@ def read_csv(path):
 def without_seconds(csv_path_or_text):
     text = csv_path_or_text.read_text() if isinstance(csv_path_or_text, Path) else csv_path_or_text
     col = SCHEMA.index("seconds")
-    return [row[:col] + row[col + 1:] for row in csv.reader(text.splitlines())]
+    return [row[:col] + row[col + 1 :] for row in csv.reader(text.splitlines())]
 
 
 def record_files(out):
@@ -334,8 +403,10 @@ def record_files(out):
 
 
 def accuracies(out):
-    return {(p.parent.parent.name, p.name): json.loads(p.read_text())["metrics"]["accuracy"]
-            for p in record_files(out)}
+    return {
+        (p.parent.parent.name, p.name): json.loads(p.read_text())["metrics"]["accuracy"]
+        for p in record_files(out)
+    }
 
 
 def test_run_writes_summary_in_the_schema_with_paper_columns(wine_run):
@@ -358,8 +429,9 @@ def test_run_writes_summary_in_the_schema_with_paper_columns(wine_run):
         assert float(r["delta"]) == pytest.approx(np.mean(vals) - pm, abs=0.0051)
         assert float(r["seconds"]) > 0
         # the paper cell's identity and the paper's number of splits (Liu et al.: 20)
-        assert r["paper_cell"] == (f"liu2009_table3_uci_transductive_accuracy|wine|"
-                                   f"{r['method']}||accuracy")
+        assert r["paper_cell"] == (
+            f"liu2009_table3_uci_transductive_accuracy|wine|{r['method']}||accuracy"
+        )
         assert float(r["paper_n"]) == 20 and r["protocol"] == "" and r["reading"] == ""
 
 
@@ -382,14 +454,19 @@ def test_recorded_accuracy_equals_an_independent_computation(wine_run):
     X, y = load_wine(return_X_y=True)
     X = minmax_scale(X)
     for i in range(2):
-        rec = json.loads((wine_run["out"] / "records" / "harmonic" / "20_labeled" /
-                          f"split_{i:03d}.json").read_text())
+        rec = json.loads(
+            (
+                wine_run["out"] / "records" / "harmonic" / "20_labeled" / f"split_{i:03d}.json"
+            ).read_text()
+        )
         labeled = random_split(y, 20, 0, i)
         assert rec["n_labeled"] == 20 and rec["n_unlabeled"] == 158
-        assert rec["metrics"]["accuracy"] == pytest.approx(_harmonic_accuracy(X, y, labeled),
-                                                           abs=1e-9)
-        tsk = json.loads((wine_run["out"] / "records" / "TSK" / "20_labeled" / f"split_{i:03d}.json")
-                         .read_text())
+        assert rec["metrics"]["accuracy"] == pytest.approx(
+            _harmonic_accuracy(X, y, labeled), abs=1e-9
+        )
+        tsk = json.loads(
+            (wine_run["out"] / "records" / "TSK" / "20_labeled" / f"split_{i:03d}.json").read_text()
+        )
         assert tsk["selected"]["beta"] in (1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0, 1000.0)
 
 
@@ -456,22 +533,28 @@ def test_two_jobs_give_the_same_records(wine_run):
     res = sskernels(["run", spec4, "--no-reuse", "--no-progress"], env, tmp)
     assert res.returncode == 0, res.stderr
     assert accuracies(tmp / "out_s4_j2") == accuracies(tmp / "out_s4_j1")
-    assert accuracies(tmp / "out_s4_j2") != accuracies(wine_run["out"])   # other splits
+    assert accuracies(tmp / "out_s4_j2") != accuracies(wine_run["out"])  # other splits
     one, two = accuracies(wine_run["out"]), accuracies(tmp / "out_j2")
     assert len(two) == 4 and two == one
-    sel = {p.relative_to(tmp / "out_j2"): json.loads(p.read_text())["selected"]
-           for p in record_files(tmp / "out_j2")}
-    sel1 = {p.relative_to(wine_run["out"]): json.loads(p.read_text())["selected"]
-            for p in record_files(wine_run["out"])}
+    sel = {
+        p.relative_to(tmp / "out_j2"): json.loads(p.read_text())["selected"]
+        for p in record_files(tmp / "out_j2")
+    }
+    sel1 = {
+        p.relative_to(wine_run["out"]): json.loads(p.read_text())["selected"]
+        for p in record_files(wine_run["out"])
+    }
     assert sel == sel1
 
 
 # ---------------------------------------------------------------------------- data access
 
+
 def test_offline_without_mirror_names_url_and_mirror_variable(tmp_path):
     spec = tmp_path / "heart.yaml"
-    spec.write_text(f"dataset: heart\npreprocess: minmax\nmethods: [harmonic]\n"
-                    f"output: {tmp_path / 'out'}\n")
+    spec.write_text(
+        f"dataset: heart\npreprocess: minmax\nmethods: [harmonic]\noutput: {tmp_path / 'out'}\n"
+    )
     env = cli_env(tmp_path, mirror=False, offline=True)
     res = sskernels(["run", spec, "--no-progress"], env, tmp_path, timeout=60)
     assert res.returncode == 2
@@ -487,11 +570,15 @@ def test_offline_without_mirror_names_url_and_mirror_variable(tmp_path):
 def test_heart_runs_from_the_mirror(tmp_path, data_mirror):
     assert Path(data_mirror) == MIRROR
     spec = tmp_path / "heart.yaml"
-    spec.write_text("dataset: heart\npreprocess: minmax\nsplits: {n_splits: 1}\n"
-                    f"methods: [harmonic]\noutput: {tmp_path / 'out'}\n")
+    spec.write_text(
+        "dataset: heart\npreprocess: minmax\nsplits: {n_splits: 1}\n"
+        f"methods: [harmonic]\noutput: {tmp_path / 'out'}\n"
+    )
     res = sskernels(["run", spec, "--no-progress"], cli_env(tmp_path, offline=True), tmp_path)
     assert res.returncode == 0, res.stderr
-    rec = json.loads((tmp_path / "out" / "records" / "harmonic" / "20_labeled" / "split_000.json").read_text())
+    rec = json.loads(
+        (tmp_path / "out" / "records" / "harmonic" / "20_labeled" / "split_000.json").read_text()
+    )
     assert rec["n_labeled"] == 20 and rec["n_unlabeled"] == 250
     assert 40.0 <= rec["metrics"]["accuracy"] <= 100.0
 
@@ -551,13 +638,19 @@ def test_datasets_list_reports_sizes_and_cache_state(tmp_path):
         (cache / "heart.dat").write_bytes(b"a stand-in for heart.dat\n")
         sha = hashlib.sha256((cache / "heart.dat").read_bytes()).hexdigest()
         assert sha != REGISTRY["heart"].files[0].sha256
-        res = subprocess.run([sys.executable, "-c", LIST_WITH_SHA, "heart", sha], env=env,
-                             cwd=tmp_path, capture_output=True, text=True, timeout=180)
+        res = subprocess.run(
+            [sys.executable, "-c", LIST_WITH_SHA, "heart", sha],
+            env=env,
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
     assert res.returncode == 0, res.stderr
     rows = {r[0]: r for r in _table_rows(res.stdout) if r[0]}
     assert set(rows) == set(REGISTRY)
     assert rows["heart"][1:5] == ["270", "13", "2", "yes"]
-    assert rows["ionosphere"][4] == "no"          # a corrupt cached copy is not cached
+    assert rows["ionosphere"][4] == "no"  # a corrupt cached copy is not cached
     assert rows["sklearn-wine"][1:5] == ["178", "13", "3", "yes"]
 
 

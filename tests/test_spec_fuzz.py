@@ -16,7 +16,6 @@ import itertools
 import random
 from pathlib import Path
 
-import pytest
 
 from sskernels.errors import UserError
 from sskernels.experiment.runner import run_spec
@@ -38,9 +37,30 @@ VALID = {
 }
 
 #: replacement values: wrong types, out-of-range numbers, unicode, empties
-BAD_VALUES = [None, "", " ", "ünïcödé ✓", "x" * 5000, -1, 0, 10**12, -10**12, 1e308, -0.5,
-              float("nan"), float("inf"), True, [], [1, "a"], {}, {"k": "v"}, "auto", 3.7,
-              "../../etc", "\x00"]
+BAD_VALUES = [
+    None,
+    "",
+    " ",
+    "ünïcödé ✓",
+    "x" * 5000,
+    -1,
+    0,
+    10**12,
+    -(10**12),
+    1e308,
+    -0.5,
+    float("nan"),
+    float("inf"),
+    True,
+    [],
+    [1, "a"],
+    {},
+    {"k": "v"},
+    "auto",
+    3.7,
+    "../../etc",
+    "\x00",
+]
 
 
 def paths(obj, prefix=()):

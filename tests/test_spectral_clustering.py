@@ -15,8 +15,9 @@ from sskernels.learners.spectral_clustering import (
     RegularizedSpectralClustering,
 )
 
-MOONS_PARAMS = dict(graph=KNNGraph(n_neighbors=6, weights="binary"), gamma_A=1e-6, gamma_I=1.0,
-                    kernel_width=0.5)
+MOONS_PARAMS = dict(
+    graph=KNNGraph(n_neighbors=6, weights="binary"), gamma_A=1e-6, gamma_I=1.0, kernel_width=0.5
+)
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +49,7 @@ def _paper_matrices(X, width, k, gamma_A, gamma_I):
     K_ij = exp(-|xi-xj|^2 / (2 w^2)); W the symmetrized binary k-NN adjacency; L = D - W."""
     n = X.shape[0]
     D2 = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
-    K = np.exp(-D2 / (2 * width ** 2))
+    K = np.exp(-D2 / (2 * width**2))
     order = np.argsort(D2 + np.diag(np.full(n, np.inf)), axis=1)[:, :k]
     W = np.zeros((n, n))
     W[np.repeat(np.arange(n), k), order.ravel()] = 1.0
@@ -67,6 +68,7 @@ def test_generalized_eigen_equation(moons, moons_model):
     K, L, P, A, B = _paper_matrices(X, m.kernel_width_, 6, m.gamma_A, m.gamma_I)
     # the package's graph Laplacian is the one built here
     from sskernels.graph import get_graph
+
     L_pkg = get_graph(X, k=6, weights="binary").laplacian
     np.testing.assert_allclose(sp.csr_matrix(L_pkg).toarray(), L, atol=1e-12)
     alpha = m.alpha_[:, 0]
@@ -128,13 +130,15 @@ def test_median_width_and_param_errors(moons):
     d = np.sqrt(((X[:, None] - X[None]) ** 2).sum(-1))[np.triu_indices(200, 1)]
     assert m.kernel_width_ == pytest.approx(np.median(d))
     assert m.graph_builder().get_params() == KNNGraph(6, "binary").get_params()
-    for bad in (RegularizedSpectralClustering(kernel_width="mean"),
-                RegularizedSpectralClustering(kernel_width=0.0),
-                RegularizedSpectralClustering(n_clusters=1),
-                RegularizedSpectralClustering(graph="knn"),
-                RegularizedSpectralClustering(gamma_A=0.0, gamma_I=0.0),
-                RegularizedLaplacianEigenmaps(gamma_A=-1.0),
-                RegularizedLaplacianEigenmaps(n_components=0)):
+    for bad in (
+        RegularizedSpectralClustering(kernel_width="mean"),
+        RegularizedSpectralClustering(kernel_width=0.0),
+        RegularizedSpectralClustering(n_clusters=1),
+        RegularizedSpectralClustering(graph="knn"),
+        RegularizedSpectralClustering(gamma_A=0.0, gamma_I=0.0),
+        RegularizedLaplacianEigenmaps(gamma_A=-1.0),
+        RegularizedLaplacianEigenmaps(n_components=0),
+    ):
         with pytest.raises(ValueError):
             bad.fit(X)
 
@@ -154,22 +158,34 @@ def test_input_validated_the_sklearn_way(moons):
     with pytest.raises(ValueError):
         m.predict(X[0])  # 1-d input
     # batches give what the whole set gives (sample-wise out-of-sample extension)
-    np.testing.assert_allclose(np.vstack([m.transform(X[:70]), m.transform(X[70:])]),
-                               m.transform(X), rtol=0, atol=1e-9)
+    np.testing.assert_allclose(
+        np.vstack([m.transform(X[:70]), m.transform(X[70:])]), m.transform(X), rtol=0, atol=1e-9
+    )
     assert m.get_params()["graph"] is MOONS_PARAMS["graph"]  # parameters not overwritten
 
 
 #: checks that force ``n_clusters=1``, which the class refuses (eq. (11.13) needs an
 #: eigenfunction orthogonal to the constant); their substance is tested above with 2 clusters
-_FORCE_ONE_CLUSTER = {name: "sets n_clusters=1 (refused: n_clusters >= 2)" for name in (
-    "check_dont_overwrite_parameters", "check_methods_subset_invariance", "check_fit2d_1sample",
-    "check_fit2d_1feature", "check_fit2d_predict1d")}
+_FORCE_ONE_CLUSTER = {
+    name: "sets n_clusters=1 (refused: n_clusters >= 2)"
+    for name in (
+        "check_dont_overwrite_parameters",
+        "check_methods_subset_invariance",
+        "check_fit2d_1sample",
+        "check_fit2d_1feature",
+        "check_fit2d_predict1d",
+    )
+}
 
 
-@pytest.mark.parametrize("est, expected_failed", [
-    (RegularizedSpectralClustering(), _FORCE_ONE_CLUSTER),
-    (RegularizedSpectralClustering(n_clusters=3), _FORCE_ONE_CLUSTER),
-    (RegularizedLaplacianEigenmaps(), {}),
-], ids=["clustering-2", "clustering-3", "eigenmaps"])
+@pytest.mark.parametrize(
+    "est, expected_failed",
+    [
+        (RegularizedSpectralClustering(), _FORCE_ONE_CLUSTER),
+        (RegularizedSpectralClustering(n_clusters=3), _FORCE_ONE_CLUSTER),
+        (RegularizedLaplacianEigenmaps(), {}),
+    ],
+    ids=["clustering-2", "clustering-3", "eigenmaps"],
+)
 def test_sklearn_estimator_checks(est, expected_failed):
     check_estimator(est, expected_failed_checks=expected_failed)

@@ -81,7 +81,7 @@ def cone_solves(monkeypatch):
         try:
             nnls(A, b, maxiter=hi)
         except RuntimeError:
-            lo = hi = maxiter + 1        # more than allowed: cone_qp falls back to HiGHS
+            lo = hi = maxiter + 1  # more than allowed: cone_qp falls back to HiGHS
         while lo < hi:
             mid = (lo + hi) // 2
             try:
@@ -103,8 +103,14 @@ def cone_solves(monkeypatch):
             return solve(h)
         finally:
             info = h.getInfo()
-            solves.append(("highs", info.qp_iteration_count + info.simplex_iteration_count
-                           + info.ipm_iteration_count))
+            solves.append(
+                (
+                    "highs",
+                    info.qp_iteration_count
+                    + info.simplex_iteration_count
+                    + info.ipm_iteration_count,
+                )
+            )
 
     monkeypatch.setattr(cone, "nnls", counted_nnls)
     monkeypatch.setattr(highs, "_solver", limited_solver)
@@ -171,16 +177,27 @@ def cone_generators(m, factor, start=0):
 
 def slsqp_original(M, t, A_rows, mu0):
     """``max t^T M mu  s.t.  ||M mu||^2 <= 1, A mu >= 0, mu >= 0`` with SLSQP."""
-    cons = [{"type": "ineq", "fun": lambda x: 1.0 - np.sum((M @ x) ** 2),
-             "jac": lambda x: -2.0 * (M.T @ (M @ x))}]
+    cons = [
+        {
+            "type": "ineq",
+            "fun": lambda x: 1.0 - np.sum((M @ x) ** 2),
+            "jac": lambda x: -2.0 * (M.T @ (M @ x)),
+        }
+    ]
     if A_rows.shape[0]:
         cons.append({"type": "ineq", "fun": lambda x: A_rows @ x, "jac": lambda x: A_rows})
     c = M.T @ t
     best = None
     for start in (mu0, np.ones_like(mu0) * 1e-3):
-        res = minimize(lambda x: -(c @ x), start, jac=lambda x: -c, method="SLSQP",
-                       bounds=[(0, None)] * len(mu0), constraints=cons,
-                       options={"ftol": 1e-15, "maxiter": 2000})
+        res = minimize(
+            lambda x: -(c @ x),
+            start,
+            jac=lambda x: -c,
+            method="SLSQP",
+            bounds=[(0, None)] * len(mu0),
+            constraints=cons,
+            options={"ftol": 1e-15, "maxiter": 2000},
+        )
         if best is None or -res.fun > -best.fun:
             best = res
     return best.x, -best.fun
@@ -193,7 +210,7 @@ def random_instance(seed, l=12, m=7, n=50, n_classes=2):
     y_full = rng.integers(0, n_classes, n)
     lab = np.sort(rng.choice(n, l, replace=False))
     y_enc = y_full[lab]
-    y_enc[:n_classes] = np.arange(n_classes)                       # every class labeled
+    y_enc[:n_classes] = np.arange(n_classes)  # every class labeled
     U = Q[:, :m].copy()
     # label signal in every vector, decaying along the spectrum, with random class codes
     codes = rng.standard_normal((n_classes, m)) / (1.0 + np.arange(m))
@@ -203,6 +220,7 @@ def random_instance(seed, l=12, m=7, n=50, n_classes=2):
 
 
 # ---------------------------------------------------------------------------- the QP
+
 
 @pytest.mark.parametrize("target", ["simplex", "pm1"])
 @pytest.mark.parametrize("n_classes", [1, 2, 3])
@@ -233,19 +251,21 @@ def _learner_constraints(kind):
 
 
 @pytest.mark.parametrize("kind", ["order", "improved", "decay"])
-@pytest.mark.parametrize("seed,n_classes,target", [(1, 2, "simplex"), (2, 3, "simplex"),
-                                                   (3, 3, "pm1"), (4, 2, "simplex")])
+@pytest.mark.parametrize(
+    "seed,n_classes,target",
+    [(1, 2, "simplex"), (2, 3, "simplex"), (3, 3, "pm1"), (4, 2, "simplex")],
+)
 def test_alignment_qp_equals_slsqp_on_original_problem(kind, seed, n_classes, target):
     lam, U_L, y_enc = random_instance(seed, n_classes=n_classes)
     m = lam.size
     est, rows, gens = _learner_constraints(kind)
     est.target = target
     C = np.eye(n_classes)[y_enc]
-    sol = est._solve_alignment(lam, U_L, C)        # what the learner solves (scaled)
+    sol = est._solve_alignment(lam, U_L, C)  # what the learner solves (scaled)
     assert not sol.degenerate
     A, reference = est._constraints(lam)
     G, a = alignment_terms(U_L, C, target)
-    plain = alignment_qp(G, a, A)                    # no variable scaling
+    plain = alignment_qp(G, a, A)  # no variable scaling
     assert plain.value == pytest.approx(sol.value, rel=1e-10)
     np.testing.assert_allclose(plain.mu, sol.mu, atol=1e-5 * sol.mu.max())  # HiGHS tolerances
     # the original problem, everything explicit
@@ -264,8 +284,9 @@ def test_alignment_qp_equals_slsqp_on_original_problem(kind, seed, n_classes, ta
     B = gens(m)
     z, _ = nnls(M @ B, t)
     proj = B @ z
-    np.testing.assert_allclose(sol.mu, proj / np.linalg.norm(M @ proj), rtol=1e-5,
-                               atol=1e-6 * sol.mu.max())
+    np.testing.assert_allclose(
+        sol.mu, proj / np.linalg.norm(M @ proj), rtol=1e-5, atol=1e-6 * sol.mu.max()
+    )
 
 
 @pytest.mark.parametrize("method", ["osk", "dsk"])
@@ -280,14 +301,16 @@ def test_fitted_mu_solves_original_problem_on_wine(method):
     U_L = est.eigenvectors_[lab]
     y_enc = np.unique(yp[lab], return_inverse=True)[1]
     M, t = explicit_M(U_L), explicit_T(y_enc, 3, "simplex").ravel()
-    x, val = slsqp_original(M, t, rows, 0.5 * 2.0 ** -np.arange(10.0) / np.linalg.norm(
-        M @ 2.0 ** -np.arange(10.0)))
+    x, val = slsqp_original(
+        M, t, rows, 0.5 * 2.0 ** -np.arange(10.0) / np.linalg.norm(M @ 2.0 ** -np.arange(10.0))
+    )
     assert t @ (M @ est.mu_) == pytest.approx(val, rel=1e-5)
     np.testing.assert_allclose(est.mu_, x, atol=1e-3 * est.mu_.max())
     # alignment_ is Cristianini's alignment of K_LL with T
     K_LL = est.kernel_[np.ix_(lab, lab)]
     assert est.alignment_ == pytest.approx(
-        kernel_alignment(K_LL, explicit_T(y_enc, 3, "simplex")), rel=1e-9)
+        kernel_alignment(K_LL, explicit_T(y_enc, 3, "simplex")), rel=1e-9
+    )
 
 
 def test_degenerate_problems_return_the_documented_fallback():
@@ -312,6 +335,7 @@ def test_degenerate_problems_return_the_documented_fallback():
 
 # ---------------------------------------------------------------------------- fitted kernels
 
+
 def _check_psd(K):
     w = np.linalg.eigvalsh(0.5 * (K + K.T))
     assert w.min() >= -1e-9 * max(w.max(), 1e-300)
@@ -326,7 +350,7 @@ def test_fitted_kernels_are_psd_and_satisfy_their_constraints():
         assert not improved or skip >= 1
         tol = 1e-9 * mu.max()
         assert np.all(mu >= 0)
-        assert np.all(mu[skip:-1] >= mu[skip + 1:] - tol)
+        assert np.all(mu[skip:-1] >= mu[skip + 1 :] - tol)
         _check_psd(osk.kernel_)
         # the expanded kernel over training and new points (Liu et al. Thm. 2)
         Z = np.vstack([X[:40], minmax_scale(X[:15] + 0.05)])
@@ -362,8 +386,11 @@ def test_learned_alignment_beats_unlearned_feasible_spectra():
     V, lam = osk.eigenvectors_, osk.eigenvalues_
     learned = _alignment(osk.kernel_, lab, T)
     assert learned == pytest.approx(osk.alignment_, rel=1e-9)
-    feasible = [np.ones(10), 0.01 / (0.01 + 0.99 * lam),               # uniform, RSK's theta
-                1.0 / (1e-3 + lam)]                             # ~ Laplacian pseudo-inverse
+    feasible = [
+        np.ones(10),
+        0.01 / (0.01 + 0.99 * lam),  # uniform, RSK's theta
+        1.0 / (1e-3 + lam),
+    ]  # ~ Laplacian pseudo-inverse
     feasible += [cone_generators(10, 1.0) @ rng.exponential(size=10) for _ in range(50)]
     for mu in feasible:
         assert np.all(mu[:-1] >= mu[1:])
@@ -374,7 +401,7 @@ def test_learned_alignment_beats_unlearned_feasible_spectra():
     U, s = dsk.eigenvectors_, dsk.eigenvalues_
     learned = _alignment(dsk.kernel_, lab, T)
     assert learned == pytest.approx(dsk.alignment_, rel=1e-9)
-    projected = s.copy()                           # K0's own spectrum, cut down to decay
+    projected = s.copy()  # K0's own spectrum, cut down to decay
     for i in range(1, 10):
         projected[i] = min(projected[i], projected[i - 1] / 2.0)
     feasible = [2.0 ** -np.arange(10.0), projected]
@@ -401,6 +428,7 @@ def test_two_class_target_is_yy_and_moons_are_separated():
 
 # ---------------------------------------------------------------------------- DSK specifics
 
+
 @pytest.mark.parametrize("n_components,width", [(None, 0.7), (10, 0.7), (None, 4.0)])
 def test_dsk_nystrom_extension_reproduces_training_rows(n_components, width, cone_solves):
     X, y, yp, lab = wine(20, seed=5)
@@ -410,22 +438,22 @@ def test_dsk_nystrom_extension_reproduces_training_rows(n_components, width, con
     # a 70-long decay chain (coefficients down to 2^-69) once took HiGHS millions of
     # iterations; the scaled QP takes a few
     assert_few_iterations(cone_solves, 1)
-    if n_components is None:   # every pair above the cut-off is kept
+    if n_components is None:  # every pair above the cut-off is kept
         s_all = np.linalg.eigvalsh(sk_rbf(X, gamma=1 / (2 * width**2)))
         assert est.eigenvalues_.size == np.sum(s_all > 1e-10 * s_all.max())
         assert est.eigenvalues_.size > 40
     idx = np.array([0, 5, 33, 69])
     np.testing.assert_allclose(est.kernel(X[idx], None), est.kernel_[idx], atol=1e-8)
-    np.testing.assert_allclose(est.kernel(X[idx], X[idx]), est.kernel_[np.ix_(idx, idx)],
-                               atol=1e-8)
-    assert est.classes_.size == 2            # decision_function: (n,), positive = classes_[1]
-    np.testing.assert_allclose(est.decision_function(X), est.scores_[:, 1] - est.scores_[:, 0],
-                               atol=1e-8)
+    np.testing.assert_allclose(est.kernel(X[idx], X[idx]), est.kernel_[np.ix_(idx, idx)], atol=1e-8)
+    assert est.classes_.size == 2  # decision_function: (n,), positive = classes_[1]
+    np.testing.assert_allclose(
+        est.decision_function(X), est.scores_[:, 1] - est.scores_[:, 0], atol=1e-8
+    )
     np.testing.assert_array_equal(est.predict(X), est.transduction_)
     # the Nyström formula itself, with an independent RBF and eigendecomposition
     K0 = sk_rbf(X, gamma=1 / (2 * width**2))
     s, U = np.linalg.eigh(K0)
-    s, U = s[::-1][:est.mu_.size], U[:, ::-1][:, :est.mu_.size]
+    s, U = s[::-1][: est.mu_.size], U[:, ::-1][:, : est.mu_.size]
     Xn = X[:6] + 0.02
     Un = sk_rbf(Xn, X, gamma=1 / (2 * width**2)) @ U / s
     np.testing.assert_allclose(est.kernel(Xn, None), (Un * est.mu_) @ U.T, atol=1e-7)
@@ -435,12 +463,14 @@ def test_multiclass_wine_accuracy_above_chance():
     X, y, yp, lab = wine(20, seed=6)
     assert set(y[lab]) == {0, 1, 2}
     unl = yp == -1
-    held = np.flatnonzero(unl)[::5]                    # unseen points for induction
+    held = np.flatnonzero(unl)[::5]  # unseen points for induction
     fit_idx = np.setdiff1d(np.arange(y.size), held)
-    for est in (OrderConstrainedSpectralKernel(n_components=10),
-                make_method("dsk", n_components=10)):
+    for est in (
+        OrderConstrainedSpectralKernel(n_components=10),
+        make_method("dsk", n_components=10),
+    ):
         est.fit(X, yp)
-        assert np.mean(est.transduction_[unl] == y[unl]) > 0.6          # chance: 1/3
+        assert np.mean(est.transduction_[unl] == y[unl]) > 0.6  # chance: 1/3
         fitted = getattr(est, "best_estimator_", est)
         assert fitted.scores_.shape == (y.size, 3) and list(est.classes_) == [0, 1, 2]
         est.fit(X[fit_idx], yp[fit_idx])
@@ -449,9 +479,11 @@ def test_multiclass_wine_accuracy_above_chance():
 
 def _dsk_selected(X, partial, n_folds=5):
     """The ``dsk`` method's default selection (width scale), with ``n_folds`` folds."""
-    return SelectOnLabeled(FastDecaySpectralKernel(n_components=10),
-                           {"kernel_width_scale": [1.0, 2.0, 0.5, 4.0, 0.25]},
-                           n_folds=n_folds).fit(X, partial)
+    return SelectOnLabeled(
+        FastDecaySpectralKernel(n_components=10),
+        {"kernel_width_scale": [1.0, 2.0, 0.5, 4.0, 0.25]},
+        n_folds=n_folds,
+    ).fit(X, partial)
 
 
 def test_dsk_method_selects_the_width_scale_nearest_the_median_first():
@@ -482,8 +514,9 @@ def test_auto_width_uses_only_labeled_points_and_equals_independent_cv():
     a, b = fits
     assert a.best_estimator_.width_ == b.best_estimator_.width_
     np.testing.assert_array_equal(a.transduction_, b.transduction_)
-    np.testing.assert_array_equal(a.cv_results_["mean_test_score"],
-                                  b.cv_results_["mean_test_score"])
+    np.testing.assert_array_equal(
+        a.cv_results_["mean_test_score"], b.cv_results_["mean_test_score"]
+    )
     # the grid: multiples of the median pairwise distance, in preference order
     med = np.median(pdist(X))
     factors = [1.0, 2.0, 0.5, 4.0, 0.25]
@@ -531,8 +564,10 @@ def test_dsk_fold_predictor_equals_the_generic_rule():
     for test in labeled_folds(y_enc, 5, 0):
         train = np.setdiff1d(np.arange(lab.size), test)
         assert np.unique(y_enc[train]).size == 3
-        for params in ({"kernel_width_scale": 0.5, "eta": 2.0},
-                       {"kernel_width_scale": 2.0, "eta": 3.0}):
+        for params in (
+            {"kernel_width_scale": 0.5, "eta": 2.0},
+            {"kernel_width_scale": 2.0, "eta": 3.0},
+        ):
             np.testing.assert_array_equal(fast(params, train, test), slow(params, train, test))
 
 
@@ -551,7 +586,7 @@ def test_rbf_spectra_are_computed_once_across_splits():
     make_method("dsk", n_components=10).precompute(X)
     assert rbf_cache_info()["misses"] == 5
     clear_rbf_cache()
-    spec = FastDecaySpectralKernel(n_components=10).precompute(X)   # one width: one spectrum
+    spec = FastDecaySpectralKernel(n_components=10).precompute(X)  # one width: one spectrum
     assert rbf_cache_info()["misses"] == 1 and spec.values.size == 10
     FastDecaySpectralKernel(n_components=10).fit(X, yp)
     assert rbf_cache_info() == {"hits": 1, "misses": 1, "size": 1}
@@ -592,6 +627,7 @@ def test_chain_generators_span_exactly_the_cone():
 
 # ---------------------------------------------------------------------------- estimator layer
 
+
 def test_cone_solver_fallback_is_reported(monkeypatch):
     """NNLS at its iteration limit: HiGHS solves the same QP, and fit_report_ says so."""
     X, y, yp, lab = wine(20, seed=3)
@@ -613,23 +649,34 @@ def test_cone_solver_fallback_is_reported(monkeypatch):
     assert dsk.fit_report_.solvers == ["highs-qp"] and len(dsk.fit_report_.fallbacks) == 1
 
 
-@pytest.mark.parametrize("make,unlearned", [
-    (lambda: OrderConstrainedSpectralKernel(n_components=10), lambda m: np.ones(m)),
-    (lambda: FastDecaySpectralKernel(n_components=10, eta=3.0, kernel_width=0.6),
-     lambda m: 3.0 ** -np.arange(m, dtype=float)),
-])
-def test_degenerate_alignment_is_reported_and_uses_the_unlearned_spectrum(make, unlearned,
-                                                                          monkeypatch):
+@pytest.mark.parametrize(
+    "make,unlearned",
+    [
+        (lambda: OrderConstrainedSpectralKernel(n_components=10), lambda m: np.ones(m)),
+        (
+            lambda: FastDecaySpectralKernel(n_components=10, eta=3.0, kernel_width=0.6),
+            lambda m: 3.0 ** -np.arange(m, dtype=float),
+        ),
+    ],
+)
+def test_degenerate_alignment_is_reported_and_uses_the_unlearned_spectrum(
+    make, unlearned, monkeypatch
+):
     """No feasible mu with a positive alignment (here: every a_t < 0, as a "pm1" target can
     give): the learner's unlearned spectrum is used and fit_report_ says so."""
     import sskernels.learners.spectral_transforms as st
 
     X, y, yp, lab = wine(20, seed=3)
-    assert make().fit(X, yp).fit_report_.notes == []          # a regular fit: no note
+    assert make().fit(X, yp).fit_report_.notes == []  # a regular fit: no note
     real = st.alignment_terms
-    monkeypatch.setattr(st, "alignment_terms",
-                        lambda U_L, C_L, target: (real(U_L, C_L, target)[0],
-                                                  -np.abs(real(U_L, C_L, target)[1]) - 1.0))
+    monkeypatch.setattr(
+        st,
+        "alignment_terms",
+        lambda U_L, C_L, target: (
+            real(U_L, C_L, target)[0],
+            -np.abs(real(U_L, C_L, target)[1]) - 1.0,
+        ),
+    )
     est = make().fit(X, yp)
     assert est.degenerate_
     ref = unlearned(10)
@@ -647,22 +694,26 @@ def test_osk_precomputed_graph_equals_the_feature_graph():
     np.testing.assert_array_equal(pre.transduction_, feat.transduction_)
     np.testing.assert_allclose(pre.mu_, feat.mu_, rtol=1e-10)
     Wx = feat.graph_.induced(X[:5] + 0.01)
-    np.testing.assert_allclose(pre.decision_function(Wx), feat.decision_function(X[:5] + 0.01),
-                               atol=1e-10)
+    np.testing.assert_allclose(
+        pre.decision_function(Wx), feat.decision_function(X[:5] + 0.01), atol=1e-10
+    )
 
 
-@pytest.mark.parametrize("make,bad", [
-    (OrderConstrainedSpectralKernel, dict(target="onehot")),
-    (OrderConstrainedSpectralKernel, dict(n_components=0)),
-    (OrderConstrainedSpectralKernel, dict(improved_order="yes")),
-    (OrderConstrainedSpectralKernel, dict(graph="knn")),
-    (FastDecaySpectralKernel, dict(eta=0.5)),
-    (FastDecaySpectralKernel, dict(kernel_width=-1.0)),
-    (FastDecaySpectralKernel, dict(kernel_width="auto")),
-    (FastDecaySpectralKernel, dict(kernel_width_scale=0.0)),
-    (FastDecaySpectralKernel, dict(metric="manhattan")),
-    (FastDecaySpectralKernel, dict(n_components=2.5)),
-])
+@pytest.mark.parametrize(
+    "make,bad",
+    [
+        (OrderConstrainedSpectralKernel, dict(target="onehot")),
+        (OrderConstrainedSpectralKernel, dict(n_components=0)),
+        (OrderConstrainedSpectralKernel, dict(improved_order="yes")),
+        (OrderConstrainedSpectralKernel, dict(graph="knn")),
+        (FastDecaySpectralKernel, dict(eta=0.5)),
+        (FastDecaySpectralKernel, dict(kernel_width=-1.0)),
+        (FastDecaySpectralKernel, dict(kernel_width="auto")),
+        (FastDecaySpectralKernel, dict(kernel_width_scale=0.0)),
+        (FastDecaySpectralKernel, dict(metric="manhattan")),
+        (FastDecaySpectralKernel, dict(n_components=2.5)),
+    ],
+)
 def test_invalid_parameters_fail_before_any_computation(make, bad, monkeypatch):
     import sskernels.graph.graphs as graph_mod
 
@@ -676,9 +727,14 @@ def test_invalid_parameters_fail_before_any_computation(make, bad, monkeypatch):
     assert built == [] and rbf_cache_info()["misses"] == 0 and not rbf._MEDIAN_CACHE
 
 
-@pytest.mark.parametrize("make", [lambda: OrderConstrainedSpectralKernel(n_components=5),
-                                  lambda: FastDecaySpectralKernel(n_components=5),
-                                  lambda: make_method("dsk", n_components=5)])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: OrderConstrainedSpectralKernel(n_components=5),
+        lambda: FastDecaySpectralKernel(n_components=5),
+        lambda: make_method("dsk", n_components=5),
+    ],
+)
 def test_length_mismatch_and_bad_input_are_rejected(make):
     X, y, yp, lab = wine(20, seed=0)
     with pytest.raises(ValueError, match="inconsistent numbers of samples|rows but y has"):

@@ -32,7 +32,7 @@ def test_lanczos_pairs_are_eigenpairs_and_their_residual_is_recorded(monkeypatch
 def test_a_bad_residual_is_an_error_not_a_result(monkeypatch):
     W = _graph()
     monkeypatch.setattr(lap, "DENSE_MAX_N", 10)
-    monkeypatch.setattr(lap, "RESIDUAL_TOL", 0.0)   # nothing passes a zero tolerance
+    monkeypatch.setattr(lap, "RESIDUAL_TOL", 0.0)  # nothing passes a zero tolerance
     with pytest.raises(np.linalg.LinAlgError, match="residual"):
         lap.laplacian_spectrum(W, m=5)
 
@@ -42,7 +42,7 @@ def test_full_spectrum_above_the_limit_is_refused_with_a_way_out(monkeypatch):
     monkeypatch.setattr(lap, "FULL_MAX_N", 100)
     with pytest.raises(ValueError, match=r"600 points.*\(n_components\)"):
         lap.laplacian_spectrum(W)
-    assert lap.laplacian_spectrum(W, m=5).values.size >= 5   # a partial one is fine
+    assert lap.laplacian_spectrum(W, m=5).values.size >= 5  # a partial one is fine
 
 
 def test_too_few_pairs_off_one_asks_lanczos_for_more(monkeypatch):
@@ -58,13 +58,15 @@ def test_too_few_pairs_off_one_asks_lanczos_for_more(monkeypatch):
     calls = []
     real = lap._lanczos
     monkeypatch.setattr(lap, "_lanczos", lambda S, kk: calls.append(kk) or real(S, kk))
-    spec = lap.laplacian_spectrum(W, m=50)       # 40 zeros, then 200 ones, then 40 twos
+    lap.laplacian_spectrum(W, m=50)  # 40 zeros, then 200 ones, then 40 twos
     assert calls[0] == 60 and len(calls) >= 2 and calls == sorted(calls)
     assert calls[-1] <= W.shape[0] // 4
 
 
 def test_the_spectrum_says_how_long_it_took(monkeypatch):
     W = _graph()
-    for spec in (lap.laplacian_spectrum(W, solver="dense"),
-                 lap.laplacian_spectrum(W, m=5, solver="sparse")):
+    for spec in (
+        lap.laplacian_spectrum(W, solver="dense"),
+        lap.laplacian_spectrum(W, m=5, solver="sparse"),
+    ):
         assert spec.seconds is not None and 0 < spec.seconds < 60

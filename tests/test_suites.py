@@ -23,17 +23,29 @@ from conftest import REPO
 
 def _make_targets():
     text = (REPO / "Makefile").read_text()
-    return sorted(set(re.findall(r"^((?:table|figures?)-[\w-]+)(?:\s+[\w-]+)*\s*:", text,
-                                 re.M)))
+    return sorted(set(re.findall(r"^((?:table|figures?)-[\w-]+)(?:\s+[\w-]+)*\s*:", text, re.M)))
 
 
 def _make_lines(target):
     """The sskernels command lines ``make -n TARGET`` prints (set-up not remade)."""
-    res = subprocess.run(["make", "-n", "--no-print-directory", "-o", ".venv/.installed",
-                          "SSK=sskernels", "PY=python", target], cwd=REPO, capture_output=True,
-                         text=True, timeout=60)
+    res = subprocess.run(
+        [
+            "make",
+            "-n",
+            "--no-print-directory",
+            "-o",
+            ".venv/.installed",
+            "SSK=sskernels",
+            "PY=python",
+            target,
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert res.returncode == 0, res.stderr
-    text = res.stdout.replace("\\\n", " ")             # a recipe's continued lines
+    text = res.stdout.replace("\\\n", " ")  # a recipe's continued lines
     return [line for line in text.splitlines() if line.startswith("sskernels ")]
 
 
@@ -69,8 +81,10 @@ def make_suites():
 def test_every_makefile_table_is_a_suite_and_back(make_suites):
     assert len(make_suites) >= 10
     by_output = {s.output: s for s in SUITES.values()}
-    assert sorted(make_suites) == sorted(by_output), "a Makefile table without its suite " \
+    assert sorted(make_suites) == sorted(by_output), (
+        "a Makefile table without its suite "
         "(or a suite without its Makefile line): declare it in sskernels/suites.py"
+    )
     for output, (target, specs, metrics) in make_suites.items():
         suite = by_output[output]
         assert [f"configs/{s}" for s in suite.specs] == specs, suite.name
@@ -88,8 +102,7 @@ def test_every_suite_spec_is_packaged():
 def test_liu_table3_is_exactly_its_four_uci_specs():
     """The glob configs/liu2009/*.yaml pulled in WebKB's Fig. 1 specs; the suite does not."""
     specs = [p.as_posix() for p in expand(["liu2009/table3"])]
-    assert specs == [f"configs/liu2009/{n}.yaml" for n in ("heart", "ionosphere", "sonar",
-                                                            "wine")]
+    assert specs == [f"configs/liu2009/{n}.yaml" for n in ("heart", "ionosphere", "sonar", "wine")]
     assert get_suite("liu2009/table3/") is get_suite("liu2009/table3")
 
 
@@ -107,7 +120,8 @@ def test_a_suite_resolves_outside_a_checkout(tmp_path, monkeypatch):
 
     monkeypatch.chdir(tmp_path)
     specs = _specs(["liu2009/table3"], with_=["Peer=sklearn.semi_supervised:LabelSpreading"])
-    assert [s.name for s in specs] == [f"liu2009_{n}" for n in ("heart", "ionosphere",
-                                                                  "sonar", "wine")]
+    assert [s.name for s in specs] == [
+        f"liu2009_{n}" for n in ("heart", "ionosphere", "sonar", "wine")
+    ]
     assert all(s.methods[-1].label == "Peer" for s in specs)
     assert all(str(tmp_path) in s.output for s in specs)

@@ -17,8 +17,13 @@ from sskernels.data.synthetic import (
     two_moons,
 )
 
-SHAPES = {"two-moons": (200, 2), "two-circles": (200, 2), "gaussian-blobs": (300, 3),
-          "curve": (200, 2), "two-spirals": (194, 2)}
+SHAPES = {
+    "two-moons": (200, 2),
+    "two-circles": (200, 2),
+    "gaussian-blobs": (300, 3),
+    "curve": (200, 2),
+    "two-spirals": (194, 2),
+}
 
 
 def _script():
@@ -79,7 +84,7 @@ def test_lapsvm_moons_one_label_per_class():
     runs = res["runs"]
     assert [r["gamma_I"] for r in runs] == sorted(r["gamma_I"] for r in runs)
     assert runs[-1]["accuracy"] >= 0.95
-    assert runs[0]["accuracy"] < runs[-1]["accuracy"]   # gamma_I = 0: supervised SVM
+    assert runs[0]["accuracy"] < runs[-1]["accuracy"]  # gamma_I = 0: supervised SVM
 
 
 def test_regularized_clustering_moons_ari():
@@ -93,7 +98,7 @@ def test_deformed_kernel_circles():
     res = mod.deformed_kernel_experiment(grid_steps=20)
     assert res["acc_deformed"] >= 0.95 and res["acc_lapsvm"] >= 0.95
     assert res["acc_base"] < 0.8
-    assert res["laprls_gap"] < 1e-6            # eq. (11.16): RLS with K~ is LapRLS
+    assert res["laprls_gap"] < 1e-6  # eq. (11.16): RLS with K~ is LapRLS
     assert res["Kt_grid"].shape == (400, 2) and res["F_deformed"].shape == (20, 20)
 
 

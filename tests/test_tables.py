@@ -10,9 +10,17 @@ import pytest
 from typer.testing import CliRunner
 
 from sskernels.cli import app
-from sskernels.experiment.tables import (SCHEMA, SPLITS_SCHEMA, read_splits, split_notes,
-                                         split_rows, summarize, to_markdown, write_splits,
-                                         write_table)
+from sskernels.experiment.tables import (
+    SCHEMA,
+    SPLITS_SCHEMA,
+    read_splits,
+    split_notes,
+    split_rows,
+    summarize,
+    to_markdown,
+    write_splits,
+    write_table,
+)
 from sskernels.spec import parse_spec
 
 FALLBACK = "fallback: svm-dual highs->libsvm (time limit)"
@@ -20,16 +28,30 @@ DEGENERATE = "degenerate: constant prediction"
 
 
 def _spec(tmp_path, **extra):
-    raw = {"dataset": "sklearn-wine", "methods": ["harmonic", "tsk"], "table": "t1",
-           "output": str(tmp_path / "out"), **extra}
+    raw = {
+        "dataset": "sklearn-wine",
+        "methods": ["harmonic", "tsk"],
+        "table": "t1",
+        "output": str(tmp_path / "out"),
+        **extra,
+    }
     return parse_spec(raw, tmp_path / "spec.yaml")
 
 
 def _records(notes_by_split, method="tsk", n=4, with_report=True):
     rows = []
     for i in range(n):
-        rec = {"table": "t1", "dataset": "wine", "setting": "20 labeled", "method": method,
-               "paper": method, "split": i, "seconds": 0.01, "n_labeled": 20, "order": 0}
+        rec = {
+            "table": "t1",
+            "dataset": "wine",
+            "setting": "20 labeled",
+            "method": method,
+            "paper": method,
+            "split": i,
+            "seconds": 0.01,
+            "n_labeled": 20,
+            "order": 0,
+        }
         if with_report:
             rec["report"] = {"solvers": ["highs-lp"], "notes": notes_by_split.get(i, [])}
         for metric, value in (("accuracy", 70.0 + i), ("inductive accuracy", 60.0 + i)):
@@ -113,7 +135,7 @@ def test_split_rows_keep_full_precision_and_leave_times_out(tmp_path):
     path = write_splits(rows, str(tmp_path / "x"))
     assert path == f"{tmp_path / 'x'}_splits.csv"
     back = read_splits(path)
-    assert back["value"].iloc[0] == 100.0 * 2 / 3          # bit for bit
+    assert back["value"].iloc[0] == 100.0 * 2 / 3  # bit for bit
     pd.testing.assert_frame_equal(back, rows)
     assert write_splits(rows, str(tmp_path / "y"), metrics=["seconds"]) is None
     assert not (tmp_path / "y_splits.csv").exists()
@@ -136,30 +158,47 @@ def test_run_table_and_table_command_write_the_same_splits_file(tmp_path, monkey
     spec = tmp_path / "wine.yaml"
     spec.write_text(WINE.format(output=tmp_path / "out"))
     cli = CliRunner()
-    res = cli.invoke(app, ["run", str(spec), "--no-progress", "--table", str(tmp_path / "t"),
-                           "--metric", "accuracy"])
+    res = cli.invoke(
+        app,
+        ["run", str(spec), "--no-progress", "--table", str(tmp_path / "t"), "--metric", "accuracy"],
+    )
     assert res.exit_code == 0, res.output
     with open(tmp_path / "t_splits.csv", newline="") as fh:
         rows = list(csv.DictReader(fh))
     assert list(rows[0]) == SPLITS_SCHEMA and len(rows) == 4
     for r in rows:
         label = "harmonic" if r["method"] == "harmonic" else "consistency"
-        rec = json.loads((tmp_path / "out" / "records" / label / "20_labeled" /
-                          f"split_{int(r['split']):03d}.json").read_text())
+        rec = json.loads(
+            (
+                tmp_path
+                / "out"
+                / "records"
+                / label
+                / "20_labeled"
+                / f"split_{int(r['split']):03d}.json"
+            ).read_text()
+        )
         assert float(r["value"]) == rec["metrics"]["accuracy"]
-        assert (r["table"], r["dataset"], r["setting"], r["metric"]) == \
-            ("wine-t", "sklearn-wine", "20 labeled", "accuracy")
+        assert (r["table"], r["dataset"], r["setting"], r["metric"]) == (
+            "wine-t",
+            "sklearn-wine",
+            "20 labeled",
+            "accuracy",
+        )
     summary = pd.read_csv(tmp_path / "t.csv")
     means = pd.DataFrame(rows).astype({"value": float}).groupby("method")["value"].mean()
-    np.testing.assert_allclose(summary.set_index("method")["mean"], means[summary["method"]],
-                               atol=0.0051)
-    res = cli.invoke(app, ["table", str(spec), "-o", str(tmp_path / "again"),
-                           "--metric", "accuracy"])
+    np.testing.assert_allclose(
+        summary.set_index("method")["mean"], means[summary["method"]], atol=0.0051
+    )
+    res = cli.invoke(
+        app, ["table", str(spec), "-o", str(tmp_path / "again"), "--metric", "accuracy"]
+    )
     assert res.exit_code == 0, res.output
     assert (tmp_path / "again_splits.csv").read_text() == (tmp_path / "t_splits.csv").read_text()
     # a table of times only has no per-split file
-    res = cli.invoke(app, ["table", str(spec), "-o", str(tmp_path / "times"),
-                           "--metric", "seconds"])
+    res = cli.invoke(
+        app, ["table", str(spec), "-o", str(tmp_path / "times"), "--metric", "seconds"]
+    )
     assert res.exit_code == 0, res.output
     assert (tmp_path / "times.csv").is_file() and not (tmp_path / "times_splits.csv").exists()
 
@@ -177,24 +216,34 @@ def test_paper_spread_is_read_per_row_and_matched_uses_it(tmp_path):
     assert paper_spread(liu, "heart", "no such method", None, "accuracy") == ""
     wang = "wang2015_table2_single_kernel"
     assert paper_spread(wang, "BCI", "alignf_label_aware", None, "accuracy") == "std"
-    spec = parse_spec({"dataset": "sklearn-wine", "methods": [
-        {"name": "tsk", "label": "TSK"}, {"name": "kernel-svm", "label": "TSK+SVM",
-                                         "params": {"kernel": "tsk"}}],
-        "paper": {"table": liu, "dataset": "wine"}, "output": str(tmp_path / "o")},
-        tmp_path / "spec.yaml")
+    spec = parse_spec(
+        {
+            "dataset": "sklearn-wine",
+            "methods": [
+                {"name": "tsk", "label": "TSK"},
+                {"name": "kernel-svm", "label": "TSK+SVM", "params": {"kernel": "tsk"}},
+            ],
+            "paper": {"table": liu, "dataset": "wine"},
+            "output": str(tmp_path / "o"),
+        },
+        tmp_path / "spec.yaml",
+    )
     # paper wine: TSK 72.28 ± 1.24 (std), TSK+SVM 96.34 ± 0.33 (se)
     rec = pd.concat([_records({}, method="TSK"), _records({}, method="TSK+SVM")])
-    rec["value"] = np.where(rec["method"] == "TSK", rec["value"] + 2.5,    # mean 74.0
-                            rec["value"] + 25.5)                          # mean 97.0
+    rec["value"] = np.where(
+        rec["method"] == "TSK",
+        rec["value"] + 2.5,  # mean 74.0
+        rec["value"] + 25.5,
+    )  # mean 97.0
     rec["dataset"] = "wine"
     df = summarize(rec, spec)
     acc = df[df["metric"] == "accuracy"].set_index("method")
     assert acc.loc["TSK", "paper_spread"] == "std" and acc.loc["TSK+SVM", "paper_spread"] == "se"
-    assert acc.loc["TSK", "delta"] == pytest.approx(1.72)       # 74.0 - 72.28 > 1.24
+    assert acc.loc["TSK", "delta"] == pytest.approx(1.72)  # 74.0 - 72.28 > 1.24
     assert not acc.loc["TSK", "matched"]
-    assert acc.loc["TSK+SVM", "delta"] == pytest.approx(0.66)   # 97.0 - 96.34 > 0.33 (se)
+    assert acc.loc["TSK+SVM", "delta"] == pytest.approx(0.66)  # 97.0 - 96.34 > 0.33 (se)
     assert not acc.loc["TSK+SVM", "matched"]
-    rec.loc[rec["method"] == "TSK+SVM", "value"] -= 0.5        # 96.5: |0.16| <= 0.33
+    rec.loc[rec["method"] == "TSK+SVM", "value"] -= 0.5  # 96.5: |0.16| <= 0.33
     acc = summarize(rec, spec).query("metric == 'accuracy'").set_index("method")
     assert acc.loc["TSK+SVM", "matched"]
     md = to_markdown(summarize(rec, spec), header="")

@@ -23,8 +23,19 @@ from sskernels.learners.registry import make_method
 from sskernels.learners.selection import SelectOnLabeled, best_candidate
 
 #: graph learners whose model is built on the k-NN graph of all points
-GRAPH_METHODS = ["harmonic", "consistency", "rsk", "tsk", "osk", "skl", "skl-kta", "laprls",
-                 "lapsvm", "linear-laprls", "linear-lapsvm"]
+GRAPH_METHODS = [
+    "harmonic",
+    "consistency",
+    "rsk",
+    "tsk",
+    "osk",
+    "skl",
+    "skl-kta",
+    "laprls",
+    "lapsvm",
+    "linear-laprls",
+    "linear-lapsvm",
+]
 #: those that take a precomputed graph (the others need the features)
 PRECOMPUTED = ["harmonic", "consistency", "rsk", "tsk", "osk", "skl", "skl-kta"]
 NOTE = "points in graph components without a labeled point: labeled class frequencies"
@@ -40,8 +51,9 @@ def far_cluster():
     rng = np.random.default_rng(1)
     far = rng.normal(size=(8, X.shape[1])) * 0.1 + 50.0
     Xa = np.vstack([X, far])
-    labeled = np.concatenate([rng.choice(np.flatnonzero(y == c), k, replace=False)
-                              for c, k in ((0, 4), (1, 5), (2, 9))])
+    labeled = np.concatenate(
+        [rng.choice(np.flatnonzero(y == c), k, replace=False) for c, k in ((0, 4), (1, 5), (2, 9))]
+    )
     y_part = np.full(len(Xa), -1)
     y_part[labeled] = y[labeled]
     return Xa, y_part, np.arange(len(X), len(Xa))
@@ -50,19 +62,21 @@ def far_cluster():
 def test_the_far_cluster_is_a_component_without_a_label(far_cluster):
     X, y, far = far_cluster
     from scipy.sparse.csgraph import connected_components
+
     _, comp = connected_components(KNNGraph(n_neighbors=6).build(X).W, directed=False)
     assert np.flatnonzero(unreached(comp, np.flatnonzero(y != -1))).tolist() == far.tolist()
 
 
 @pytest.mark.parametrize("name", GRAPH_METHODS)
-def test_every_graph_learner_gives_unreached_points_the_labeled_class_frequencies(far_cluster,
-                                                                                 name):
+def test_every_graph_learner_gives_unreached_points_the_labeled_class_frequencies(
+    far_cluster, name
+):
     X, y, far = far_cluster
     est = make_method(name, n_neighbors=6)
     est.fit(X, y)
     est = getattr(est, "best_estimator_", est)
     assert est.unreached_.tolist() == far.tolist()
-    assert (np.asarray(est.transduction_)[far] == 2).all()       # 9 of 18 labels are class 2
+    assert (np.asarray(est.transduction_)[far] == 2).all()  # 9 of 18 labels are class 2
     assert any(NOTE in n for n in est.fit_report_.notes)
 
 
@@ -75,8 +89,9 @@ def test_three_isolated_points_of_a_precomputed_graph(name):
     n = W.shape[0]
     Wb = sp.block_diag([W, sp.csr_matrix((3, 3))]).tocsr()
     rng = np.random.default_rng(0)
-    labeled = np.concatenate([rng.choice(np.flatnonzero(y == c), k, replace=False)
-                              for c, k in ((0, 3), (1, 8), (2, 4))])
+    labeled = np.concatenate(
+        [rng.choice(np.flatnonzero(y == c), k, replace=False) for c, k in ((0, 3), (1, 8), (2, 4))]
+    )
     y_part = np.full(n + 3, -1)
     y_part[labeled] = y[labeled]
     est = make_method(name, graph="precomputed")
@@ -101,13 +116,13 @@ def test_tied_scores_get_the_labeled_class_frequencies():
     C_L = np.array([[1, 0, 0], [0, 0, 1], [0, 0, 1]], dtype=float)
     F = np.array([[0.0, 0.0, 0.0], [0.2, 0.5, 0.1], [0.3, 0.3, 0.3], [0.1, 0.9, 0.0]])
     G, tied = settle_scores(F, C_L, unreached_rows=[3])
-    assert tied == 2                                  # rows 0 and 2; row 3 is unreached
+    assert tied == 2  # rows 0 and 2; row 3 is unreached
     np.testing.assert_allclose(G[[0, 2, 3]], np.tile([1 / 3, 0, 2 / 3], (3, 1)))
     np.testing.assert_array_equal(G[1], F[1])
     assert np.argmax(G, axis=1).tolist() == [2, 1, 2, 2]
     row = F[[1]]
     same, none = settle_scores(row, C_L)
-    assert none == 0 and same is row                  # nothing to settle: no copy
+    assert none == 0 and same is row  # nothing to settle: no copy
 
 
 def test_a_zero_kernel_predicts_the_most_frequent_labeled_class_not_class_0(far_cluster):
@@ -116,6 +131,7 @@ def test_a_zero_kernel_predicts_the_most_frequent_labeled_class_not_class_0(far_
     the rule gives the most frequent labeled class, 2, where argmax said 0."""
     X, y, _ = far_cluster
     from sskernels.learners.spectral import TransductiveSpectralKernel
+
     est = TransductiveSpectralKernel(n_components=1, beta=1e-3).fit(X, y)
     if np.any(est.mu_ > 0):
         pytest.skip("the LP found a non-zero kernel on this data")
@@ -124,6 +140,7 @@ def test_a_zero_kernel_predicts_the_most_frequent_labeled_class_not_class_0(far_
 
 
 # ------------------------------------------------------------------- selection rule
+
 
 class _Fixed(ClassifierMixin, BaseEstimator):
     """A stand-in learner: ``mode`` "truth" predicts the true labels where labeled in the
@@ -149,7 +166,7 @@ class _Fixed(ClassifierMixin, BaseEstimator):
 
 
 def _data():
-    truth = np.array([0] * 30 + [1] * 10)           # class 0 is 3/4: a constant 0 scores well
+    truth = np.array([0] * 30 + [1] * 10)  # class 0 is 3/4: a constant 0 scores well
     y = np.full(40, -1)
     y[np.r_[0:9, 30:33]] = truth[np.r_[0:9, 30:33]]  # 12 labels: 9 of class 0, 3 of class 1
     return np.zeros((40, 1)), y, truth
@@ -159,11 +176,12 @@ def test_a_constant_predictor_with_the_best_score_is_passed_over():
     X, y, truth = _data()
     sel = SelectOnLabeled(_Fixed(truth), {"mode": ["zero", "truth"]}, n_folds=3).fit(X, y)
     scores = sel.cv_results_["mean_test_score"]
-    assert scores[0] > scores[1]                     # the constant one scores best ...
+    assert scores[0] > scores[1]  # the constant one scores best ...
     assert sel.cv_results_["constant_predictor"].tolist() == [True, False]
-    assert sel.best_params_ == {"mode": "truth"}     # ... and is not chosen
-    assert any(n.startswith("fallback: selection: constant predictors")
-               for n in sel.fit_report_.notes)
+    assert sel.best_params_ == {"mode": "truth"}  # ... and is not chosen
+    assert any(
+        n.startswith("fallback: selection: constant predictors") for n in sel.fit_report_.notes
+    )
 
 
 def test_a_refit_that_collapses_is_replaced_by_the_next_candidate():
@@ -172,14 +190,15 @@ def test_a_refit_that_collapses_is_replaced_by_the_next_candidate():
     assert sel.cv_results_["mean_test_score"][0] == 1.0
     assert sel.best_params_ == {"mode": "truth"}
     assert sel.passed_over_ == [{"mode": "late-zero"}]
-    assert any(n.startswith("fallback: selection: constant predictors") for n in
-               sel.fit_report_.notes)
+    assert any(
+        n.startswith("fallback: selection: constant predictors") for n in sel.fit_report_.notes
+    )
 
 
 def test_when_every_candidate_is_constant_the_usual_rule_stands_and_says_so():
     X, y, truth = _data()
     sel = SelectOnLabeled(_Fixed(truth), {"mode": ["zero", "late-zero"]}, n_folds=3).fit(X, y)
-    assert sel.best_params_ == {"mode": "late-zero"}   # the best score (1.0), first refit
+    assert sel.best_params_ == {"mode": "late-zero"}  # the best score (1.0), first refit
     assert any("no candidate escapes a constant prediction" in n for n in sel.fit_report_.notes)
 
 
@@ -212,12 +231,11 @@ def test_tsk_on_yeast_collapses_because_its_lp_optimum_is_a_zero_kernel(data_mir
         y_enc = np.unique(y[idx], return_inverse=True)[1]
         mus = [tsk_linear_program(lam, V[idx], y_enc, 2.0, b)[0] for b in BETA_GRID + (1e6,)]
         zero += all(not np.any(mu > 0) for mu in mus)
-    assert zero >= 3                                 # 4 of these 5 splits: mu = 0 at every beta
+    assert zero >= 3  # 4 of these 5 splits: mu = 0 at every beta
     idx = rng.choice(y.size, 50, replace=False)
     y_part = np.full(y.size, -1)
     y_part[idx] = np.unique(y, return_inverse=True)[1][idx]
     sel = make_method("tsk", n_neighbors=6).fit(X, y_part)
     trans = np.asarray(sel.transduction_)[y_part == -1]
     if np.unique(trans).size == 1:
-        assert any("no candidate escapes a constant prediction" in n
-                   for n in sel.fit_report_.notes)
+        assert any("no candidate escapes a constant prediction" in n for n in sel.fit_report_.notes)

@@ -113,7 +113,8 @@ def user_dir(tmp_path_factory):
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: fakepkg\nVersion: 0.1\n")
     (info / "entry_points.txt").write_text(
         "[sskernels.methods]\nmine-knn = usermod_ssk:LabeledKNN\n"
-        "broken-knn = brokenmod_ssk:Anything\n")
+        "broken-knn = brokenmod_ssk:Anything\n"
+    )
     return root
 
 
@@ -128,8 +129,14 @@ def env_with(tmp, user_dir):
 
 
 def sskernels(args, env, cwd):
-    return subprocess.run([sys.executable, "-m", "sskernels", *map(str, args)], env=env,
-                          cwd=cwd, capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "sskernels", *map(str, args)],
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def one_error_line(stderr, *needles):
@@ -147,9 +154,21 @@ def user_run(tmp_path_factory, user_dir):
     tmp = tmp_path_factory.mktemp("userrun")
     spec = tmp / "wine_user.yaml"
     spec.write_text(SPEC.format(liu=LIU, output=tmp / "out"))
-    res = sskernels(["run", spec, "--no-progress", "--with", "EP 1-NN=mine-knn",
-                     "--with", "usermod_ssk:PredictOnly", "--table", tmp / "combined.md"],
-                    env_with(tmp, user_dir), tmp)
+    res = sskernels(
+        [
+            "run",
+            spec,
+            "--no-progress",
+            "--with",
+            "EP 1-NN=mine-knn",
+            "--with",
+            "usermod_ssk:PredictOnly",
+            "--table",
+            tmp / "combined.md",
+        ],
+        env_with(tmp, user_dir),
+        tmp,
+    )
     return {"tmp": tmp, "res": res, "out": tmp / "out"}
 
 
@@ -174,29 +193,35 @@ def knn_accuracy(k, split):
 def test_the_users_rows_stand_beside_the_papers_in_the_combined_table(user_run):
     res = user_run["res"]
     assert res.returncode == 0, res.stderr
-    rows = {r["method"]: r for r in read_rows(user_run["tmp"] / "combined.csv")
-            if r["metric"] == "accuracy"}
-    assert list(rows) == ["harmonic", "TSK", "Mine (3-NN)", "EP 1-NN",
-                          "usermod_ssk:PredictOnly"]
-    assert float(rows["harmonic"]["paper_mean"]) == 67.78        # Liu et al., wine
+    rows = {
+        r["method"]: r
+        for r in read_rows(user_run["tmp"] / "combined.csv")
+        if r["metric"] == "accuracy"
+    }
+    assert list(rows) == ["harmonic", "TSK", "Mine (3-NN)", "EP 1-NN", "usermod_ssk:PredictOnly"]
+    assert float(rows["harmonic"]["paper_mean"]) == 67.78  # Liu et al., wine
     assert float(rows["TSK"]["paper_mean"]) == 72.28
     for label in ("Mine (3-NN)", "EP 1-NN", "usermod_ssk:PredictOnly"):
         assert rows[label]["paper_mean"] == "" and rows[label]["paper_cell"] == ""
         assert int(rows[label]["n_splits"]) == 2
-    assert not (user_run["tmp"] / "combined.md.md").exists()     # OUT.md names the stem OUT
+    assert not (user_run["tmp"] / "combined.md.md").exists()  # OUT.md names the stem OUT
     md = (user_run["tmp"] / "combined.md").read_text()
     assert "| Mine (3-NN) | " in md and "| EP 1-NN | " in md and "| TSK | " in md
 
 
-@pytest.mark.parametrize("label,k", [("Mine (3-NN)", 3), ("EP 1-NN", 1),
-                                     ("usermod_ssk:PredictOnly", 1)])
+@pytest.mark.parametrize(
+    "label,k", [("Mine (3-NN)", 3), ("EP 1-NN", 1), ("usermod_ssk:PredictOnly", 1)]
+)
 def test_the_users_records_equal_an_independent_computation(user_run, label, k):
     assert user_run["res"].returncode == 0, user_run["res"].stderr
     from sskernels.experiment.records import _safe
 
     for i in range(2):
-        rec = json.loads((user_run["out"] / "records" / _safe(label) / "20_labeled" /
-                          f"split_{i:03d}.json").read_text())
+        rec = json.loads(
+            (
+                user_run["out"] / "records" / _safe(label) / "20_labeled" / f"split_{i:03d}.json"
+            ).read_text()
+        )
         assert rec["paper"] is None
         assert rec["metrics"]["accuracy"] == pytest.approx(knn_accuracy(k, i), abs=1e-9)
         # the record's code key holds the user's module, hashed from its source
@@ -205,15 +230,18 @@ def test_the_users_records_equal_an_independent_computation(user_run, label, k):
 
 def test_the_import_path_and_the_entry_point_name_the_same_class(user_run):
     assert user_run["res"].returncode == 0, user_run["res"].stderr
-    rec = json.loads((user_run["out"] / "records" / "EP_1-NN" / "20_labeled" /
-                      "split_000.json").read_text())
+    rec = json.loads(
+        (user_run["out"] / "records" / "EP_1-NN" / "20_labeled" / "split_000.json").read_text()
+    )
     assert rec["method_name"] == "mine-knn"
-    mine = json.loads((user_run["out"] / "records" / "Mine_3-NN_" / "20_labeled" /
-                       "split_000.json").read_text())
+    mine = json.loads(
+        (user_run["out"] / "records" / "Mine_3-NN_" / "20_labeled" / "split_000.json").read_text()
+    )
     assert mine["method_name"] == "usermod_ssk:LabeledKNN"
 
 
 # ------------------------------------------------------------------------------ in process
+
 
 @pytest.fixture
 def on_path(user_dir, monkeypatch, tmp_path):
@@ -225,19 +253,24 @@ def on_path(user_dir, monkeypatch, tmp_path):
 
 def small_spec(tmp, methods="[harmonic]"):
     path = tmp / "s.yaml"
-    path.write_text(f"dataset: sklearn-wine\npreprocess: minmax\nsplits: {{n_splits: 1}}\n"
-                    f"methods: {methods}\noutput: {tmp / 'out'}\n")
+    path.write_text(
+        f"dataset: sklearn-wine\npreprocess: minmax\nsplits: {{n_splits: 1}}\n"
+        f"methods: {methods}\noutput: {tmp / 'out'}\n"
+    )
     return path
 
 
-@pytest.mark.parametrize("target,field,needle", [
-    ("brokenmod_ssk:Anything", "--with[0].estimator", "no_such_module_of_sskernels_tests"),
-    ("usermod_ssk:NoSuchClass", "--with[0].estimator", "NoSuchClass"),
-    ("usermod_ssk:NoFit", "--with[0].estimator", "no fit"),
-    ("broken-knn", "--with[0].name", "no_such_module_of_sskernels_tests"),
-    ("mine-knm", "--with[0].name", "did you mean 'mine-knn'?"),
-    ("harmonik", "--with[0].name", "did you mean 'harmonic'?"),
-])
+@pytest.mark.parametrize(
+    "target,field,needle",
+    [
+        ("brokenmod_ssk:Anything", "--with[0].estimator", "no_such_module_of_sskernels_tests"),
+        ("usermod_ssk:NoSuchClass", "--with[0].estimator", "NoSuchClass"),
+        ("usermod_ssk:NoFit", "--with[0].estimator", "no fit"),
+        ("broken-knn", "--with[0].name", "no_such_module_of_sskernels_tests"),
+        ("mine-knm", "--with[0].name", "did you mean 'mine-knn'?"),
+        ("harmonik", "--with[0].name", "did you mean 'harmonic'?"),
+    ],
+)
 def test_a_broken_with_is_one_line(on_path, target, field, needle):
     """The line names the flag and its value, not the spec it was to be added to."""
     spec = small_spec(on_path)
@@ -248,33 +281,47 @@ def test_a_broken_with_is_one_line(on_path, target, field, needle):
     assert not (on_path / "out" / "records").exists()
 
 
-@pytest.mark.parametrize("entry,field,needle", [
-    ("{estimator: 'brokenmod_ssk:Anything'}", "methods[1].estimator",
-     "no_such_module_of_sskernels_tests"),
-    ("{estimator: 'usermod_ssk:NoFit'}", "methods[1].estimator", "no fit"),
-    ("{estimator: usermod_ssk}", "methods[1].estimator", "pkg.module:Class"),
-    ("{name: 'usermod_ssk:LabeledKNN'}", "methods[1].name", "estimator:"),
-    ("{name: harmonic, estimator: 'usermod_ssk:LabeledKNN'}", "methods[1]", "exactly one"),
-    ("{estimator: 'usermod_ssk:LabeledKNN', grid: {k: [1, 3]}}", "methods[1].grid.k",
-     "n_neighbors"),
-    ("{estimator: 'usermod_ssk:LabeledKNN', grid: {n_neighbors: []}}",
-     "methods[1].grid.n_neighbors", "non-empty list"),
-    ("{estimator: 'usermod_ssk:LabeledKNN', params: {k: 3}}", "methods[1].params.k",
-     "n_neighbors"),
-    ("{name: consistency, grid: {alpha: [0.5, 0.9]}}", "methods[1].grid", "registered"),
-    ("{name: harmonik}", "methods[1].name", "did you mean 'harmonic'?"),
-])
+@pytest.mark.parametrize(
+    "entry,field,needle",
+    [
+        (
+            "{estimator: 'brokenmod_ssk:Anything'}",
+            "methods[1].estimator",
+            "no_such_module_of_sskernels_tests",
+        ),
+        ("{estimator: 'usermod_ssk:NoFit'}", "methods[1].estimator", "no fit"),
+        ("{estimator: usermod_ssk}", "methods[1].estimator", "pkg.module:Class"),
+        ("{name: 'usermod_ssk:LabeledKNN'}", "methods[1].name", "estimator:"),
+        ("{name: harmonic, estimator: 'usermod_ssk:LabeledKNN'}", "methods[1]", "exactly one"),
+        (
+            "{estimator: 'usermod_ssk:LabeledKNN', grid: {k: [1, 3]}}",
+            "methods[1].grid.k",
+            "n_neighbors",
+        ),
+        (
+            "{estimator: 'usermod_ssk:LabeledKNN', grid: {n_neighbors: []}}",
+            "methods[1].grid.n_neighbors",
+            "non-empty list",
+        ),
+        (
+            "{estimator: 'usermod_ssk:LabeledKNN', params: {k: 3}}",
+            "methods[1].params.k",
+            "n_neighbors",
+        ),
+        ("{name: consistency, grid: {alpha: [0.5, 0.9]}}", "methods[1].grid", "registered"),
+        ("{name: harmonik}", "methods[1].name", "did you mean 'harmonic'?"),
+    ],
+)
 def test_a_broken_estimator_in_a_spec_is_one_line_at_load(on_path, entry, field, needle):
     spec = small_spec(on_path, f"[harmonic, {entry}]")
     code, out, err = run_cli(["run", spec, "--no-progress"])
     assert code == 2, err
     one_error_line(err, str(spec), f"field '{field}'", needle)
-    assert not (on_path / "out" / "records").exists()      # refused before any work
+    assert not (on_path / "out" / "records").exists()  # refused before any work
 
 
 def test_labels_of_the_wrong_length_are_one_line_naming_the_method(on_path):
-    spec = small_spec(on_path, "[harmonic, {estimator: 'usermod_ssk:WrongLength', "
-                               "label: Wrong}]")
+    spec = small_spec(on_path, "[harmonic, {estimator: 'usermod_ssk:WrongLength', label: Wrong}]")
     code, out, err = run_cli(["run", spec, "--no-progress"])
     assert code == 2, err
     one_error_line(err, str(spec), "usermod_ssk:WrongLength", "(3,)", "178")
@@ -286,8 +333,11 @@ def test_a_grid_is_selected_on_the_labeled_points_and_keyed(on_path):
     from sskernels.experiment.collect import load_records
     from sskernels.spec import load_spec, method_key
 
-    spec = small_spec(on_path, "[harmonic, {estimator: 'usermod_ssk:LabeledKNN', label: G, "
-                               "grid: {n_neighbors: [1, 3, 5]}}]")
+    spec = small_spec(
+        on_path,
+        "[harmonic, {estimator: 'usermod_ssk:LabeledKNN', label: G, "
+        "grid: {n_neighbors: [1, 3, 5]}}]",
+    )
     code, out, err = run_cli(["run", spec, "--no-progress"])
     assert code == 0, err
     s = load_spec(spec)
@@ -295,8 +345,13 @@ def test_a_grid_is_selected_on_the_labeled_points_and_keyed(on_path):
     rec = load_records(s)
     chosen = rec[rec["method"] == "G"]["selected"].iloc[0]
     assert chosen["n_neighbors"] in (1, 3, 5)
-    other = load_spec(small_spec(on_path, "[harmonic, {estimator: 'usermod_ssk:LabeledKNN', "
-                                          "label: G, grid: {n_neighbors: [1, 3]}}]"))
+    other = load_spec(
+        small_spec(
+            on_path,
+            "[harmonic, {estimator: 'usermod_ssk:LabeledKNN', "
+            "label: G, grid: {n_neighbors: [1, 3]}}]",
+        )
+    )
     assert method_key(other, other.methods[1]) != method_key(s, s.methods[1])
     assert method_key(other, other.methods[0]) == method_key(s, s.methods[0])
 
@@ -328,16 +383,18 @@ def test_an_edit_of_the_users_module_changes_its_code_key(tmp_path, monkeypatch)
 def test_methods_list_shows_the_entry_points(on_path):
     code, out, err = run_cli(["methods", "list"])
     assert code == 0, err
-    rows = [line for line in out.splitlines() if line.startswith("│ mine-knn ")
-            or line.startswith("│ broken-knn ")]
+    rows = [
+        line
+        for line in out.splitlines()
+        if line.startswith("│ mine-knn ") or line.startswith("│ broken-knn ")
+    ]
     assert len(rows) == 2 and all("entry point" in r for r in rows)
     assert "cannot be used" in next(r for r in rows if "broken-knn" in r)
-    assert "│ yes " in next(r for r in rows if "mine-knn" in r)        # it has predict
+    assert "│ yes " in next(r for r in rows if "mine-knn" in r)  # it has predict
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
-def test_a_users_exception_is_one_line_and_its_own_traceback_under_debug(user_dir, tmp_path,
-                                                                         jobs):
+def test_a_users_exception_is_one_line_and_its_own_traceback_under_debug(user_dir, tmp_path, jobs):
     """The user's fit raising: one line naming the method (exit 2); with ``--debug`` the
     traceback shows the user's own frames, also when the fit ran in a worker process."""
     spec = small_spec(tmp_path, "[{estimator: 'usermod_ssk:RaisesInFit', label: Boom}]")

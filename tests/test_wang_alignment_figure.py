@@ -41,9 +41,12 @@ def _reference(X, y_enc, labeled, k):
     ideal = np.where(yu[:, None] == yu[None, :], 1.0, -1.0 / (c - 1))
     out = {}
     for basis, V in vectors.items():
-        out[basis] = (np.array([np.mean([_centered_alignment(np.outer(v, v), T) for T in targets])
-                                for v in V.T]),
-                      np.array([_centered_alignment(np.outer(v, v), ideal) for v in V.T]))
+        out[basis] = (
+            np.array(
+                [np.mean([_centered_alignment(np.outer(v, v), T) for T in targets]) for v in V.T]
+            ),
+            np.array([_centered_alignment(np.outer(v, v), ideal) for v in V.T]),
+        )
     return b, out
 
 
@@ -87,10 +90,11 @@ def test_alignments_match_the_definition(data_mirror, mod, case):
     # the two splits differ, and so do their label-aware scores
     assert not np.array_equal(r["splits"][0], r["splits"][1])
     assert not np.allclose(r["alignment"]["label-aware"][0], r["alignment"]["label-aware"][1])
-    if c == 2:   # the mean over the two classes is the alignment with yy^T
+    if c == 2:  # the mean over the two classes is the alignment with yy^T
         for basis in mod.BASES:
-            np.testing.assert_allclose(r["alignment"][basis], r["ideal_alignment"][basis],
-                                       rtol=1e-9, atol=1e-12)
+            np.testing.assert_allclose(
+                r["alignment"][basis], r["ideal_alignment"][basis], rtol=1e-9, atol=1e-12
+            )
 
 
 @pytest.mark.datasets("bci")
@@ -102,23 +106,36 @@ def test_csv_has_the_plotted_numbers(data_mirror, mod, tmp_path):
     with path.open() as f:
         reader = csv.DictReader(f)
         rows = list(reader)
-    assert tuple(reader.fieldnames) == ("dataset", "basis", "index", "eigenvalue",
-                                        "alignment_mean", "alignment_std",
-                                        "ideal_alignment_mean", "ideal_alignment_std", "n",
-                                        "n_labeled", "n_classes", "b", "n_splits")
+    assert tuple(reader.fieldnames) == (
+        "dataset",
+        "basis",
+        "index",
+        "eigenvalue",
+        "alignment_mean",
+        "alignment_std",
+        "ideal_alignment_mean",
+        "ideal_alignment_std",
+        "n",
+        "n_labeled",
+        "n_classes",
+        "b",
+        "n_splits",
+    )
     assert len(rows) == 2 + 2 * 20
     for basis in mod.BASES:
         sub = [row for row in rows if row["basis"] == basis]
         A = r["alignment"][basis]
         assert [int(row["index"]) for row in sub] == list(range(1, A.shape[1] + 1))
-        np.testing.assert_allclose([float(row["alignment_mean"]) for row in sub], A.mean(0),
-                                   atol=1e-6)
-        np.testing.assert_allclose([float(row["alignment_std"]) for row in sub], A.std(0),
-                                   atol=1e-6)
+        np.testing.assert_allclose(
+            [float(row["alignment_mean"]) for row in sub], A.mean(0), atol=1e-6
+        )
+        np.testing.assert_allclose(
+            [float(row["alignment_std"]) for row in sub], A.std(0), atol=1e-6
+        )
         assert all(row["n_splits"] == "3" and row["n_labeled"] == "40" for row in sub)
         ev = [row["eigenvalue"] for row in sub]
         if basis == "label-aware":
             assert set(ev) == {""}
-        else:   # largest first
+        else:  # largest first
             vals = np.array(ev, dtype=float)
             assert np.all(np.diff(vals) <= 0) and vals[0] > 0

@@ -31,9 +31,15 @@ PAPER = {
 }
 PAIRS = {"usps38": (3, 8), "usps49": (4, 9), "usps56": (5, 6), "usps27": (2, 7)}
 # Tables 1-3, "Data size/dim" of the SSL-book sets, and the registered names
-SSLBOOK_IN_PAPER = {"digit1": (1500, 241), "usps-sslbook": (1500, 241), "coil2": (1500, 241),
-                    "bci": (400, 241), "coil": (1500, 241), "g241n": (1500, 241),
-                    "text-sslbook": (1500, 11960)}
+SSLBOOK_IN_PAPER = {
+    "digit1": (1500, 241),
+    "usps-sslbook": (1500, 241),
+    "coil2": (1500, 241),
+    "bci": (400, 241),
+    "coil": (1500, 241),
+    "g241n": (1500, 241),
+    "text-sslbook": (1500, 11960),
+}
 WANG_NAMES = [*PAPER, "wifi"]
 
 
@@ -49,6 +55,7 @@ def usps_part(mirror, part):
 
 
 # ---------------------------------------------------------------------------- USPS
+
 
 @pytest.mark.parametrize("name", sorted(PAPER))
 def test_shapes_and_class_counts_as_the_paper(data_mirror, name):
@@ -66,8 +73,8 @@ def test_pairs_are_the_training_part_as_stored(data_mirror):
     assert target.size == 7291
     for name, pair in PAIRS.items():
         ds = load_dataset(name)
-        rows = np.flatnonzero(np.isin(target, pair))       # every such image, in file order
-        np.testing.assert_array_equal(ds.X, pixels[rows])   # pixels as stored, in [0, 1]
+        rows = np.flatnonzero(np.isin(target, pair))  # every such image, in file order
+        np.testing.assert_array_equal(ds.X, pixels[rows])  # pixels as stored, in [0, 1]
         np.testing.assert_array_equal(ds.y, target[rows])
         assert ds.groups is None and ds.splits is None
         assert "TRAINING part" in ds.description and "states no scaling" in ds.description
@@ -79,10 +86,20 @@ def test_odd_even_is_the_whole_test_part(data_mirror):
     ds = load_dataset("usps-odd-even")
     np.testing.assert_array_equal(ds.X, pixels)
     np.testing.assert_array_equal(ds.groups, target)
-    assert ds.X.min() == 0 and ds.X.max() == 1 and len(np.unique(ds.X)) > 10   # not quantized
+    assert ds.X.min() == 0 and ds.X.max() == 1 and len(np.unique(ds.X)) > 10  # not quantized
     assert all(y == ("odd" if g % 2 else "even") for y, g in zip(ds.y, ds.groups))
-    assert counts(ds.groups) == {0: 359, 1: 264, 2: 198, 3: 166, 4: 200, 5: 160, 6: 170,
-                                 7: 147, 8: 166, 9: 177}           # Hull's test counts
+    assert counts(ds.groups) == {
+        0: 359,
+        1: 264,
+        2: 198,
+        3: 166,
+        4: 200,
+        5: 160,
+        6: 170,
+        7: 147,
+        8: 166,
+        9: 177,
+    }  # Hull's test counts
     # the kernel self-consistent labeling substitute is another data set
     kscl = load_dataset("odd-even")
     assert kscl.X.shape == (2000, 196) and ds.X.shape == (2007, 256)
@@ -91,6 +108,7 @@ def test_odd_even_is_the_whole_test_part(data_mirror):
 
 
 # ---------------------------------------------------------------------------- SSL book
+
 
 def test_sslbook_shapes_against_the_paper():
     """Tables 1-3 print the sizes of the SSL-book sets: all agree with the files but BCI's
@@ -104,6 +122,7 @@ def test_sslbook_shapes_against_the_paper():
 
 
 # ---------------------------------------------------------------------------- WiFi
+
 
 @pytest.mark.datasets("wifi")
 def test_wifi_shape_targets_and_partition(data_mirror):
@@ -151,8 +170,12 @@ def test_regression_struct_parser_errors(tmp_path):
     import scipy.io
 
     path = tmp_path / "r.mat"
-    good = {"a_X": np.ones((3, 4)), "a_y": np.zeros((4, 2)),
-            "b_X": np.ones((3, 2)), "b_y": np.zeros((2, 2))}
+    good = {
+        "a_X": np.ones((3, 4)),
+        "a_y": np.zeros((4, 2)),
+        "b_X": np.ones((3, 2)),
+        "b_y": np.zeros((2, 2)),
+    }
     scipy.io.savemat(path, {"s": good})
     parsed = parse_mat_regression(path, struct="s", parts=(("a_X", "a_y"), ("b_X", "b_y")))
     assert parsed.X.shape == (6, 3) and parsed.y.shape == (6, 2)
@@ -172,7 +195,7 @@ def test_regression_struct_parser_errors(tmp_path):
 
 def test_a_classifier_on_a_regression_set_is_refused(tmp_path):
     """A regression data set takes regressors only (tests/test_wifi_regression.py: the rest)."""
-    with pytest.raises(UserError) as err:          # before any data loads
+    with pytest.raises(UserError) as err:  # before any data loads
         parse_spec({"dataset": "wifi", "methods": ["harmonic"]}, tmp_path / "w.yaml")
     msg = str(err.value)
     assert "\n" not in msg and "w.yaml" in msg and "field 'methods[0].name'" in msg, msg
@@ -184,31 +207,35 @@ def test_the_runner_refuses_a_regression_set_to_a_classification_spec(data_mirro
     from sskernels.experiment.preparation import prepare
 
     # without the registry's names the spec cannot know the task: the runner checks it
-    spec = parse_spec({"dataset": "wifi", "methods": ["harmonic"]}, tmp_path / "w.yaml",
-                      check_names=False)
-    with pytest.raises(UserError, match="field 'dataset'.*classification data set, got "
-                                        "wifi .a regression"):
+    spec = parse_spec(
+        {"dataset": "wifi", "methods": ["harmonic"]}, tmp_path / "w.yaml", check_names=False
+    )
+    with pytest.raises(
+        UserError, match="field 'dataset'.*classification data set, got wifi .a regression"
+    ):
         prepare(spec)
 
 
 # ---------------------------------------------------------------------------- catalogue
+
 
 def test_catalogue_and_datasets_list_show_them(tmp_path, monkeypatch):
     from typer.testing import CliRunner
 
     from sskernels.cli import app
 
-    monkeypatch.delenv("SSKERNELS_DATA_MIRROR", raising=False)   # the list reads no data
+    monkeypatch.delenv("SSKERNELS_DATA_MIRROR", raising=False)  # the list reads no data
     monkeypatch.setenv("SSKERNELS_DATA_DIR", str(tmp_path / "cache"))
     infos = {i.name: i for i in list_datasets()}
     assert all(name in infos for name in WANG_NAMES)
     assert infos["wifi"].task == "regression" and infos["usps38"].task == "classification"
     res = CliRunner().invoke(app, ["datasets", "list"])
     assert res.exit_code == 0, res.output
-    rows = {cells[1].strip(): [c.strip() for c in cells[2:]]
-            for cells in (line.split("│") for line in res.output.splitlines())
-            if len(cells) > 5}
+    rows = {
+        cells[1].strip(): [c.strip() for c in cells[2:]]
+        for cells in (line.split("│") for line in res.output.splitlines())
+        if len(cells) > 5
+    }
     for name in WANG_NAMES:
-        n, d, k = ((2642, 101, "regression") if name == "wifi" else
-                   (*PAPER[name][:2], "2"))
+        n, d, k = (2642, 101, "regression") if name == "wifi" else (*PAPER[name][:2], "2")
         assert rows[name][:3] == [str(n), str(d), k], (name, rows.get(name))

@@ -29,23 +29,29 @@ def two_blobs(n=60, seed=0):
 
 
 def write_csv(path, X, y):
-    lines = ["a,b,c,class"] + [",".join(repr(float(v)) for v in r) + f",{lab}"
-                               for r, lab in zip(X, y)]
+    lines = ["a,b,c,class"] + [
+        ",".join(repr(float(v)) for v in r) + f",{lab}" for r, lab in zip(X, y)
+    ]
     path.write_text("\n".join(lines) + "\n")
 
 
 def spec_of(tmp_path, methods, metrics=None, **extra):
     X, y = two_blobs()
     write_csv(tmp_path / "blobs.csv", X, y)
-    raw = {"dataset": {"file": "blobs.csv", "label": "class"},
-           "splits": {"n_splits": 2, "n_labeled": 10, "seed": 1},
-           "methods": methods, "output": str(tmp_path / "out"), **extra}
+    raw = {
+        "dataset": {"file": "blobs.csv", "label": "class"},
+        "splits": {"n_splits": 2, "n_labeled": 10, "seed": 1},
+        "methods": methods,
+        "output": str(tmp_path / "out"),
+        **extra,
+    }
     if metrics is not None:
         raw["metrics"] = metrics
     return parse_spec(raw, tmp_path / "spec.yaml"), X, y
 
 
 # -- the alignment metric ---------------------------------------------------------------
+
 
 def centered_alignment_by_hand(K, y_pm):
     """<HKH, HTH>_F / (||HKH|| ||HTH||), H = I - 11^T/u, T = y y^T: written out."""
@@ -71,8 +77,11 @@ def test_unlabeled_alignment_on_a_tiny_case():
 
 
 def test_recorded_alignment_and_error_equal_an_independent_computation(tmp_path):
-    spec, X, y = spec_of(tmp_path, [{"name": "label-aware", "params": {"b_scale": 1.0}}],
-                         metrics=["error", "alignment"])
+    spec, X, y = spec_of(
+        tmp_path,
+        [{"name": "label-aware", "params": {"b_scale": 1.0}}],
+        metrics=["error", "alignment"],
+    )
     rec = run_spec(spec, progress=False)
     for i in range(2):
         lab = random_split(y, 10, 1, i)
@@ -83,8 +92,9 @@ def test_recorded_alignment_and_error_equal_an_independent_computation(tmp_path)
         idx = np.flatnonzero(unl)
         K = est.kernel_[np.ix_(idx, idx)]
         got = rec[rec["split"] == i].set_index("metric")["value"]
-        assert got["alignment"] == pytest.approx(centered_alignment_by_hand(K, 2.0 * y[idx] - 1),
-                                                 abs=1e-10)
+        assert got["alignment"] == pytest.approx(
+            centered_alignment_by_hand(K, 2.0 * y[idx] - 1), abs=1e-10
+        )
         acc = 100 * np.mean(est.transduction_[unl] == y[unl])
         assert got["accuracy"] == pytest.approx(acc)
         assert got["error"] == pytest.approx(100 - acc)
@@ -94,7 +104,7 @@ def test_metrics_are_opt_in_and_only_for_kernel_learners(tmp_path):
     methods = ["harmonic", {"name": "label-aware", "params": {"b_scale": 1.0}}]
     plain_spec, _, _ = spec_of(tmp_path, methods)
     rec = run_spec(plain_spec, progress=False)
-    assert set(rec["metric"]) == {"accuracy"}            # no metrics: as before
+    assert set(rec["metric"]) == {"accuracy"}  # no metrics: as before
     assert plain_spec.metrics == []
     (tmp_path / "b").mkdir()
     spec, _, _ = spec_of(tmp_path / "b", methods, metrics=["alignment"])
@@ -120,6 +130,7 @@ def test_heart_keys_unchanged():
 
 # -- the oracle -------------------------------------------------------------------------
 
+
 class Stub(ClassifierMixin, BaseEstimator):
     """Predicts class 1 for the first ``p`` points, 0 for the rest."""
 
@@ -141,27 +152,33 @@ def test_oracle_keeps_the_candidate_with_the_best_test_accuracy_first_on_ties():
     est, info = oracle_fit(SelectOnLabeled(Stub(), {"p": grid}), None, yp, y)
     acc = [100 * np.mean((np.arange(8) < p).astype(int)[unl] == y[unl]) for p in grid]
     np.testing.assert_allclose(info["accuracy"], acc)
-    assert info["best_index"] == int(np.argmax(acc))    # argmax: the first of the maxima
-    assert acc.count(max(acc)) > 1                        # p = 3 and p = 4 tie: 3 comes first
+    assert info["best_index"] == int(np.argmax(acc))  # argmax: the first of the maxima
+    assert acc.count(max(acc)) > 1  # p = 3 and p = 4 tie: 3 comes first
     assert est.p == 3 and info["params"][info["best_index"]] == {"p": 3}
 
 
 def test_oracle_flattens_nested_grids():
     from sskernels.learners.registry import make_method
 
-    est = make_method("kernel-svm", kernel="label-aware", kernel_params={"b_scale": [1.0, 5.0]},
-                      C_grid=[1.0, 10.0])
+    est = make_method(
+        "kernel-svm",
+        kernel="label-aware",
+        kernel_params={"b_scale": [1.0, 5.0]},
+        C_grid=[1.0, 10.0],
+    )
     base, grid = flatten(est)
-    assert list(grid) == ["kernel_learner__b_scale", "C"]      # nested grid varies slowest
+    assert list(grid) == ["kernel_learner__b_scale", "C"]  # nested grid varies slowest
     assert isinstance(base.kernel_learner, LabelAwareKernel)
     assert not isinstance(base, SelectOnLabeled)
-    assert isinstance(est, SelectOnLabeled)                    # the spec's estimator is intact
+    assert isinstance(est, SelectOnLabeled)  # the spec's estimator is intact
 
 
 def test_oracle_row_in_a_run_is_the_max_over_the_grid(tmp_path):
     grid = [0.2, 1.0, 5.0]
-    methods = [{"name": "label-aware", "params": {"b_scale": grid}},
-               {"name": "label-aware", "select": "oracle", "params": {"b_scale": grid}}]
+    methods = [
+        {"name": "label-aware", "params": {"b_scale": grid}},
+        {"name": "label-aware", "select": "oracle", "params": {"b_scale": grid}},
+    ]
     spec, X, y = spec_of(tmp_path, methods)
     assert [m.label for m in spec.methods] == ["label-aware", "label-aware (oracle)"]
     rec = run_spec(spec, progress=False)
@@ -170,8 +187,10 @@ def test_oracle_row_in_a_run_is_the_max_over_the_grid(tmp_path):
         yp = np.full(y.size, -1)
         yp[lab] = y[lab]
         unl = yp == -1
-        accs = [100 * np.mean(LabelAwareKernel(b_scale=b).fit(X, yp).transduction_[unl]
-                              == y[unl]) for b in sorted(grid, key=lambda v: (abs(np.log(v)), -v))]
+        accs = [
+            100 * np.mean(LabelAwareKernel(b_scale=b).fit(X, yp).transduction_[unl] == y[unl])
+            for b in sorted(grid, key=lambda v: (abs(np.log(v)), -v))
+        ]
         got = rec[(rec["split"] == i) & (rec["method"] == "label-aware (oracle)")]
         assert got["value"].iloc[0] == pytest.approx(max(accs))
     import json
@@ -184,14 +203,20 @@ def test_oracle_row_in_a_run_is_the_max_over_the_grid(tmp_path):
 
 # -- spec errors: one line naming the file and the field -----------------------------------
 
-@pytest.mark.parametrize("change, field", [
-    ({"metrics": ["bogus"]}, "metrics[0]"),
-    ({"metrics": 3}, "metrics"),
-    ({"methods": [{"name": "label-aware", "select": "best"}]}, "methods[0].select"),
-    ({"methods": [{"name": "label-aware", "select": "oracle", "label": "mine"}]},
-     "methods[0].label"),
-    ({"methods": [{"name": "harmonic", "select": "oracle"}]}, "methods[0].select"),
-])
+
+@pytest.mark.parametrize(
+    "change, field",
+    [
+        ({"metrics": ["bogus"]}, "metrics[0]"),
+        ({"metrics": 3}, "metrics"),
+        ({"methods": [{"name": "label-aware", "select": "best"}]}, "methods[0].select"),
+        (
+            {"methods": [{"name": "label-aware", "select": "oracle", "label": "mine"}]},
+            "methods[0].label",
+        ),
+        ({"methods": [{"name": "harmonic", "select": "oracle"}]}, "methods[0].select"),
+    ],
+)
 def test_spec_errors_are_one_line(change, field):
     raw = {"dataset": "sklearn-wine", "methods": ["harmonic"], **change}
     with pytest.raises(SpecError) as exc:
@@ -201,6 +226,7 @@ def test_spec_errors_are_one_line(change, field):
 
 
 # -- paper tables with a metric column ----------------------------------------------------
+
 
 def test_paper_values_error_alignment_and_the_accuracy_complement():
     t = "wang2015_table2_single_kernel"
@@ -232,11 +258,25 @@ def test_wang_specs_load_and_summarize_alignment_beside_the_paper(tmp_path):
         assert kp["basis"] == "normalized-laplacian"
         assert kp["n_components"] == [0.01, 0.05, 0.1, 0.15, 0.2]
         assert kp["n_landmarks"] >= max(kp["n_components"])
-    rec = pd.DataFrame([{"table": "wang2015-t2", "dataset": "BCI", "setting": "50/50 labeled",
-                         "method": "alignf label-aware", "paper": "alignf_label_aware",
-                         "split": s, "seconds": 1.0, "n_labeled": 100, "metric": "alignment",
-                         "value": v, "order": 0, "report": None}
-                        for s, v in enumerate([0.1, 0.2])])
+    rec = pd.DataFrame(
+        [
+            {
+                "table": "wang2015-t2",
+                "dataset": "BCI",
+                "setting": "50/50 labeled",
+                "method": "alignf label-aware",
+                "paper": "alignf_label_aware",
+                "split": s,
+                "seconds": 1.0,
+                "n_labeled": 100,
+                "metric": "alignment",
+                "value": v,
+                "order": 0,
+                "report": None,
+            }
+            for s, v in enumerate([0.1, 0.2])
+        ]
+    )
     spec.paper.time_table = None
     row = summarize(rec, spec).iloc[0]
     assert (row["mean"], row["paper_mean"], row["delta"]) == (0.15, 0.14, 0.01)
@@ -245,15 +285,15 @@ def test_wang_specs_load_and_summarize_alignment_beside_the_paper(tmp_path):
 
 
 @pytest.mark.parametrize("c", [2, 3])
-@pytest.mark.parametrize("m", [4, 40])          # m <= u and m > u (the two norm formulas)
+@pytest.mark.parametrize("m", [4, 40])  # m <= u and m > u (the two norm formulas)
 def test_factored_alignment_equals_the_dense_definition(c, m):
     from sskernels.kernels.alignment import factored_centered_alignment
 
     rng = np.random.default_rng(c * 100 + m)
     u = 25
-    P = rng.normal(size=(u, m)) + rng.normal(size=m)          # uncentered columns
+    P = rng.normal(size=(u, m)) + rng.normal(size=m)  # uncentered columns
     mu = np.abs(rng.normal(size=m))
-    mu[::3] = 0.0                                             # zeros are skipped
+    mu[::3] = 0.0  # zeros are skipped
     y = rng.integers(0, c, size=u)
     K = (P * mu) @ P.T
     want = unlabeled_alignment(K, np.ones(u, dtype=bool), y, c)
@@ -262,7 +302,8 @@ def test_factored_alignment_equals_the_dense_definition(c, m):
     # a kernel of the labels themselves: aligned 1; one class only: 0, as the dense form
     Yc = (y[:, None] == np.arange(c)).astype(float)
     assert factored_centered_alignment(Yc, np.ones(c), y, c) == pytest.approx(
-        unlabeled_alignment(Yc @ Yc.T, np.ones(u, dtype=bool), y, c), rel=1e-12)
+        unlabeled_alignment(Yc @ Yc.T, np.ones(u, dtype=bool), y, c), rel=1e-12
+    )
     assert factored_centered_alignment(P, mu, np.zeros(u, dtype=int), 1) == 0.0
 
 
@@ -277,10 +318,13 @@ def test_alignment_metric_of_an_embedding_kernel_svm_uses_the_factors_and_matche
     y_part = np.full(y.size, -1)
     y_part[labeled] = y[labeled]
     unl = y_part == -1
-    for est in (KernelSVM(kernel_learner=LabelAwareKernel(n_components=6, n_landmarks=20)),
-                SelectOnLabeled(KernelSVM(kernel_learner=LabelAwareKernel(n_components=6,
-                                                                          n_landmarks=20)),
-                                param_grid={"C": [1.0, 10.0]})):
+    for est in (
+        KernelSVM(kernel_learner=LabelAwareKernel(n_components=6, n_landmarks=20)),
+        SelectOnLabeled(
+            KernelSVM(kernel_learner=LabelAwareKernel(n_components=6, n_landmarks=20)),
+            param_grid={"C": [1.0, 10.0]},
+        ),
+    ):
         est.fit(X, y_part)
         assert tasks.kernel_factors(est) is not None
         got = tasks.extra_metrics(("alignment",), est, {}, unl, y, 2)["alignment"]
@@ -298,9 +342,20 @@ def test_a_fresh_run_and_a_resumed_one_write_the_same_summary(tmp_path):
     table came out with its rows and its 'selected' text in another order."""
     from sskernels.experiment.tables import summarize
 
-    spec, _, _ = spec_of(tmp_path, [{"name": "kernel-svm", "params": {
-        "kernel": "label-aware", "kernel_params": {"n_components": 5, "n_landmarks": 20},
-        "C_grid": [1.0, 10.0]}}], metrics=["error", "alignment"])
+    spec, _, _ = spec_of(
+        tmp_path,
+        [
+            {
+                "name": "kernel-svm",
+                "params": {
+                    "kernel": "label-aware",
+                    "kernel_params": {"n_components": 5, "n_landmarks": 20},
+                    "C_grid": [1.0, 10.0],
+                },
+            }
+        ],
+        metrics=["error", "alignment"],
+    )
     fresh = summarize(run_spec(spec, progress=False), spec)
     resumed = summarize(run_spec(spec, progress=False), spec)
     assert fresh.to_csv(index=False) == resumed.to_csv(index=False)

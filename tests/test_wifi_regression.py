@@ -20,9 +20,11 @@ import pytest
 from sklearn.svm import SVR
 
 from sskernels.errors import SpecError
-from sskernels.learners.label_aware_regression import (LabelAwareSVR,
-                                                       regression_alignment_terms,
-                                                       regression_label_aware_vectors)
+from sskernels.learners.label_aware_regression import (
+    LabelAwareSVR,
+    regression_alignment_terms,
+    regression_label_aware_vectors,
+)
 from sskernels.learners.propagation import HarmonicRegressor
 from sskernels.learners.supervised import SVRBaseline
 from sskernels.spec import parse_spec
@@ -55,21 +57,24 @@ def b_of(X, scale):
 
 # ---------------------------------------------------------------------------- definitions
 
+
 def test_regression_label_aware_vectors_are_their_definition():
     X, Y, Yp, lab = toy()
     b = b_of(X, 5.0)
-    K = np.exp(-b * sq_dists(X, X[lab]))                       # K_nl
+    K = np.exp(-b * sq_dists(X, X[lab]))  # K_nl
     Yc = Y[lab] - Y[lab].mean(axis=0)
-    U = np.diag(1 / K.sum(axis=1)) @ K @ Yc                      # D_n^-1 K_nl Y_c
-    np.testing.assert_allclose(regression_label_aware_vectors(sq_dists(X, X[lab]), Y[lab], b),
-                               U, atol=1e-12)
+    U = np.diag(1 / K.sum(axis=1)) @ K @ Yc  # D_n^-1 K_nl Y_c
+    np.testing.assert_allclose(
+        regression_label_aware_vectors(sq_dists(X, X[lab]), Y[lab], b), U, atol=1e-12
+    )
     est = LabelAwareSVR(b_scale=5.0, eigen_solver="exact", C=1.0).fit(X, Yp)
     learner = est.learner_
     assert learner.n_label_aware_ == 2
     # the first two base vectors: U centered by its mean over the labeled points, unit norm there
     Uc = U - U[lab].mean(axis=0)
-    np.testing.assert_allclose(learner.basis_[:, :2], Uc / np.linalg.norm(Uc[lab], axis=0),
-                               atol=1e-10)
+    np.testing.assert_allclose(
+        learner.basis_[:, :2], Uc / np.linalg.norm(Uc[lab], axis=0), atol=1e-10
+    )
     np.testing.assert_allclose(np.linalg.norm(learner.basis_[lab], axis=0)[:2], 1.0)
     # alignf's terms are <K_s, K_t>_F and <K_t, Y_c Y_c^T>_F of the centered labeled blocks
     Phi = learner.basis_[lab]
@@ -89,11 +94,10 @@ def test_regression_label_aware_vectors_are_their_definition():
 def test_svr_on_the_learned_kernel_is_sklearn_svr_on_the_same_precomputed_kernel():
     X, Y, Yp, lab = toy(seed=1)
     est = LabelAwareSVR(b_scale=1.0, C=10.0, epsilon=0.05).fit(X, Yp)
-    K = est.learner_.kernel_                                     # (n, n), unscaled
-    K = K / np.mean(np.diag(K))                                  # unit mean diagonal
+    K = est.learner_.kernel_  # (n, n), unscaled
+    K = K / np.mean(np.diag(K))  # unit mean diagonal
     for j in range(2):
-        ref = SVR(kernel="precomputed", C=10.0, epsilon=0.05).fit(K[np.ix_(lab, lab)],
-                                                                  Y[lab, j])
+        ref = SVR(kernel="precomputed", C=10.0, epsilon=0.05).fit(K[np.ix_(lab, lab)], Y[lab, j])
         np.testing.assert_allclose(est.transduction_[:, j], ref.predict(K[:, lab]), atol=1e-8)
     # new points: the learned kernel's extension K(x, X_L), through the same SVRs
     X_new = X[:7] + 0.01
@@ -117,8 +121,9 @@ def test_harmonic_regressor_is_eq_5_with_the_unnormalized_laplacian():
     np.testing.assert_allclose(est.transduction_[lab], Y[lab])
 
 
-@pytest.mark.parametrize("est", [HarmonicRegressor(), SVRBaseline(), LabelAwareSVR()],
-                         ids=lambda e: type(e).__name__)
+@pytest.mark.parametrize(
+    "est", [HarmonicRegressor(), SVRBaseline(), LabelAwareSVR()], ids=lambda e: type(e).__name__
+)
 def test_fast_fold_predictors_equal_the_generic_rule(est):
     from sskernels.learners.selection import generic_regression_fold_predictor
 
@@ -153,10 +158,17 @@ def test_regressors_refuse_bad_targets():
 
 # ---------------------------------------------------------------------------- the runner
 
+
 def _cli(args, cwd, timeout=240):
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    return subprocess.run([sys.executable, "-m", "sskernels", *map(str, args)], cwd=cwd,
-                          env=env, capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "sskernels", *map(str, args)],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 TINY = """\
@@ -182,8 +194,10 @@ def test_runner_on_a_tiny_wifi_spec_via_the_cli(data_mirror, tmp_path):
     spec.write_text(TINY.format(output=tmp_path / "out"))
     res = _cli(["run", spec, "--no-progress", "--table", tmp_path / "table"], tmp_path)
     assert res.returncode == 0, res.stderr
-    recs = {(r["method"], r["split"]): r for r in
-            (json.loads(p.read_text()) for p in (tmp_path / "out").rglob("split_*.json"))}
+    recs = {
+        (r["method"], r["split"]): r
+        for r in (json.loads(p.read_text()) for p in (tmp_path / "out").rglob("split_*.json"))
+    }
     assert len(recs) == 6
     # the direct computation: targets to [0, 1], split i = 40 of the 505 'src' rows drawn with
     # the seed (3, i), test = the other 465; SVR per coordinate; the harmonic solution
@@ -195,8 +209,12 @@ def test_runner_on_a_tiny_wifi_spec_via_the_cli(data_mirror, tmp_path):
     for i in range(2):
         lab = np.sort(np.random.default_rng([3, i]).choice(505, 40, replace=False))
         test = np.setdiff1d(np.arange(505), lab)
-        pred = np.column_stack([SVR(gamma=1.0 / msd, C=10.0, epsilon=0.05)
-                                .fit(X[lab], Y[lab, j]).predict(X[test]) for j in range(2)])
+        pred = np.column_stack(
+            [
+                SVR(gamma=1.0 / msd, C=10.0, epsilon=0.05).fit(X[lab], Y[lab, j]).predict(X[test])
+                for j in range(2)
+            ]
+        )
         mse = np.mean((pred - Y[test]) ** 2)
         r = recs[("SVR", i)]
         assert r["n_labeled"] == 40 and r["n_test"] == 465 and r["n_unlabeled"] == n - 40
@@ -210,8 +228,9 @@ def test_runner_on_a_tiny_wifi_spec_via_the_cli(data_mirror, tmp_path):
         F = np.zeros_like(Y)
         F[unl], F[lab] = f_U, Y[lab]
         assert recs[("GF", i)]["metrics"]["mse"] == pytest.approx(
-            np.mean((F[test] - Y[test]) ** 2), rel=1e-7)
-        for m in ("SVR", "GF", "LA"):      # mse = rmse^2, per split, exactly as recorded
+            np.mean((F[test] - Y[test]) ** 2), rel=1e-7
+        )
+        for m in ("SVR", "GF", "LA"):  # mse = rmse^2, per split, exactly as recorded
             got = recs[(m, i)]["metrics"]
             assert got["mse"] == pytest.approx(got["rmse"] ** 2, rel=1e-12)
     # the table: the shared schema, rmse and mse rows, per-split file with mse = rmse^2
@@ -235,20 +254,28 @@ BAD = {
     # a regressor on a classification data set
     "regressor_on_wine": ("dataset: sklearn-wine\nmethods: [svr]\n", "methods[0].name"),
     # the classification metric on the regression data set, and the reverse
-    "error_metric_on_wifi": ("dataset: wifi\nmethods: [svr]\nmetrics: [rmse, error]\n",
-                             "metrics[1]"),
-    "rmse_on_wine": ("dataset: sklearn-wine\nmethods: [harmonic]\nmetrics: [rmse]\n",
-                     "metrics[0]"),
-    "class_first_on_wifi": ("dataset: wifi\nmethods: [svr]\nsplits: {protocol: class-first}\n",
-                            "splits.protocol"),
-    "holdout_on_wifi": ("dataset: wifi\nmethods: [svr]\nsplits: {holdout: 0.2}\n",
-                        "splits.holdout"),
-    "oracle_on_wifi": ("dataset: wifi\nmethods: [{name: svr, label: svr oracle, "
-                       "select: oracle}]\n", "methods[0].select"),
-    "target_scale_on_wine": ("dataset: sklearn-wine\nmethods: [harmonic]\n"
-                             "target_scale: minmax\n", "target_scale"),
-    "target_scale_bogus": ("dataset: wifi\nmethods: [svr]\ntarget_scale: zscore\n",
-                           "target_scale"),
+    "error_metric_on_wifi": (
+        "dataset: wifi\nmethods: [svr]\nmetrics: [rmse, error]\n",
+        "metrics[1]",
+    ),
+    "rmse_on_wine": ("dataset: sklearn-wine\nmethods: [harmonic]\nmetrics: [rmse]\n", "metrics[0]"),
+    "class_first_on_wifi": (
+        "dataset: wifi\nmethods: [svr]\nsplits: {protocol: class-first}\n",
+        "splits.protocol",
+    ),
+    "holdout_on_wifi": (
+        "dataset: wifi\nmethods: [svr]\nsplits: {holdout: 0.2}\n",
+        "splits.holdout",
+    ),
+    "oracle_on_wifi": (
+        "dataset: wifi\nmethods: [{name: svr, label: svr oracle, select: oracle}]\n",
+        "methods[0].select",
+    ),
+    "target_scale_on_wine": (
+        "dataset: sklearn-wine\nmethods: [harmonic]\ntarget_scale: minmax\n",
+        "target_scale",
+    ),
+    "target_scale_bogus": ("dataset: wifi\nmethods: [svr]\ntarget_scale: zscore\n", "target_scale"),
 }
 
 
@@ -268,19 +295,24 @@ def test_bad_regression_specs_name_the_file_and_the_field(name, tmp_path):
 def test_bad_specs_exit_2_with_one_line_through_the_cli(data_mirror, tmp_path):
     cases = {k: BAD[k] for k in ("classifier_on_wifi", "error_metric_on_wifi")}
     # found only when the data are loaded (the pool's size): still the file and the field
-    cases["too_many_labeled"] = ("dataset: wifi\npreprocess: rss-floor\nmethods: [svr]\n"
-                                 "splits: {n_labeled: 505}\n", "splits.n_labeled")
+    cases["too_many_labeled"] = (
+        "dataset: wifi\npreprocess: rss-floor\nmethods: [svr]\nsplits: {n_labeled: 505}\n",
+        "splits.n_labeled",
+    )
     for name, (text, field_) in cases.items():
         path = tmp_path / f"{name}.yaml"
         path.write_text(text + f"output: {tmp_path / name}\n")
         res = _cli(["run", path, "--no-progress"], tmp_path, timeout=120)
         lines = res.stderr.strip().splitlines()
         assert res.returncode == 2, (name, res.stderr)
-        assert len(lines) == 1 and str(path) in lines[0] and f"field '{field_}'" in lines[0], \
-            (name, res.stderr)
+        assert len(lines) == 1 and str(path) in lines[0] and f"field '{field_}'" in lines[0], (
+            name,
+            res.stderr,
+        )
 
 
 # ------------------------------------------------- the paper's scale (scripts/wang2015_wifi.py)
+
 
 def _wifi_script():
     import runpy
@@ -289,25 +321,33 @@ def _wifi_script():
     return SimpleNamespace(**runpy.run_path(str(REPO / "scripts" / "wang2015_wifi.py")))
 
 
-SPAN = np.array([144.0, 36.0])      # the WiFi floor's extents in metres (x, y)
+SPAN = np.array([144.0, 36.0])  # the WiFi floor's extents in metres (x, y)
 
 
 def test_error_quantities_are_their_definitions():
     w = _wifi_script()
     rng = np.random.default_rng(0)
-    Em = rng.normal(size=(50, 2)) * [6.0, 2.0]                  # errors in metres
+    Em = rng.normal(size=(50, 2)) * [6.0, 2.0]  # errors in metres
     q = w.error_quantities(Em, SPAN)
     assert set(q) == set(w.QUANTITIES)
     A, J = Em / SPAN, Em / 144.0
-    mse = np.mean(A ** 2)
-    expect = {"mse": mse, "rmse": np.sqrt(mse), "mse x": np.mean(A[:, 0] ** 2),
-              "mse y": np.mean(A[:, 1] ** 2), "rmse x": np.sqrt(np.mean(A[:, 0] ** 2)),
-              "rmse y": np.sqrt(np.mean(A[:, 1] ** 2)), "sq euclid": 2 * mse,
-              "rms euclid": np.sqrt(2 * mse), "mse joint": np.mean(J ** 2),
-              "rmse joint": np.sqrt(np.mean(J ** 2)), "rmse m": np.sqrt(np.mean(Em ** 2)),
-              "rms euclid m": np.sqrt(2 * np.mean(Em ** 2)),
-              "mean euclid m": np.mean(np.hypot(Em[:, 0], Em[:, 1])),
-              "norm/n": np.sqrt(np.sum(A ** 2)) / 50}
+    mse = np.mean(A**2)
+    expect = {
+        "mse": mse,
+        "rmse": np.sqrt(mse),
+        "mse x": np.mean(A[:, 0] ** 2),
+        "mse y": np.mean(A[:, 1] ** 2),
+        "rmse x": np.sqrt(np.mean(A[:, 0] ** 2)),
+        "rmse y": np.sqrt(np.mean(A[:, 1] ** 2)),
+        "sq euclid": 2 * mse,
+        "rms euclid": np.sqrt(2 * mse),
+        "mse joint": np.mean(J**2),
+        "rmse joint": np.sqrt(np.mean(J**2)),
+        "rmse m": np.sqrt(np.mean(Em**2)),
+        "rms euclid m": np.sqrt(2 * np.mean(Em**2)),
+        "mean euclid m": np.mean(np.hypot(Em[:, 0], Em[:, 1])),
+        "norm/n": np.sqrt(np.sum(A**2)) / 50,
+    }
     for k, v in expect.items():
         assert q[k] == pytest.approx(v, rel=1e-12), k
     assert q["rmse joint"] == pytest.approx(q["rmse m"] / 144.0, rel=1e-12)
@@ -319,8 +359,13 @@ def test_error_quantities_are_their_definitions():
 
 def _units(w, value):
     """Synthetic per-split values: ``value(fit, quantity, method)`` on two splits."""
-    rows = [{"fit": f, "quantity": q, "method": m, "split": s, "value": value(f, q, m)}
-            for f in w.FITS for q in w.QUANTITIES for m in PAPER_WIFI for s in (0, 1)]
+    rows = [
+        {"fit": f, "quantity": q, "method": m, "split": s, "value": value(f, q, m)}
+        for f in w.FITS
+        for q in w.QUANTITIES
+        for m in PAPER_WIFI
+        for s in (0, 1)
+    ]
     import pandas as pd
 
     return pd.DataFrame(rows)
@@ -332,8 +377,9 @@ PAPER_WIFI = {"SVR": 2.5e-3, "Gaussian fields": 1.61e-3, "label-aware SVR": 1.19
 def test_the_verdict_follows_the_sizes():
     w = _wifi_script()
     # only the mse rows within sqrt(10) of the paper (x 3 for one method is still within)
-    mse_only = _units(w, lambda f, q, m: PAPER_WIFI[m] * (3.0 if m == "SVR" else 1.5)
-                      if q == "mse" else 1.0)
+    mse_only = _units(
+        w, lambda f, q, m: PAPER_WIFI[m] * (3.0 if m == "SVR" else 1.5) if q == "mse" else 1.0
+    )
     s = w.units_summary(mse_only, PAPER_WIFI)
     hit = s[s["at_paper_size"]]
     assert set(hit["quantity"]) == {"mse"} and set(hit["fit"]) == {"axis", "joint"}
@@ -341,8 +387,9 @@ def test_the_verdict_follows_the_sizes():
     assert "mean *squared* errors" in sentence and "cannot be known exactly" in sentence
     assert "slip" not in sentence and "not of an rmse" in caption
     # one method 4x the paper: that row is not at the paper's size
-    far = _units(w, lambda f, q, m: PAPER_WIFI[m] * (4.0 if m == "SVR" else 1.0)
-                 if q == "mse" else 1.0)
+    far = _units(
+        w, lambda f, q, m: PAPER_WIFI[m] * (4.0 if m == "SVR" else 1.0) if q == "mse" else 1.0
+    )
     assert not w.units_summary(far, PAPER_WIFI)["at_paper_size"].any()
     sentence, caption = w.verdict(w.units_summary(far, PAPER_WIFI))
     assert "none of the" in sentence and "unknown" in caption
@@ -361,7 +408,7 @@ def test_the_units_section_replaces_an_earlier_one(tmp_path):
     text = md.read_text()
     assert text.startswith("# table\n\n| a |\n\n") and text.count(w.UNITS_HEADING) == 1
     assert "second" in text and "first" not in text
-    w.write_units_section(tmp_path / "absent.md", "x")          # no table: nothing written
+    w.write_units_section(tmp_path / "absent.md", "x")  # no table: nothing written
     assert not (tmp_path / "absent.md").exists()
 
 
@@ -387,8 +434,10 @@ def test_the_units_read_the_runs_fits(data_mirror, tmp_path):
     assert test.size == 405 and np.array_equal(metres, SPAN)
     q = w.error_quantities((est_of["SVR"] - Y) * metres, SPAN)
     bad = tmp_path / "splits.csv"
-    bad.write_text("table,dataset,setting,method,metric,split,value\n"
-                   f"t,WiFi,100 labeled,SVR,mse,0,{q['mse'] * 1.01!r}\n")
+    bad.write_text(
+        "table,dataset,setting,method,metric,split,value\n"
+        f"t,WiFi,100 labeled,SVR,mse,0,{q['mse'] * 1.01!r}\n"
+    )
     with pytest.raises(SystemExit, match="differs from the table"):
         w.check_against_splits(fits, bad)
     # the joint refit's targets are the metres / 144: its errors back in metres
@@ -402,9 +451,10 @@ def test_the_units_section_has_a_row_per_reading_and_the_verdict():
     units = _units(w, lambda f, q, m: PAPER_WIFI[m] * 2 if q in ("mse", "mse joint") else 1.0)
     s = w.units_summary(units, PAPER_WIFI)
     text = w.units_section(s, PAPER_WIFI, 405, SPAN, 1.5)
-    rows = [ln for ln in text.splitlines() if ln.startswith("| run |") or
-            ln.startswith("| refit |")]
+    rows = [
+        ln for ln in text.splitlines() if ln.startswith("| run |") or ln.startswith("| refit |")
+    ]
     assert len(rows) == len(w.QUANTITIES) + len(w.JOINT_SHOWN)
-    assert sum(r.endswith("| yes |") for r in rows) == 3    # mse, mse joint; refit: mse joint
+    assert sum(r.endswith("| yes |") for r in rows) == 3  # mse, mse joint; refit: mse joint
     assert text.startswith(w.UNITS_HEADING) and w.verdict(s)[0] in text
-    assert "paper: 0.64 / 0.48" in text                             # the paper's gains
+    assert "paper: 0.64 / 0.48" in text  # the paper's gains

@@ -44,8 +44,10 @@ class TyperCLI(SphinxDirective):
 
     def _command(self, command, ctx, path, top=False):
         title = " ".join(path)
-        section = nodes.section(ids=[nodes.make_id("cli-" + "-".join(path))],
-                                names=[nodes.fully_normalize_name("cli " + title)])
+        section = nodes.section(
+            ids=[nodes.make_id("cli-" + "-".join(path))],
+            names=[nodes.fully_normalize_name("cli " + title)],
+        )
         section += nodes.title(text=title)
         for para in _paragraphs(command.help):
             section += nodes.paragraph(text=para)

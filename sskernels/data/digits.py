@@ -174,14 +174,18 @@ def read_usps(path, part: str = "train") -> tuple[np.ndarray, np.ndarray]:
         raise ValueError(f"part must be one of {USPS_PARTS}, got {part!r}")
     raw = parse_hdf5(path, x=f"{part}/data", y=f"{part}/target")
     digits = np.asarray(raw.y)
-    if raw.X.shape[1] != USPS_SIDE ** 2:
-        raise DataError(f"{path}: '{part}/data' has {raw.X.shape[1]} columns, expected "
-                        f"{USPS_SIDE}x{USPS_SIDE} = {USPS_SIDE ** 2} pixels")
+    if raw.X.shape[1] != USPS_SIDE**2:
+        raise DataError(
+            f"{path}: '{part}/data' has {raw.X.shape[1]} columns, expected "
+            f"{USPS_SIDE}x{USPS_SIDE} = {USPS_SIDE**2} pixels"
+        )
     if digits.dtype.kind != "i" or not set(np.unique(digits)) <= set(range(10)):
         raise DataError(f"{path}: '{part}/target' should hold the digits 0-9")
     if raw.X.min() < 0 or raw.X.max() > 1:
-        raise DataError(f"{path}: '{part}/data' pixels should lie in [0, 1], found "
-                        f"[{raw.X.min():g}, {raw.X.max():g}]")
+        raise DataError(
+            f"{path}: '{part}/data' pixels should lie in [0, 1], found "
+            f"[{raw.X.min():g}, {raw.X.max():g}]"
+        )
     return raw.X, digits.astype(np.int64)
 
 
@@ -233,11 +237,16 @@ def parse_usps_digits(path, *, task: str, per_digit: int = PER_DIGIT) -> Parsed:
         raise ValueError(f"task must be one of {TASKS}, got {task!r}")
     pixels, digits = read_usps(path, "train")
     rows = first_per_class(digits, per_digit)
-    short = {int(d): int(c) for d, c in zip(*np.unique(digits[rows], return_counts=True))
-             if c < per_digit}
+    short = {
+        int(d): int(c)
+        for d, c in zip(*np.unique(digits[rows], return_counts=True))
+        if c < per_digit
+    }
     if short or np.unique(digits).size != 10:
-        raise DataError(f"{path}: fewer than {per_digit} training images of some digit "
-                        f"({short or 'a digit is missing'})")
+        raise DataError(
+            f"{path}: fewer than {per_digit} training images of some digit "
+            f"({short or 'a digit is missing'})"
+        )
     images = pixels[rows].reshape(-1, USPS_SIDE, USPS_SIDE)
     X = quantize(resample(images)).reshape(rows.size, SIDE * SIDE)
     group = digits[rows]
@@ -246,6 +255,7 @@ def parse_usps_digits(path, *, task: str, per_digit: int = PER_DIGIT) -> Parsed:
 
 
 # ---------------------------------------------------------------------------- Wang et al. 2015
+
 
 def parse_usps_pair(path, *, pair: tuple[int, int]) -> Parsed:
     """Two digits of the USPS **training** part (``usps38``: 3 vs 8, ...).

@@ -16,8 +16,13 @@ from .transforms import check_preprocess
 from .transforms import preprocess as apply_preprocess
 
 FILE_FORMATS = {"csv": "csv", "svmlight": "svmlight", "libsvm": "svmlight"}
-_SUFFIX_FORMATS = {".csv": "csv", ".svm": "svmlight", ".svmlight": "svmlight",
-                   ".libsvm": "svmlight", ".txt": "svmlight"}
+_SUFFIX_FORMATS = {
+    ".csv": "csv",
+    ".svm": "svmlight",
+    ".svmlight": "svmlight",
+    ".libsvm": "svmlight",
+    ".txt": "svmlight",
+}
 _COMPRESSED = {".gz", ".bz2"}
 
 
@@ -78,10 +83,19 @@ def list_datasets() -> list[DatasetInfo]:
     >>> wine.n, wine.d, wine.n_classes, wine.cached
     (178, 13, 3, True)
     """
-    return [DatasetInfo(e.name, e.n, e.d, e.n_classes, e.source,
-                        all(local_copy(rf, verify=True) is not None for rf in e.files),
-                        e.description, e.task)
-            for e in REGISTRY.values()]
+    return [
+        DatasetInfo(
+            e.name,
+            e.n,
+            e.d,
+            e.n_classes,
+            e.source,
+            all(local_copy(rf, verify=True) is not None for rf in e.files),
+            e.description,
+            e.task,
+        )
+        for e in REGISTRY.values()
+    ]
 
 
 def load_dataset(name: str, preprocess: str | None = None) -> Dataset:
@@ -131,8 +145,9 @@ def load_dataset(name: str, preprocess: str | None = None) -> Dataset:
     return _dataset(entry.name, parsed, how, entry.source, entry.description, entry.task)
 
 
-def load_file(path, format: str | None = None, label: str | None = None,
-              preprocess: str = "none") -> Dataset:
+def load_file(
+    path, format: str | None = None, label: str | None = None, preprocess: str = "none"
+) -> Dataset:
     """Load a user's own data file.
 
     Parameters
@@ -173,22 +188,24 @@ def load_file(path, format: str | None = None, label: str | None = None,
         fmt = _file_format(path, format)
         try:
             exists = path.exists()
-        except OSError as e:            # e.g. a file name longer than the system accepts
+        except OSError as e:  # e.g. a file name longer than the system accepts
             raise DataError(f"{path}: cannot open ({e.strerror or e})") from None
         if not exists:
             raise DataError(f"{path}: no such file")
         if fmt == "csv":
-            parsed = parse_delimited(path, delimiter=",", header=True,
-                                     label=-1 if label is None else label)
+            parsed = parse_delimited(
+                path, delimiter=",", header=True, label=-1 if label is None else label
+            )
         elif label is not None:
-            raise DataError(f"{path}: label={label!r} applies to csv files only; "
-                            "svmlight files give the label first on each line")
+            raise DataError(
+                f"{path}: label={label!r} applies to csv files only; "
+                "svmlight files give the label first on each line"
+            )
         else:
             parsed = parse_svmlight(path)
         name = path.name.split(".")[0] or path.stem
-        return _dataset(name, parsed, preprocess, str(path), f"user file ({fmt})",
-                        where=str(path))
-    except DataError as e:              # one line, whatever the path or a cell holds
+        return _dataset(name, parsed, preprocess, str(path), f"user file ({fmt})", where=str(path))
+    except DataError as e:  # one line, whatever the path or a cell holds
         raise DataError(_one_line(str(e))) from None
 
 
@@ -214,8 +231,10 @@ def _file_format(path: Path, format: str | None) -> str:
         suffixes.pop()
     if suffixes and suffixes[-1] in _SUFFIX_FORMATS:
         return _SUFFIX_FORMATS[suffixes[-1]]
-    raise DataError(f"{path}: cannot tell the format from the suffix; expected .csv, .svm, "
-                    ".svmlight, .libsvm or .txt, or pass format='csv' or 'svmlight'")
+    raise DataError(
+        f"{path}: cannot tell the format from the suffix; expected .csv, .svm, "
+        ".svmlight, .libsvm or .txt, or pass format='csv' or 'svmlight'"
+    )
 
 
 def _check_against_registry(entry: Entry, parsed: Parsed) -> None:
@@ -226,16 +245,20 @@ def _check_against_registry(entry: Entry, parsed: Parsed) -> None:
         return
     n_extra = 0 if parsed.extra is None else parsed.extra.shape[0]
     if n_extra != entry.n_extra:
-        raise DataError(f"{entry.name}: parsed {n_extra} extra unlabeled points, registry says "
-                        f"{entry.n_extra}")
+        raise DataError(
+            f"{entry.name}: parsed {n_extra} extra unlabeled points, registry says {entry.n_extra}"
+        )
     got = (*parsed.X.shape, len(np.unique(parsed.y)))
     if got != (entry.n, entry.d, entry.n_classes):
-        raise DataError(f"{entry.name}: parsed {got[0]} x {got[1]} with {got[2]} classes, "
-                        f"registry says {entry.n} x {entry.d} with {entry.n_classes}")
+        raise DataError(
+            f"{entry.name}: parsed {got[0]} x {got[1]} with {got[2]} classes, "
+            f"registry says {entry.n} x {entry.d} with {entry.n_classes}"
+        )
     groups = 0 if parsed.groups is None else len(np.unique(parsed.groups))
     if groups != entry.n_groups:
-        raise DataError(f"{entry.name}: parsed {groups} groups (subclasses), registry says "
-                        f"{entry.n_groups}")
+        raise DataError(
+            f"{entry.name}: parsed {groups} groups (subclasses), registry says {entry.n_groups}"
+        )
 
 
 def _check_targets(entry: Entry, parsed: Parsed) -> None:
@@ -243,15 +266,19 @@ def _check_targets(entry: Entry, parsed: Parsed) -> None:
     y = np.asarray(parsed.y)
     expected = (entry.n, entry.n_targets)
     if parsed.X.shape != (entry.n, entry.d) or y.shape != expected:
-        raise DataError(f"{entry.name}: parsed {parsed.X.shape[0]} x {parsed.X.shape[1]} with "
-                        f"targets {y.shape}, registry says {entry.n} x {entry.d} with targets "
-                        f"{expected}")
+        raise DataError(
+            f"{entry.name}: parsed {parsed.X.shape[0]} x {parsed.X.shape[1]} with "
+            f"targets {y.shape}, registry says {entry.n} x {entry.d} with targets "
+            f"{expected}"
+        )
     if y.dtype.kind != "f":
         raise DataError(f"{entry.name}: regression targets must be floats, got {y.dtype}")
     bad = np.argwhere(~np.isfinite(y))
     if bad.size:
-        raise DataError(f"{entry.name}: {len(bad)} NaN or infinite regression targets (first: "
-                        f"row {bad[0][0] + 1}, column {bad[0][1] + 1})")
+        raise DataError(
+            f"{entry.name}: {len(bad)} NaN or infinite regression targets (first: "
+            f"row {bad[0][0] + 1}, column {bad[0][1] + 1})"
+        )
     if parsed.groups is not None:
         raise DataError(f"{entry.name}: a regression set carries no groups (subclasses)")
 
@@ -264,14 +291,18 @@ def _check_finite(name: str, X) -> None:
         Xc = X.tocoo()
         bad = np.flatnonzero(~np.isfinite(Xc.data))
         if bad.size:
-            raise DataError(f"{name}: feature matrix has {bad.size} NaN or infinite entries "
-                            f"(first: row {Xc.row[bad[0]] + 1}, column {Xc.col[bad[0]] + 1})")
+            raise DataError(
+                f"{name}: feature matrix has {bad.size} NaN or infinite entries "
+                f"(first: row {Xc.row[bad[0]] + 1}, column {Xc.col[bad[0]] + 1})"
+            )
         return
     bad = np.argwhere(~np.isfinite(np.asarray(X, dtype=float)))
     if bad.size:
         i, j = bad[0]
-        raise DataError(f"{name}: feature matrix has {len(bad)} NaN or infinite entries "
-                        f"(first: row {i + 1}, column {j + 1})")
+        raise DataError(
+            f"{name}: feature matrix has {len(bad)} NaN or infinite entries "
+            f"(first: row {i + 1}, column {j + 1})"
+        )
 
 
 #: preprocessings that square the features (row norms, variances): beyond this magnitude the
@@ -280,17 +311,28 @@ SQUARING = ("l2", "standardize", "standardize-l2")
 MAX_SQUARED_MAGNITUDE = 1e150
 
 
-def _dataset(name: str, parsed: Parsed, how: str, source: str, description: str,
-             task: str = "classification", where: str | None = None) -> Dataset:
+def _dataset(
+    name: str,
+    parsed: Parsed,
+    how: str,
+    source: str,
+    description: str,
+    task: str = "classification",
+    where: str | None = None,
+) -> Dataset:
     """The :class:`Dataset` of ``parsed``, preprocessed; errors name ``where`` (a user file's
     path), else the data set's ``name``."""
     where = name if where is None else where
-    if parsed.extra is not None:      # the extra points are preprocessed with the others
+    if parsed.extra is not None:  # the extra points are preprocessed with the others
         n = parsed.X.shape[0]
-        stacked = (sp.vstack([parsed.X, parsed.extra], format="csr") if sp.issparse(parsed.X)
-                   else np.vstack([parsed.X, parsed.extra]))
-        ds = _dataset(name, parsed._replace(X=stacked, extra=None), how, source, description,
-                      task, where)
+        stacked = (
+            sp.vstack([parsed.X, parsed.extra], format="csr")
+            if sp.issparse(parsed.X)
+            else np.vstack([parsed.X, parsed.extra])
+        )
+        ds = _dataset(
+            name, parsed._replace(X=stacked, extra=None), how, source, description, task, where
+        )
         ds.X, ds.X_extra = ds.X[:n], ds.X[n:]
         return ds
     _check_finite(where, parsed.X)
@@ -298,21 +340,26 @@ def _dataset(name: str, parsed: Parsed, how: str, source: str, description: str,
         data = parsed.X.data if sp.issparse(parsed.X) else np.asarray(parsed.X)
         top = float(np.max(np.abs(data))) if data.size else 0.0
         if top > MAX_SQUARED_MAGNITUDE:
-            raise DataError(f"{where}: feature values up to {top:.3g} are too large for "
-                            f"preprocessing {how!r} (their squares overflow float64); rescale "
-                            "them, or use preprocess: minmax or none")
+            raise DataError(
+                f"{where}: feature values up to {top:.3g} are too large for "
+                f"preprocessing {how!r} (their squares overflow float64); rescale "
+                "them, or use preprocess: minmax or none"
+            )
     try:
         with np.errstate(over="raise"):
             X = apply_preprocess(parsed.X, how)
     except DataError as e:
         raise DataError(f"{where}: {e}") from None
     except FloatingPointError:
-        raise DataError(f"{where}: preprocessing {how!r} overflows float64 on these feature "
-                        "values (a range wider than 1.8e308); rescale them, or use preprocess: "
-                        "none") from None
+        raise DataError(
+            f"{where}: preprocessing {how!r} overflows float64 on these feature "
+            "values (a range wider than 1.8e308); rescale them, or use preprocess: "
+            "none"
+        ) from None
     _check_finite(where, X)
     groups = None if parsed.groups is None else np.asarray(parsed.groups)
     if groups is not None and groups.shape != (X.shape[0],):
         raise DataError(f"{name}: {groups.shape} groups for {X.shape[0]} points")
-    return Dataset(name, X, parsed.y, source, description, parsed.splits, parsed.views, groups,
-                   task)
+    return Dataset(
+        name, X, parsed.y, source, description, parsed.splits, parsed.views, groups, task
+    )

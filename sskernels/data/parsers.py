@@ -74,13 +74,17 @@ def labels_array(values) -> np.ndarray:
     if arr.dtype.kind in "biu":
         return arr.astype(np.int64)
     if arr.dtype.kind == "f":
-        integral = (arr.size and np.all(np.isfinite(arr)) and np.all(np.abs(arr) < 2.0**63)
-                    and np.all(arr == np.round(arr)))
+        integral = (
+            arr.size
+            and np.all(np.isfinite(arr))
+            and np.all(np.abs(arr) < 2.0**63)
+            and np.all(arr == np.round(arr))
+        )
         return arr.astype(np.int64) if integral else arr.astype(np.float64)
     strings = np.char.strip(arr.astype(str))
     try:
         return strings.astype(np.int64)
-    except OverflowError:          # integers beyond int64: kept exactly, as text
+    except OverflowError:  # integers beyond int64: kept exactly, as text
         return strings
     except ValueError:
         pass
@@ -92,6 +96,7 @@ def labels_array(values) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------- delimited text
+
 
 def _open_text(path: Path) -> IO[str]:
     """Open a text file, transparently decompressing ``.gz`` / ``.bz2``."""
@@ -148,21 +153,31 @@ def _to_float(path: Path, cells: np.ndarray, linenos: list[int], columns: list[s
         bad = np.argwhere(~np.isfinite(X))
         if bad.size:
             i, j = bad[0]
-            raise DataError(f"{path}, line {linenos[i]}, column {columns[j]}: expected a finite "
-                            f"number, got {str(cells[i, j])!r} ({len(bad)} such cell(s))")
+            raise DataError(
+                f"{path}, line {linenos[i]}, column {columns[j]}: expected a finite "
+                f"number, got {str(cells[i, j])!r} ({len(bad)} such cell(s))"
+            )
         return X
     for i, row in enumerate(cells):
         for j, cell in enumerate(row):
             try:
                 float(cell)
             except ValueError:
-                raise DataError(f"{path}, line {linenos[i]}, column {columns[j]}: "
-                                f"expected a number, got {str(cell)!r}") from None
+                raise DataError(
+                    f"{path}, line {linenos[i]}, column {columns[j]}: "
+                    f"expected a number, got {str(cell)!r}"
+                ) from None
     raise DataError(f"{path}: features are not numeric")  # unreachable in practice
 
 
-def parse_delimited(path, *, delimiter: str | None = None, label: int | str = -1,
-                    drop: Sequence[int] = (), header: bool = False) -> Parsed:
+def parse_delimited(
+    path,
+    *,
+    delimiter: str | None = None,
+    label: int | str = -1,
+    drop: Sequence[int] = (),
+    header: bool = False,
+) -> Parsed:
     """Parse a delimited text table with one sample per line and one label column.
 
     ``delimiter=None`` splits on runs of whitespace; any other delimiter is read with the
@@ -205,8 +220,10 @@ def parse_delimited(path, *, delimiter: str | None = None, label: int | str = -1
         seen = {}
         for j, name in enumerate(names):
             if name in seen:
-                raise DataError(f"{path}: columns {seen[name] + 1} and {j + 1} of the header are "
-                                f"both named {name!r}; column names must be unique")
+                raise DataError(
+                    f"{path}: columns {seen[name] + 1} and {j + 1} of the header are "
+                    f"both named {name!r}; column names must be unique"
+                )
             seen[name] = j
     for lineno, fields in rows:
         if len(fields) != width:
@@ -216,8 +233,10 @@ def parse_delimited(path, *, delimiter: str | None = None, label: int | str = -1
     keep = [j for j in range(width) if j not in skip]
     if not keep:
         sep = "whitespace" if delimiter is None else repr(delimiter)
-        raise DataError(f"{path}: found {width} column(s) separated by {sep}; expected "
-                        "feature columns and a label column")
+        raise DataError(
+            f"{path}: found {width} column(s) separated by {sep}; expected "
+            "feature columns and a label column"
+        )
     table = np.array([fields for _, fields in rows], dtype=str)
     columns = [repr(names[j]) if names is not None else str(j + 1) for j in keep]
     linenos = [lineno for lineno, _ in rows]
@@ -226,14 +245,18 @@ def parse_delimited(path, *, delimiter: str | None = None, label: int | str = -1
     missing = np.flatnonzero(np.isin(np.char.lower(labels), ["", "nan", "na", "?"]))
     if missing.size:
         col = repr(names[target]) if names is not None else str(target + 1)
-        raise DataError(f"{path}, line {linenos[missing[0]]}, column {col}: empty or missing "
-                        f"label ({missing.size} such row(s)); every row needs a label "
-                        "(mark unlabeled points in the spec's splits, not in the file)")
+        raise DataError(
+            f"{path}, line {linenos[missing[0]]}, column {col}: empty or missing "
+            f"label ({missing.size} such row(s)); every row needs a label "
+            "(mark unlabeled points in the spec's splits, not in the file)"
+        )
     y = labels_array(labels)
     if np.unique(y).size < 2:
         col = repr(names[target]) if names is not None else str(target + 1)
-        raise DataError(f"{path}: the label column {col} holds a single class ({y[0].item()!r}); "
-                        "classification needs at least 2")
+        raise DataError(
+            f"{path}: the label column {col} holds a single class ({y[0].item()!r}); "
+            "classification needs at least 2"
+        )
     return Parsed(X, y)
 
 
@@ -285,20 +308,27 @@ def parse_svmlight(path) -> Parsed:
     if X.shape[1] == 0 or X.nnz == 0:
         raise DataError(f"{path}: no feature values (every line holds a label only)")
     if X.shape[1] > MAX_SVMLIGHT_FEATURES:
-        raise DataError(f"{path}: {X.shape[1]} feature columns (its largest index) are more "
-                        f"than the {MAX_SVMLIGHT_FEATURES} accepted (a stray index?)")
+        raise DataError(
+            f"{path}: {X.shape[1]} feature columns (its largest index) are more "
+            f"than the {MAX_SVMLIGHT_FEATURES} accepted (a stray index?)"
+        )
     bad = np.flatnonzero(~np.isfinite(y))
     if bad.size:
-        raise DataError(f"{path}: data row {bad[0] + 1}: expected a finite label, got "
-                        f"{float(y[bad[0]])} ({bad.size} such row(s))")
+        raise DataError(
+            f"{path}: data row {bad[0] + 1}: expected a finite label, got "
+            f"{float(y[bad[0]])} ({bad.size} such row(s))"
+        )
     y = labels_array(y)
     if np.unique(y).size < 2:
-        raise DataError(f"{path}: every label is {y[0].item()!r}: a single class; classification "
-                        "needs at least 2")
+        raise DataError(
+            f"{path}: every label is {y[0].item()!r}: a single class; classification "
+            "needs at least 2"
+        )
     return Parsed(sp.csr_matrix(X), y)
 
 
 # ---------------------------------------------------------------------------- MATLAB
+
 
 def _mat_variable(path: Path, mat: dict, key: str):
     if key not in mat:
@@ -307,8 +337,9 @@ def _mat_variable(path: Path, mat: dict, key: str):
     return mat[key]
 
 
-def parse_mat(path, *, x: str | Sequence[str] = "X", y: str = "y",
-              splits: str | None = None) -> Parsed:
+def parse_mat(
+    path, *, x: str | Sequence[str] = "X", y: str = "y", splits: str | None = None
+) -> Parsed:
     """Parse a MATLAB ``.mat`` file with :func:`scipy.io.loadmat`.
 
     ``x`` names the feature variable, or several variables whose columns are concatenated in
@@ -405,12 +436,12 @@ def one_hot_symbols(T: np.ndarray, n_symbols: int) -> sp.csr_matrix:
     """
     n, d0 = T.shape
     cols = T.astype(np.int64) * d0 + np.arange(d0)[None, :]
-    return sp.csr_matrix((np.ones(n * d0), cols.ravel(), np.arange(0, n * d0 + 1, d0)),
-                         shape=(n, n_symbols * d0))
+    return sp.csr_matrix(
+        (np.ones(n * d0), cols.ravel(), np.arange(0, n * d0 + 1, d0)), shape=(n, n_symbols * d0)
+    )
 
 
-def parse_sslbook(data_path, splits_path, extra_path=None, *,
-                  symbols: int | None = None) -> Parsed:
+def parse_sslbook(data_path, splits_path, extra_path=None, *, symbols: int | None = None) -> Parsed:
     """Parse an SSL-book benchmark (Chapelle, Schölkopf & Zien 2006) and one of its split files.
 
     ``data_path`` holds ``X`` (n, d), dense or sparse (kept sparse, as CSR) and labels ``y``;
@@ -453,15 +484,17 @@ def parse_sslbook(data_path, splits_path, extra_path=None, *,
         raw = _mat_variable(extra_path, _loadmat(extra_path, [xname]), xname)
         extra = _sslbook_features(extra_path, raw, xname, symbols)
         if extra.shape[1] != X.shape[1]:
-            raise DataError(f"{extra_path}: {extra.shape[1]} columns in {xname!r}, the data "
-                            f"have {X.shape[1]}")
+            raise DataError(
+                f"{extra_path}: {extra.shape[1]} columns in {xname!r}, the data have {X.shape[1]}"
+            )
     labels = labels_array(np.asarray(_mat_variable(data_path, mat, "y")).ravel())
     n = X.shape[0]
     if labels.shape[0] != n:
         raise DataError(f"{data_path}: {labels.shape[0]} labels for {n} rows of {xname!r}")
     idx_mat = _loadmat(splits_path, ["idxLabs"])
-    raw_idx = np.atleast_2d(np.asarray(_mat_variable(splits_path, idx_mat, "idxLabs"),
-                                       dtype=np.float64))
+    raw_idx = np.atleast_2d(
+        np.asarray(_mat_variable(splits_path, idx_mat, "idxLabs"), dtype=np.float64)
+    )
     if raw_idx.size and not np.all(raw_idx == np.round(raw_idx)):
         raise DataError(f"{splits_path}: 'idxLabs' holds non-integer indices")
     index = raw_idx.astype(np.int64) - 1
@@ -476,8 +509,11 @@ def parse_sslbook(data_path, splits_path, extra_path=None, *,
 def _sslbook_features(path, raw, xname, symbols):
     """``X`` as float64 (dense or CSR), or ``T``'s symbol codes one-hot coded (CSR)."""
     if symbols is None:
-        return (sp.csr_matrix(raw, dtype=np.float64) if sp.issparse(raw)
-                else np.asarray(raw, dtype=np.float64))
+        return (
+            sp.csr_matrix(raw, dtype=np.float64)
+            if sp.issparse(raw)
+            else np.asarray(raw, dtype=np.float64)
+        )
     T = np.asarray(raw)
     if T.ndim != 2:
         raise DataError(f"{path}: {xname!r} is not a matrix of symbol codes")
@@ -488,6 +524,7 @@ def _sslbook_features(path, raw, xname, symbols):
 
 # ---------------------------------------------------------------------------- MATLAB struct
 
+
 def _struct_fields(path: Path, mat: dict, key: str) -> dict:
     """The fields of the MATLAB struct ``key`` (a 1x1 struct array) as a dict."""
     value = _mat_variable(path, mat, key)
@@ -497,8 +534,9 @@ def _struct_fields(path: Path, mat: dict, key: str) -> dict:
     return {name: record[name] for name in value.dtype.names}
 
 
-def parse_mat_regression(path, *, struct: str, parts: Sequence[tuple[str, str]],
-                         features_by_column: bool = True) -> Parsed:
+def parse_mat_regression(
+    path, *, struct: str, parts: Sequence[tuple[str, str]], features_by_column: bool = True
+) -> Parsed:
     """A regression data set in a MATLAB struct (the WiFi localization file).
 
     ``parts`` lists ``(features, targets)`` field pairs of ``struct``, stacked in order.
@@ -535,28 +573,35 @@ def parse_mat_regression(path, *, struct: str, parts: Sequence[tuple[str, str]],
     for xname, yname in parts:
         for name in (xname, yname):
             if name not in fields:
-                raise DataError(f"{path}: struct {struct!r} has no field {name!r} (fields: "
-                                f"{', '.join(fields)})")
+                raise DataError(
+                    f"{path}: struct {struct!r} has no field {name!r} (fields: {', '.join(fields)})"
+                )
         X = np.asarray(fields[xname], dtype=np.float64)
         X = X.T if features_by_column else X
         T = np.asarray(fields[yname], dtype=np.float64)
         T = T.reshape(-1, 1) if T.ndim == 1 else T
         if X.ndim != 2 or T.ndim != 2 or T.shape[0] != X.shape[0]:
-            raise DataError(f"{path}: {struct}.{yname} {T.shape} does not give one target row "
-                            f"per sample of {struct}.{xname} ({X.shape[0]} samples)")
+            raise DataError(
+                f"{path}: {struct}.{yname} {T.shape} does not give one target row "
+                f"per sample of {struct}.{xname} ({X.shape[0]} samples)"
+            )
         if not np.all(np.isfinite(T)):
             raise DataError(f"{path}: {struct}.{yname} holds NaN or infinite targets")
         blocks.append(X)
         targets.append(T)
     widths = {(b.shape[1], t.shape[1]) for b, t in zip(blocks, targets)}
     if len(widths) != 1:
-        raise DataError(f"{path}: the parts of {struct!r} differ in their numbers of features "
-                        f"or targets ({sorted(widths)})")
-    return Parsed(np.vstack(blocks), np.vstack(targets),
-                  [np.arange(blocks[0].shape[0], dtype=np.int64)])
+        raise DataError(
+            f"{path}: the parts of {struct!r} differ in their numbers of features "
+            f"or targets ({sorted(widths)})"
+        )
+    return Parsed(
+        np.vstack(blocks), np.vstack(targets), [np.arange(blocks[0].shape[0], dtype=np.int64)]
+    )
 
 
 # ---------------------------------------------------------------------------- HDF5
+
 
 def parse_hdf5(path, *, x: str = "data", y: str = "target") -> Parsed:
     """Parse an HDF5 file with ``h5py``.
@@ -598,8 +643,13 @@ def parse_hdf5(path, *, x: str = "data", y: str = "target") -> Parsed:
                 node = fh.get(key)
                 if not isinstance(node, h5py.Dataset):
                     known = []
-                    fh.visititems(lambda name, obj: known.append(name)
-                                  if isinstance(obj, h5py.Dataset) else None)
+                    fh.visititems(
+                        lambda name, obj: (
+                            known.append(name)  # noqa: B023 (called here)
+                            if isinstance(obj, h5py.Dataset)
+                            else None
+                        )
+                    )
                     raise DataError(f"{path}: no array {key!r} (arrays: {', '.join(known)})")
                 arrays.append(node[()])
     except DataError:
@@ -610,12 +660,12 @@ def parse_hdf5(path, *, x: str = "data", y: str = "target") -> Parsed:
     if X.ndim != 2:
         raise DataError(f"{path}: {x!r} has shape {X.shape}, expected (points, features)")
     if labels.shape[0] != X.shape[0]:
-        raise DataError(f"{path}: {labels.shape[0]} labels in {y!r} for {X.shape[0]} rows of "
-                        f"{x!r}")
+        raise DataError(f"{path}: {labels.shape[0]} labels in {y!r} for {X.shape[0]} rows of {x!r}")
     return Parsed(X, labels)
 
 
 # ---------------------------------------------------------------------------- scikit-learn
+
 
 def parse_sklearn(loader: str) -> Parsed:
     """Load a data set bundled with scikit-learn, e.g. ``parse_sklearn("load_wine")``.

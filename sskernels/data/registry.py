@@ -67,82 +67,181 @@ _UCI = "https://archive.ics.uci.edu/ml/machine-learning-databases/"
 
 def _uci(name, path, url, sha256, n, d, k, description, **table) -> Entry:
     """A UCI text table; ``table`` holds :func:`parse_delimited` options."""
-    return Entry(name, n, d, k, _UCI + url, description + " (UCI)",
-                 partial(parse_delimited, **table), (RemoteFile(path, _UCI + url, sha256),))
+    return Entry(
+        name,
+        n,
+        d,
+        k,
+        _UCI + url,
+        description + " (UCI)",
+        partial(parse_delimited, **table),
+        (RemoteFile(path, _UCI + url, sha256),),
+    )
 
 
 _UCI_ENTRIES = [
-    _uci("heart", "uci/heart.dat", "statlog/heart/heart.dat",
-         "f5f3b4204c285bafadd85cb735f38b47689f2be7047feb172dcbeab648110bf9", 270, 13, 2,
-         "Statlog heart disease, 13 clinical features; label 1 = absent, 2 = present"),
-    _uci("ionosphere", "uci/ionosphere.data", "ionosphere/ionosphere.data",
-         "46d52186b84e20be52918adb93e8fb9926b34795ff7504c24350ae0616a04bbd", 351, 34, 2,
-         "Ionosphere radar returns, 34 features; label g = good, b = bad", delimiter=","),
-    _uci("sonar", "uci/sonar.all-data",
-         "undocumented/connectionist-bench/sonar/sonar.all-data",
-         "e90434cdbf00fcf93ffa911fe447ae25606979658e60f1d32e155c3b5240234d", 208, 60, 2,
-         "Sonar mines vs rocks, 60 band energies; label M = mine, R = rock", delimiter=","),
-    _uci("wine", "uci/wine.data", "wine/wine.data",
-         "6be6b1203f3d51df0b553a70e57b8a723cd405683958204f96d23d7cd6aea659", 178, 13, 3,
-         "Wine cultivars, 13 chemical features; label 1-3 (first column of the file)",
-         delimiter=",", label=0),
-    _uci("yeast", "uci/yeast.data", "yeast/yeast.data",
-         "7cf61776fc04f527f93bf57a327b863893a1225d82df02d457e8950173218258", 1484, 8, 10,
-         "Yeast protein localization sites, 8 features (sequence name dropped); labels CYT "
-         "(463), NUC (429), MIT (244), ME3 (163), ME2 (51), ME1 (44), EXC (35), VAC (30), "
-         "POX (20), ERL (5: random splits of few labels rarely hold it, use splits protocol "
-         "class-first)", drop=(0,)),
+    _uci(
+        "heart",
+        "uci/heart.dat",
+        "statlog/heart/heart.dat",
+        "f5f3b4204c285bafadd85cb735f38b47689f2be7047feb172dcbeab648110bf9",
+        270,
+        13,
+        2,
+        "Statlog heart disease, 13 clinical features; label 1 = absent, 2 = present",
+    ),
+    _uci(
+        "ionosphere",
+        "uci/ionosphere.data",
+        "ionosphere/ionosphere.data",
+        "46d52186b84e20be52918adb93e8fb9926b34795ff7504c24350ae0616a04bbd",
+        351,
+        34,
+        2,
+        "Ionosphere radar returns, 34 features; label g = good, b = bad",
+        delimiter=",",
+    ),
+    _uci(
+        "sonar",
+        "uci/sonar.all-data",
+        "undocumented/connectionist-bench/sonar/sonar.all-data",
+        "e90434cdbf00fcf93ffa911fe447ae25606979658e60f1d32e155c3b5240234d",
+        208,
+        60,
+        2,
+        "Sonar mines vs rocks, 60 band energies; label M = mine, R = rock",
+        delimiter=",",
+    ),
+    _uci(
+        "wine",
+        "uci/wine.data",
+        "wine/wine.data",
+        "6be6b1203f3d51df0b553a70e57b8a723cd405683958204f96d23d7cd6aea659",
+        178,
+        13,
+        3,
+        "Wine cultivars, 13 chemical features; label 1-3 (first column of the file)",
+        delimiter=",",
+        label=0,
+    ),
+    _uci(
+        "yeast",
+        "uci/yeast.data",
+        "yeast/yeast.data",
+        "7cf61776fc04f527f93bf57a327b863893a1225d82df02d457e8950173218258",
+        1484,
+        8,
+        10,
+        "Yeast protein localization sites, 8 features (sequence name dropped); labels CYT "
+        "(463), NUC (429), MIT (244), ME3 (163), ME2 (51), ME1 (44), EXC (35), VAC (30), "
+        "POX (20), ERL (5: random splits of few labels rarely hold it, use splits protocol "
+        "class-first)",
+        drop=(0,),
+    ),
 ]
 
 # ---------------------------------------------------------------------------- scikit-learn bundled
 
 
 def _sklearn(name, loader, n, d, k, description) -> Entry:
-    return Entry(name, n, d, k, f"sklearn.datasets.{loader}",
-                 description + " (bundled with scikit-learn)", partial(parse_sklearn, loader))
+    return Entry(
+        name,
+        n,
+        d,
+        k,
+        f"sklearn.datasets.{loader}",
+        description + " (bundled with scikit-learn)",
+        partial(parse_sklearn, loader),
+    )
 
 
 _SKLEARN_ENTRIES = [
     _sklearn("sklearn-wine", "load_wine", 178, 13, 3, "UCI wine cultivars; labels 0-2"),
     _sklearn("sklearn-iris", "load_iris", 150, 4, 3, "Fisher's iris; labels 0-2"),
-    _sklearn("sklearn-breast-cancer", "load_breast_cancer", 569, 30, 2,
-             "Wisconsin diagnostic breast cancer; label 0 = malignant, 1 = benign"),
-    _sklearn("sklearn-digits", "load_digits", 1797, 64, 10,
-             "UCI optical digits, 8x8 images; labels 0-9"),
+    _sklearn(
+        "sklearn-breast-cancer",
+        "load_breast_cancer",
+        569,
+        30,
+        2,
+        "Wisconsin diagnostic breast cancer; label 0 = malignant, 1 = benign",
+    ),
+    _sklearn(
+        "sklearn-digits", "load_digits", 1797, 64, 10, "UCI optical digits, 8x8 images; labels 0-9"
+    ),
 ]
 
 # ---------------------------------------------------------------------------- manifold/SOURCES.md
 
-_STAR_SVM = ("https://raw.githubusercontent.com/edche/star_svm/"
-             "c96d22fd79e28287ed8b400b00d6251214cdf3e9/data/")
-_WEBKB = RemoteFile("manifold/WebKB.mat",
-                    "https://raw.githubusercontent.com/benyangxjtu/EMKMC/"
-                    "105aff81da2eb11942caa177f87039585c794e0d/WebKB.mat",
-                    "1a9cd6bc1b0dac7e6290779ff3bc792bb01307ca0b80851632abfc0b5ac426d8")
+_STAR_SVM = (
+    "https://raw.githubusercontent.com/edche/star_svm/"
+    "c96d22fd79e28287ed8b400b00d6251214cdf3e9/data/"
+)
+_WEBKB = RemoteFile(
+    "manifold/WebKB.mat",
+    "https://raw.githubusercontent.com/benyangxjtu/EMKMC/"
+    "105aff81da2eb11942caa177f87039585c794e0d/WebKB.mat",
+    "1a9cd6bc1b0dac7e6290779ff3bc792bb01307ca0b80851632abfc0b5ac426d8",
+)
 
 
 def _lds(name, file, sha256, n, d, k, description) -> Entry:
     """A Chapelle LDS benchmark file (X, y, idxLabs/idxUnls) with its 10 official splits."""
     rf = RemoteFile(f"manifold/{file}", _STAR_SVM + file, sha256)
-    return Entry(name, n, d, k, rf.url,
-                 description + "; 10 official splits of 50 labelled points (Chapelle & Zien 2005)",
-                 partial(parse_mat, x="X", y="y", splits="idxLabs"), (rf,))
+    return Entry(
+        name,
+        n,
+        d,
+        k,
+        rf.url,
+        description + "; 10 official splits of 50 labelled points (Chapelle & Zien 2005)",
+        partial(parse_mat, x="X", y="y", splits="idxLabs"),
+        (rf,),
+    )
 
 
 def _webkb(name, views, d, description) -> Entry:
-    return Entry(name, 1051, d, 2, _WEBKB.url,
-                 f"WebKB course vs non-course, {description}; label 1 = course, 2 = non-course",
-                 partial(parse_mat, x=views, y="Y"), (_WEBKB,))
+    return Entry(
+        name,
+        1051,
+        d,
+        2,
+        _WEBKB.url,
+        f"WebKB course vs non-course, {description}; label 1 = course, 2 = non-course",
+        partial(parse_mat, x=views, y="Y"),
+        (_WEBKB,),
+    )
 
 
 _MANIFOLD_ENTRIES = [
-    _lds("g50c", "g50c.mat", "9f0d95cb5884d817c1165861b347a428bcc255566d1e74c871bd0de58b23423f",
-         550, 50, 2, "G50C, two 50-d Gaussians; labels -1/+1"),
-    _lds("uspst", "uspst.mat", "53577dbe246b303b07e5a03bcd7ea93582c8c2bbfac1508040f829d24c4a4918",
-         2007, 256, 10, "USPST, 16x16 USPS test digits; labels 0-9"),
-    _lds("pcmac", "text1.mat", "2254d508519ae589afd132a3d00cd6b6de0d29caacc00168daa9fa1984618c09",
-         1946, 7511, 2, "PCMAC (LDS 'text'), 20 Newsgroups mac vs windows, sparse unit-norm "
-         "tf-idf; labels -1/+1 (which group is which is not recorded)"),
+    _lds(
+        "g50c",
+        "g50c.mat",
+        "9f0d95cb5884d817c1165861b347a428bcc255566d1e74c871bd0de58b23423f",
+        550,
+        50,
+        2,
+        "G50C, two 50-d Gaussians; labels -1/+1",
+    ),
+    _lds(
+        "uspst",
+        "uspst.mat",
+        "53577dbe246b303b07e5a03bcd7ea93582c8c2bbfac1508040f829d24c4a4918",
+        2007,
+        256,
+        10,
+        "USPST, 16x16 USPS test digits; labels 0-9",
+    ),
+    _lds(
+        "pcmac",
+        "text1.mat",
+        "2254d508519ae589afd132a3d00cd6b6de0d29caacc00168daa9fa1984618c09",
+        1946,
+        7511,
+        2,
+        "PCMAC (LDS 'text'), 20 Newsgroups mac vs windows, sparse unit-norm "
+        "tf-idf; labels -1/+1 (which group is which is not recorded)",
+    ),
     _webkb("webkb-page", "PAGE", 3000, "page-text view (tf-idf)"),
     _webkb("webkb-link", "LINK", 1840, "inbound-link-text view (tf-idf)"),
     _webkb("webkb", ("PAGE", "LINK"), 4840, "page (3000) then link (1840) columns"),
@@ -156,51 +255,95 @@ _MANIFOLD_ENTRIES = [
 # every data set to unit length except these three and 2-spiral.  The files store dense
 # uint8 matrices, loaded dense (float64) like every dense .mat here.
 
-_SCIKIT_FEATURE = ("https://raw.githubusercontent.com/8bit-pixies/scikit-feature/"
-                   "7aeab56d6304ad32639775fb220514fe6c5ac9e6/skfeature/data/")
-_ASU_NOTE = ("raw word counts, dense (no tf-idf, no normalisation); ASU feature-selection "
-             "repository file, as in Zhu et al. 2004 and kernel self-consistent labeling")
+_SCIKIT_FEATURE = (
+    "https://raw.githubusercontent.com/8bit-pixies/scikit-feature/"
+    "7aeab56d6304ad32639775fb220514fe6c5ac9e6/skfeature/data/"
+)
+_ASU_NOTE = (
+    "raw word counts, dense (no tf-idf, no normalisation); ASU feature-selection "
+    "repository file, as in Zhu et al. 2004 and kernel self-consistent labeling"
+)
 
 
 def _asu(name, file, sha256, n, d, description) -> Entry:
     rf = RemoteFile(f"manifold/{file}", _SCIKIT_FEATURE + file, sha256)
-    return Entry(name, n, d, 2, rf.url, f"{description}; {_ASU_NOTE}",
-                 partial(parse_mat, x="X", y="Y"), (rf,))
+    return Entry(
+        name,
+        n,
+        d,
+        2,
+        rf.url,
+        f"{description}; {_ASU_NOTE}",
+        partial(parse_mat, x="X", y="Y"),
+        (rf,),
+    )
 
 
 # usps.h5 (Hull's USPS split; Kaggle "USPS dataset" by bistaumanga): a byte-for-byte copy on GitHub
-_USPS_H5 = RemoteFile("usps/usps.h5",
-                      "https://raw.githubusercontent.com/niuers/Learning-From-Data-A-Short-Course/"
-                      "35684e893b63bf4039bafcc6d34fe935851baf9a/data/usps.h5",
-                      "734f88c541104a956d88be2c95d03b4a463ffd74ccc2ba9c80841fb98e3fcb36")
-_DIGITS_NOTE = ("substitute for the paper's simplified digits (Grudic's data), built from USPS: "
-                "the first 200 training images of each digit (usps.h5, file order), 16x16 "
-                "area-averaged to 14x14 (196 features), quantized linearly to integers 0-9 "
-                "(sskernels/data/digits.py); the digit of every point is its group (subclass)")
+_USPS_H5 = RemoteFile(
+    "usps/usps.h5",
+    "https://raw.githubusercontent.com/niuers/Learning-From-Data-A-Short-Course/"
+    "35684e893b63bf4039bafcc6d34fe935851baf9a/data/usps.h5",
+    "734f88c541104a956d88be2c95d03b4a463ffd74ccc2ba9c80841fb98e3fcb36",
+)
+_DIGITS_NOTE = (
+    "substitute for the paper's simplified digits (Grudic's data), built from USPS: "
+    "the first 200 training images of each digit (usps.h5, file order), 16x16 "
+    "area-averaged to 14x14 (196 features), quantized linearly to integers 0-9 "
+    "(sskernels/data/digits.py); the digit of every point is its group (subclass)"
+)
 
 
 def _digits(name, k, labels) -> Entry:
-    return Entry(name, 2000, 196, k, _USPS_H5.url, f"{labels}; {_DIGITS_NOTE}",
-                 partial(parse_usps_digits, task=name), (_USPS_H5,), n_groups=10)
+    return Entry(
+        name,
+        2000,
+        196,
+        k,
+        _USPS_H5.url,
+        f"{labels}; {_DIGITS_NOTE}",
+        partial(parse_usps_digits, task=name),
+        (_USPS_H5,),
+        n_groups=10,
+    )
 
 
 _KSCL_ENTRIES = [
-    _asu("baseball-hockey", "BASEHOCK.mat",
-         "e0452e0f3c0fefdc5cb6352165e4ba4a25c3a2a7b5a5b4d44e103742d6317aa0", 1993, 4862,
-         "20 Newsgroups rec.sport.baseball vs rec.sport.hockey (BASEHOCK); label 1 = baseball "
-         "(994), 2 = hockey (999)"),
-    _asu("religion-atheism", "RELATHE.mat",
-         "1091fe26c721aa69ddc5ce3ebcef54e03565809cae07e1769cef45ad23ab28d0", 1427, 4322,
-         "20 Newsgroups alt.atheism + talk.religion.misc (RELATHE); labels 1/2 (779/648; "
-         "which is religion is not recorded); the file has 1427 documents, 3 more than the "
-         "1424 of kernel self-consistent labeling, and all 1427 are used"),
-    _asu("pc-mac", "PCMAC.mat",
-         "9999dfccf97ab88f87127dd3457da436acb75cda9f0af4750e7cae5fe1a31b25", 1943, 3289,
-         "20 Newsgroups comp.sys.ibm.pc.hardware vs comp.sys.mac.hardware (ASU PCMAC, "
-         "1943 x 3289; a different file from 'pcmac', Chapelle's 1946 x 7511 unit-norm tf-idf "
-         "text1.mat); label 1 = pc (982), 2 = mac (961)"),
-    _digits("odd-even", 2, "handwritten digits, odd vs even; labels 'even' (0, 2, 4, 6, 8) / "
-            "'odd' (1, 3, 5, 7, 9), 1000 each"),
+    _asu(
+        "baseball-hockey",
+        "BASEHOCK.mat",
+        "e0452e0f3c0fefdc5cb6352165e4ba4a25c3a2a7b5a5b4d44e103742d6317aa0",
+        1993,
+        4862,
+        "20 Newsgroups rec.sport.baseball vs rec.sport.hockey (BASEHOCK); label 1 = baseball "
+        "(994), 2 = hockey (999)",
+    ),
+    _asu(
+        "religion-atheism",
+        "RELATHE.mat",
+        "1091fe26c721aa69ddc5ce3ebcef54e03565809cae07e1769cef45ad23ab28d0",
+        1427,
+        4322,
+        "20 Newsgroups alt.atheism + talk.religion.misc (RELATHE); labels 1/2 (779/648; "
+        "which is religion is not recorded); the file has 1427 documents, 3 more than the "
+        "1424 of kernel self-consistent labeling, and all 1427 are used",
+    ),
+    _asu(
+        "pc-mac",
+        "PCMAC.mat",
+        "9999dfccf97ab88f87127dd3457da436acb75cda9f0af4750e7cae5fe1a31b25",
+        1943,
+        3289,
+        "20 Newsgroups comp.sys.ibm.pc.hardware vs comp.sys.mac.hardware (ASU PCMAC, "
+        "1943 x 3289; a different file from 'pcmac', Chapelle's 1946 x 7511 unit-norm tf-idf "
+        "text1.mat); label 1 = pc (982), 2 = mac (961)",
+    ),
+    _digits(
+        "odd-even",
+        2,
+        "handwritten digits, odd vs even; labels 'even' (0, 2, 4, 6, 8) / "
+        "'odd' (1, 3, 5, 7, 9), 1000 each",
+    ),
     _digits("10-digit", 10, "handwritten digits, 10 classes; labels 0-9, 200 each"),
 ]
 
@@ -209,48 +352,77 @@ _KSCL_ENTRIES = [
 # from the test part of usps.h5 (data/digits.py), the SSL-book sets (below) and the ICDM 2007
 # WiFi localization data (regression, wifi/SOURCES.md).
 
-_WANG_USPS = ("Wang et al. 2015's USPS task: {what} of usps.h5 (Hull's split), pixels as "
-              "stored (16x16, values in [0, 1]; the paper states no scaling)")
+_WANG_USPS = (
+    "Wang et al. 2015's USPS task: {what} of usps.h5 (Hull's split), pixels as "
+    "stored (16x16, values in [0, 1]; the paper states no scaling)"
+)
 
 
 def _usps_pair(a, b, n, counts) -> Entry:
     what = f"every image of digits {a} and {b} in the TRAINING part (7291), in file order"
-    return Entry(f"usps{a}{b}", n, 256, 2, _USPS_H5.url,
-                 f"USPS {a} vs {b}; labels {a} / {b} (the digit; {counts}); "
-                 + _WANG_USPS.format(what=what),
-                 partial(parse_usps_pair, pair=(a, b)), (_USPS_H5,))
+    return Entry(
+        f"usps{a}{b}",
+        n,
+        256,
+        2,
+        _USPS_H5.url,
+        f"USPS {a} vs {b}; labels {a} / {b} (the digit; {counts}); " + _WANG_USPS.format(what=what),
+        partial(parse_usps_pair, pair=(a, b)),
+        (_USPS_H5,),
+    )
 
 
-_WIFI = RemoteFile("wifi/wifi_icdm2007.mat",
-                   "https://raw.githubusercontent.com/xyh2016/Dataset/"
-                   "81b7ddcda356ae4f8636655bdfee4291c31c614a/WiFi%20dataset/wifi_icdm2007.mat",
-                   "7b0ece00bfd8c07bb6b09d5f364c99132828c07e857eb5dc29e52ed13b35b6b5")
+_WIFI = RemoteFile(
+    "wifi/wifi_icdm2007.mat",
+    "https://raw.githubusercontent.com/xyh2016/Dataset/"
+    "81b7ddcda356ae4f8636655bdfee4291c31c614a/WiFi%20dataset/wifi_icdm2007.mat",
+    "7b0ece00bfd8c07bb6b09d5f364c99132828c07e857eb5dc29e52ed13b35b6b5",
+)
 
 _WANG_ENTRIES = [
     _usps_pair(3, 8, 1200, "658/542"),
     _usps_pair(4, 9, 1296, "652/644"),
     _usps_pair(5, 6, 1220, "556/664"),
     _usps_pair(2, 7, 1376, "731/645"),
-    Entry("usps-odd-even", 2007, 256, 2, _USPS_H5.url,
-          "USPS odd vs even; labels 'even' (0, 2, 4, 6, 8: 1093) / 'odd' (1, 3, 5, 7, 9: 914), "
-          "the digit kept as group (subclass); "
-          + _WANG_USPS.format(what="the whole TEST part (2007 images)")
-          + "; not 'odd-even' (kernel self-consistent labeling's substitute: 2000 TRAINING "
-          "images, 200 per digit, resampled to 14x14 and quantized to 0-9) and not 'uspst' "
-          "(Chapelle's USPST, a different image set)",
-          parse_usps_odd_even, (_USPS_H5,), n_groups=10),
-    Entry("wifi", 2642, 101, 0, _WIFI.url,
-          "ICDM 2007 contest indoor WiFi localization (Xu's MATLAB conversion): REGRESSION, "
-          "targets (2642, 2) float64 = the (x, y) location, x in [0, 144], y in [0, 36], as "
-          "stored (Wang et al. 2015 rescale them to [0, 1]: a spec's target_scale: minmax); "
-          "features = RSS of 101 access points in dBm, integers -97..0, 0 = not heard, as "
-          "stored (preprocess rss-floor: 0 -> -100); rows 0-504 are the file's 505 'src' "
-          "(training) points, rows 505-2641 its 2137 'tar' (test) points, and the one official "
-          "split labels the 505 (Wang et al.'s split is unknown); in a spec the 505 are the "
-          "labeled pool (n_labeled drawn, the rest test points) and the 2137 unlabeled only",
-          partial(parse_mat_regression, struct="dataset",
-                  parts=(("src_X", "src_labels"), ("tar_X", "tar_labels"))),
-          (_WIFI,), task="regression", n_targets=2),
+    Entry(
+        "usps-odd-even",
+        2007,
+        256,
+        2,
+        _USPS_H5.url,
+        "USPS odd vs even; labels 'even' (0, 2, 4, 6, 8: 1093) / 'odd' (1, 3, 5, 7, 9: 914), "
+        "the digit kept as group (subclass); "
+        + _WANG_USPS.format(what="the whole TEST part (2007 images)")
+        + "; not 'odd-even' (kernel self-consistent labeling's substitute: 2000 TRAINING "
+        "images, 200 per digit, resampled to 14x14 and quantized to 0-9) and not 'uspst' "
+        "(Chapelle's USPST, a different image set)",
+        parse_usps_odd_even,
+        (_USPS_H5,),
+        n_groups=10,
+    ),
+    Entry(
+        "wifi",
+        2642,
+        101,
+        0,
+        _WIFI.url,
+        "ICDM 2007 contest indoor WiFi localization (Xu's MATLAB conversion): REGRESSION, "
+        "targets (2642, 2) float64 = the (x, y) location, x in [0, 144], y in [0, 36], as "
+        "stored (Wang et al. 2015 rescale them to [0, 1]: a spec's target_scale: minmax); "
+        "features = RSS of 101 access points in dBm, integers -97..0, 0 = not heard, as "
+        "stored (preprocess rss-floor: 0 -> -100); rows 0-504 are the file's 505 'src' "
+        "(training) points, rows 505-2641 its 2137 'tar' (test) points, and the one official "
+        "split labels the 505 (Wang et al.'s split is unknown); in a spec the 505 are the "
+        "labeled pool (n_labeled drawn, the rest test points) and the 2137 unlabeled only",
+        partial(
+            parse_mat_regression,
+            struct="dataset",
+            parts=(("src_X", "src_labels"), ("tar_X", "tar_labels")),
+        ),
+        (_WIFI,),
+        task="regression",
+        n_targets=2,
+    ),
 ]
 
 # ---------------------------------------------------------------------------- SSL book
@@ -302,8 +474,19 @@ def _sslbook_file(fname) -> PackageFile:
     return PackageFile(_SSLBOOK_PKG, f"data/{fname}", _SSLBOOK_SHA[fname])
 
 
-def _sslbook(name, number, n, d, k, description, sizes=(10, 100), default=100,
-             n_splits=12, n_extra=0, **parse) -> list[Entry]:
+def _sslbook(
+    name,
+    number,
+    n,
+    d,
+    k,
+    description,
+    sizes=(10, 100),
+    default=100,
+    n_splits=12,
+    n_extra=0,
+    **parse,
+) -> list[Entry]:
     """``name`` (the ``default``-label splits) and ``name-<size>`` for every size of splits;
     with ``n_extra``, the data set's extra unlabeled points (``data<number>extra.mat``) too."""
     data = _sslbook_file(f"data{number}.mat")
@@ -313,54 +496,129 @@ def _sslbook(name, number, n, d, k, description, sizes=(10, 100), default=100,
         splits = _sslbook_file(f"splits{number}-labeled{size}.mat")
         files = (data, splits, *extra)
         source = f"{_SSLBOOK_PKG} package: {', '.join(f.path for f in files)}"
-        entries.append(Entry(
-            ename, n, d, k, source,
-            f"{description}; {n_splits} official splits of {size} labelled points "
-            f"({_SSLBOOK_REF})", partial(parse_sslbook, **parse), files, n_extra=n_extra))
+        entries.append(
+            Entry(
+                ename,
+                n,
+                d,
+                k,
+                source,
+                f"{description}; {n_splits} official splits of {size} labelled points "
+                f"({_SSLBOOK_REF})",
+                partial(parse_sslbook, **parse),
+                files,
+                n_extra=n_extra,
+            )
+        )
     return entries
 
 
 _SSLBOOK_ENTRIES = [
-    *_sslbook("digit1", 1, 1500, 241, 2,
-              "SSL-book Digit1, images of the digit 1 under a manifold of transformations, "
-              "noised; labels -1/+1 (766/734)"),
-    *_sslbook("usps-sslbook", 2, 1500, 241, 2,
-              "SSL-book USPS (the book's set, not 'uspst'): 1500 USPS digits, 2 and 5 vs the "
-              "rest, obscured; labels -1/+1 (1200/300)"),
-    *_sslbook("coil2", 3, 1500, 241, 2,
-              "SSL-book COIL2, COIL-100 images in 2 groups of objects, obscured; labels 0/1 "
-              "(750/750)"),
-    *_sslbook("bci", 4, 400, 117, 2,
-              "SSL-book BCI, brain-computer interface, autoregressive EEG features; labels "
-              "-1/+1 (200/200); 117 features (Wang et al. 2015, Tables 1-3, print 400 x 241, "
-              "a misprint)"),
-    *_sslbook("g241c", 5, 1500, 241, 2,
-              "SSL-book g241c, two unit-variance Gaussians (cluster assumption holds); labels "
-              "-1/+1 (750/750)"),
-    *_sslbook("coil", 6, 1500, 241, 6,
-              "SSL-book COIL (6 classes, 'COIL6' in Mao & Tsang), COIL-100 images in 6 groups, "
-              "obscured; labels 0-5 (250 each)"),
-    *_sslbook("g241n", 7, 1500, 241, 2,
-              "SSL-book g241n, four Gaussians, cluster assumption violated; labels -1/+1 "
-              "(752/748)"),
-    *_sslbook("text-sslbook", 9, 1500, 11960, 2,
-              "SSL-book Text, 5 comp.* vs 5 rec.* newsgroups, sparse tf-idf (kept sparse); "
-              "labels -1/+1 (750/750)"),
-    *_sslbook("secstr", 8, 83679, 315, 2,
-              "SSL-book SecStr, protein secondary structure, 15 amino acids one-hot coded "
-              "(21 symbols x 15 positions, sparse; the 1.2M extra unlabelled points are not "
-              "loaded); labels 0/1 (47856/35823)",
-              sizes=(100, 1000, 10000), default=100, n_splits=10, symbols=SECSTR_SYMBOLS),
-    *_sslbook("secstr-extra", 8, 83679, 315, 2,
-              "SSL-book SecStr with its 1,189,472 extra unlabelled points (data8extra.mat): "
-              "the learners fit on all 1,273,151, the extra points are never labelled and never "
-              "evaluated (Dataset.X_extra); one-hot coded as secstr, sparse; labels 0/1 "
-              "(47856/35823)",
-              sizes=(100, 1000, 10000), default=100, n_splits=10, n_extra=1189472,
-              symbols=SECSTR_SYMBOLS),
+    *_sslbook(
+        "digit1",
+        1,
+        1500,
+        241,
+        2,
+        "SSL-book Digit1, images of the digit 1 under a manifold of transformations, "
+        "noised; labels -1/+1 (766/734)",
+    ),
+    *_sslbook(
+        "usps-sslbook",
+        2,
+        1500,
+        241,
+        2,
+        "SSL-book USPS (the book's set, not 'uspst'): 1500 USPS digits, 2 and 5 vs the "
+        "rest, obscured; labels -1/+1 (1200/300)",
+    ),
+    *_sslbook(
+        "coil2",
+        3,
+        1500,
+        241,
+        2,
+        "SSL-book COIL2, COIL-100 images in 2 groups of objects, obscured; labels 0/1 (750/750)",
+    ),
+    *_sslbook(
+        "bci",
+        4,
+        400,
+        117,
+        2,
+        "SSL-book BCI, brain-computer interface, autoregressive EEG features; labels "
+        "-1/+1 (200/200); 117 features (Wang et al. 2015, Tables 1-3, print 400 x 241, "
+        "a misprint)",
+    ),
+    *_sslbook(
+        "g241c",
+        5,
+        1500,
+        241,
+        2,
+        "SSL-book g241c, two unit-variance Gaussians (cluster assumption holds); labels "
+        "-1/+1 (750/750)",
+    ),
+    *_sslbook(
+        "coil",
+        6,
+        1500,
+        241,
+        6,
+        "SSL-book COIL (6 classes, 'COIL6' in Mao & Tsang), COIL-100 images in 6 groups, "
+        "obscured; labels 0-5 (250 each)",
+    ),
+    *_sslbook(
+        "g241n",
+        7,
+        1500,
+        241,
+        2,
+        "SSL-book g241n, four Gaussians, cluster assumption violated; labels -1/+1 (752/748)",
+    ),
+    *_sslbook(
+        "text-sslbook",
+        9,
+        1500,
+        11960,
+        2,
+        "SSL-book Text, 5 comp.* vs 5 rec.* newsgroups, sparse tf-idf (kept sparse); "
+        "labels -1/+1 (750/750)",
+    ),
+    *_sslbook(
+        "secstr",
+        8,
+        83679,
+        315,
+        2,
+        "SSL-book SecStr, protein secondary structure, 15 amino acids one-hot coded "
+        "(21 symbols x 15 positions, sparse; the 1.2M extra unlabelled points are not "
+        "loaded); labels 0/1 (47856/35823)",
+        sizes=(100, 1000, 10000),
+        default=100,
+        n_splits=10,
+        symbols=SECSTR_SYMBOLS,
+    ),
+    *_sslbook(
+        "secstr-extra",
+        8,
+        83679,
+        315,
+        2,
+        "SSL-book SecStr with its 1,189,472 extra unlabelled points (data8extra.mat): "
+        "the learners fit on all 1,273,151, the extra points are never labelled and never "
+        "evaluated (Dataset.X_extra); one-hot coded as secstr, sparse; labels 0/1 "
+        "(47856/35823)",
+        sizes=(100, 1000, 10000),
+        default=100,
+        n_splits=10,
+        n_extra=1189472,
+        symbols=SECSTR_SYMBOLS,
+    ),
 ]
 
 # ---------------------------------------------------------------------------- synthetic (seed 0)
+
 
 def _synthetic(name, n, d, k, description, seeded=True) -> Entry:
     def parse() -> Parsed:
@@ -368,26 +626,52 @@ def _synthetic(name, n, d, k, description, seeded=True) -> Entry:
         return Parsed(X, y)
 
     kind = " (seeded synthetic, seed 0)" if seeded else " (synthetic, deterministic)"
-    return Entry(name, n, d, k, f"sskernels.data.synthetic.{SYNTHETIC[name].__name__}",
-                 description + kind, parse)
+    return Entry(
+        name,
+        n,
+        d,
+        k,
+        f"sskernels.data.synthetic.{SYNTHETIC[name].__name__}",
+        description + kind,
+        parse,
+    )
 
 
 _SYNTHETIC_ENTRIES = [
     _synthetic("two-moons", 200, 2, 2, "two interleaving moons, noise 0.05; labels 0/1 (100/100)"),
-    _synthetic("two-circles", 200, 2, 2,
-               "concentric circles r=1 (label 0) and 0.5 (label 1), noise 0.03"),
-    _synthetic("gaussian-blobs", 300, 2, 3,
-               "3 Gaussians, std 0.8, centres on a radius-5 circle; labels 0-2"),
+    _synthetic(
+        "two-circles", 200, 2, 2, "concentric circles r=1 (label 0) and 0.5 (label 1), noise 0.03"
+    ),
+    _synthetic(
+        "gaussian-blobs",
+        300,
+        2,
+        3,
+        "3 Gaussians, std 0.8, centres on a radius-5 circle; labels 0-2",
+    ),
     _synthetic("curve", 200, 2, 2, "1.5-turn spiral curve; label = inner/outer half (88/112)"),
-    _synthetic("two-spirals", 194, 2, 2,
-               "Lang & Witbrock's two spirals, 97 points each, classic CMU benchmark points "
-               "(coordinates in [-6.5, 6.5], not rescaled); labels 1/0 as in the classic file",
-               seeded=False),
+    _synthetic(
+        "two-spirals",
+        194,
+        2,
+        2,
+        "Lang & Witbrock's two spirals, 97 points each, classic CMU benchmark points "
+        "(coordinates in [-6.5, 6.5], not rescaled); labels 1/0 as in the classic file",
+        seeded=False,
+    ),
 ]
 
 REGISTRY: dict[str, Entry] = {
-    e.name: e for e in (_UCI_ENTRIES + _SKLEARN_ENTRIES + _MANIFOLD_ENTRIES + _KSCL_ENTRIES
-                        + _WANG_ENTRIES + _SSLBOOK_ENTRIES + _SYNTHETIC_ENTRIES)
+    e.name: e
+    for e in (
+        _UCI_ENTRIES
+        + _SKLEARN_ENTRIES
+        + _MANIFOLD_ENTRIES
+        + _KSCL_ENTRIES
+        + _WANG_ENTRIES
+        + _SSLBOOK_ENTRIES
+        + _SYNTHETIC_ENTRIES
+    )
 }
 
 
@@ -414,5 +698,6 @@ def get_entry(name: str) -> Entry:
     except KeyError:
         close = difflib.get_close_matches(name, REGISTRY, n=1)
         hint = f"did you mean {close[0]!r}? " if close else ""
-        raise UnknownNameError(f"unknown data set {name!r}; {hint}"
-                               f"known: {', '.join(REGISTRY)}") from None
+        raise UnknownNameError(
+            f"unknown data set {name!r}; {hint}known: {', '.join(REGISTRY)}"
+        ) from None

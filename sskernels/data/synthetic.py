@@ -53,7 +53,7 @@ def two_moons(n=200, noise=0.05, seed=0):
     y : ndarray of shape (n,)
         The class labels, int64.
     """
-    from sklearn.datasets import make_moons     # not at import: `datasets list` stays fast
+    from sklearn.datasets import make_moons  # not at import: `datasets list` stays fast
 
     X, y = make_moons(n_samples=int(n), noise=noise, random_state=seed)
     return _out(X, y)
@@ -137,8 +137,9 @@ def gaussian_blobs(n=300, centers=3, std=0.8, seed=0):
         raise ValueError(f"centers must be >= 1, got {centers!r}")
     from sklearn.datasets import make_blobs
 
-    X, y = make_blobs(n_samples=int(n), centers=blob_centers(centers), cluster_std=std,
-                      random_state=seed)
+    X, y = make_blobs(
+        n_samples=int(n), centers=blob_centers(centers), cluster_std=std, random_state=seed
+    )
     return _out(X, y)
 
 
@@ -244,6 +245,7 @@ def load_synthetic(name, **kwargs):
     try:
         gen = SYNTHETIC[name]
     except KeyError:
-        raise KeyError(f"unknown synthetic data set {name!r}; known: {', '.join(SYNTHETIC)}") \
-            from None
+        raise KeyError(
+            f"unknown synthetic data set {name!r}; known: {', '.join(SYNTHETIC)}"
+        ) from None
     return gen(**kwargs)

@@ -35,8 +35,9 @@ def check_preprocess(how: str) -> str:
         If ``how`` is not one of :data:`PREPROCESSINGS`.
     """
     if how not in PREPROCESSINGS:
-        raise UnknownNameError(f"unknown preprocessing {how!r}; expected one of "
-                               f"{', '.join(PREPROCESSINGS)}")
+        raise UnknownNameError(
+            f"unknown preprocessing {how!r}; expected one of {', '.join(PREPROCESSINGS)}"
+        )
     return how
 
 
@@ -104,8 +105,10 @@ def preprocess(X, how: str):
     if how == "minmax":
         return _minmax_sparse(X) if sparse else _minmax_dense(X)
     if sparse:
-        raise DataError(f"{how} would make the sparse feature matrix dense; "
-                        "use 'l2' or 'minmax', or densify X first")
+        raise DataError(
+            f"{how} would make the sparse feature matrix dense; "
+            "use 'l2' or 'minmax', or densify X first"
+        )
     std = X.std(axis=0)
     X = (X - X.mean(axis=0)) / np.where(std > 0, std, 1.0)
     return _l2(X) if how == "standardize-l2" else X
@@ -145,8 +148,10 @@ def _minmax_sparse(X: sp.csr_matrix) -> sp.csr_matrix:
     dense_shift = (lo != 0) & (stored < X.shape[0])
     if dense_shift.any():
         j = int(np.flatnonzero(dense_shift)[0])
-        raise DataError(f"minmax of a sparse feature matrix needs non-negative columns "
-                        f"(column {j} has minimum {lo[j]:g}); use 'l2', or densify X first")
+        raise DataError(
+            f"minmax of a sparse feature matrix needs non-negative columns "
+            f"(column {j} has minimum {lo[j]:g}); use 'l2', or densify X first"
+        )
     X.data = (X.data - lo[X.indices]) * _inverse_range(lo, hi)[X.indices]
     X.eliminate_zeros()
     return X

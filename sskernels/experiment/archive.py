@@ -76,9 +76,11 @@ def archived_seconds(output):
     >>> archived_seconds(tempfile.mkdtemp() + "/none")
     {}
     """
-    return {(r["method"], r["setting"], r["split"]): float(r["seconds"])
-            for r in _archive_entries(output)
-            if {"method", "setting", "split", "seconds"} <= r.keys()}
+    return {
+        (r["method"], r["setting"], r["split"]): float(r["seconds"])
+        for r in _archive_entries(output)
+        if {"method", "setting", "split", "seconds"} <= r.keys()
+    }
 
 
 def _archive_entries(output):
@@ -110,13 +112,14 @@ def write_archive(output):
     from sskernels.experiment.records import atomic_write_bytes
 
     lines = []
-    for name in FILES:                   # the run's other files, when the records come back
+    for name in FILES:  # the run's other files, when the records come back
         try:
             content = json.loads((Path(output) / name).read_text())
         except (OSError, ValueError):
             continue
-        lines.append(json.dumps({"file": name, "content": content}, sort_keys=True,
-                                separators=(",", ":")))
+        lines.append(
+            json.dumps({"file": name, "content": content}, sort_keys=True, separators=(",", ":"))
+        )
     n_files = len(lines)
     for path in sorted(Path(output).glob("records/*/*/split_*.json")):
         try:
@@ -242,7 +245,8 @@ class ArchivedRecords:
         out = Path(output)
         missing = [name for name in self.files if not (out / name).exists()]
         if missing and (not out.exists() or (out.is_dir() and not any(out.iterdir()))):
-            atomic_write_text(out / OUTPUT_MARKER,
-                              "written by sskernels: records and summaries of runs\n")
+            atomic_write_text(
+                out / OUTPUT_MARKER, "written by sskernels: records and summaries of runs\n"
+            )
         for name in missing:
             atomic_write_text(out / name, json.dumps(self.files[name]))

@@ -43,9 +43,26 @@ from sskernels.experiment.tables import BEYOND_SE
 
 __all__ = ["BOUND_SCHEMA", "bound_spec", "bound_rows", "to_markdown", "write_bound"]
 
-BOUND_SCHEMA = ["table", "dataset", "setting", "method", "grid", "n_splits", "paper_mean",
-                "paper_std", "paper_spread", "paper_se", "ours", "bound", "bound_se",
-                "best_fixed", "best_fixed_params", "gap", "verdict", "reading"]
+BOUND_SCHEMA = [
+    "table",
+    "dataset",
+    "setting",
+    "method",
+    "grid",
+    "n_splits",
+    "paper_mean",
+    "paper_std",
+    "paper_spread",
+    "paper_se",
+    "ours",
+    "bound",
+    "bound_se",
+    "best_fixed",
+    "best_fixed_params",
+    "gap",
+    "verdict",
+    "reading",
+]
 #: the suffix of a bound's method labels (the spec's label before it)
 LABEL_SUFFIX = " (oracle bound: best test accuracy)"
 
@@ -58,8 +75,10 @@ def _reading_text(spec):
 
     g, s = spec.graph, spec.splits
     graph = f"{g.k}-NN {g.weights} graph" + ("" if g.metric == "euclidean" else f" ({g.metric})")
-    text = (f"{Path(spec.path).name}: {_data_text(spec.dataset)}, preprocess {spec.preprocess}, "
-            f"{graph}, {s.protocol} splits (seed {s.seed})")
+    text = (
+        f"{Path(spec.path).name}: {_data_text(spec.dataset)}, preprocess {spec.preprocess}, "
+        f"{graph}, {s.protocol} splits (seed {s.seed})"
+    )
     reading = getattr(spec, "reading", None)
     return text + (f", reading {reading}" if reading else "")
 
@@ -75,7 +94,7 @@ def _data_text(dataset):
         return f"data {Path(dataset.file).name}"
     try:
         e = get_entry(dataset.name)
-    except Exception:                   # the spec was checked; a name the registry lost
+    except Exception:  # the spec was checked; a name the registry lost
         return f"data {dataset.name}"
     files = ", ".join(Path(getattr(f, "path", str(f))).name for f in e.files)
     return f"data {e.name} ({files + ', ' if files else ''}{e.n} x {e.d})"
@@ -108,8 +127,10 @@ def _grid(spec, method, params):
         return flatten(make_method(method.name, **method_params(spec, probe)))[1]
     except (TypeError, ValueError) as exc:
         # a method that cannot be built with its grid is an error, not "nothing to choose"
-        raise ValueError(f"{spec.path}: method {method.label!r} ({method.name}): cannot build "
-                         f"its parameter grid: {exc}") from exc
+        raise ValueError(
+            f"{spec.path}: method {method.label!r} ({method.name}): cannot build "
+            f"its parameter grid: {exc}"
+        ) from exc
 
 
 def describe(grid):
@@ -165,8 +186,9 @@ def bound_spec(spec, free=True):
     from sskernels.spec import MethodSpec
 
     if spec.task != "classification":
-        raise ValueError(f"{spec.path}: a bound ranks candidates by accuracy; this spec is a "
-                         f"{spec.task} task")
+        raise ValueError(
+            f"{spec.path}: a bound ranks candidates by accuracy; this spec is a {spec.task} task"
+        )
     methods, grids, skipped = [], {}, []
     for m in spec.methods:
         params, freed = _freed(m) if free else (dict(m.params), [])
@@ -179,8 +201,12 @@ def bound_spec(spec, free=True):
         grids[label] = (describe(grid), freed)
     if not methods:
         raise ValueError(f"{spec.path}: no method of this spec has a parameter grid to bound")
-    out = dataclasses.replace(spec, name=f"{spec.name}_bound", methods=methods,
-                              output=str(spec.output).rstrip("/") + "_bound")
+    out = dataclasses.replace(
+        spec,
+        name=f"{spec.name}_bound",
+        methods=methods,
+        output=str(spec.output).rstrip("/") + "_bound",
+    )
     return out, grids, skipped
 
 
@@ -220,8 +246,14 @@ def bound_rows(records, spec, bspec, grids, ours=None):
         read as one (:func:`~sskernels.experiment.tables.paper_spread`,
         :func:`~sskernels.experiment.tables.paper_cell`).
     """
-    from sskernels.experiment.tables import (_paper_value, beyond_reading, paper_cell,
-                                             paper_se, paper_spread, table_name)
+    from sskernels.experiment.tables import (
+        _paper_value,
+        beyond_reading,
+        paper_cell,
+        paper_se,
+        paper_spread,
+        table_name,
+    )
 
     acc = records[records["metric"] == "accuracy"]
     rows = []
@@ -234,41 +266,74 @@ def bound_rows(records, spec, bspec, grids, ours=None):
         pm = ps = pn = np.nan
         spread = ""
         if bspec.paper.table:
-            pm, ps = _paper_value(bspec.paper.table, first["dataset"], first["paper"],
-                                  first.get("n_labeled"), "accuracy")
+            pm, ps = _paper_value(
+                bspec.paper.table,
+                first["dataset"],
+                first["paper"],
+                first.get("n_labeled"),
+                "accuracy",
+            )
             if not np.isnan(pm):
-                spread = paper_spread(bspec.paper.table, first["dataset"], first["paper"],
-                                      first.get("n_labeled"), "accuracy")
-                _, pn = paper_cell(bspec.paper.table, first["dataset"], first["paper"],
-                                   first.get("n_labeled"), "accuracy")
-        own = label[:-len(LABEL_SUFFIX)] if label.endswith(LABEL_SUFFIX) else label
+                spread = paper_spread(
+                    bspec.paper.table,
+                    first["dataset"],
+                    first["paper"],
+                    first.get("n_labeled"),
+                    "accuracy",
+                )
+                _, pn = paper_cell(
+                    bspec.paper.table,
+                    first["dataset"],
+                    first["paper"],
+                    first.get("n_labeled"),
+                    "accuracy",
+                )
+        own = label[: -len(LABEL_SUFFIX)] if label.endswith(LABEL_SUFFIX) else label
         mine = np.nan
         if ours is not None and not ours.empty:
-            hit = ours[(ours["metric"] == "accuracy") & (ours["method"] == own)
-                       & (ours["setting"] == setting)]
+            hit = ours[
+                (ours["metric"] == "accuracy")
+                & (ours["method"] == own)
+                & (ours["setting"] == setting)
+            ]
             if len(hit):
                 mine = float(hit["value"].mean())
         bound = float(vals.mean())
         gap = pm - bound if not np.isnan(pm) else np.nan
         # one split has no standard error: no verdict rather than a "within reach" by default
         p_se = paper_se(ps, spread, pn)
-        verdict = "" if np.isnan(pm) else "no verdict (one split: no standard error)" \
-            if not np.isfinite(se) else (
-            "beyond our reading" if beyond_reading(pm, bound, se, p_se) else "within reach")
+        verdict = (
+            ""
+            if np.isnan(pm)
+            else "no verdict (one split: no standard error)"
+            if not np.isfinite(se)
+            else ("beyond our reading" if beyond_reading(pm, bound, se, p_se) else "within reach")
+        )
         desc, freed = grids.get(label, ("", []))
         if freed:
             desc += " (freed: " + ", ".join(freed) + ")"
-        rows.append({"table": table_name(spec), "dataset": first["dataset"],
-                     "setting": setting, "method": own, "grid": desc, "n_splits": int(n),
-                     "paper_mean": pm, "paper_std": ps, "paper_spread": spread,
-                     "paper_se": round(p_se, 2) if not np.isnan(p_se) else np.nan,
-                     "reading": _reading_text(spec),
-                     "ours": round(mine, 2) if not np.isnan(mine) else np.nan,
-                     "bound": round(bound, 2), "bound_se": round(se, 2),
-                     "best_fixed": round(best_fixed, 2) if not np.isnan(best_fixed) else np.nan,
-                     "best_fixed_params": best_params,
-                     "gap": round(gap, 2) if not np.isnan(gap) else np.nan,
-                     "verdict": verdict})
+        rows.append(
+            {
+                "table": table_name(spec),
+                "dataset": first["dataset"],
+                "setting": setting,
+                "method": own,
+                "grid": desc,
+                "n_splits": int(n),
+                "paper_mean": pm,
+                "paper_std": ps,
+                "paper_spread": spread,
+                "paper_se": round(p_se, 2) if not np.isnan(p_se) else np.nan,
+                "reading": _reading_text(spec),
+                "ours": round(mine, 2) if not np.isnan(mine) else np.nan,
+                "bound": round(bound, 2),
+                "bound_se": round(se, 2),
+                "best_fixed": round(best_fixed, 2) if not np.isnan(best_fixed) else np.nan,
+                "best_fixed_params": best_params,
+                "gap": round(gap, 2) if not np.isnan(gap) else np.nan,
+                "verdict": verdict,
+            }
+        )
     return pd.DataFrame(rows, columns=BOUND_SCHEMA)
 
 
@@ -284,9 +349,10 @@ def _best_fixed(infos):
     A = np.array([i["accuracy"] for i in infos], dtype=float)
     means = A.mean(axis=0)
     j = int(np.flatnonzero(means == means.max())[0])
-    return float(means[j]), ", ".join(f"{k.split('__')[-1]}={v:g}" if isinstance(v, float)
-                                      else f"{k.split('__')[-1]}={v}"
-                                      for k, v in params[j].items())
+    return float(means[j]), ", ".join(
+        f"{k.split('__')[-1]}={v:g}" if isinstance(v, float) else f"{k.split('__')[-1]}={v}"
+        for k, v in params[j].items()
+    )
 
 
 def to_markdown(df, title=None, skipped=()):
@@ -311,33 +377,50 @@ def to_markdown(df, title=None, skipped=()):
     str
         The page, ending with a newline.
     """
+
     def num(v, f="{:.2f}"):
         return "" if pd.isna(v) else f.format(v)
 
     lines = [f"# {title}", ""] if title else []
-    lines += ["Reachability bound: a diagnosis, never a result. Accuracy (%) on the unlabeled "
-              "points, mean over splits. bound: each split's best candidate of the grid, chosen "
-              "on the test labels; best fixed: the one candidate best on average; ours: the "
-              "spec's own result (selection on the labeled points); gap = paper − bound; beyond "
-              f"our reading: gap > {BEYOND_SE:g} × the combined standard error (the bound's "
-              "over the splits and the paper's own: its ± where it reads as a standard error, "
-              "else ± / √ its splits), i.e. no candidate of the grid gets there on these "
-              "splits with the data, graph, preprocessing and splits held as we read them "
-              "(a verdict on our reading, not on the paper).", "",
-              "| data set | setting | method | grid | paper | ours | bound ± se | best fixed "
-              "(parameters) | gap | verdict |",
-              "|---|---|---|---|---|---|---|---|---|---|"]
+    lines += [
+        "Reachability bound: a diagnosis, never a result. Accuracy (%) on the unlabeled "
+        "points, mean over splits. bound: each split's best candidate of the grid, chosen "
+        "on the test labels; best fixed: the one candidate best on average; ours: the "
+        "spec's own result (selection on the labeled points); gap = paper − bound; beyond "
+        f"our reading: gap > {BEYOND_SE:g} × the combined standard error (the bound's "
+        "over the splits and the paper's own: its ± where it reads as a standard error, "
+        "else ± / √ its splits), i.e. no candidate of the grid gets there on these "
+        "splits with the data, graph, preprocessing and splits held as we read them "
+        "(a verdict on our reading, not on the paper).",
+        "",
+        "| data set | setting | method | grid | paper | ours | bound ± se | best fixed "
+        "(parameters) | gap | verdict |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for r in df.itertuples():
-        paper = "" if pd.isna(r.paper_mean) else num(r.paper_mean) + (
-            "" if pd.isna(r.paper_std) else " ± " + num(r.paper_std)
-            + (" se" if r.paper_spread == "se" else ""))
-        lines.append(f"| {r.dataset} | {r.setting} | {r.method} | {r.grid} | {paper} | "
-                     f"{num(r.ours)} | {num(r.bound)} ± {num(r.bound_se)} | "
-                     f"{num(r.best_fixed)} ({r.best_fixed_params}) | "
-                     f"{num(r.gap, '{:+.2f}')} | {r.verdict} |")
+        paper = (
+            ""
+            if pd.isna(r.paper_mean)
+            else num(r.paper_mean)
+            + (
+                ""
+                if pd.isna(r.paper_std)
+                else " ± " + num(r.paper_std) + (" se" if r.paper_spread == "se" else "")
+            )
+        )
+        lines.append(
+            f"| {r.dataset} | {r.setting} | {r.method} | {r.grid} | {paper} | "
+            f"{num(r.ours)} | {num(r.bound)} ± {num(r.bound_se)} | "
+            f"{num(r.best_fixed)} ({r.best_fixed_params}) | "
+            f"{num(r.gap, '{:+.2f}')} | {r.verdict} |"
+        )
     if skipped:
-        lines += ["", "Left out (no parameter to choose): " + ", ".join(
-            sorted({label for label, _ in skipped})) + "."]
+        lines += [
+            "",
+            "Left out (no parameter to choose): "
+            + ", ".join(sorted({label for label, _ in skipped}))
+            + ".",
+        ]
     return "\n".join(lines) + "\n"
 
 

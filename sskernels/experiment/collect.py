@@ -43,9 +43,14 @@ def restored(rec, spec, method):
         return None
     if rec.get("method") == method.label and rec.get("spec") == spec.name:
         return rec
-    return {**rec, "spec": spec.name, "table": spec.table or "",
-            "dataset": spec.paper.dataset or spec.dataset.display, "method": method.label,
-            "paper": method.paper}
+    return {
+        **rec,
+        "spec": spec.name,
+        "table": spec.table or "",
+        "dataset": spec.paper.dataset or spec.dataset.display,
+        "method": method.label,
+        "paper": method.paper,
+    }
 
 
 def reused(rec, spec, method):
@@ -73,9 +78,15 @@ def reused(rec, spec, method):
     if rec is None:
         return None
     origin = rec.get("reused_from") or {"spec": rec.get("spec"), "method": rec.get("method")}
-    return {**rec, "spec": spec.name, "table": spec.table or "",
-            "dataset": spec.paper.dataset or spec.dataset.display, "method": method.label,
-            "paper": method.paper, "reused_from": origin}
+    return {
+        **rec,
+        "spec": spec.name,
+        "table": spec.table or "",
+        "dataset": spec.paper.dataset or spec.dataset.display,
+        "method": method.label,
+        "paper": method.paper,
+        "reused_from": origin,
+    }
 
 
 def records_frame(records, spec, n_splits):
@@ -125,11 +136,29 @@ def records_frame(records, spec, n_splits):
         if r["split"] >= n_splits or r["method"] not in order:
             continue
         for metric, value in r["metrics"].items():
-            rows.append({**{k: r[k] for k in ("table", "dataset", "setting", "method", "paper",
-                                              "split", "seconds", "n_labeled")},
-                         "metric": metric, "value": value, "order": order[r["method"]],
-                         "report": r.get("report"), "oracle": r.get("oracle"),
-                         "selected": r.get("selected")})
+            rows.append(
+                {
+                    **{
+                        k: r[k]
+                        for k in (
+                            "table",
+                            "dataset",
+                            "setting",
+                            "method",
+                            "paper",
+                            "split",
+                            "seconds",
+                            "n_labeled",
+                        )
+                    },
+                    "metric": metric,
+                    "value": value,
+                    "order": order[r["method"]],
+                    "report": r.get("report"),
+                    "oracle": r.get("oracle"),
+                    "selected": r.get("selected"),
+                }
+            )
     df = pd.DataFrame(rows)
     if not df.empty:
         df = df.sort_values(["n_labeled", "order", "split"]).reset_index(drop=True)
@@ -186,12 +215,14 @@ def best_on_average(df, label):
         rows = df.index[mine & (df["setting"] == setting)]
         first = df.loc[rows].drop_duplicates("split")["oracle"]
         if any(not isinstance(o, dict) or "accuracy" not in o for o in first):
-            raise UserError(f"{label}: select oracle-mean needs the per-split oracle's "
-                            "records (every candidate's accuracy); a record lacks them")
-        acc = np.array([o["accuracy"] for o in first], dtype=float)   # splits x candidates
+            raise UserError(
+                f"{label}: select oracle-mean needs the per-split oracle's "
+                "records (every candidate's accuracy); a record lacks them"
+            )
+        acc = np.array([o["accuracy"] for o in first], dtype=float)  # splits x candidates
         if acc.ndim != 2:
             raise UserError(f"{label}: the splits' oracle grids differ; no common candidate")
-        best = int(np.argmax(acc.mean(axis=0)))          # argmax: the first of ties
+        best = int(np.argmax(acc.mean(axis=0)))  # argmax: the first of ties
         params = next(iter(first))["params"][best]
         by_split = dict(zip(df.loc[rows].drop_duplicates("split")["split"], acc[:, best]))
         for i in rows:
@@ -202,8 +233,10 @@ def best_on_average(df, label):
             elif metric == "error":
                 df.at[i, "value"] = 100.0 - value
             else:
-                raise UserError(f"{label}: select oracle-mean knows each candidate's accuracy "
-                                f"only, not its {metric}")
+                raise UserError(
+                    f"{label}: select oracle-mean knows each candidate's accuracy "
+                    f"only, not its {metric}"
+                )
             df.at[i, "selected"] = {**(df.at[i, "selected"] or {}), **params}
     return df
 
@@ -263,7 +296,7 @@ def load_records(spec, n_splits=None):
 
     n = n_splits or spec.splits.n_splits
     archived = ArchivedRecords(spec.output)
-    archived.restore_files(spec.output)          # what a fresh clone has only archived
+    archived.restore_files(spec.output)  # what a fresh clone has only archived
     fp, points = _current_fingerprint(spec, n)
     recs, stale, changed = [], 0, set()
     for mi, method in enumerate(spec.methods):
@@ -279,22 +312,27 @@ def load_records(spec, n_splits=None):
         for setting in labels:
             for si in range(n):
                 state, rec = record_state(spec.output, method.label, setting, si, key=key)
-                if state != "current":      # the committed archive (a fresh clone)
+                if state != "current":  # the committed archive (a fresh clone)
                     back = restored(archived.get(key, setting, si), spec, method)
                     if back is not None:
                         state, rec = "current", write_record(spec.output, back)
                 stale += state == "stale"
                 if state == "stale" and fp:
-                    changed.update(_changed_code(record_path(spec.output, method.label,
-                                                             setting, si), code))
+                    changed.update(
+                        _changed_code(record_path(spec.output, method.label, setting, si), code)
+                    )
                 if rec is not None:
                     recs.append(rec)
     rerun = f"rerun `sskernels run {spec.path}`"
     if stale:
-        why = (f"code changed in {', '.join(sorted(changed))}" if changed else
-               "made by other code, library versions or data")
-        raise UserError(f"{spec.path}: {stale} record(s) under {spec.output} are stale "
-                        f"({why}); {rerun}")
+        why = (
+            f"code changed in {', '.join(sorted(changed))}"
+            if changed
+            else "made by other code, library versions or data"
+        )
+        raise UserError(
+            f"{spec.path}: {stale} record(s) under {spec.output} are stale ({why}); {rerun}"
+        )
     if not recs:
         raise UserError(f"{spec.path}: no records under {spec.output} (missing); {rerun}")
     return records_frame(recs, spec, n)
@@ -320,12 +358,17 @@ def _current_fingerprint(spec, n_splits):
     prep = prepare(spec, n_splits=n_splits)
     fresh, points = prep.data_fingerprint, fitted_points(prep)
     if fresh != fp:
-        why = ("the code that loads and preprocesses it (sskernels/data/) changed"
-               if code is not None else "its fingerprint was stored before the data code was")
-        raise UserError(f"{spec.path}: the records under {spec.output} were made on other "
-                        f"data than this spec gives now ({why}); rerun `sskernels run "
-                        f"{spec.path}`")
-    try:                        # the same data: keep the check cheap next time
+        why = (
+            "the code that loads and preprocesses it (sskernels/data/) changed"
+            if code is not None
+            else "its fingerprint was stored before the data code was"
+        )
+        raise UserError(
+            f"{spec.path}: the records under {spec.output} were made on other "
+            f"data than this spec gives now ({why}); rerun `sskernels run "
+            f"{spec.path}`"
+        )
+    try:  # the same data: keep the check cheap next time
         write_data_fingerprint(spec.output, fp, points)
     except OSError:
         pass

@@ -65,8 +65,10 @@ def import_distributed():
     try:
         import distributed
     except ImportError as exc:
-        raise UserError(f"--backend dask needs Dask's 'distributed' package, which cannot be "
-                        f"imported ({exc}); {INSTALL}") from None
+        raise UserError(
+            f"--backend dask needs Dask's 'distributed' package, which cannot be "
+            f"imported ({exc}); {INSTALL}"
+        ) from None
     return distributed
 
 
@@ -95,7 +97,7 @@ class DaskPool:
         self._state = None
         #: artifacts the warm-ups made on the cluster so far (a count, for the tests)
         self.artifacts_made = 0
-        import_distributed()        # fail before any spec runs
+        import_distributed()  # fail before any spec runs
 
     def __enter__(self):
         return self
@@ -119,10 +121,14 @@ class DaskPool:
                 # worker whose heartbeat was in flight when a run ended early (an error
                 # right after the cluster started) printed a traceback above that line
                 try:
-                    self._cluster = d.LocalCluster(n_workers=self.jobs, threads_per_worker=1,
-                                                   processes=True, dashboard_address=None,
-                                                   silence_logs=logging.CRITICAL,
-                                                   preload=[__name__])   # see dask_setup
+                    self._cluster = d.LocalCluster(
+                        n_workers=self.jobs,
+                        threads_per_worker=1,
+                        processes=True,
+                        dashboard_address=None,
+                        silence_logs=logging.CRITICAL,
+                        preload=[__name__],
+                    )  # see dask_setup
                 finally:
                     os.environ.clear()
                     os.environ.update(env)
@@ -132,17 +138,24 @@ class DaskPool:
                     self._client = d.Client(self.scheduler)
                 except (OSError, TimeoutError, ValueError) as exc:
                     msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-                    raise UserError(f"--scheduler {self.scheduler}: cannot connect to a Dask "
-                                    f"scheduler there ({msg})") from None
+                    raise UserError(
+                        f"--scheduler {self.scheduler}: cannot connect to a Dask "
+                        f"scheduler there ({msg})"
+                    ) from None
                 # refused before any task (a worker that joins later refuses its first task)
                 workers = self._client.scheduler_info().get("workers", {})
-                many = sorted((w.get("nthreads", 1), a) for a, w in workers.items()
-                              if w.get("nthreads", 1) > 1)
+                many = sorted(
+                    (w.get("nthreads", 1), a)
+                    for a, w in workers.items()
+                    if w.get("nthreads", 1) > 1
+                )
                 if many:
                     self._client.close()
                     self._client = None
-                    raise UserError(f"--scheduler {self.scheduler}: worker {many[-1][1]} runs "
-                                    f"{many[-1][0]} threads; {THREADS_HINT}")
+                    raise UserError(
+                        f"--scheduler {self.scheduler}: worker {many[-1][1]} runs "
+                        f"{many[-1][0]} threads; {THREADS_HINT}"
+                    )
         return self._client
 
     def artifacts(self):
@@ -164,8 +177,9 @@ class DaskPool:
             self._state[1].release()
             self._state = None
         # a list of one: scatter would otherwise send the tuple's items as separate data
-        [payload] = client.scatter([(uuid.uuid4().hex[:12], provenance_key(), state)],
-                                   broadcast=True, hash=False)
+        [payload] = client.scatter(
+            [(uuid.uuid4().hex[:12], provenance_key(), state)], broadcast=True, hash=False
+        )
         self._state = (state, payload)
         return payload
 
@@ -210,25 +224,34 @@ class DaskPool:
         client = self.client()
         payload = self._payload(state)
         held = self.artifacts()
-        ident = (state.data_fingerprint, provenance_key(),
-                 [(m.name, sorted(method_params(state.spec, m).items(), key=repr))
-                  for m in state.spec.methods], [name for _, _, name in self._held])
+        ident = (
+            state.data_fingerprint,
+            provenance_key(),
+            [
+                (m.name, sorted(method_params(state.spec, m).items(), key=repr))
+                for m in state.spec.methods
+            ],
+            [name for _, _, name in self._held],
+        )
         key = "sskernels-warm-" + digest(repr(ident))
         fut = client.submit(warm_task, payload, held, key=key, pure=False)
         try:
             try:
-                manifest = client.submit(_manifest, fut, key=key + "-manifest",
-                                         pure=False).result()
+                manifest = client.submit(_manifest, fut, key=key + "-manifest", pure=False).result()
             except Exception as exc:
-                failure = _cluster_failure(exc, str(state.spec.path), f"task {key}",
-                                           self.scheduler, "no split was run: rerun the "
-                                           "same command")
+                failure = _cluster_failure(
+                    exc,
+                    str(state.spec.path),
+                    f"task {key}",
+                    self.scheduler,
+                    "no split was run: rerun the same command",
+                )
                 if failure is None:
                     raise
                 raise failure from None
             seconds, searches, items = _unwrap(manifest)
             made = []
-            for i, (module, mkey, name, new) in enumerate(items):
+            for i, (_, _, name, new) in enumerate(items):
                 if new and name not in self._artifacts:
                     self._artifacts[name] = client.submit(_pick, fut, i, key=name, pure=False)
                     made.append(self._artifacts[name])
@@ -275,16 +298,24 @@ class DaskPool:
         client = self.client()
         payload = self._payload(state)
         token = uuid.uuid4().hex[:12]
-        futures = [client.submit(run_task, payload, artifacts, t, pure=False,
-                                 key=f"sskernels-{token}-{t[0]}-{t[1]}-{t[2]}")
-                   for t in tasks]
+        futures = [
+            client.submit(
+                run_task,
+                payload,
+                artifacts,
+                t,
+                pure=False,
+                key=f"sskernels-{token}-{t[0]}-{t[1]}-{t[2]}",
+            )
+            for t in tasks
+        ]
         try:
             for fut in as_completed(futures):
                 yield _result(fut, state.spec, self.scheduler)
         finally:
             client.cancel(futures)
             if self._state is not None and self._state[0] is state:
-                self._state[1].release()     # the spec's tasks are done (or cancelled)
+                self._state[1].release()  # the spec's tasks are done (or cancelled)
                 self._state = None
 
     def block_map(self, fn, shared, items, cfg):
@@ -374,15 +405,20 @@ def _block_map(client, fn, shared, items, cfg, scheduler):
     warm-up task)."""
     token = uuid.uuid4().hex[:12]
     [ref] = client.scatter([shared], broadcast=True, hash=False)
-    futures = [client.submit(run_block, fn, ref, x, cfg, pure=False,
-                             key=f"sskernels-block-{token}-{i}")
-               for i, x in enumerate(items)]
+    futures = [
+        client.submit(run_block, fn, ref, x, cfg, pure=False, key=f"sskernels-block-{token}-{i}")
+        for i, x in enumerate(items)
+    ]
     try:
         return client.gather(futures)
-    except Exception as exc:     # the cluster's failures: one line, as a task's (_result)
-        failure = _cluster_failure(exc, "the exact k-NN search's row blocks",
-                                   f"tasks sskernels-block-{token}-*", scheduler,
-                                   "nothing of this graph was kept: rerun the same command")
+    except Exception as exc:  # the cluster's failures: one line, as a task's (_result)
+        failure = _cluster_failure(
+            exc,
+            "the exact k-NN search's row blocks",
+            f"tasks sskernels-block-{token}-*",
+            scheduler,
+            "nothing of this graph was kept: rerun the same command",
+        )
         if failure is None:
             raise
         raise failure from None
@@ -400,11 +436,15 @@ def _cluster_failure(exc, what, key, scheduler, resume):
 
     where = f"the Dask scheduler {scheduler}" if scheduler else "the local Dask cluster"
     if isinstance(exc, KilledWorker):
-        return DaskRunError(f"{what}: on {where}, the workers running {key} died "
-                            f"({exc.__class__.__name__}); {resume}")
+        return DaskRunError(
+            f"{what}: on {where}, the workers running {key} died "
+            f"({exc.__class__.__name__}); {resume}"
+        )
     if isinstance(exc, CancelledError):
-        return DaskRunError(f"{what}: on {where}, {key} was cancelled (its scheduler or its "
-                            f"scattered data were lost); {resume}")
+        return DaskRunError(
+            f"{what}: on {where}, {key} was cancelled (its scheduler or its "
+            f"scattered data were lost); {resume}"
+        )
     return None
 
 
@@ -429,6 +469,7 @@ def _refusing(fn):
             return fn(*args, **kwargs)
         except (UserError, InternalError) as exc:
             return _Refused(exc)
+
     return wrapper
 
 
@@ -444,9 +485,13 @@ def _result(fut, spec, scheduler):
     try:
         value = fut.result()
     except Exception as exc:
-        failure = _cluster_failure(exc, str(spec.path), f"task {fut.key}", scheduler,
-                                   "the finished splits are recorded: rerun the same command "
-                                   "to resume")
+        failure = _cluster_failure(
+            exc,
+            str(spec.path),
+            f"task {fut.key}",
+            scheduler,
+            "the finished splits are recorded: rerun the same command to resume",
+        )
         if failure is None:
             raise
         raise failure from None
@@ -454,6 +499,7 @@ def _result(fut, spec, scheduler):
 
 
 # ------------------------------------------------------------------------- worker side
+
 
 def dask_setup(worker):
     """Preload of the local cluster's workers (``preload=[this module]``): SIGINT ignored.
@@ -474,7 +520,7 @@ def dask_setup(worker):
 
 
 _LOCK = threading.Lock()
-_LOADED: dict = {}          # {"token": ..., "prep": ...}: the state of the spec last loaded
+_LOADED: dict = {}  # {"token": ..., "prep": ...}: the state of the spec last loaded
 _PINNED = threading.local()
 
 
@@ -504,17 +550,19 @@ def _load(token, code, state, artifacts):
         _check_code(code)
         for module, key, artifact in artifacts:
             put_shared(module, key, artifact)
-        prep = copy.copy(state)           # the scattered object stays as received
-        prep.X = frozen(state.X)          # unpickled arrays come back writable
+        prep = copy.copy(state)  # the scattered object stays as received
+        prep.X = frozen(state.X)  # unpickled arrays come back writable
         _LOADED.clear()
         _LOADED.update(token=token, prep=prep)
         return prep
 
 
 #: what a worker with more than one thread is told (:func:`_check_threads`)
-THREADS_HINT = ("sskernels' process-wide caches (graphs, spectra, fitted learners) are not "
-                "shared safely between threads: start the workers with one thread each "
-                "(`dask worker ADDRESS --nthreads 1`, and as many --nworkers as cores)")
+THREADS_HINT = (
+    "sskernels' process-wide caches (graphs, spectra, fitted learners) are not "
+    "shared safely between threads: start the workers with one thread each "
+    "(`dask worker ADDRESS --nthreads 1`, and as many --nworkers as cores)"
+)
 
 
 def _check_threads():
@@ -523,7 +571,7 @@ def _check_threads():
         from distributed import get_worker
 
         worker = get_worker()
-    except (ImportError, ValueError):      # not on a worker
+    except (ImportError, ValueError):  # not on a worker
         return
     n = getattr(getattr(worker, "state", None), "nthreads", None)
     n = getattr(worker, "nthreads", 1) if n is None else n
@@ -539,9 +587,11 @@ def _check_code(code):
     _check_threads()
     mine = provenance_key()
     if mine != code:
-        raise UserError(f"Dask worker on {socket.gethostname()}: its sskernels code or "
-                        f"libraries differ from the driver's (provenance key {mine}, the "
-                        f"driver's {code}); install the same version on every worker")
+        raise UserError(
+            f"Dask worker on {socket.gethostname()}: its sskernels code or "
+            f"libraries differ from the driver's (provenance key {mine}, the "
+            f"driver's {code}); install the same version on every worker"
+        )
 
 
 def _worker_blocks(fn, shared, items, cfg):
@@ -586,8 +636,12 @@ def warm_task(payload, held):
     from sskernels.memo import put_shared
 
     from sskernels.experiment.preparation import frozen
-    from sskernels.experiment.worker import (artifact_items, clear_artifact_caches, graph_points,
-                                             warm_graphs)
+    from sskernels.experiment.worker import (
+        artifact_items,
+        clear_artifact_caches,
+        graph_points,
+        warm_graphs,
+    )
     from sskernels.graph import graph_searches, graphs_used
     from sskernels.graph.knn import search_mapper, search_threads
 
@@ -595,7 +649,7 @@ def warm_task(payload, held):
     _, code, state = payload
     _check_code(code)
     with _LOCK:
-        _LOADED.clear()                   # the tasks' state is rebuilt by their next _load
+        _LOADED.clear()  # the tasks' state is rebuilt by their next _load
         clear_artifact_caches()
         loaded = set()
         for module, key, artifact in held:

@@ -87,7 +87,7 @@ def _sigint_blocked():
     workers spawned after it start with SIGINT deliverable."""
     import signal
 
-    if not hasattr(signal, "pthread_sigmask"):       # no signal masks (Windows)
+    if not hasattr(signal, "pthread_sigmask"):  # no signal masks (Windows)
         yield
         return
     from multiprocessing import resource_tracker
@@ -115,7 +115,7 @@ def _load_state(path):
     with open(path, "rb") as fh:
         state, artifacts = pickle.load(fh)
     _STATE = state
-    _STATE.X = frozen(state.X)              # unpickled arrays come back writable
+    _STATE.X = frozen(state.X)  # unpickled arrays come back writable
     load_artifacts(artifacts)
     _STATE_PATH = path
 
@@ -126,7 +126,6 @@ def _run_spec_task(item):
     if _STATE_PATH != path:
         _load_state(path)
     return run_record(task, _STATE)
-
 
 
 class LocalExecutor:
@@ -188,7 +187,7 @@ class LocalExecutor:
         import pickle
 
         self.pool()
-        with self._lock:                 # the runner's look-ahead thread writes them too
+        with self._lock:  # the runner's look-ahead thread writes them too
             self._n += 1
             path = os.path.join(self._dir, f"state_{self._n:04d}.pkl")
         with open(path, "wb") as fh:
@@ -251,8 +250,11 @@ class LocalExecutor:
         pool = self.pool()
         # the pool's worker processes now (multiprocessing.Pool keeps them in ``_pool``): one
         # that exits while tasks are out was killed, and its task is lost with it
-        return _Stream(pool.imap_unordered(_run_spec_task, [(path, t) for t in tasks]), path,
-                       list(getattr(pool, "_pool", [])))
+        return _Stream(
+            pool.imap_unordered(_run_spec_task, [(path, t) for t in tasks]),
+            path,
+            list(getattr(pool, "_pool", [])),
+        )
 
     def close(self):
         if self._pool is not None:
@@ -309,10 +311,12 @@ class _Stream:
             except ValueError:
                 how = None
             how = how or f"ended with exit code {code}"
-            raise WorkerKilled(f"a worker process of the local pool (pid {proc.pid}) was "
-                               f"{how} while it ran a task (the system's out-of-memory killer "
-                               f"does so when memory runs out): rerun with fewer --jobs, or "
-                               f"on a machine with more memory; {RESUME}")
+            raise WorkerKilled(
+                f"a worker process of the local pool (pid {proc.pid}) was "
+                f"{how} while it ran a task (the system's out-of-memory killer "
+                f"does so when memory runs out): rerun with fewer --jobs, or "
+                f"on a machine with more memory; {RESUME}"
+            )
 
     def close(self):
         import os
@@ -371,8 +375,10 @@ def make_executor(backend="local", jobs=1, scheduler=None):
     if backend == "local":
         return LocalExecutor(jobs)
     if scheduler is not None and jobs != 1:
-        raise UserError(f"--jobs {jobs} does not apply with --scheduler: the scheduler's "
-                        f"workers run the tasks (start as many as you want)")
+        raise UserError(
+            f"--jobs {jobs} does not apply with --scheduler: the scheduler's "
+            f"workers run the tasks (start as many as you want)"
+        )
     from sskernels.experiment.dask_backend import DaskPool
 
     return DaskPool(jobs, scheduler)

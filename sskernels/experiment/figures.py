@@ -92,10 +92,17 @@ def one_class_points(records, by=("method", "n_labeled"), n_classes=None):
     by = list(by)
     keep = by + ["split"]
     df = records.drop_duplicates(keep) if "split" in records else records
-    one = (df["report"].map(lambda r: predicts_one_class(r, n_classes)) if "report" in df
-           else pd.Series(False, index=df.index))
-    out = (one.groupby([df[k] for k in by], sort=False).agg(["sum", "size"])
-           .rename(columns={"sum": "one_class", "size": "n"}).reset_index())
+    one = (
+        df["report"].map(lambda r: predicts_one_class(r, n_classes))
+        if "report" in df
+        else pd.Series(False, index=df.index)
+    )
+    out = (
+        one.groupby([df[k] for k in by], sort=False)
+        .agg(["sum", "size"])
+        .rename(columns={"sum": "one_class", "size": "n"})
+        .reset_index()
+    )
     out["one_class"] = out["one_class"].astype(int)
     out["share"] = out["one_class"] / out["n"]
     out["flag"] = out["share"] >= ONE_CLASS_SHARE
@@ -149,8 +156,9 @@ def error_curves(records, metrics=None, title=None, accuracy=False):
     metrics = metrics or list(dict.fromkeys(records["metric"]))
     key = "panel" if "panel" in records else "dataset"
     panels = list(dict.fromkeys(records[key]))
-    fig, axes = plt.subplots(len(panels), len(metrics), squeeze=False,
-                             figsize=(4.8 * len(metrics), 3.6 * len(panels)))
+    fig, axes = plt.subplots(
+        len(panels), len(metrics), squeeze=False, figsize=(4.8 * len(metrics), 3.6 * len(panels))
+    )
     for i, panel in enumerate(panels):
         for j, metric in enumerate(metrics):
             ax = axes[i][j]
@@ -159,15 +167,30 @@ def error_curves(records, metrics=None, title=None, accuracy=False):
             for method, g in sub.groupby("method", sort=False):
                 stats = g.groupby("n_labeled")["value"].agg(["mean", "std"]).sort_index()
                 y = stats["mean"] if accuracy else 100.0 - stats["mean"]
-                ax.errorbar(stats.index, y, yerr=stats["std"].fillna(0.0),
-                            marker="o", ms=3, capsize=2, label=method)
+                ax.errorbar(
+                    stats.index,
+                    y,
+                    yerr=stats["std"].fillna(0.0),
+                    marker="o",
+                    ms=3,
+                    capsize=2,
+                    label=method,
+                )
                 one = one_class_points(g, by=("n_labeled",)).set_index("n_labeled")
                 flagged = one.index[one["flag"]]
-                if len(flagged):      # a scatter, not a line: the curves stay get_lines()
-                    ax.scatter(flagged, y.loc[flagged], marker="x", s=40, c="black",
-                               linewidths=1.2, zorder=5,
-                               label=None if marked else
-                               f"one class predicted (>= {ONE_CLASS_SHARE:.0%} of splits)")
+                if len(flagged):  # a scatter, not a line: the curves stay get_lines()
+                    ax.scatter(
+                        flagged,
+                        y.loc[flagged],
+                        marker="x",
+                        s=40,
+                        c="black",
+                        linewidths=1.2,
+                        zorder=5,
+                        label=None
+                        if marked
+                        else f"one class predicted (>= {ONE_CLASS_SHARE:.0%} of splits)",
+                    )
                     marked = True
             ticks = sub.drop_duplicates("n_labeled").sort_values("n_labeled")
             names = [str(s).removesuffix(" labeled") for s in ticks["setting"]]
@@ -250,8 +273,13 @@ def setting_dots(summary, metric="accuracy", title=None, accuracy=False, highlig
     flip = metric == "accuracy" and not accuracy
     panels = list(dict.fromkeys(rows["dataset"]))
     height = max(len(rows[rows["dataset"] == p]) for p in panels)
-    fig, axes = plt.subplots(1, len(panels), squeeze=False, sharey=False,
-                             figsize=(3.6 * len(panels) + 2.4, 0.32 * height + 1.6))
+    fig, axes = plt.subplots(
+        1,
+        len(panels),
+        squeeze=False,
+        sharey=False,
+        figsize=(3.6 * len(panels) + 2.4, 0.32 * height + 1.6),
+    )
     for ax, panel in zip(axes[0], panels):
         sub = rows[rows["dataset"] == panel].reset_index(drop=True)
         y = list(range(len(sub)))[::-1]
@@ -259,15 +287,34 @@ def setting_dots(summary, metric="accuracy", title=None, accuracy=False, highlig
         paper = 100.0 - sub["paper_mean"] if flip else sub["paper_mean"]
         mine = sub["method"].isin(list(highlight))
         ys = pd.Series(y)
-        for rows_, color, label in ((~mine, "tab:blue", "ours (± std)"),
-                                    (mine, "tab:orange", "yours (± std)")):
+        for rows_, color, label in (
+            (~mine, "tab:blue", "ours (± std)"),
+            (mine, "tab:orange", "yours (± std)"),
+        ):
             if rows_.any():
-                ax.errorbar(mean[rows_], ys[rows_], xerr=sub["std"][rows_].fillna(0.0),
-                            fmt="o", ms=4, color=color, capsize=2, lw=1, label=label)
+                ax.errorbar(
+                    mean[rows_],
+                    ys[rows_],
+                    xerr=sub["std"][rows_].fillna(0.0),
+                    fmt="o",
+                    ms=4,
+                    color=color,
+                    capsize=2,
+                    lw=1,
+                    label=label,
+                )
         has = paper.notna()
         if has.any():
-            ax.scatter(paper[has], [v for v, h in zip(y, has) if h], marker="D", s=22,
-                       facecolors="none", edgecolors="tab:red", zorder=4, label="paper")
+            ax.scatter(
+                paper[has],
+                [v for v, h in zip(y, has) if h],
+                marker="D",
+                s=22,
+                facecolors="none",
+                edgecolors="tab:red",
+                zorder=4,
+                label="paper",
+            )
         ax.set_yticks(y, sub["method"].astype(str).tolist(), fontsize=7)
         for label, m in zip(ax.get_yticklabels(), mine):
             if m:
@@ -275,8 +322,9 @@ def setting_dots(summary, metric="accuracy", title=None, accuracy=False, highlig
                 label.set_color("tab:orange")
         setting = ", ".join(dict.fromkeys(sub["setting"].astype(str)))
         ax.set_title(f"{panel} ({setting})", fontsize=9)
-        ax.set_xlabel(("error rate" if flip else metric) + (" (%)" if metric in (
-            "accuracy", "error") else ""))
+        ax.set_xlabel(
+            ("error rate" if flip else metric) + (" (%)" if metric in ("accuracy", "error") else "")
+        )
         ax.grid(alpha=0.3, axis="x")
     axes[0][0].legend(fontsize=7, loc="best")
     if title:

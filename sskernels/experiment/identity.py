@@ -115,8 +115,7 @@ def data_fingerprint(X, y, classes, extra=()):
     """
     from sskernels.hashing import fingerprint
 
-    parts = [fingerprint(X), fingerprint(_int_array(y)),
-             json.dumps(list(classes), default=_native)]
+    parts = [fingerprint(X), fingerprint(_int_array(y)), json.dumps(list(classes), default=_native)]
     for part in extra:
         if part is None:
             parts.append(None)
@@ -253,12 +252,15 @@ def optional_libraries(est, points):
     for obj in _provenance.walk_params(est):
         if isinstance(obj, KNNGraph):
             method = obj.method
-            if method == "auto":    # an empty stand-in of the points' shape and kind
+            if method == "auto":  # an empty stand-in of the points' shape and kind
                 method = auto_method(sp.csr_matrix((n, 1)) if sparse else np.empty((n, 0)))
             if method == "approximate":
                 out["hnswlib"] = _provenance.library_version("hnswlib")
-        elif (type(obj).__module__ == propagation.__name__ and isinstance(
-                getattr(obj, "solver", None), str) and propagation._use_cg(obj.solver, n)):
+        elif (
+            type(obj).__module__ == propagation.__name__
+            and isinstance(getattr(obj, "solver", None), str)
+            and propagation._use_cg(obj.solver, n)
+        ):
             out["pyamg"] = _provenance.library_version("pyamg")
     return out
 
@@ -315,23 +317,27 @@ def method_code(spec, mi, run, points=None):
     (['code', 'modules'], True)
     """
     try:
-        foreign = _provenance.foreign_modules(run.estimator)   # a user's estimator's module
+        foreign = _provenance.foreign_modules(run.estimator)  # a user's estimator's module
     except (ValueError, TypeError) as exc:
         method = spec.methods[mi]
         raise UserError(f"{spec.path}: methods[{mi}] ({method.label}): {exc}") from None
     roots = method_code_modules(run.estimator, oracle=run.oracle)
     digests = {**_provenance.code_modules(roots), **foreign}
-    built = {"estimator": _provenance.estimator_digest(run.estimator),
-             "flags": json_digest(run.flags())}
+    built = {
+        "estimator": _provenance.estimator_digest(run.estimator),
+        "flags": json_digest(run.flags()),
+    }
     compiled = _provenance.compiled_key(digests)
-    if compiled is not None:        # NN-descent's graph: its libraries' versions and the CPU
+    if compiled is not None:  # NN-descent's graph: its libraries' versions and the CPU
         built["compiled"] = json_digest(compiled)
     libraries = {} if points is None else optional_libraries(run.estimator, points)
-    if libraries:                   # hnswlib's search, pyamg's preconditioner: chosen by size
+    if libraries:  # hnswlib's search, pyamg's preconditioner: chosen by size
         built["libraries"] = json_digest(libraries)
     modules = {_provenance.module_path(m): d[:12] for m, d in digests.items()}
-    return {"code": _provenance.key_of({**digests, **built}),
-            "modules": {**modules, **{k: v[:12] for k, v in built.items()}}}
+    return {
+        "code": _provenance.key_of({**digests, **built}),
+        "modules": {**modules, **{k: v[:12] for k, v in built.items()}},
+    }
 
 
 def key_of_method(spec, method, fingerprint, code):
@@ -382,15 +388,18 @@ def plan_keys(prep, code_runs):
         One key per method of ``prep.spec.methods``.
     """
     spec = prep.spec
-    if prep.data_fingerprint is None:   # a Prepared built by hand (tests)
-        prep.data_fingerprint = data_fingerprint(prep.X, prep.y, prep.classes,
-                                                 extra=(prep.X_test, prep.y_test, None))
+    if prep.data_fingerprint is None:  # a Prepared built by hand (tests)
+        prep.data_fingerprint = data_fingerprint(
+            prep.X, prep.y, prep.classes, extra=(prep.X_test, prep.y_test, None)
+        )
     points = fitted_points(prep)
     codes = [method_code(spec, i, run, points=points) for i, run in enumerate(code_runs)]
-    prep.codes = [{**code, "method_key": method_key(spec, m)}
-                  for m, code in zip(spec.methods, codes)]
-    prep.keys = [record_key(code["method_key"], prep.data_fingerprint, code["code"])
-                 for code in prep.codes]
+    prep.codes = [
+        {**code, "method_key": method_key(spec, m)} for m, code in zip(spec.methods, codes)
+    ]
+    prep.keys = [
+        record_key(code["method_key"], prep.data_fingerprint, code["code"]) for code in prep.codes
+    ]
     prep.provenance = _provenance.provenance()
     return prep.keys
 
@@ -416,16 +425,23 @@ def wanted_parts(prep, mi):
     """
     code = prep.codes[mi]
     prov = prep.provenance or _provenance.provenance()
-    return {"key": prep.keys[mi], "method_key": code.get("method_key"),
-            "data_fingerprint": prep.data_fingerprint, "code": code["code"],
-            "modules": code["modules"],
-            "versions": {v: prov.get(v) for v in _provenance.VERSION_FIELDS}}
+    return {
+        "key": prep.keys[mi],
+        "method_key": code.get("method_key"),
+        "data_fingerprint": prep.data_fingerprint,
+        "code": code["code"],
+        "modules": code["modules"],
+        "versions": {v: prov.get(v) for v in _provenance.VERSION_FIELDS},
+    }
 
 
 #: what a changed entry of a record's ``modules`` means, for the entries that are no file
-_BUILT = {"estimator": "parameters changed", "flags": "parameters changed",
-          "compiled": "compiled libraries or CPU changed (NN-descent)",
-          "libraries": "versions changed (hnswlib or pyamg)"}
+_BUILT = {
+    "estimator": "parameters changed",
+    "flags": "parameters changed",
+    "compiled": "compiled libraries or CPU changed (NN-descent)",
+    "libraries": "versions changed (hnswlib or pyamg)",
+}
 
 
 def stale_reasons(stored, wanted):
@@ -467,8 +483,11 @@ def stale_reasons(stored, wanted):
     out = []
     if "data_fingerprint" in stored and stored["data_fingerprint"] != wanted["data_fingerprint"]:
         out.append("data changed")
-    versions = [f"{v} {prov.get(v)} -> {now}" for v, now in wanted["versions"].items()
-                if v in prov and prov.get(v) != now]
+    versions = [
+        f"{v} {prov.get(v)} -> {now}"
+        for v, now in wanted["versions"].items()
+        if v in prov and prov.get(v) != now
+    ]
     if versions:
         out.append(f"versions changed ({', '.join(versions)})")
     old = prov.get("modules")
@@ -481,9 +500,12 @@ def stale_reasons(stored, wanted):
     stored_mk = prov.get("method_key")
     if stored_mk is not None and stored_mk != wanted["method_key"]:
         out.append("parameters changed")
-    elif (stored_mk is None and prov.get("code") == wanted["code"]
-          and stored.get("data_fingerprint") == wanted["data_fingerprint"]):
-        out.append("parameters changed")    # same code and data: the spec part differs
+    elif (
+        stored_mk is None
+        and prov.get("code") == wanted["code"]
+        and stored.get("data_fingerprint") == wanted["data_fingerprint"]
+    ):
+        out.append("parameters changed")  # same code and data: the spec part differs
     out = list(dict.fromkeys(out))
     return out or ["key differs"]
 
@@ -522,8 +544,10 @@ def dry_run_text(frame):
     lines = []
     for (path, spec), part in frame.groupby(["path", "spec"], sort=False):
         todo = part[part["compute"]]
-        lines.append(f"{path} ({spec}): {int(todo['records'].sum())} of "
-                     f"{int(part['records'].sum())} records to compute")
+        lines.append(
+            f"{path} ({spec}): {int(todo['records'].sum())} of "
+            f"{int(part['records'].sum())} records to compute"
+        )
         for _, row in todo.iterrows():
             lines.append(f"  {row['method']}: {int(row['records'])}  {row['reason']}")
         kept = part[~part["compute"]].groupby("reason", sort=False)["records"].sum()

@@ -92,8 +92,10 @@ def oracle_fit(est, X, y_partial, y_true):
         # the chosen candidate's fit disagrees with the fast path: the generic rule decides,
         # and the record says so (never a silent fallback)
         best, info = _scan(cands, base, None, X, y_partial, unl, truth)
-        why = ("oracle: the fast path's prediction differed from the chosen candidate's fit; "
-               "the grid was refitted candidate by candidate")
+        why = (
+            "oracle: the fast path's prediction differed from the chosen candidate's fit; "
+            "the grid was refitted candidate by candidate"
+        )
         info["fallback"] = why
         report = getattr(best, "fit_report_", None)
         if report is not None:
@@ -115,9 +117,9 @@ def _scan(cands, base, predict, X, y_partial, unl, truth):
             fitted, transduction = None, predict(cand)
         correct = int(np.sum(np.asarray(transduction)[unl] == truth))
         accuracy.append(100.0 * correct / max(int(unl.sum()), 1))
-        if correct > best_correct:              # strict: the first of tied candidates wins
+        if correct > best_correct:  # strict: the first of tied candidates wins
             best, best_pred, best_correct, best_index = fitted, transduction, correct, i
-    if predict is not None:                     # the fast path: fit the chosen candidate
+    if predict is not None:  # the fast path: fit the chosen candidate
         best = clone(base).set_params(**cands[best_index]).fit(X, y_partial)
         if not np.array_equal(np.asarray(best.transduction_), np.asarray(best_pred)):
             return None, None

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from sskernels import provenance as _provenance
 from sskernels.errors import UserError
 from sskernels.experiment import identity as _identity
+
 # the key's parts are built by the identity module; the names stay importable from here
 from sskernels.experiment.identity import fitted_points, optional_libraries  # noqa: F401
 from sskernels.learners.registry import get_method, make_method
@@ -58,8 +59,11 @@ class MethodRun:
 
     def flags(self):
         """The flags a record's numbers depend on (part of its key)."""
-        return {"inductive": bool(self.inductive), "user": bool(self.user),
-                "oracle": bool(self.oracle)}
+        return {
+            "inductive": bool(self.inductive),
+            "user": bool(self.user),
+            "oracle": bool(self.oracle),
+        }
 
 
 def method_params(spec, method):
@@ -80,8 +84,9 @@ def method_params(spec, method):
     params = {}
     if get_method(method.name).uses_graph:
         g = spec.graph
-        params.update(n_neighbors=g.k, weights=g.weights, sigma=g.sigma, metric=g.metric,
-                      method=g.method)
+        params.update(
+            n_neighbors=g.k, weights=g.weights, sigma=g.sigma, metric=g.metric, method=g.method
+        )
     params.update(method.params)
     return params
 
@@ -199,8 +204,13 @@ def method_run(spec, mi, unlabeled=None):
     except (ValueError, TypeError) as exc:
         raise UserError(f"{spec.path}: methods[{mi}] ({method.label}): {exc}") from None
     info = get_method(method.name)
-    return MethodRun(method.name, est, bool(info.inductive), bool(info.user),
-                     getattr(method, "select", None) == "oracle")
+    return MethodRun(
+        method.name,
+        est,
+        bool(info.inductive),
+        bool(info.user),
+        getattr(method, "select", None) == "oracle",
+    )
 
 
 def method_runs(spec, unlabeled=None):
@@ -279,8 +289,7 @@ def record_keys(prep):
         if prep.runs is None:
             prep.runs = method_runs(prep.spec, prep.X_extra)
         # the code key holds the estimators' code and parameters, not the extra points
-        _identity.plan_keys(prep, [method_run(prep.spec, i)
-                                   for i in range(len(prep.spec.methods))])
+        _identity.plan_keys(prep, [method_run(prep.spec, i) for i in range(len(prep.spec.methods))])
     return prep.keys
 
 
@@ -290,16 +299,30 @@ def record_keys(prep):
 #: run is refused only when even these cannot fit (:func:`dense_bytes`, checked before the
 #: first fit by the runner)
 DENSE_FAMILIES = (
-    ("sskernels.learners.manifold", "_ManifoldRegularizer", 2,
-     "the RBF Gram matrix over all n points and the n x n system of eq. (11.5)",
-     "the linear methods (linear-laprls, linear-lapsvm) solve in the primal with a sparse "
-     "graph", None),
-    ("sskernels.learners.self_consistent", "SelfConsistentLabeling", 2,
-     "the squared distances and the GP kernel K_0 over all n points",
-     "no sparse variant: subsample the data set", None),
-    ("sskernels.learners.skl", "_SpectralKernelLearningBase", 2,
-     "the full spectrum: the dense Laplacian and its n eigenvectors",
-     "set n_components (m eigenpairs by Lanczos)", "n_components"),
+    (
+        "sskernels.learners.manifold",
+        "_ManifoldRegularizer",
+        2,
+        "the RBF Gram matrix over all n points and the n x n system of eq. (11.5)",
+        "the linear methods (linear-laprls, linear-lapsvm) solve in the primal with a sparse graph",
+        None,
+    ),
+    (
+        "sskernels.learners.self_consistent",
+        "SelfConsistentLabeling",
+        2,
+        "the squared distances and the GP kernel K_0 over all n points",
+        "no sparse variant: subsample the data set",
+        None,
+    ),
+    (
+        "sskernels.learners.skl",
+        "_SpectralKernelLearningBase",
+        2,
+        "the full spectrum: the dense Laplacian and its n eigenvectors",
+        "set n_components (m eigenpairs by Lanczos)",
+        "n_components",
+    ),
 )
 
 
@@ -337,8 +360,10 @@ def dense_bytes(est, n):
     found = (0, "", "")
     for module, name, count, what, avoid, unless in DENSE_FAMILIES:
         cls = getattr(modules[module], name)
-        if any(isinstance(obj, cls) and (unless is None or getattr(obj, unless) is None)
-               for obj in _provenance.walk_params(est)):
+        if any(
+            isinstance(obj, cls) and (unless is None or getattr(obj, unless) is None)
+            for obj in _provenance.walk_params(est)
+        ):
             found = max(found, (count * 8 * n * n, what, avoid))
     return found
 

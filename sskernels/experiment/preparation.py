@@ -35,23 +35,23 @@ from sskernels.experiment.splits import SplitError, make_splits, regression_spli
 @dataclass
 class Prepared:
     spec: object
-    X: object              # the points the learners see (labeled + unlabeled)
-    y: np.ndarray          # encoded 0..c-1
+    X: object  # the points the learners see (labeled + unlabeled)
+    y: np.ndarray  # encoded 0..c-1
     classes: np.ndarray
-    settings: list         # [(setting label, [labeled index arrays])]
+    settings: list  # [(setting label, [labeled index arrays])]
     X_test: object = None  # held-out unseen points (splits.holdout > 0)
     y_test: np.ndarray = None
     graph_seconds: float = 0.0
-    data_fingerprint: str = None   # content hash of X, y, classes, held-out part, official splits
-    keys: list = None              # the record key of each of spec.methods (see record_keys)
-    codes: list = None             # each method's code: {"code": key, "modules": {...}}
-    provenance: dict = None        # sskernels.provenance.provenance() of the parent process
-    task: str = "classification"   # or "regression": y (n, k) float targets, metrics rmse/mse
-    pool: np.ndarray = None        # regression: the rows labeled points are drawn from; its
-                                   # rows not drawn in a split are that split's test points
-    runs: list = None              # each method's plan.MethodRun (its unfitted estimator)
-    X_extra: object = None         # further points, never labeled nor evaluated (secstr-extra):
-                                   # every method is fitted on X and these (plan.build)
+    data_fingerprint: str = None  # content hash of X, y, classes, held-out part, official splits
+    keys: list = None  # the record key of each of spec.methods (see record_keys)
+    codes: list = None  # each method's code: {"code": key, "modules": {...}}
+    provenance: dict = None  # sskernels.provenance.provenance() of the parent process
+    task: str = "classification"  # or "regression": y (n, k) float targets, metrics rmse/mse
+    pool: np.ndarray = None  # regression: the rows labeled points are drawn from; its
+    # rows not drawn in a split are that split's test points
+    runs: list = None  # each method's plan.MethodRun (its unfitted estimator)
+    X_extra: object = None  # further points, never labeled nor evaluated (secstr-extra):
+    # every method is fitted on X and these (plan.build)
 
     @property
     def n_splits(self):
@@ -185,9 +185,11 @@ def prepare(spec, n_splits=None):
     ds = load_data(spec)
     task = getattr(ds, "task", "classification")
     if task != getattr(spec, "task", "classification"):
-        raise UserError(f"{spec.path}: field 'dataset': expected a "
-                        f"{getattr(spec, 'task', 'classification')} data set, got {ds.name} "
-                        f"(a {task} data set)")
+        raise UserError(
+            f"{spec.path}: field 'dataset': expected a "
+            f"{getattr(spec, 'task', 'classification')} data set, got {ds.name} "
+            f"(a {task} data set)"
+        )
     if task == "regression":
         return prepare_regression(spec, ds, n_splits)
     classes, y = np.unique(np.asarray(ds.y), return_inverse=True)
@@ -195,8 +197,10 @@ def prepare(spec, n_splits=None):
     X, X_test, y_test, official = ds.X, None, None, ds.splits
     groups = getattr(ds, "groups", None)
     if s.cover == "groups" and groups is None:
-        raise UserError(f"{spec.path}: field 'splits.cover': expected classes ("
-                        f"{spec.dataset.display} carries no subclasses (groups)), got 'groups'")
+        raise UserError(
+            f"{spec.path}: field 'splits.cover': expected classes ("
+            f"{spec.dataset.display} carries no subclasses (groups)), got 'groups'"
+        )
     if s.holdout > 0:
         if s.protocol == "official":
             raise UserError(f"{spec.path}: field 'splits.holdout': expected 0 with official splits")
@@ -210,13 +214,18 @@ def prepare(spec, n_splits=None):
     try:
         for i, n_lab in enumerate(s.n_labeled):
             field_ = f"splits.per_class[{i}]" if s.per_class else "splits"
-            splits = make_splits(y, s.protocol, n_splits or s.n_splits, n_lab, s.seed,
-                                 official=official,
-                                 per_class=s.per_class[i] if s.per_class else None,
-                                 groups=groups if s.cover == "groups" else None,
-                                 classes=classes)
-            label = (f"official {len(splits[0])} labeled" if s.protocol == "official"
-                     else labels[i])
+            splits = make_splits(
+                y,
+                s.protocol,
+                n_splits or s.n_splits,
+                n_lab,
+                s.seed,
+                official=official,
+                per_class=s.per_class[i] if s.per_class else None,
+                groups=groups if s.cover == "groups" else None,
+                classes=classes,
+            )
+            label = f"official {len(splits[0])} labeled" if s.protocol == "official" else labels[i]
             settings.append((label, splits))
     except SplitError as exc:
         field_ = field_ if exc.field == "splits.per_class" else exc.field
@@ -226,11 +235,20 @@ def prepare(spec, n_splits=None):
     # groups decide the splits of cover: groups; data sets without groups keep their fingerprint
     extra = (X_test, y_test, official) + (() if groups is None else (groups,))
     X_extra = getattr(ds, "X_extra", None)
-    if X_extra is not None:     # data sets without extra points keep their fingerprint
+    if X_extra is not None:  # data sets without extra points keep their fingerprint
         extra += (X_extra,)
     fp = data_fingerprint(X, y, classes, extra=extra)
-    return Prepared(spec, frozen(X), y, classes, settings, X_test, y_test, data_fingerprint=fp,
-                    X_extra=frozen(X_extra))
+    return Prepared(
+        spec,
+        frozen(X),
+        y,
+        classes,
+        settings,
+        X_test,
+        y_test,
+        data_fingerprint=fp,
+        X_extra=frozen(X_extra),
+    )
 
 
 def _held_out(n, fraction):
@@ -243,8 +261,10 @@ def _points(spec, n, n_all):
     name = spec.dataset.display
     if n == n_all:
         return f"the {n} points of {name}"
-    return (f"the {n} training points of {name} ({n_all} points, {n_all - n} held out by "
-            f"splits.holdout = {spec.splits.holdout:g})")
+    return (
+        f"the {n} training points of {name} ({n_all} points, {n_all - n} held out by "
+        f"splits.holdout = {spec.splits.holdout:g})"
+    )
 
 
 def check_holdout(spec, n, n_classes):
@@ -276,11 +296,16 @@ def check_holdout(spec, n, n_classes):
     largest = max(s.n_labeled) if s.protocol != "official" else 0
     need = max(n_classes, largest + 1) if largest < n else n_classes
     if n_test < n_classes or n_train < need:
-        raise SpecError(spec.path, "splits.holdout", f"a fraction that holds out at least "
-                        f"one point per class ({n_classes}) and leaves at least {need} training "
-                        f"points (the largest n_labeled, {largest}, and one unlabeled point; "
-                        f"one per class): this one holds out {n_test} and leaves {n_train} of "
-                        f"the {n} points of {spec.dataset.display}", s.holdout)
+        raise SpecError(
+            spec.path,
+            "splits.holdout",
+            f"a fraction that holds out at least "
+            f"one point per class ({n_classes}) and leaves at least {need} training "
+            f"points (the largest n_labeled, {largest}, and one unlabeled point; "
+            f"one per class): this one holds out {n_test} and leaves {n_train} of "
+            f"the {n} points of {spec.dataset.display}",
+            s.holdout,
+        )
 
 
 def check_sizes(spec, n, n_all):
@@ -312,9 +337,14 @@ def check_sizes(spec, n, n_all):
         for i, n_lab in enumerate(s.n_labeled):
             if n_lab >= n:
                 field_ = f"splits.per_class[{i}]" if s.per_class else "splits.n_labeled"
-                raise SpecError(spec.path, field_, f"fewer labeled points than "
-                                f"{_points(spec, n, n_all)} (at least one must stay "
-                                f"unlabeled)", s.per_class[i] if s.per_class else n_lab)
+                raise SpecError(
+                    spec.path,
+                    field_,
+                    f"fewer labeled points than "
+                    f"{_points(spec, n, n_all)} (at least one must stay "
+                    f"unlabeled)",
+                    s.per_class[i] if s.per_class else n_lab,
+                )
     check_neighbours(spec, n, n_all)
 
 
@@ -352,17 +382,21 @@ def check_neighbours(spec, n, n_all=None):
             if k >= n:
                 own = _param_path(method.params, "n_neighbors")
                 field_ = f"methods[{i}].params.{own}" if own else "graph.k"
-                raise SpecError(spec.path, field_, f"fewer neighbours than "
-                                f"{_points(spec, n, n if n_all is None else n_all)} (a k-NN "
-                                f"graph needs k < n)", k)
+                raise SpecError(
+                    spec.path,
+                    field_,
+                    f"fewer neighbours than "
+                    f"{_points(spec, n, n if n_all is None else n_all)} (a k-NN "
+                    f"graph needs k < n)",
+                    k,
+                )
 
 
 def _neighbour_counts(est):
     """The ``n_neighbors`` of every k-NN graph builder in ``est`` (nested ones included)."""
     from sskernels.graph import KNNGraph
 
-    found = [est] + (list(est.get_params(deep=True).values())
-                     if hasattr(est, "get_params") else [])
+    found = [est] + (list(est.get_params(deep=True).values()) if hasattr(est, "get_params") else [])
     return sorted({int(g.n_neighbors) for g in found if isinstance(g, KNNGraph)})
 
 
@@ -464,15 +498,17 @@ def prepare_regression(spec, ds, n_splits=None):
     settings, labels = [], setting_labels(spec)
     for i, n_lab in enumerate(s.n_labeled):
         if not 2 <= n_lab < pool.size:
-            raise UserError(f"{spec.path}: field 'splits.n_labeled': expected 2 to {pool.size - 1} "
-                            f"(the labeled pool of {ds.name} has {pool.size} points; the others "
-                            f"are the test points), got {n_lab}")
-        settings.append((labels[i], regression_splits(pool, n_lab, n_splits or s.n_splits,
-                                                      s.seed)))
+            raise UserError(
+                f"{spec.path}: field 'splits.n_labeled': expected 2 to {pool.size - 1} "
+                f"(the labeled pool of {ds.name} has {pool.size} points; the others "
+                f"are the test points), got {n_lab}"
+            )
+        settings.append((labels[i], regression_splits(pool, n_lab, n_splits or s.n_splits, s.seed)))
     check_neighbours(spec, ds.X.shape[0])
     fp = data_fingerprint(ds.X, np.zeros(0, dtype=np.int64), [], extra=(Y, [pool]))
-    return Prepared(spec, ds.X, Y, np.array([]), settings, data_fingerprint=fp,
-                    task="regression", pool=pool)
+    return Prepared(
+        spec, ds.X, Y, np.array([]), settings, data_fingerprint=fp, task="regression", pool=pool
+    )
 
 
 def setting_labels(spec):

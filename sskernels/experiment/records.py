@@ -28,8 +28,12 @@ import tempfile
 from pathlib import Path
 
 # the key's parts are built by the identity module; the names stay importable from here
-from sskernels.experiment.identity import (DATA_MODULES, data_code_key,  # noqa: F401
-                                           data_fingerprint, record_key)
+from sskernels.experiment.identity import (  # noqa: F401
+    DATA_MODULES,
+    data_code_key,
+    data_fingerprint,
+    record_key,
+)
 
 
 def atomic_write_text(path, text):
@@ -90,7 +94,7 @@ def atomic_write_bytes(path, data):
         except BaseException as exc:
             Path(tmp).unlink(missing_ok=True)
             if isinstance(exc, OSError) and exc.filename is None:
-                exc.filename = str(path)     # a full disk's error names the file it met
+                exc.filename = str(path)  # a full disk's error names the file it met
             raise
 
 
@@ -116,25 +120,26 @@ class _FolderLock:
     def __enter__(self):
         try:
             import fcntl
-        except ImportError:          # no flock (Windows): writers go on, nothing is cleaned
+        except ImportError:  # no flock (Windows): writers go on, nothing is cleaned
             return False
         try:
             self._fd = os.open(self.folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
         except OSError:
             return False
         try:
-            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB if self.exclusive
-                        else fcntl.LOCK_SH)
+            fcntl.flock(
+                self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB if self.exclusive else fcntl.LOCK_SH
+            )
         except OSError:
             return False
-        except BaseException:        # a Ctrl-C while waiting: __exit__ will not run
+        except BaseException:  # a Ctrl-C while waiting: __exit__ will not run
             self.__exit__()
             raise
         return True
 
     def __exit__(self, *exc):
         if self._fd is not None:
-            os.close(self._fd)       # releases the lock
+            os.close(self._fd)  # releases the lock
             self._fd = None
         return False
 
@@ -175,8 +180,9 @@ def remove_stale_temporaries(output):
     """
     output = Path(output)
     folders = [(output, TMP_NAME, None)]
-    folders += [(p, TMP_NAME, _RECORD_NAME) for p in sorted(output.glob("records/*/*"))
-                if p.is_dir()]
+    folders += [
+        (p, TMP_NAME, _RECORD_NAME) for p in sorted(output.glob("records/*/*")) if p.is_dir()
+    ]
     removed = []
     for folder, pattern, target in folders:
         if not any(_stale(n, pattern, target) for n in _names(folder)):
@@ -190,7 +196,7 @@ def remove_stale_temporaries(output):
                     if path.is_file() or path.is_symlink():
                         path.unlink()
                         removed.append(path)
-                except OSError:          # not ours to remove after all (permissions)
+                except OSError:  # not ours to remove after all (permissions)
                     pass
     return removed
 
@@ -469,8 +475,10 @@ def write_graph_seconds(output, seconds, searches=()):
     searches : sequence of dict, default=()
         One dict per graph (:func:`sskernels.graph.graph_searches`).
     """
-    atomic_write_text(Path(output) / "graph_seconds.json",
-                      json.dumps(plain({"seconds": seconds, "searches": list(searches)})))
+    atomic_write_text(
+        Path(output) / "graph_seconds.json",
+        json.dumps(plain({"seconds": seconds, "searches": list(searches)})),
+    )
 
 
 def read_graph_searches(output):
@@ -532,8 +540,11 @@ def write_data_fingerprint(output, fingerprint, points):
         ``(n, sparse)`` (:func:`sskernels.experiment.plan.fitted_points`).
     """
     path = Path(output) / "data_fingerprint.json"
-    stored = {"data_fingerprint": fingerprint, "data_code": data_code_key(),
-              "points": [int(points[0]), bool(points[1])]}
+    stored = {
+        "data_fingerprint": fingerprint,
+        "data_code": data_code_key(),
+        "points": [int(points[0]), bool(points[1])],
+    }
     if _read_fingerprint_file(output) != stored:
         atomic_write_text(path, json.dumps(stored))
 
@@ -569,8 +580,12 @@ def read_data_fingerprint(output, with_code=False):
     fp, code, points = (stored.get(k) for k in ("data_fingerprint", "data_code", "points"))
     fp = str(fp) if isinstance(fp, str) else None
     code = code if isinstance(code, str) and fp is not None else None
-    ok = (isinstance(points, list) and len(points) == 2 and isinstance(points[0], int)
-          and isinstance(points[1], bool))
+    ok = (
+        isinstance(points, list)
+        and len(points) == 2
+        and isinstance(points[0], int)
+        and isinstance(points[1], bool)
+    )
     points = (points[0], points[1]) if ok and code is not None else None
     return (fp, code, points) if with_code else fp
 
@@ -611,8 +626,9 @@ def claim_output(spec):
     shown = str(path) if len(str(path)) <= 200 else str(path)[:200] + "..."
 
     def refuse(why):
-        raise SpecError(spec.path, "output", f"a folder sskernels can write its records to "
-                        f"({shown}: {why})")
+        raise SpecError(
+            spec.path, "output", f"a folder sskernels can write its records to ({shown}: {why})"
+        )
 
     try:
         if path.exists() and not path.is_dir():
@@ -620,8 +636,10 @@ def claim_output(spec):
         if path.is_dir() and not (path / OUTPUT_MARKER).exists():
             entries = [p.name for p in path.iterdir()]
             if entries and "records" not in entries:
-                refuse(f"a non-empty folder that sskernels did not create ({len(entries)} "
-                       "entries); its files could be overwritten: choose another output")
+                refuse(
+                    f"a non-empty folder that sskernels did not create ({len(entries)} "
+                    "entries); its files could be overwritten: choose another output"
+                )
         path.mkdir(parents=True, exist_ok=True)
         marker = path / OUTPUT_MARKER
         if not marker.exists():

@@ -30,14 +30,26 @@ from sskernels.experiment.collect import records_frame, restored, reused
 from sskernels.experiment.executors import LocalExecutor
 from sskernels.experiment.plan import fitted_points, method_runs, record_keys
 from sskernels.experiment.preparation import Prepared, prepare
-from sskernels.experiment.records import (read_record, write_data_fingerprint,
-                                          write_graph_seconds, write_record)
+from sskernels.experiment.records import (
+    read_record,
+    write_data_fingerprint,
+    write_graph_seconds,
+    write_record,
+)
 from sskernels.experiment.worker import graph_points, run_record, warm_graphs
 from sskernels.graph import graph_searches, graphs_used
 
 
-def run_spec(spec, jobs=1, progress=True, n_splits=None, console=None, reuse=True,
-             workers=None, prepared=None):
+def run_spec(
+    spec,
+    jobs=1,
+    progress=True,
+    n_splits=None,
+    console=None,
+    reuse=True,
+    workers=None,
+    prepared=None,
+):
     """Run (or resume) a spec; returns the records as a DataFrame.
 
     ``reuse``: a record another spec computed with the same key (same data, split protocol,
@@ -137,13 +149,13 @@ def _begin(spec, jobs, n_splits, reuse, workers, prepared=None):
     from sskernels.experiment.records import claim_output
     from sskernels.graph.knn import search_threads
 
-    claim_output(spec)               # before any data is loaded or anything computed
+    claim_output(spec)  # before any data is loaded or anything computed
     if prepared is not None and prepared.spec is not spec:
         raise ValueError("run_spec: prepared= was made for another spec")
     prep = prepare(spec, n_splits=n_splits) if prepared is None else prepared
     todo, done = _lookup(prep, reuse)
     remote = workers is not None and not workers.local
-    if todo and not remote:         # a cluster's memory is its own; this machine's is known
+    if todo and not remote:  # a cluster's memory is its own; this machine's is known
         _check_memory(prep, todo, jobs)
     if todo and remote:
         # on Dask the warm-up is a task on the cluster (its artifacts stay there)
@@ -152,8 +164,9 @@ def _begin(spec, jobs, n_splits, reuse, workers, prepared=None):
     elif todo:
         with search_threads(max(1, int(jobs))), graphs_used() as used:
             prep.graph_seconds = warm_graphs(prep)
-        write_graph_seconds(spec.output, prep.graph_seconds,
-                            graph_searches(graph_points(prep), keys=used))
+        write_graph_seconds(
+            spec.output, prep.graph_seconds, graph_searches(graph_points(prep), keys=used)
+        )
     # what `sskernels table` checks the record keys against (it does not load the data)
     write_data_fingerprint(spec.output, prep.data_fingerprint, fitted_points(prep))
     return _Begun(prep, todo, done)
@@ -172,9 +185,14 @@ def _check_memory(prep, todo, jobs):
     for mi in sorted({mi for mi, _, _ in todo}):
         need, what, avoid = dense_bytes(runs[mi].estimator, n)
         tasks = sum(1 for t in todo if t[0] == mi)
-        check_dense_memory(f"{spec.path}: methods[{mi}] ({spec.methods[mi].label}) on "
-                           f"{spec.dataset.display} (n = {n})", need, what, avoid,
-                           processes=max(1, min(int(jobs), tasks)))
+        check_dense_memory(
+            f"{spec.path}: methods[{mi}] ({spec.methods[mi].label}) on "
+            f"{spec.dataset.display} (n = {n})",
+            need,
+            what,
+            avoid,
+            processes=max(1, min(int(jobs), tasks)),
+        )
 
 
 def _lookup(prep, reuse):
@@ -193,7 +211,7 @@ def _lookup(prep, reuse):
         for gi, (setting, splits) in enumerate(prep.settings):
             for si in range(len(splits)):
                 rec = read_record(spec.output, method.label, setting, si, key=key)
-                if rec is None:           # the spec's committed archive (a fresh clone)
+                if rec is None:  # the spec's committed archive (a fresh clone)
                     rec = restored(archived.get(key, setting, si), spec, method)
                     if rec is not None:
                         rec = write_record(spec.output, rec)
@@ -215,8 +233,7 @@ def _frame(run):
     return df
 
 
-def run_specs(specs, jobs=1, progress=True, n_splits=None, console=None, reuse=True,
-              workers=None):
+def run_specs(specs, jobs=1, progress=True, n_splits=None, console=None, reuse=True, workers=None):
     """``(spec, records)`` of each spec in order, as :func:`run_spec` gives them.
 
     The specs are overlapped on a local executor (``jobs > 1``): while the workers run
@@ -277,8 +294,18 @@ def run_specs(specs, jobs=1, progress=True, n_splits=None, console=None, reuse=T
     specs = list(specs)
     if not (workers is not None and workers.local and jobs > 1 and len(specs) > 1):
         for spec in specs:
-            yield spec, run_spec(spec, jobs=jobs, progress=progress, n_splits=n_splits,
-                                 console=console, reuse=reuse, workers=workers)
+            yield (
+                spec,
+                run_spec(
+                    spec,
+                    jobs=jobs,
+                    progress=progress,
+                    n_splits=n_splits,
+                    console=console,
+                    reuse=reuse,
+                    workers=workers,
+                ),
+            )
         return
     from threadpoolctl import threadpool_limits
 
@@ -290,15 +317,14 @@ def run_specs(specs, jobs=1, progress=True, n_splits=None, console=None, reuse=T
         for i, spec in enumerate(specs):
             run, stream = ahead.result(), ahead.stream
             if stream is None and run.todo:
-                if before & _todo_keys(run):       # looked up while they were computed
+                if before & _todo_keys(run):  # looked up while they were computed
                     # look again, now that they are written; the data, graphs and spectra
                     # (and the warm-up's measured seconds) stay those of the first begin
                     run = _Begun(run.prep, *_lookup(run.prep, reuse))
                 if run.todo:
                     stream = workers.start(run.prep, workers.artifacts(), run.todo)
             before = set(record_keys(run.prep))
-            ahead = (_Ahead(begin, specs[i + 1], workers, before) if i + 1 < len(specs)
-                     else None)
+            ahead = _Ahead(begin, specs[i + 1], workers, before) if i + 1 < len(specs) else None
             run.done.extend(_drain(run, stream, progress, console))
             yield spec, _frame(run)
 
@@ -325,11 +351,12 @@ class _Ahead:
                 out = self._out = begin(spec)
                 if workers is not None and out.todo and not keys & _todo_keys(out):
                     self.stream = workers.start(out.prep, workers.artifacts(), out.todo)
-            except BaseException as exc:       # raised again in the caller's thread
+            except BaseException as exc:  # raised again in the caller's thread
                 self._exc = exc
 
-        self._thread = threading.Thread(target=target, daemon=True,
-                                        name=f"sskernels-begin-{spec.name}")
+        self._thread = threading.Thread(
+            target=target, daemon=True, name=f"sskernels-begin-{spec.name}"
+        )
         self._thread.start()
 
     def result(self):
@@ -394,11 +421,14 @@ def pending_tasks(prep):
     keys = record_keys(prep)
     out = prep.spec.output
     archived = ArchivedRecords(out)
-    return [(mi, gi, si) for mi, method in enumerate(prep.spec.methods)
-            for gi, (setting, splits) in enumerate(prep.settings)
-            for si in range(len(splits))
-            if read_record(out, method.label, setting, si, key=keys[mi]) is None
-            and archived.get(keys[mi], setting, si) is None]
+    return [
+        (mi, gi, si)
+        for mi, method in enumerate(prep.spec.methods)
+        for gi, (setting, splits) in enumerate(prep.settings)
+        for si in range(len(splits))
+        if read_record(out, method.label, setting, si, key=keys[mi]) is None
+        and archived.get(keys[mi], setting, si) is None
+    ]
 
 
 def dry_run(specs, n_splits=None, reuse=True):
@@ -476,10 +506,11 @@ def dry_run(specs, n_splits=None, reuse=True):
                             stored = archived.at(method.label, setting, si)
                         group = (True, "; ".join(stale_reasons(stored, wanted)))
                     counts[(method.label, *group)] = counts.get((method.label, *group), 0) + 1
-        rows += [(spec.name, str(spec.path), label, compute, reason, n)
-                 for (label, compute, reason), n in counts.items()]
-    return pd.DataFrame(rows, columns=["spec", "path", "method", "compute", "reason",
-                                       "records"])
+        rows += [
+            (spec.name, str(spec.path), label, compute, reason, n)
+            for (label, compute, reason), n in counts.items()
+        ]
+    return pd.DataFrame(rows, columns=["spec", "path", "method", "compute", "reason", "records"])
 
 
 def _execute(todo, prep, jobs, progress, console, workers=None):
@@ -488,7 +519,7 @@ def _execute(todo, prep, jobs, progress, console, workers=None):
     spec = prep.spec
     out = []
     with _bar(spec, todo, progress, console) as advance:
-        remote = workers is not None and not workers.local     # Dask: every task there
+        remote = workers is not None and not workers.local  # Dask: every task there
         if todo and (remote or (jobs > 1 and len(todo) > 1)):
             own = workers is None
             pool = LocalExecutor(min(jobs, len(todo))) if own else workers
@@ -512,15 +543,28 @@ def _execute(todo, prep, jobs, progress, console, workers=None):
 def _bar(spec, todo, progress, console):
     """A spec's progress bar (on a terminal, with ``progress``); yields its advance()."""
     from rich.console import Console
-    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                               TimeElapsedColumn, TimeRemainingColumn)
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     bar_console = console or Console(stderr=True)
     # elapsed, then the time left (rich's estimate from the recent pace of finished tasks)
-    bar = Progress(TextColumn(f"[bold]{spec.name}"), BarColumn(), MofNCompleteColumn(),
-                   TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(),
-                   console=bar_console, transient=False,
-                   disable=not progress or not todo or not bar_console.is_terminal)
+    bar = Progress(
+        TextColumn(f"[bold]{spec.name}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("eta"),
+        TimeRemainingColumn(),
+        console=bar_console,
+        transient=False,
+        disable=not progress or not todo or not bar_console.is_terminal,
+    )
     with bar:
         task = bar.add_task("run", total=len(todo))
         yield lambda: bar.advance(task)

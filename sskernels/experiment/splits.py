@@ -75,8 +75,10 @@ def random_split(y, n_labeled, seed, index):
     y = np.asarray(y)
     classes = np.unique(y)
     if n_labeled < classes.size:
-        raise ValueError(f"n_labeled={n_labeled} is smaller than the number of classes "
-                         f"({classes.size}): a split needs one labeled point per class")
+        raise ValueError(
+            f"n_labeled={n_labeled} is smaller than the number of classes "
+            f"({classes.size}): a split needs one labeled point per class"
+        )
     if n_labeled >= y.size:
         raise ValueError(f"n_labeled={n_labeled} leaves no unlabeled point (n={y.size})")
     rng = np.random.default_rng([seed, index])
@@ -84,8 +86,10 @@ def random_split(y, n_labeled, seed, index):
         idx = rng.choice(y.size, size=n_labeled, replace=False)
         if np.unique(y[idx]).size == classes.size:
             return np.sort(idx)
-    raise ValueError(f"could not draw {n_labeled} labeled points covering all {classes.size} "
-                     f"classes in {MAX_DRAWS} draws (a class is too rare)")
+    raise ValueError(
+        f"could not draw {n_labeled} labeled points covering all {classes.size} "
+        f"classes in {MAX_DRAWS} draws (a class is too rare)"
+    )
 
 
 def _class_names(classes, k):
@@ -136,8 +140,11 @@ def class_first_split(y, n_labeled, seed, index, groups=None):
     k = int(units.max()) + 1 if units.size else 0
     fld = "splits.n_labeled"
     if n_labeled < k:
-        raise SplitError(f"n_labeled={n_labeled} is smaller than the number of {what} ({k}): "
-                         f"protocol class-first takes one labeled point of each first", fld)
+        raise SplitError(
+            f"n_labeled={n_labeled} is smaller than the number of {what} ({k}): "
+            f"protocol class-first takes one labeled point of each first",
+            fld,
+        )
     if n_labeled >= y.size:
         raise SplitError(f"n_labeled={n_labeled} leaves no unlabeled point (n={y.size})", fld)
     rng = np.random.default_rng([seed, index])
@@ -172,16 +179,22 @@ def check_per_class(y, counts, classes=None):
     sizes = np.bincount(y, minlength=int(y.max()) + 1 if y.size else 0)
     names = _class_names(classes, sizes.size)
     if len(counts) != sizes.size:
-        raise SplitError(f"{len(counts)} counts for {sizes.size} classes: give one count per "
-                         f"class, in sorted label order ({', '.join(map(str, names))})",
-                         "splits.per_class")
+        raise SplitError(
+            f"{len(counts)} counts for {sizes.size} classes: give one count per "
+            f"class, in sorted label order ({', '.join(map(str, names))})",
+            "splits.per_class",
+        )
     for c, (want, have) in enumerate(zip(counts, sizes)):
         if want > have:
-            raise SplitError(f"{want} labeled points of class {names[c]!s} asked for, but it has "
-                             f"only {have}", "splits.per_class")
+            raise SplitError(
+                f"{want} labeled points of class {names[c]!s} asked for, but it has only {have}",
+                "splits.per_class",
+            )
     if sum(counts) >= y.size:
-        raise SplitError(f"{sum(counts)} labeled points leave no unlabeled point (n={y.size})",
-                         "splits.per_class")
+        raise SplitError(
+            f"{sum(counts)} labeled points leave no unlabeled point (n={y.size})",
+            "splits.per_class",
+        )
 
 
 def per_class_split(y, counts, seed, index, classes=None):
@@ -216,13 +229,24 @@ def per_class_split(y, counts, seed, index, classes=None):
     y = np.asarray(y)
     check_per_class(y, counts, classes)
     rng = np.random.default_rng([seed, index])
-    parts = [rng.choice(np.flatnonzero(y == c), size=int(m), replace=False)
-             for c, m in enumerate(counts)]
+    parts = [
+        rng.choice(np.flatnonzero(y == c), size=int(m), replace=False) for c, m in enumerate(counts)
+    ]
     return np.sort(np.concatenate(parts)).astype(np.int64)
 
 
-def make_splits(y, protocol="random", n_splits=20, n_labeled=20, seed=0, official=None, *,
-                per_class=None, groups=None, classes=None):
+def make_splits(
+    y,
+    protocol="random",
+    n_splits=20,
+    n_labeled=20,
+    seed=0,
+    official=None,
+    *,
+    per_class=None,
+    groups=None,
+    classes=None,
+):
     """The list of labeled-index arrays of a protocol.
 
     ``per_class`` is the counts of one ``per-class`` setting; ``groups`` (``class-first``)
@@ -318,5 +342,7 @@ def regression_splits(pool, n_labeled, n_splits, seed):
         The labeled rows of each split, sorted.
     """
     pool = np.asarray(pool)
-    return [np.sort(np.random.default_rng([seed, i]).choice(pool, size=n_labeled, replace=False))
-            for i in range(n_splits)]
+    return [
+        np.sort(np.random.default_rng([seed, i]).choice(pool, size=n_labeled, replace=False))
+        for i in range(n_splits)
+    ]

@@ -42,9 +42,29 @@ import pandas as pd
 from sskernels.experiment.records import atomic_write_text
 from sskernels.paper_tables import paper_table
 
-SCHEMA = ["table", "dataset", "setting", "method", "metric", "mean", "std", "se", "n_splits",
-          "paper_mean", "paper_std", "paper_spread", "delta", "matched", "seconds", "notes",
-          "selected", "paper_cell", "paper_n", "protocol", "reading"]
+SCHEMA = [
+    "table",
+    "dataset",
+    "setting",
+    "method",
+    "metric",
+    "mean",
+    "std",
+    "se",
+    "n_splits",
+    "paper_mean",
+    "paper_std",
+    "paper_spread",
+    "delta",
+    "matched",
+    "seconds",
+    "notes",
+    "selected",
+    "paper_cell",
+    "paper_n",
+    "protocol",
+    "reading",
+]
 #: readings of a paper's printed spread (a paper table's ``spread`` column)
 SPREADS = ("std", "se")
 #: the per-split file beside a combined table (``STEM_splits.csv``)
@@ -111,17 +131,27 @@ def summarize(records, spec):
         row_name = paper_row_of(spec, method, first)
         pm = ps = np.nan
         if spec.paper.table and row_name is not None:
-            pm, ps = _paper_value(spec.paper.table, first["dataset"], row_name,
-                                  first.get("n_labeled"), metric)
-        row = summary_row(spec, first, method, metric, g["value"].to_numpy(float), pm, ps,
-                   decimals=METRIC_DECIMALS.get(metric, 2))
+            pm, ps = _paper_value(
+                spec.paper.table, first["dataset"], row_name, first.get("n_labeled"), metric
+            )
+        row = summary_row(
+            spec,
+            first,
+            method,
+            metric,
+            g["value"].to_numpy(float),
+            pm,
+            ps,
+            decimals=METRIC_DECIMALS.get(metric, 2),
+        )
         if not np.isnan(pm):
-            row["paper_spread"] = paper_spread(spec.paper.table, first["dataset"], row_name,
-                                               first.get("n_labeled"), metric)
+            row["paper_spread"] = paper_spread(
+                spec.paper.table, first["dataset"], row_name, first.get("n_labeled"), metric
+            )
             row["matched"] = within_spread(row["mean"], pm, 0.0 if np.isnan(ps) else ps)
             row["paper_cell"], row["paper_n"] = paper_cell(
-                spec.paper.table, first["dataset"], row_name, first.get("n_labeled"),
-                metric)
+                spec.paper.table, first["dataset"], row_name, first.get("n_labeled"), metric
+            )
         row["protocol"] = protocols.get(method) or ""
         row["reading"] = getattr(spec, "reading", None) or ""
         row["seconds"] = round(float(g["seconds"].mean()), 4)
@@ -193,8 +223,9 @@ def within_spread(ours, paper_mean, paper_std):
     """
     if pd.isna(paper_mean) or pd.isna(paper_std) or pd.isna(ours):
         return False
-    return bool(abs(round(float(ours), PAPER_DECIMALS) - float(paper_mean))
-                <= float(paper_std) + 1e-9)
+    return bool(
+        abs(round(float(ours), PAPER_DECIMALS) - float(paper_mean)) <= float(paper_std) + 1e-9
+    )
 
 
 def paper_se(paper_std, spread, paper_n):
@@ -261,8 +292,12 @@ METRIC_DECIMALS = {"alignment": 4, "rmse": 6, "mse": 8}
 #: regression metrics (targets' units, not percent): printed with significant digits
 REGRESSION_METRICS = ("rmse", "mse")
 #: metrics that are 100 minus each other (percent): a paper's error is our accuracy's complement
-COMPLEMENT = {"accuracy": "error", "error": "accuracy",
-              "inductive accuracy": "inductive error", "inductive error": "inductive accuracy"}
+COMPLEMENT = {
+    "accuracy": "error",
+    "error": "accuracy",
+    "inductive accuracy": "inductive error",
+    "inductive error": "inductive accuracy",
+}
 #: metrics a paper table without a ``metric`` column cannot hold (it holds accuracies)
 _NOT_ACCURACY = ("alignment",)
 
@@ -308,18 +343,21 @@ def paper_cell(table, dataset, method, n_labeled, metric=None):
     if hit is None:
         return "", np.nan
     row = hit.iloc[0]
-    n = float(row["n_splits"]) if "n_splits" in row.index and pd.notna(row["n_splits"]) \
-        else np.nan
+    n = float(row["n_splits"]) if "n_splits" in row.index and pd.notna(row["n_splits"]) else np.nan
     own = str(row["metric"]) if "metric" in row.index else "accuracy"
     lab = "" if n_labeled is None or "n_labeled" not in row.index else str(int(n_labeled))
     same = row.get("same_cell") if "same_cell" in row.index else None
     if isinstance(same, str) and same.strip():
         first_table, first_method = same.split("|")
         first, _ = _paper_hit(first_table, dataset, first_method, n_labeled, own)
-        if first is None or (float(first["mean"].iloc[0]), float(first["std"].iloc[0])) != \
-                (float(row["mean"]), float(row["std"])):
-            raise ValueError(f"paper table {table}: {method} on {dataset} ({own}) is declared "
-                             f"the same cell as {same}, whose printed value differs")
+        if first is None or (float(first["mean"].iloc[0]), float(first["std"].iloc[0])) != (
+            float(row["mean"]),
+            float(row["std"]),
+        ):
+            raise ValueError(
+                f"paper table {table}: {method} on {dataset} ({own}) is declared "
+                f"the same cell as {same}, whose printed value differs"
+            )
         table, method = first_table, first_method
     return f"{table}|{dataset}|{method}|{lab}|{own}", n
 
@@ -404,8 +442,10 @@ def paper_spread(table, dataset, method, n_labeled, metric=None):
     values = set(hit["spread"].dropna().astype(str)) or {"std"}
     bad = values - set(SPREADS)
     if bad or len(values) > 1:
-        raise ValueError(f"paper table {table}: spread of {method} on {dataset} must be one "
-                         f"of {SPREADS}, got {sorted(values)}")
+        raise ValueError(
+            f"paper table {table}: spread of {method} on {dataset} must be one "
+            f"of {SPREADS}, got {sorted(values)}"
+        )
     return values.pop()
 
 
@@ -417,21 +457,29 @@ def _time_rows(records, spec):
 
     rows = []
     one = records.drop_duplicates(["setting", "method", "split"])
-    for (setting, method), g in one.groupby(["setting", "method"], sort=False):
+    for (_, method), g in one.groupby(["setting", "method"], sort=False):
         first = g.iloc[0]
         vals = g["seconds"].to_numpy(float)
         row_name = paper_row_of(spec, method, first)
-        pm, ps = ((np.nan, np.nan) if row_name is None else _paper_value(
-            spec.paper.time_table, first["dataset"], row_name, first.get("n_labeled")))
+        pm, ps = (
+            (np.nan, np.nan)
+            if row_name is None
+            else _paper_value(
+                spec.paper.time_table, first["dataset"], row_name, first.get("n_labeled")
+            )
+        )
         row = summary_row(spec, first, method, "seconds", vals, pm, ps, decimals=4)
         row["notes"] = _notes(g)
         rows.append(row)
     graph = read_graph_seconds(spec.output)
     if graph is not None and len(one):
         first = one.iloc[0]
-        pm, ps = _paper_value(spec.paper.time_table, first["dataset"], "graph (Lap)",
-                              first.get("n_labeled"))
-        row = summary_row(spec, first, "graph (Lap)", "seconds", np.array([graph]), pm, ps, decimals=4)
+        pm, ps = _paper_value(
+            spec.paper.time_table, first["dataset"], "graph (Lap)", first.get("n_labeled")
+        )
+        row = summary_row(
+            spec, first, "graph (Lap)", "seconds", np.array([graph]), pm, ps, decimals=4
+        )
         # how the graphs' neighbours were searched (exact or approximate, with its recall)
         row["notes"] = "; ".join(search_summary(s) for s in read_graph_searches(spec.output))
         rows.append(row)
@@ -474,14 +522,26 @@ def summary_row(spec, first, method, metric, vals, pm, ps, decimals=2):
     mean = float(vals.mean())
     std = float(vals.std(ddof=1)) if vals.size > 1 else 0.0
     return {
-        "table": table_name(spec), "dataset": first["dataset"],
-        "setting": first["setting"], "method": method, "metric": metric,
+        "table": table_name(spec),
+        "dataset": first["dataset"],
+        "setting": first["setting"],
+        "method": method,
+        "metric": metric,
         "mean": round(mean, decimals),
-        "std": round(std, decimals), "se": round(std / np.sqrt(vals.size), decimals),
-        "n_splits": int(vals.size), "paper_mean": pm, "paper_std": ps, "paper_spread": "",
-        "delta": round(mean - pm, decimals) if not np.isnan(pm) else np.nan, "matched": "",
+        "std": round(std, decimals),
+        "se": round(std / np.sqrt(vals.size), decimals),
+        "n_splits": int(vals.size),
+        "paper_mean": pm,
+        "paper_std": ps,
+        "paper_spread": "",
+        "delta": round(mean - pm, decimals) if not np.isnan(pm) else np.nan,
+        "matched": "",
         "seconds": round(mean, 4) if metric == "seconds" else np.nan,
-        "notes": "", "selected": "", "paper_cell": "", "paper_n": np.nan, "protocol": "",
+        "notes": "",
+        "selected": "",
+        "paper_cell": "",
+        "paper_n": np.nan,
+        "protocol": "",
         "reading": getattr(spec, "reading", None) or "",
     }
 
@@ -524,7 +584,8 @@ def selected_text(g):
             counts[name][_format_value(v)] = counts[name].get(_format_value(v), 0) + 1
     return "; ".join(
         f"{k} " + ", ".join(f"{v} x{n}" for v, n in sorted(c.items(), key=lambda t: -t[1]))
-        for k, c in counts.items())
+        for k, c in counts.items()
+    )
 
 
 def _record_notes(row):
@@ -576,7 +637,8 @@ def split_notes(text):
 
 def _cell(r, marks=""):
     fmt = {"seconds": "{:.4f}", "alignment": "{:.3f}", "rmse": "{:.3g}", "mse": "{:.3g}"}.get(
-        r["metric"], "{:.2f}")
+        r["metric"], "{:.2f}"
+    )
 
     def pm(mean, std, unit=""):
         return fmt.format(mean) + ("" if pd.isna(std) else " ± " + fmt.format(std) + unit)
@@ -586,8 +648,7 @@ def _cell(r, marks=""):
         ours += ", se " + fmt.format(r["se"])
     if pd.isna(r["paper_mean"]):
         return ours + marks
-    delta = (f"{r['delta']:+.3g}" if r["metric"] in REGRESSION_METRICS
-             else f"{r['delta']:+.2f}")
+    delta = f"{r['delta']:+.3g}" if r["metric"] in REGRESSION_METRICS else f"{r['delta']:+.2f}"
     unit = " se" if r.get("paper_spread") == "se" else ""
     hit = " ✓" if r.get("matched") is True or str(r.get("matched")) == "True" else ""
     return f"{ours} ({pm(r['paper_mean'], r['paper_std'], unit)}, Δ {delta}{hit}){marks}"
@@ -638,7 +699,7 @@ def to_markdown(df, title=None, header=None):
     lines = [f"# {title}", ""] if title else []
     if header:
         lines += [f"Produced by {header}", ""]
-    numbers = {}   # (setting, method, dataset, note) -> footnote number (whole document)
+    numbers = {}  # (setting, method, dataset, note) -> footnote number (whole document)
     if "notes" not in df.columns:
         df = df.assign(notes="")
     for (setting, metric), g in df.groupby(["setting", "metric"], sort=False):
@@ -646,22 +707,32 @@ def to_markdown(df, title=None, header=None):
         methods = list(dict.fromkeys(g["method"]))
         cells = {(r["method"], r["dataset"]): r for _, r in g.iterrows()}
         n = int(g["n_splits"].max())
-        where = ("the unseen (held-out) points" if metric.startswith("inductive")
-                 else "the unlabeled points")
-        what = ("seconds per split (fit + predict, parameter selection included; "
-                "graph (Lap): graphs and spectra, once per data set)" if metric == "seconds"
-                else "centered alignment (in [0, 1]) of the learned kernel with the ideal "
-                f"kernel on {where}" if metric == "alignment"
-                else f"{metric} of the targets on the test points (the labeled pool's points "
-                "that are not labeled; mse = mean squared error over points and targets, "
-                "rmse = its square root)" if metric in REGRESSION_METRICS
-                else f"{metric} (%) on {where}")
-        lines += [f"{what}, {setting}, mean ± std over {n} splits (se = std / √n, the "
-                  "standard error of the mean); in brackets the paper's value (its ± a std, "
-                  "or a standard error where marked se) and our difference, ✓ where it is "
-                  "within the paper's ±", ""]
-        lines += ["| method | " + " | ".join(datasets) + " |",
-                  "|---|" + "---|" * len(datasets)]
+        where = (
+            "the unseen (held-out) points"
+            if metric.startswith("inductive")
+            else "the unlabeled points"
+        )
+        what = (
+            "seconds per split (fit + predict, parameter selection included; "
+            "graph (Lap): graphs and spectra, once per data set)"
+            if metric == "seconds"
+            else "centered alignment (in [0, 1]) of the learned kernel with the ideal "
+            f"kernel on {where}"
+            if metric == "alignment"
+            else f"{metric} of the targets on the test points (the labeled pool's points "
+            "that are not labeled; mse = mean squared error over points and targets, "
+            "rmse = its square root)"
+            if metric in REGRESSION_METRICS
+            else f"{metric} (%) on {where}"
+        )
+        lines += [
+            f"{what}, {setting}, mean ± std over {n} splits (se = std / √n, the "
+            "standard error of the mean); in brackets the paper's value (its ± a std, "
+            "or a standard error where marked se) and our difference, ✓ where it is "
+            "within the paper's ±",
+            "",
+        ]
+        lines += ["| method | " + " | ".join(datasets) + " |", "|---|" + "---|" * len(datasets)]
         used = []
         for m in methods:
             row = []
@@ -678,25 +749,35 @@ def to_markdown(df, title=None, header=None):
                 row.append(_cell(cells[(m, d)], (" " + " ".join(marks)) if marks else ""))
             lines.append(f"| {m} | " + " | ".join(row) + " |")
         if used:
-            what = ("fallbacks, degenerate fits and the graphs' neighbour searches"
-                    if any(e.startswith("k-NN ") for _, _, _, e in used)
-                    else "fallbacks and degenerate fits")
+            what = (
+                "fallbacks, degenerate fits and the graphs' neighbour searches"
+                if any(e.startswith("k-NN ") for _, _, _, e in used)
+                else "fallbacks and degenerate fits"
+            )
             lines += ["", f"Notes ({what}):", ""]
             lines += [f"- [{k}] {m}, {d}: {_footnote_text(entry)}" for k, m, d, entry in used]
-        chosen = [(m, d, cells[(m, d)].get("selected")) for m in methods for d in datasets
-                  if (m, d) in cells and isinstance(cells[(m, d)].get("selected"), str)
-                  and cells[(m, d)].get("selected")]
+        chosen = [
+            (m, d, cells[(m, d)].get("selected"))
+            for m in methods
+            for d in datasets
+            if (m, d) in cells
+            and isinstance(cells[(m, d)].get("selected"), str)
+            and cells[(m, d)].get("selected")
+        ]
         if chosen:
             lines += ["", "<details><summary>Parameters selected (value ×splits)</summary>", ""]
             lines += [f"- {m}, {d}: {sel.replace(' x', ' ×')}" for m, d, sel in chosen]
             lines += ["", "</details>"]
         lines += ["", "seconds per split (fit + predict, mean)", ""]
-        lines += ["| method | " + " | ".join(datasets) + " |",
-                  "|---|" + "---|" * len(datasets)]
+        lines += ["| method | " + " | ".join(datasets) + " |", "|---|" + "---|" * len(datasets)]
         for m in methods:
-            lines.append(f"| {m} | " + " | ".join(
-                f"{cells[(m, d)]['seconds']:.4f}" if (m, d) in cells else "" for d in datasets)
-                + " |")
+            lines.append(
+                f"| {m} | "
+                + " | ".join(
+                    f"{cells[(m, d)]['seconds']:.4f}" if (m, d) in cells else "" for d in datasets
+                )
+                + " |"
+            )
         lines.append("")
     return "\n".join(lines)
 
@@ -829,6 +910,16 @@ def read_splits(path):
     pandas.DataFrame
         The rows, text columns as str (empty cells as ``""``), ``split`` int.
     """
-    return pd.read_csv(path, dtype={"table": str, "dataset": str, "setting": str,
-                                    "method": str, "metric": str, "split": int,
-                                    "value": float}, keep_default_na=False)
+    return pd.read_csv(
+        path,
+        dtype={
+            "table": str,
+            "dataset": str,
+            "setting": str,
+            "method": str,
+            "metric": str,
+            "split": int,
+            "value": float,
+        },
+        keep_default_na=False,
+    )

@@ -67,13 +67,17 @@ def labels_of(est, X, n, name, what="transduction"):
     pred = getattr(est, "transduction_", None) if what == "transduction" else None
     if pred is None:
         if not callable(getattr(est, "predict", None)):
-            raise ParameterError(f"method {name!r}: {type(est).__name__} has no transduction_ "
-                                 "after fit and no predict")
+            raise ParameterError(
+                f"method {name!r}: {type(est).__name__} has no transduction_ "
+                "after fit and no predict"
+            )
         pred = est.predict(X)
     pred = np.asarray(pred)
     if pred.ndim != 1 or pred.shape[0] != n:
-        raise ParameterError(f"method {name!r}: {type(est).__name__} gives labels of shape "
-                             f"{pred.shape} for {n} points (expected ({n},))")
+        raise ParameterError(
+            f"method {name!r}: {type(est).__name__} gives labels of shape "
+            f"{pred.shape} for {n} points (expected ({n},))"
+        )
     return pred
 
 
@@ -87,8 +91,9 @@ def _fit(est, X, y, info):
     try:
         return est.fit(X, y)
     except Exception as exc:
-        raise ParameterError(f"method {info.name!r}: fit raised {type(exc).__name__}: "
-                             f"{exc}") from None
+        raise ParameterError(
+            f"method {info.name!r}: fit raised {type(exc).__name__}: {exc}"
+        ) from None
 
 
 def method_code_modules(est, oracle=False):
@@ -153,13 +158,12 @@ def run_task(task, prep):
     run = prep.runs[mi]
     labeled = prep.settings[gi][1][si]
     regression = prep.task == "regression"
-    y_partial = np.full(prep.y.shape if regression else prep.y.size,
-                        np.nan if regression else -1)
+    y_partial = np.full(prep.y.shape if regression else prep.y.size, np.nan if regression else -1)
     y_partial[labeled] = prep.y[labeled]
-    est = copy.deepcopy(run.estimator)      # unfitted: every task fits its own
+    est = copy.deepcopy(run.estimator)  # unfitted: every task fits its own
     oracle = None
     t0 = time.perf_counter()
-    if run.oracle:                          # best TEST accuracy: never a default
+    if run.oracle:  # best TEST accuracy: never a default
         from sskernels.experiment.oracle import oracle_fit
 
         est, oracle = oracle_fit(est, prep.X, y_partial, prep.y)
@@ -179,25 +183,47 @@ def run_task(task, prep):
             pred_test = labels_of(est, prep.X_test, prep.y_test.size, run.name, "predict")
             metrics["inductive accuracy"] = 100.0 * float(np.mean(pred_test == prep.y_test))
         seconds = time.perf_counter() - t0
-        metrics.update(extra_metrics(getattr(prep.spec, "metrics", None) or (), est, metrics,
-                                     unl, prep.y, prep.classes.size))
+        metrics.update(
+            extra_metrics(
+                getattr(prep.spec, "metrics", None) or (),
+                est,
+                metrics,
+                unl,
+                prep.y,
+                prep.classes.size,
+            )
+        )
         counts = {"n_unlabeled": int(unl.sum())}
     selected = selected_params(est)
     extra = {}
-    if oracle is not None:    # the candidate the oracle chose, under its own names
+    if oracle is not None:  # the candidate the oracle chose, under its own names
         extra = {"selection": "oracle", "oracle": oracle}
         selected = {**selected, **oracle["params"][oracle["best_index"]]}
-    return {**extra, **_identity(prep, mi, gi, si), **counts, "metrics": metrics,
-            "seconds": seconds, "selected": selected, "report": _report(est)}
+    return {
+        **extra,
+        **_identity(prep, mi, gi, si),
+        **counts,
+        "metrics": metrics,
+        "seconds": seconds,
+        "selected": selected,
+        "report": _report(est),
+    }
 
 
 def _identity(prep, mi, gi, si):
     spec, method = prep.spec, prep.spec.methods[mi]
     setting, splits = prep.settings[gi]
-    return {"spec": spec.name, "table": spec.table or "",
-            "dataset": spec.paper.dataset or spec.dataset.display, "setting": setting,
-            "method": method.label, "method_name": method.name, "paper": method.paper,
-            "split": si, "n_labeled": int(splits[si].size)}
+    return {
+        "spec": spec.name,
+        "table": spec.table or "",
+        "dataset": spec.paper.dataset or spec.dataset.display,
+        "setting": setting,
+        "method": method.label,
+        "method_name": method.name,
+        "paper": method.paper,
+        "split": si,
+        "n_labeled": int(splits[si].size),
+    }
 
 
 def _report(est):
@@ -235,7 +261,7 @@ def regression_metrics(F, Y, test):
     {'rmse': 0.5, 'mse': 0.25}
     """
     err = np.asarray(F, dtype=float).reshape(Y.shape)[test] - Y[test]
-    mse = float(np.mean(err ** 2))
+    mse = float(np.mean(err**2))
     return {"rmse": float(np.sqrt(mse)), "mse": mse}
 
 
@@ -275,7 +301,7 @@ def extra_metrics(names, est, metrics, unl, y, n_classes):
                 out[err] = 100.0 - metrics[acc]
     if "alignment" in names:
         factors = kernel_factors(est)
-        if factors is not None:     # an embedding kernel: no u x u matrix (same value)
+        if factors is not None:  # an embedding kernel: no u x u matrix (same value)
             from sskernels.kernels.alignment import factored_centered_alignment
 
             P, mu = factors
@@ -311,7 +337,7 @@ def kernel_factors(est):
     tuple or None
         ``(P, mu)``, or None when the estimator has no ``kernel_factors``.
     """
-    if hasattr(est, "best_params_"):                # a selection wrapper: its chosen estimator
+    if hasattr(est, "best_params_"):  # a selection wrapper: its chosen estimator
         est = getattr(est, "best_estimator_", None)
     hook = getattr(est, "kernel_factors", None)
     return hook() if callable(hook) else None

@@ -56,19 +56,21 @@ def warm_graphs(prep):
     for i, method in enumerate(prep.spec.methods):
         try:
             est = build(prep.spec, method, prep.X_extra)
-            pre = getattr(est, "precompute", None)   # scikit-learn's peers have none
+            pre = getattr(est, "precompute", None)  # scikit-learn's peers have none
             if pre is not None:
                 pre(prep.X)
         except ValueError as exc:
             raise UserError(f"{prep.spec.path}: methods[{i}] ({method.label}): {exc}") from None
-        except (MemoryError, OSError) as exc:    # the machine's limit, named (faults.py)
+        except (MemoryError, OSError) as exc:  # the machine's limit, named (faults.py)
             from sskernels.faults import environment_fault
 
             n = fitted_points(prep)[0]
             fault = environment_fault(
-                exc, f"{prep.spec.path}: methods[{i}] ({method.label}) on "
-                     f"{prep.spec.dataset.display} (n = {n}), its graph and spectrum (the "
-                     "warm-up, before any split)")
+                exc,
+                f"{prep.spec.path}: methods[{i}] ({method.label}) on "
+                f"{prep.spec.dataset.display} (n = {n}), its graph and spectrum (the "
+                "warm-up, before any split)",
+            )
             if fault is None:
                 raise
             fault.detail = chained_traceback(exc)
@@ -170,8 +172,10 @@ def chained_traceback(exc):
         seen.add(id(exc))
         chain.append(exc)
         exc = exc.__cause__ or exc.__context__
-    return "".join("".join(traceback.format_exception(type(e), e, e.__traceback__, chain=False))
-                   for e in reversed(chain))
+    return "".join(
+        "".join(traceback.format_exception(type(e), e, e.__traceback__, chain=False))
+        for e in reversed(chain)
+    )
 
 
 def run_record(task, prep):
@@ -229,19 +233,29 @@ def run_record(task, prep):
     except UserError:
         raise
     except Exception as exc:
-        fault = environment_fault(exc, f"{spec.path}: methods[{mi}] ({method.label}) on "
-                                       f"{spec.dataset.display} (n = {fitted_points(prep)[0]}), "
-                                       f"split {si}")
-        if fault is not None:                   # the machine's limit, not a defect
+        fault = environment_fault(
+            exc,
+            f"{spec.path}: methods[{mi}] ({method.label}) on "
+            f"{spec.dataset.display} (n = {fitted_points(prep)[0]}), "
+            f"split {si}",
+        )
+        if fault is not None:  # the machine's limit, not a defect
             fault.detail = chained_traceback(exc)
             raise fault from None
         if is_user_error(exc):
             err = UserError(f"{where}: {exc}")
-            err.detail = chained_traceback(exc)     # for --debug, across processes too
+            err.detail = chained_traceback(exc)  # for --debug, across processes too
             raise err from None
-        raise InternalError(f"{where}: {type(exc).__name__}: {exc}",
-                            traceback.format_exc()) from None
+        raise InternalError(
+            f"{where}: {type(exc).__name__}: {exc}", traceback.format_exc()
+        ) from None
     keys = record_keys(prep)
     prov = prep.provenance or _provenance.provenance()
-    return plain({**rec, "key": keys[mi], "data_fingerprint": prep.data_fingerprint,
-                  "provenance": {**prov, **prep.codes[mi]}})
+    return plain(
+        {
+            **rec,
+            "key": keys[mi],
+            "data_fingerprint": prep.data_fingerprint,
+            "provenance": {**prov, **prep.codes[mi]},
+        }
+    )

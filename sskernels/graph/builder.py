@@ -9,6 +9,7 @@ from sskernels.errors import ParameterError
 from sskernels.graph.cache import get_graph
 from sskernels.graph.knn import METHODS, METRICS, WEIGHTS
 
+
 class KNNGraph(BaseEstimator):
     """The k-NN graph builder that the graph-based learners take as ``graph=``.
 
@@ -32,8 +33,9 @@ class KNNGraph(BaseEstimator):
         100,000 sparse points, approximate (hnswlib) above (``knn.auto_method``).
     """
 
-    def __init__(self, n_neighbors=6, weights="hein-maier", sigma=None, metric="euclidean",
-                 method="auto"):
+    def __init__(
+        self, n_neighbors=6, weights="hein-maier", sigma=None, metric="euclidean", method="auto"
+    ):
         self.n_neighbors = n_neighbors
         self.weights = weights
         self.sigma = sigma
@@ -60,8 +62,9 @@ class KNNGraph(BaseEstimator):
             raise ParameterError(f"graph weights must be one of {WEIGHTS}, got {self.weights!r}")
         if self.metric not in METRICS:
             raise ParameterError(f"graph metric must be one of {METRICS}, got {self.metric!r}")
-        if self.sigma is not None and (isinstance(self.sigma, (bool, str))
-                                       or not float(self.sigma) > 0):
+        if self.sigma is not None and (
+            isinstance(self.sigma, (bool, str)) or not float(self.sigma) > 0
+        ):
             raise ParameterError(f"graph sigma must be None or > 0, got {self.sigma!r}")
         if self.method not in METHODS:
             raise ParameterError(f"graph method must be one of {METHODS}, got {self.method!r}")
@@ -88,8 +91,15 @@ class KNNGraph(BaseEstimator):
         """
         self.validate()
         if X.shape[0] <= self.n_neighbors:
-            raise ParameterError(f"a {self.n_neighbors}-NN graph needs more than {self.n_neighbors} "
-                             f"points, got {X.shape[0]}")
-        return get_graph(X, k=self.n_neighbors, weights=self.weights, sigma=self.sigma,
-                         metric=self.metric, method=self.method)
-
+            raise ParameterError(
+                f"a {self.n_neighbors}-NN graph needs more than {self.n_neighbors} "
+                f"points, got {X.shape[0]}"
+            )
+        return get_graph(
+            X,
+            k=self.n_neighbors,
+            weights=self.weights,
+            sigma=self.sigma,
+            metric=self.metric,
+            method=self.method,
+        )

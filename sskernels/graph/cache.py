@@ -59,10 +59,10 @@ def get_graph(X, k=6, weights="hein-maier", sigma=None, metric="euclidean", meth
     >>> get_graph(X, k=2) is get_graph(X, k=3)
     False
     """
-    key = (fingerprint(X), int(k), weights, None if sigma is None else float(sigma), metric,
-           method)
-    return memoized_graph(key, lambda: Graph(X, k=k, weights=weights, sigma=sigma,
-                                             metric=metric, method=method))
+    key = (fingerprint(X), int(k), weights, None if sigma is None else float(sigma), metric, method)
+    return memoized_graph(
+        key, lambda: Graph(X, k=k, weights=weights, sigma=sigma, metric=metric, method=method)
+    )
 
 
 def memoized_graph(key, build):
@@ -126,10 +126,27 @@ def graphs_used():
 
 
 #: the ``knn_info`` entries kept in a run's record of its graphs (:func:`graph_searches`)
-SEARCH_KEYS = ("method", "requested", "k", "n", "edges_per_row", "seconds", "wall_seconds",
-               "search_seconds", "index", "recall", "edge_recall", "h_exact", "recall_rows",
-               "exact_edges_per_row", "rows_second_round", "rows_at_cap", "candidates",
-               "candidates_max", "crowded")
+SEARCH_KEYS = (
+    "method",
+    "requested",
+    "k",
+    "n",
+    "edges_per_row",
+    "seconds",
+    "wall_seconds",
+    "search_seconds",
+    "index",
+    "recall",
+    "edge_recall",
+    "h_exact",
+    "recall_rows",
+    "exact_edges_per_row",
+    "rows_second_round",
+    "rows_at_cap",
+    "candidates",
+    "candidates_max",
+    "crowded",
+)
 
 
 def graph_searches(X, keys=None):
@@ -167,8 +184,9 @@ def graph_searches(X, keys=None):
     [('hein-maier', 'exact', 2, 1.0)]
     """
     fp = fingerprint(X)
-    items = (_CACHE.items() if keys is None else
-             [(key, _CACHE[key]) for key in keys if key in _CACHE])
+    items = (
+        _CACHE.items() if keys is None else [(key, _CACHE[key]) for key in keys if key in _CACHE]
+    )
     out = []
     for key, g in items:
         if key[0] != fp or not getattr(g, "knn_info", None):
@@ -215,19 +233,25 @@ def search_summary(search):
         rows = crowded.get("rows") if isinstance(crowded, dict) else None
         text = f"{head} (exact, {search.get('index', 'brute force')}): {tail}"
         if rows:
-            text += (f"; {rows:,} points with more than 10 ties at the k-th distance searched "
-                     f"to their radius ({crowded.get('pass')})")
+            text += (
+                f"; {rows:,} points with more than 10 ties at the k-th distance searched "
+                f"to their radius ({crowded.get('pass')})"
+            )
         return text
     parts = [f"{head} (approximate, {search.get('index', method)})"]
     if search.get("recall") is None:
         parts.append("recall not measured")
     else:
-        parts.append(f"recall {search['recall']:.4f}, edge recall {search['edge_recall']:.4f}, "
-                     f"exact k-th distance on {search['h_exact']:.1%} of "
-                     f"{search['recall_rows']:,} sampled points (brute force)")
+        parts.append(
+            f"recall {search['recall']:.4f}, edge recall {search['edge_recall']:.4f}, "
+            f"exact k-th distance on {search['h_exact']:.1%} of "
+            f"{search['recall_rows']:,} sampled points (brute force)"
+        )
     if search.get("rows_second_round") is not None:
-        parts.append(f"{search['rows_second_round']:.1%} of points queried again for "
-                     f"{search.get('candidates_max')} candidates, {search['rows_at_cap']:.2%} "
-                     f"still tied at that cap")
+        parts.append(
+            f"{search['rows_second_round']:.1%} of points queried again for "
+            f"{search.get('candidates_max')} candidates, {search['rows_at_cap']:.2%} "
+            f"still tied at that cap"
+        )
     parts.append(tail)
     return "; ".join(p for p in parts if p)

@@ -140,9 +140,17 @@ class DescentGraph(BaseEstimator):
     ((200, 200), True, True)
     """
 
-    def __init__(self, n_neighbors=10, weights="heat", sigma=None, metric="euclidean",
-                 method="nndescent", n_candidates=None, recall_sample=RECALL_SAMPLE,
-                 n_jobs=2):
+    def __init__(
+        self,
+        n_neighbors=10,
+        weights="heat",
+        sigma=None,
+        metric="euclidean",
+        method="nndescent",
+        n_candidates=None,
+        recall_sample=RECALL_SAMPLE,
+        n_jobs=2,
+    ):
         self.n_neighbors = n_neighbors
         self.weights = weights
         self.sigma = sigma
@@ -171,18 +179,22 @@ class DescentGraph(BaseEstimator):
         if self.weights not in WEIGHTS:
             raise ParameterError(f"graph weights must be one of {WEIGHTS}, got {self.weights!r}")
         if self.metric != "euclidean":
-            raise ParameterError(f"graph method 'nndescent' searches the euclidean metric, got "
-                                 f"{self.metric!r}")
+            raise ParameterError(
+                f"graph method 'nndescent' searches the euclidean metric, got {self.metric!r}"
+            )
         if self.method != "nndescent":
             raise ParameterError(f"DescentGraph's method is 'nndescent', got {self.method!r}")
-        if self.sigma is not None and (isinstance(self.sigma, (bool, str))
-                                       or not float(self.sigma) > 0):
+        if self.sigma is not None and (
+            isinstance(self.sigma, (bool, str)) or not float(self.sigma) > 0
+        ):
             raise ParameterError(f"graph sigma must be None or > 0, got {self.sigma!r}")
         q = self.n_candidates
-        if q is not None and (isinstance(q, bool) or not isinstance(q, (int, np.integer))
-                              or q < k + 1):
-            raise ParameterError(f"graph n_candidates must be None or an integer > "
-                                 f"n_neighbors = {k}, got {q!r}")
+        if q is not None and (
+            isinstance(q, bool) or not isinstance(q, (int, np.integer)) or q < k + 1
+        ):
+            raise ParameterError(
+                f"graph n_candidates must be None or an integer > n_neighbors = {k}, got {q!r}"
+            )
         m = self.recall_sample
         if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or m < 0:
             raise ParameterError(f"graph recall_sample must be an integer >= 0, got {m!r}")
@@ -216,10 +228,20 @@ class DescentGraph(BaseEstimator):
             raise ParameterError(f"a {k}-NN graph needs more than {k} points, got {X.shape[0]}")
         q = min(X.shape[0], int(self.n_candidates or 6 * k + 1))
         sigma = None if self.sigma is None else float(self.sigma)
-        key = (fingerprint(X), k, self.weights, sigma, self.metric,
-               f"nndescent q={q} recall={int(self.recall_sample)} jobs={int(self.n_jobs)}")
-        return memoized_graph(key, lambda: _DescentKNN(
-            X, k, self.weights, sigma, q, int(self.recall_sample), int(self.n_jobs)))
+        key = (
+            fingerprint(X),
+            k,
+            self.weights,
+            sigma,
+            self.metric,
+            f"nndescent q={q} recall={int(self.recall_sample)} jobs={int(self.n_jobs)}",
+        )
+        return memoized_graph(
+            key,
+            lambda: _DescentKNN(
+                X, k, self.weights, sigma, q, int(self.recall_sample), int(self.n_jobs)
+            ),
+        )
 
 
 class _DescentKNN(Graph):
@@ -229,8 +251,14 @@ class _DescentKNN(Graph):
         self.X = X
         self.k, self.weights, self.metric, self.method = k, weights, "euclidean", "nndescent"
         self.W, self.h, self.sigma, self.knn_info = descent_knn_graph(
-            X, k, weights=weights, sigma=sigma, n_candidates=q, recall_sample=recall_sample,
-            n_jobs=n_jobs)
+            X,
+            k,
+            weights=weights,
+            sigma=sigma,
+            n_candidates=q,
+            recall_sample=recall_sample,
+            n_jobs=n_jobs,
+        )
         self.degrees, self.d_inv_sqrt = degree_normalizer(self.W)
         self._spectrum = None
 
@@ -276,15 +304,17 @@ def symbol_codes(X):
     idx = X.indices.reshape(n, p).astype(np.int64)
     pos = idx % p
     order = np.argsort(pos, axis=1, kind="stable")
-    if not np.array_equal(np.take_along_axis(pos, order, axis=1),
-                          np.broadcast_to(np.arange(p), (n, p))):
+    if not np.array_equal(
+        np.take_along_axis(pos, order, axis=1), np.broadcast_to(np.arange(p), (n, p))
+    ):
         return None
     T = np.take_along_axis(idx, order, axis=1) // p
     return T.astype(np.uint8 if T.max() < 256 else np.int32)
 
 
-def descent_knn_graph(X, k, weights="heat", sigma=None, n_candidates=None,
-                      recall_sample=RECALL_SAMPLE, n_jobs=2):
+def descent_knn_graph(
+    X, k, weights="heat", sigma=None, n_candidates=None, recall_sample=RECALL_SAMPLE, n_jobs=2
+):
     """``(W, h, sigma, knn_info)`` of the k-NN graph of ``X`` by NN-descent.
 
     See the module's description for the search, the tie rule and the recall.
@@ -330,8 +360,9 @@ def descent_knn_graph(X, k, weights="heat", sigma=None, n_candidates=None,
         import pynndescent
         from pynndescent import NNDescent
     except ImportError as exc:  # pragma: no cover - the dependency is declared
-        raise ImportError("graph method 'nndescent' needs the pynndescent package "
-                          "(pip install pynndescent)") from exc
+        raise ImportError(
+            "graph method 'nndescent' needs the pynndescent package (pip install pynndescent)"
+        ) from exc
     t0, w0 = time.process_time(), time.perf_counter()
     n = X.shape[0]
     q = min(n, int(n_candidates or 6 * k + 1))
@@ -343,39 +374,62 @@ def descent_knn_graph(X, k, weights="heat", sigma=None, n_candidates=None,
         metric = "euclidean"
     threads = int(n_jobs)
     s0 = time.perf_counter()
-    index = NNDescent(data, metric=metric, n_neighbors=q, random_state=SEED, n_jobs=threads,
-                      low_memory=True, compressed=True, verbose=False)
+    index = NNDescent(
+        data,
+        metric=metric,
+        n_neighbors=q,
+        random_state=SEED,
+        n_jobs=threads,
+        low_memory=True,
+        compressed=True,
+        verbose=False,
+    )
     cand = np.asarray(index.neighbor_graph[0], dtype=np.int64)
     search_seconds = time.perf_counter() - s0
     del index
     rows = np.arange(n)
-    bad = cand < 0                      # fewer than q found: the point itself fills the gap
+    bad = cand < 0  # fewer than q found: the point itself fills the gap
     cand[bad] = np.broadcast_to(rows[:, None], cand.shape)[bad]
     dist = _exact_distances(X, T, rows, cand)
     order = _row_order(dist, cand)
     dist = np.take_along_axis(dist, order, axis=1)
     cand = np.take_along_axis(cand, order, axis=1)
     other = cand != rows[:, None]
-    first = np.argsort(~other, axis=1, kind="stable")[:, :k]   # the k nearest other points
+    first = np.argsort(~other, axis=1, kind="stable")[:, :k]  # the k nearest other points
     nn = np.take_along_axis(cand, first, axis=1)
     dk = np.take_along_axis(dist, first, axis=1)
     if np.any(~np.take_along_axis(other, first, axis=1)):
-        raise ParameterError(f"NN-descent found fewer than k = {k} other points for some "
-                             f"points (duplicates beyond {q} candidates); raise n_candidates")
+        raise ParameterError(
+            f"NN-descent found fewer than k = {k} other points for some "
+            f"points (duplicates beyond {q} candidates); raise n_candidates"
+        )
     h = dk[:, -1].copy()
     W, sigma = _assemble(np.repeat(rows, k), nn.ravel(), dk.ravel(), h, n, weights, sigma)
-    info = {"method": "nndescent",
-            "index": (f"pynndescent {pynndescent.__version__} NN-descent, "
-                      f"{'hamming on symbol codes' if T is not None else 'euclidean'}, "
-                      f"{q} candidates, seed {SEED}, {threads} thread(s)"),
-            "ties": (f"the k nearest of the index's {q - 1} candidates by exact float64 "
-                     f"distance (ties broken by index); points tied at the k-th distance "
-                     f"beyond k are not edges"),
-            "candidates": int(q - 1), "symbol_codes": T is not None,
-            "search_seconds": search_seconds}
+    info = {
+        "method": "nndescent",
+        "index": (
+            f"pynndescent {pynndescent.__version__} NN-descent, "
+            f"{'hamming on symbol codes' if T is not None else 'euclidean'}, "
+            f"{q} candidates, seed {SEED}, {threads} thread(s)"
+        ),
+        "ties": (
+            f"the k nearest of the index's {q - 1} candidates by exact float64 "
+            f"distance (ties broken by index); points tied at the k-th distance "
+            f"beyond k are not edges"
+        ),
+        "candidates": int(q - 1),
+        "symbol_codes": T is not None,
+        "search_seconds": search_seconds,
+    }
     info.update(_measure_recall(X, T, k, nn, h, recall_sample))
-    info.update(k=int(k), n=int(n), edges_per_row=W.nnz / n, requested="nndescent",
-                seconds=time.process_time() - t0, wall_seconds=time.perf_counter() - w0)
+    info.update(
+        k=int(k),
+        n=int(n),
+        edges_per_row=W.nnz / n,
+        requested="nndescent",
+        seconds=time.process_time() - t0,
+        wall_seconds=time.perf_counter() - w0,
+    )
     return W, h, sigma, info
 
 
@@ -385,9 +439,9 @@ def _exact_distances(X, T, rows, cand):
         return _pair_distances(X, rows, cand)
     out = np.empty(cand.shape)
     for s in range(0, rows.size, 65536):
-        c = cand[s:s + 65536]
-        ham = (T[c] != T[rows[s:s + 65536], None, :]).sum(axis=2)
-        out[s:s + 65536] = np.sqrt(2.0 * ham)
+        c = cand[s : s + 65536]
+        ham = (T[c] != T[rows[s : s + 65536], None, :]).sum(axis=2)
+        out[s : s + 65536] = np.sqrt(2.0 * ham)
     return out
 
 
@@ -396,18 +450,24 @@ def _measure_recall(X, T, k, nn, h, m):
     n = X.shape[0]
     m = min(int(m), n)
     if m == 0:
-        return {"recall": None, "edge_recall": None, "h_exact": None, "recall_rows": 0,
-                "exact_edges_per_row": None}
-    if T is None:       # knn.py's brute-force measurement, on the k nearest kept
-        E = sp.csr_matrix((np.ones(nn.size, dtype=bool),
-                           (np.repeat(np.arange(n), k), nn.ravel())), shape=(n, n))
+        return {
+            "recall": None,
+            "edge_recall": None,
+            "h_exact": None,
+            "recall_rows": 0,
+            "exact_edges_per_row": None,
+        }
+    if T is None:  # knn.py's brute-force measurement, on the k nearest kept
+        E = sp.csr_matrix(
+            (np.ones(nn.size, dtype=bool), (np.repeat(np.arange(n), k), nn.ravel())), shape=(n, n)
+        )
         out = _recall(X, k, nn, E, h, m)
         out["exact_edges_per_row"] = None
         return out
     S = np.sort(np.random.default_rng(SEED).choice(n, size=m, replace=False))
     hits = kept = exact_edges = h_ok = 0
     for s in range(0, m, _RECALL_BLOCK):
-        blk = S[s:s + _RECALL_BLOCK]
+        blk = S[s : s + _RECALL_BLOCK]
         ham = np.zeros((blk.size, n), dtype=np.uint8)
         for j in range(T.shape[1]):
             ham += T[blk, j][:, None] != T[None, :, j]
@@ -420,5 +480,10 @@ def _measure_recall(X, T, k, nn, h, m):
             kept += found
             exact_edges += int(inside.sum())
             h_ok += bool(abs(h[i] - np.sqrt(2.0 * hk[a])) <= 1e-9)
-    return {"recall": hits / (m * k), "edge_recall": kept / max(exact_edges, 1),
-            "h_exact": h_ok / m, "recall_rows": m, "exact_edges_per_row": exact_edges / m}
+    return {
+        "recall": hits / (m * k),
+        "edge_recall": kept / max(exact_edges, 1),
+        "h_exact": h_ok / m,
+        "recall_rows": m,
+        "exact_edges_per_row": exact_edges / m,
+    }

@@ -79,12 +79,12 @@ class Graph:
     2
     """
 
-    def __init__(self, X, k=6, weights="hein-maier", sigma=None, metric="euclidean",
-                 method="auto"):
+    def __init__(self, X, k=6, weights="hein-maier", sigma=None, metric="euclidean", method="auto"):
         self.X = X
         self.k, self.weights, self.metric, self.method = k, weights, metric, method
         self.W, self.h, self.sigma, self.knn_info = knn_graph(
-            X, k=k, weights=weights, sigma=sigma, metric=metric, method=method, return_info=True)
+            X, k=k, weights=weights, sigma=sigma, metric=metric, method=method, return_info=True
+        )
         self.degrees, self.d_inv_sqrt = degree_normalizer(self.W)
         self._spectrum = None
 
@@ -92,8 +92,9 @@ class Graph:
     def nbytes(self):
         """The bytes of the arrays this graph holds: ``X`` (dense, or a sparse matrix's data,
         indices and indptr), ``W``, the degrees and the spectrum computed so far."""
-        return sum(sizeof(a) for a in (self.X, self.W, self.degrees, self.d_inv_sqrt,
-                                        self._spectrum))
+        return sum(
+            sizeof(a) for a in (self.X, self.W, self.degrees, self.d_inv_sqrt, self._spectrum)
+        )
 
     def freeze(self):
         """Make the graph's own arrays read-only, and those of every spectrum it computes from
@@ -182,8 +183,16 @@ class Graph:
         Wx : ndarray of shape (s, n)
             The weights ``W(x, x_i)``.
         """
-        return induced_weights(Xnew, self.X, self.h, k=self.k, weights=self.weights,
-                               sigma=self.sigma, metric=self.metric, exclude=exclude)
+        return induced_weights(
+            Xnew,
+            self.X,
+            self.h,
+            k=self.k,
+            weights=self.weights,
+            sigma=self.sigma,
+            metric=self.metric,
+            exclude=exclude,
+        )
 
     def induced_normalized(self, Xnew, exclude=None):
         """``w_x`` of Liu et al. eq. (18): ``W_{x,i} / sqrt(D_xx D_ii)``, dense (s, n).
@@ -236,7 +245,13 @@ class PrecomputedGraph(Graph):
 
     def __init__(self, W):
         self.X = None
-        self.k, self.weights, self.metric, self.h, self.sigma = None, "precomputed", None, None, None
+        self.k, self.weights, self.metric, self.h, self.sigma = (
+            None,
+            "precomputed",
+            None,
+            None,
+            None,
+        )
         self.method, self.knn_info = None, None
         self.W = sp.csr_matrix(W, dtype=float)
         self.degrees, self.d_inv_sqrt = degree_normalizer(self.W)
@@ -265,9 +280,11 @@ class PrecomputedGraph(Graph):
         """
         Wx = Xnew.toarray() if sp.issparse(Xnew) else np.asarray(Xnew, dtype=float)
         if Wx.ndim != 2 or Wx.shape[1] != self.n:
-            raise ParameterError(f"with graph='precomputed', new points are given by their affinities "
-                             f"to the {self.n} graph points: expected shape (s, {self.n}), "
-                             f"got {Wx.shape}")
+            raise ParameterError(
+                f"with graph='precomputed', new points are given by their affinities "
+                f"to the {self.n} graph points: expected shape (s, {self.n}), "
+                f"got {Wx.shape}"
+            )
         if np.any(Wx < 0) or not np.all(np.isfinite(Wx)):
             raise ParameterError("affinities must be finite and non-negative")
         if exclude is not None:
@@ -313,7 +330,9 @@ def check_affinity(W):
     W = sp.csr_matrix(W, dtype=float)
     n, m = W.shape
     if n != m:
-        raise ParameterError(f"graph='precomputed' needs a square (n, n) affinity matrix, got {W.shape}")
+        raise ParameterError(
+            f"graph='precomputed' needs a square (n, n) affinity matrix, got {W.shape}"
+        )
     if not np.all(np.isfinite(W.data)):
         raise ParameterError("the precomputed affinity matrix has NaN or infinite entries")
     if W.nnz and W.data.min() < 0:
@@ -332,4 +351,3 @@ def _available(spectrum):
     from sskernels.graph.laplacian import ONE_TOL
 
     return int(np.sum(np.abs(spectrum.values - 1.0) > ONE_TOL))
-

@@ -284,7 +284,7 @@ def _kneighbors(nn, Z, n_neighbors):
     by_rows = _rows_independent(nn, Z)
     if len(blocks) == 1:
         return _map_blocks(_kneighbors_block, (nn, Z, n_neighbors), [None], by_rows)[0]
-    Q = Z.tocsr() if sp.issparse(Z) else Z      # what scikit-learn queries (COO cannot slice)
+    Q = Z.tocsr() if sp.issparse(Z) else Z  # what scikit-learn queries (COO cannot slice)
     out = _map_blocks(_kneighbors_block, (nn, Q, n_neighbors), blocks, by_rows)
     return np.vstack([d for d, _ in out]), np.vstack([i for _, i in out])
 
@@ -292,7 +292,7 @@ def _kneighbors(nn, Z, n_neighbors):
 def _kneighbors_block(shared, block):
     """One row block's query (``block=None``: every row, unsliced)."""
     nn, Q, n_neighbors = shared
-    return nn.kneighbors(Q if block is None else Q[block[0]:block[1]], n_neighbors=n_neighbors)
+    return nn.kneighbors(Q if block is None else Q[block[0] : block[1]], n_neighbors=n_neighbors)
 
 
 def tie_extra(k):
@@ -338,8 +338,16 @@ def _check_method(method):
         raise ParameterError(f"method must be one of {METHODS}, got {method!r}")
 
 
-def knn_graph(X, k=6, weights="hein-maier", sigma=None, metric="euclidean", method="auto",
-              return_info=False, recall_sample=RECALL_SAMPLE):
+def knn_graph(
+    X,
+    k=6,
+    weights="hein-maier",
+    sigma=None,
+    metric="euclidean",
+    method="auto",
+    return_info=False,
+    recall_sample=RECALL_SAMPLE,
+):
     """Symmetric k-NN weight matrix of the rows of ``X`` (Liu et al. eq. (2), Hein & Maier).
 
     Returns ``(W, h, sigma)``: ``W`` a symmetric ``csr_matrix`` with zero diagonal,
@@ -418,8 +426,11 @@ def knn_graph(X, k=6, weights="hein-maier", sigma=None, metric="euclidean", meth
     if metric not in METRICS:
         raise ParameterError(f"metric must be one of {METRICS}, got {metric!r}")
     _check_method(method)
-    if isinstance(recall_sample, bool) or not isinstance(recall_sample, (int, np.integer)) \
-            or recall_sample < 0:
+    if (
+        isinstance(recall_sample, bool)
+        or not isinstance(recall_sample, (int, np.integer))
+        or recall_sample < 0
+    ):
         raise ParameterError(f"recall_sample must be an integer >= 0, got {recall_sample!r}")
     t0 = time.process_time()
     Z = _prepare(X, metric)
@@ -432,8 +443,14 @@ def knn_graph(X, k=6, weights="hein-maier", sigma=None, metric="euclidean", meth
     else:
         h, rows, cols, d, info = _approximate_edges(Z, k, recall_sample)
     W, sigma = _assemble(rows, cols, d, h, n, weights, sigma)
-    info.update(requested=method, exact_max_n=_exact_max_n(Z), k=int(k), n=int(n),
-                edges_per_row=W.nnz / n, seconds=time.process_time() - t0)
+    info.update(
+        requested=method,
+        exact_max_n=_exact_max_n(Z),
+        k=int(k),
+        n=int(n),
+        edges_per_row=W.nnz / n,
+        seconds=time.process_time() - t0,
+    )
     if return_info:
         return W, h, sigma, info
     return W, h, sigma
@@ -481,6 +498,7 @@ def _assemble(rows, cols, d, h, n, weights, sigma):
 
 # ---------------------------------------------------------------------------- exact search
 
+
 def _exact_edges(Z, k, extra=10):
     nn = NearestNeighbors().fit(Z)
     n = Z.shape[0]
@@ -491,13 +509,18 @@ def _exact_edges(Z, k, extra=10):
     # may swap an index, never a value); dropping the point itself, or the last column
     # where a tie at its distance pushed it out, leaves the same values (so the graphs
     # equal those of a separate (k + 1)-query, bit for bit)
-    h = _drop_self(dist[:, :k + 1], ind[:, :k + 1])[0][:, k - 1]
+    h = _drop_self(dist[:, : k + 1], ind[:, : k + 1])[0][:, k - 1]
     # directed edges i -> j with d_ij <= h_i, ties at the k-th distance included
     # (eq. (2) is a distance rule, so every tied neighbour is an edge)
     rows, cols, d, crowded = _within_radius(nn, Z, h, dist, ind)
-    info = {"method": "exact", "recall": 1.0, "edge_recall": 1.0,
-            "ties": "every point at the k-th distance is an edge (eq. (2) exactly)",
-            "index": f"sklearn NearestNeighbors ({nn._fit_method})", "crowded": crowded}
+    info = {
+        "method": "exact",
+        "recall": 1.0,
+        "edge_recall": 1.0,
+        "ties": "every point at the k-th distance is an edge (eq. (2) exactly)",
+        "index": f"sklearn NearestNeighbors ({nn._fit_method})",
+        "crowded": crowded,
+    }
     return h, rows, cols, d, info
 
 
@@ -533,8 +556,10 @@ def _crowded_pass(nn, Z, rows, radii):
         if _dense_replica_applies(nn, Y) and _dense_replica_checks(nn, Y, rows, radii):
             return (*_dense_replica(Y, rows, radii), "dense brute force: one-row BLAS replica")
         # scikit-learn computes these distances some other way: its own query, row by row
-        return (*_per_row(nn, Z, rows, radii),
-                "per-row radius_neighbors (the one-row replica did not apply)")
+        return (
+            *_per_row(nn, Z, rows, radii),
+            "per-row radius_neighbors (the one-row replica did not apply)",
+        )
     return (*_batched_radius(nn, Z, rows, radii), "batched radius_neighbors")
 
 
@@ -542,9 +567,12 @@ def _batched_radius(nn, Z, rows, radii):
     """Blocks of crowded rows (sorted by radius) queried at the block's largest radius."""
     order = np.argsort(radii, kind="stable")
     # sparse input or a tree index (_crowded_pass): row by row
-    found = _map_blocks(_radius_block, (nn, Z, rows, radii),
-                        [order[s:s + _BLOCK] for s in range(0, order.size, _BLOCK)],
-                        by_rows=True)
+    found = _map_blocks(
+        _radius_block,
+        (nn, Z, rows, radii),
+        [order[s : s + _BLOCK] for s in range(0, order.size, _BLOCK)],
+        by_rows=True,
+    )
     return tuple(np.concatenate([a for f in found for a in f[i]]) for i in range(3))
 
 
@@ -563,14 +591,19 @@ def _radius_block(shared, blk):
 def _per_row(nn, Z, rows, radii):
     out_r, out_c, out_d = [], [], []
     for i, t in zip(rows, radii):
-        dd, jj = nn.radius_neighbors(Z[i:i + 1], radius=t)
+        dd, jj = nn.radius_neighbors(Z[i : i + 1], radius=t)
         out_r.append(np.full(jj[0].size, i)), out_c.append(jj[0]), out_d.append(dd[0])
     return np.concatenate(out_r), np.concatenate(out_c), np.concatenate(out_d)
 
 
 def _dense_replica_applies(nn, Y):
-    return (Y.dtype == np.float64 and Y.flags.c_contiguous and Y.shape[0] > 0
-            and nn.effective_metric_ == "euclidean" and not nn.effective_metric_params_)
+    return (
+        Y.dtype == np.float64
+        and Y.flags.c_contiguous
+        and Y.shape[0] > 0
+        and nn.effective_metric_ == "euclidean"
+        and not nn.effective_metric_params_
+    )
 
 
 def _dense_replica(Y, rows, radii):
@@ -585,13 +618,13 @@ def _dense_replica(Y, rows, radii):
     n = Y.shape[0]
     chunk = int(get_config().get("pairwise_dist_chunk_size", 256))
     norms = np.array([np.dot(y, y) for y in Y])
-    chunks = [(s, Y[s:s + chunk].T) for s in range(0, n, chunk)]
+    chunks = [(s, Y[s : s + chunk].T) for s in range(0, n, chunk)]
     mid = np.empty(n)
     out_r, out_c, out_d = [], [], []
     for i, t in zip(rows, radii):
         x = np.asfortranarray(Y[i][:, None])
         for s, Yt in chunks:
-            mid[s:s + Yt.shape[1]] = dgemm(-2.0, Yt, x, trans_a=1)[:, 0]
+            mid[s : s + Yt.shape[1]] = dgemm(-2.0, Yt, x, trans_a=1)[:, 0]
         sq = np.maximum((norms[i] + mid) + norms, 0.0)
         j = np.flatnonzero(sq <= t * t)
         out_r.append(np.full(j.size, i)), out_c.append(j), out_d.append(np.sqrt(sq[j]))
@@ -601,8 +634,8 @@ def _dense_replica(Y, rows, radii):
 def _dense_replica_checks(nn, Y, rows, radii):
     """The replica against scikit-learn's own one-row query on the first and last crowded rows."""
     for a in sorted({0, len(rows) - 1}):
-        r1, c1, d1 = _dense_replica(Y, rows[a:a + 1], radii[a:a + 1])
-        dd, jj = nn.radius_neighbors(Y[rows[a]:rows[a] + 1], radius=radii[a])
+        r1, c1, d1 = _dense_replica(Y, rows[a : a + 1], radii[a : a + 1])
+        dd, jj = nn.radius_neighbors(Y[rows[a] : rows[a] + 1], radius=radii[a])
         o = np.argsort(jj[0], kind="stable")
         if not (np.array_equal(c1, jj[0][o]) and np.array_equal(d1, dd[0][o])):
             return False
@@ -611,19 +644,22 @@ def _dense_replica_checks(nn, Y, rows, radii):
 
 # ---------------------------------------------------------------------------- approximate search
 
+
 def _approximate_edges(Z, k, recall_sample):
     try:
         import hnswlib
     except ImportError as exc:  # pragma: no cover - the dependency is declared
-        raise ImportError("method='approximate' needs the hnswlib package "
-                          "(pip install hnswlib)") from exc
+        raise ImportError(
+            "method='approximate' needs the hnswlib package (pip install hnswlib)"
+        ) from exc
     n, dim = Z.shape
     q = min(n, k + 1 + tie_extra(k))
     q2 = min(n, k + 1 + tie_extra_max(k))
     index = hnswlib.Index(space="l2", dim=dim)
-    index.init_index(max_elements=n, ef_construction=HNSW_EF_CONSTRUCTION, M=HNSW_M,
-                     random_seed=SEED)
-    index.set_num_threads(1)          # a one-thread build is deterministic
+    index.init_index(
+        max_elements=n, ef_construction=HNSW_EF_CONSTRUCTION, M=HNSW_M, random_seed=SEED
+    )
+    index.set_num_threads(1)  # a one-thread build is deterministic
     for s in range(0, n, 4096):
         rows = np.arange(s, min(n, s + 4096))
         index.add_items(_dense_rows(Z, rows), rows)
@@ -653,16 +689,24 @@ def _approximate_edges(Z, k, recall_sample):
         rows.append(crowded[r]), cols.append(c2[r, c]), d.append(d2[r, c])
     del index
     rows, cols, d = np.concatenate(rows), np.concatenate(cols), np.concatenate(d)
-    info = {"method": "hnswlib",
-            "ties": (f"the index's k nearest plus every tie at the k-th distance among its "
-                     f"{q - 1} candidates (k + {tie_extra(k)}); points whose {q - 1} candidates "
-                     f"are all tied get {q2 - 1} (k + {tie_extra_max(k)}); exact float64 "
-                     f"distances; at most {q2 - 1} out-edges per point before symmetrisation"),
-            "index": (f"hnswlib {getattr(hnswlib, '__version__', '')} HNSW M={HNSW_M} "
-                      f"ef_construction={HNSW_EF_CONSTRUCTION} ef=max({HNSW_EF_MIN}, 2 q) "
-                      f"seed={SEED}, one thread").replace("  ", " "),
-            "candidates": int(q - 1), "candidates_max": int(q2 - 1),
-            "rows_second_round": crowded.size / n, "rows_at_cap": still / n}
+    info = {
+        "method": "hnswlib",
+        "ties": (
+            f"the index's k nearest plus every tie at the k-th distance among its "
+            f"{q - 1} candidates (k + {tie_extra(k)}); points whose {q - 1} candidates "
+            f"are all tied get {q2 - 1} (k + {tie_extra_max(k)}); exact float64 "
+            f"distances; at most {q2 - 1} out-edges per point before symmetrisation"
+        ),
+        "index": (
+            f"hnswlib {getattr(hnswlib, '__version__', '')} HNSW M={HNSW_M} "
+            f"ef_construction={HNSW_EF_CONSTRUCTION} ef=max({HNSW_EF_MIN}, 2 q) "
+            f"seed={SEED}, one thread"
+        ).replace("  ", " "),
+        "candidates": int(q - 1),
+        "candidates_max": int(q2 - 1),
+        "rows_second_round": crowded.size / n,
+        "rows_at_cap": still / n,
+    }
     E = sp.csr_matrix((np.ones(rows.size, dtype=bool), (rows, cols)), shape=(n, n))
     info.update(_recall(Z, k, knn, E, h, recall_sample))
     return h, rows, cols, d, info
@@ -673,13 +717,13 @@ def _candidates(index, Z, rows, q):
     index.set_ef(max(HNSW_EF_MIN, 2 * q))
     cand = np.empty((rows.size, q), dtype=np.int64)
     for s in range(0, rows.size, 4096):
-        cand[s:s + 4096] = index.knn_query(_dense_rows(Z, rows[s:s + 4096]), k=q)[0]
+        cand[s : s + 4096] = index.knn_query(_dense_rows(Z, rows[s : s + 4096]), k=q)[0]
     dist = _pair_distances(Z, rows, cand)
     order = _row_order(dist, cand)
     dist = np.take_along_axis(dist, order, axis=1)
     cand = np.take_along_axis(cand, order, axis=1)
     self_mask = cand == rows[:, None]
-    self_mask[~self_mask.any(axis=1), -1] = True    # self not returned (duplicates): drop the last
+    self_mask[~self_mask.any(axis=1), -1] = True  # self not returned (duplicates): drop the last
     keep = ~self_mask
     return dist[keep].reshape(rows.size, q - 1), cand[keep].reshape(rows.size, q - 1)
 
@@ -688,10 +732,10 @@ def _row_order(dist, cand):
     """Per-row order by distance, then index (deterministic among ties)."""
     order = np.empty_like(cand)
     for s in range(0, dist.shape[0], 65536):
-        d, c = dist[s:s + 65536], cand[s:s + 65536]
+        d, c = dist[s : s + 65536], cand[s : s + 65536]
         o = np.argsort(c, axis=1, kind="stable")
         o2 = np.argsort(np.take_along_axis(d, o, axis=1), axis=1, kind="stable")
-        order[s:s + 65536] = np.take_along_axis(o, o2, axis=1)
+        order[s : s + 65536] = np.take_along_axis(o, o2, axis=1)
     return order
 
 
@@ -708,7 +752,7 @@ def _pair_distances(Z, rows, cand):
     out = np.empty((m, q))
     if sp.issparse(Z):
         Z = sp.csr_matrix(Z, dtype=np.float64)
-        bs = max(1, 250_000 // q)          # 250k pairs: about 100 MB of sparse blocks
+        bs = max(1, 250_000 // q)  # 250k pairs: about 100 MB of sparse blocks
         for s in range(0, m, bs):
             e = min(m, s + bs)
             diff = Z[np.repeat(rows[s:e], q)] - Z[cand[s:e].ravel()]
@@ -738,7 +782,7 @@ def _recall(Z, k, knn, E, h, m):
     S = np.sort(np.random.default_rng(SEED).choice(n, size=m, replace=False))
     hits, edges_found, edges_exact, h_ok = 0, 0, 0, 0
     for s in range(0, m, 64):
-        blk = S[s:s + 64]
+        blk = S[s : s + 64]
         D = pairwise_distances(Z[blk], Z)
         D[np.arange(blk.size), blk] = np.inf
         hx = np.partition(D, k - 1, axis=1)[:, k - 1]
@@ -746,11 +790,15 @@ def _recall(Z, k, knn, E, h, m):
         for a, i in enumerate(blk):
             exact = D[a] <= slack[a]
             hits += int(np.sum(exact[knn[i]]))
-            edges_found += int(np.sum(exact[E.indices[E.indptr[i]:E.indptr[i + 1]]]))
+            edges_found += int(np.sum(exact[E.indices[E.indptr[i] : E.indptr[i + 1]]]))
             edges_exact += int(exact.sum())
             h_ok += bool(abs(h[i] - hx[a]) <= 1e-9 * max(hx[a], 1e-300) + 1e-12)
-    return {"recall": hits / (m * k), "edge_recall": edges_found / max(edges_exact, 1),
-            "h_exact": h_ok / m, "recall_rows": m}
+    return {
+        "recall": hits / (m * k),
+        "edge_recall": edges_found / max(edges_exact, 1),
+        "h_exact": h_ok / m,
+        "recall_rows": m,
+    }
 
 
 def _drop_self(dist, ind):
@@ -776,8 +824,9 @@ def _edge_weights(dij, hi, hj, weights, sigma):
     return np.ones_like(dij), None
 
 
-def induced_weights(Xnew, X, h, k=6, weights="hein-maier", sigma=None,
-                    metric="euclidean", exclude=None):
+def induced_weights(
+    Xnew, X, h, k=6, weights="hein-maier", sigma=None, metric="euclidean", exclude=None
+):
     """Weights ``W(x, x_i)`` between new points and the graph's points.
 
     The same rule as :func:`knn_graph` (eq. (2) for ``hein-maier``), with

@@ -163,7 +163,8 @@ class Spectrum:
         if m is not None:
             if m > lam.size:
                 raise ParameterError(
-                    f"asked for {m} eigenpairs with lambda != 1 but only {lam.size} are available")
+                    f"asked for {m} eigenpairs with lambda != 1 but only {lam.size} are available"
+                )
             lam, V = lam[:m], V[:, :m]
         return lam, V
 
@@ -228,7 +229,8 @@ def laplacian_spectrum(W, m=None, solver="auto"):
         raise ParameterError(
             f"the full Laplacian spectrum of {n} points is a dense n x n eigendecomposition "
             f"({8 * n * n / 1e9:.1f} GB of eigenvectors): ask for the m smallest pairs "
-            f"(n_components) instead (full spectra are computed up to {FULL_MAX_N} points)")
+            f"(n_components) instead (full spectra are computed up to {FULL_MAX_N} points)"
+        )
     t0 = time.perf_counter()
     S = normalized_adjacency(W)
     dense = solver == "dense" or (solver == "auto" and (m is None or n <= DENSE_MAX_N or m > n / 4))
@@ -236,8 +238,12 @@ def laplacian_spectrum(W, m=None, solver="auto"):
         mu, U = eigh(S.toarray())
         lam = 1.0 - mu[::-1]
         V = U[:, ::-1]
-        return Spectrum(np.clip(lam, 0.0, 2.0), np.ascontiguousarray(V), complete=True,
-                        seconds=time.perf_counter() - t0)
+        return Spectrum(
+            np.clip(lam, 0.0, 2.0),
+            np.ascontiguousarray(V),
+            complete=True,
+            seconds=time.perf_counter() - t0,
+        )
     kk = min(n - 1, m + 10)
     while True:
         spectrum = _lanczos(S, kk)
@@ -261,6 +267,7 @@ def _lanczos(S, kk):
     if not residual <= RESIDUAL_TOL:
         raise np.linalg.LinAlgError(
             f"eigsh returned eigenpairs with residual {residual:.1e} > {RESIDUAL_TOL:g} "
-            f"({kk} pairs of a {n}-point graph)")
+            f"({kk} pairs of a {n}-point graph)"
+        )
     lam = np.clip(1.0 - mu, 0.0, 2.0)
     return Spectrum(lam, U, complete=False, solver="eigsh", residual=residual)

@@ -28,8 +28,15 @@ import numpy as np
 
 from sskernels.errors import ParameterError
 
-__all__ = ["TARGETS", "ideal_kernel", "target_norm", "alignment_terms", "kernel_alignment",
-           "centered_alignment", "factored_centered_alignment"]
+__all__ = [
+    "TARGETS",
+    "ideal_kernel",
+    "target_norm",
+    "alignment_terms",
+    "kernel_alignment",
+    "centered_alignment",
+    "factored_centered_alignment",
+]
 
 TARGETS = ("simplex", "pm1")
 
@@ -151,7 +158,7 @@ def alignment_terms(U_L, C_L, target="simplex"):
     gram = U_L.T @ U_L
     G = gram * gram
     w_same, w_diff = _target_weights(C_L.shape[1], target)
-    class_sums = C_L.T @ U_L                       # (c, m): sum of u_tL over each class
+    class_sums = C_L.T @ U_L  # (c, m): sum of u_tL over each class
     total = U_L.sum(axis=0)
     if C_L.shape[1] < 2:
         a = total**2
@@ -238,6 +245,7 @@ def centered_alignment(K, T):
     >>> centered_alignment(np.ones((4, 4)), T)        # a constant kernel centers to 0
     0.0
     """
+
     def center(A):
         A = np.asarray(A, dtype=float)
         return A - A.mean(axis=0) - A.mean(axis=1)[:, None] + A.mean()
@@ -294,7 +302,7 @@ def factored_centered_alignment(P, mu, y_enc, n_classes=None, target="simplex"):
     u = P.shape[0]
     w_same, w_diff = _target_weights(c, target)
     if c < 2 or u == 0:
-        return 0.0                     # T = 11^T: centered, it is 0
+        return 0.0  # T = 11^T: centered, it is 0
     Pc = P - P.mean(axis=0)
     C = (y_enc[:, None] == np.arange(c)[None, :]).astype(float)
     counts = C.sum(axis=0)

@@ -93,7 +93,7 @@ def intrinsic_matrix(graph, laplacian="unnormalized", degree=1):
         raise ParameterError(f"laplacian_degree must be an integer >= 1, got {degree!r}")
     try:
         memo = _INTRINSIC.setdefault(graph, {})
-    except TypeError:                      # an object that takes no weak reference
+    except TypeError:  # an object that takes no weak reference
         memo = {}
     M = memo.get((laplacian, p))
     if M is None:
@@ -129,7 +129,7 @@ def _dense(M):
     key = id(M)
     try:
         ref = weakref.ref(M, lambda _, key=key: _DENSE.pop(key, None))
-    except TypeError:                      # no weak reference to it: not memoized
+    except TypeError:  # no weak reference to it: not memoized
         return D
     _DENSE[key] = (ref, D)
     return D
@@ -230,6 +230,7 @@ def deformed_kernel(K, L, gamma_A, gamma_I, K_a=None, K_b=None, K_ab=None, norma
 # the deformation basis (label-independent) and its memo
 # ---------------------------------------------------------------------------
 
+
 def deformation_basis(K, M):
     """``(G, lam)`` with ``K (I + r M K)^{-1} = G diag(1 / (1 + r lam)) G^T`` for all r >= 0.
 
@@ -299,7 +300,6 @@ def clear_cache():
     _BASIS_CACHE.clear()
 
 
-
 def cache_put(key, basis):
     """Memoize ``basis`` under ``key`` (its arrays made read-only); returns it.
 
@@ -317,4 +317,3 @@ def cache_put(key, basis):
     """
     _BASIS_CACHE.max_bytes = BASIS_CACHE_BYTES
     return _BASIS_CACHE.store(key, basis)
-

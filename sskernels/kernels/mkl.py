@@ -40,12 +40,12 @@ def kernel_names(gaussian_widths=GAUSSIAN_WIDTHS, poly_degrees=POLY_DEGREES):
         ``"gaussian(sigma=...)"`` for each width, then ``"poly(degree=...)"`` for each
         degree.
     """
-    return ([f"gaussian(sigma={float(s):g})" for s in gaussian_widths]
-            + [f"poly(degree={int(q)})" for q in poly_degrees])
+    return [f"gaussian(sigma={float(s):g})" for s in gaussian_widths] + [
+        f"poly(degree={int(q)})" for q in poly_degrees
+    ]
 
 
-def base_kernels(A, B=None, gaussian_widths=GAUSSIAN_WIDTHS, poly_degrees=POLY_DEGREES,
-                 which=None):
+def base_kernels(A, B=None, gaussian_widths=GAUSSIAN_WIDTHS, poly_degrees=POLY_DEGREES, which=None):
     """Raw (unnormalized) base kernels between the rows of ``A`` and ``B``, ``(M, nA, nB)``.
 
     Gaussian ``exp(-||x - z||^2 / (2 sigma^2))`` for each ``sigma`` in

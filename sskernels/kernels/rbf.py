@@ -90,7 +90,7 @@ def rbf(D2, width):
     width = float(width)
     if not width > 0:
         raise ParameterError(f"kernel width must be > 0, got {width}")
-    return np.exp(-D2 / (2.0 * width ** 2))
+    return np.exp(-D2 / (2.0 * width**2))
 
 
 def rbf_kernel(A, B, width, metric="euclidean"):
@@ -271,8 +271,9 @@ def resolve_width(X, width, scale=1.0, metric="euclidean"):
         elif width == "mean-norm":
             base = mean_norm(X)
         else:
-            raise ParameterError(f"kernel_width must be a number or one of {WIDTH_RULES}, "
-                             f"got {width!r}")
+            raise ParameterError(
+                f"kernel_width must be a number or one of {WIDTH_RULES}, got {width!r}"
+            )
         return float(scale) * base
     width = float(width)
     if not width > 0:

@@ -22,8 +22,16 @@ from sskernels.hashing import fingerprint
 from sskernels.kernels.rbf import rbf_kernel
 from sskernels.memo import LRU
 
-__all__ = ["RBFSpectrum", "rbf_spectrum", "NystromSpectrum", "nystrom_spectrum",
-           "clear_rbf_cache", "rbf_cache_info", "RBF_RTOL", "RBF_DENSE_MAX_N"]
+__all__ = [
+    "RBFSpectrum",
+    "rbf_spectrum",
+    "NystromSpectrum",
+    "nystrom_spectrum",
+    "clear_rbf_cache",
+    "rbf_cache_info",
+    "RBF_RTOL",
+    "RBF_DENSE_MAX_N",
+]
 
 #: eigenpairs of K0 with s_i <= RBF_RTOL * s_1 are dropped (the Nystrom extension divides by s_i)
 RBF_RTOL = 1e-10
@@ -111,7 +119,6 @@ def clear_rbf_cache():
     _RBF_STATS.update(hits=0, misses=0)
 
 
-
 def cache_put(key, spectrum):
     """Memoize ``spectrum`` under ``key`` (its arrays made read-only); returns it.
 
@@ -128,7 +135,6 @@ def cache_put(key, spectrum):
         ``spectrum`` itself (its arrays now read-only).
     """
     return _RBF_CACHE.store(key, spectrum)
-
 
 
 def cache_get(key):

@@ -36,8 +36,12 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import HasMethods, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import (check_array, check_consistent_length, check_is_fitted,
-                                      validate_data)
+from sklearn.utils.validation import (
+    check_array,
+    check_consistent_length,
+    check_is_fitted,
+    validate_data,
+)
 
 from sskernels.errors import ParameterError
 from sskernels.graph import KNNGraph, PrecomputedGraph, check_affinity
@@ -64,8 +68,13 @@ def labeled_mask(y):
     """
     y = np.asarray(y)
     if y.dtype.kind in "OUS":
-        return np.array([not (isinstance(v, (int, np.integer, float, np.floating))
-                              and v == UNLABELED) and v != str(UNLABELED) for v in y.ravel()])
+        return np.array(
+            [
+                not (isinstance(v, (int, np.integer, float, np.floating)) and v == UNLABELED)
+                and v != str(UNLABELED)
+                for v in y.ravel()
+            ]
+        )
     return y != UNLABELED
 
 
@@ -107,9 +116,11 @@ def check_partial_labels(y, min_classes=2):
         raise ParameterError("no labeled point: every entry of y is -1")
     classes, y_enc = np.unique(y[labeled], return_inverse=True)
     if classes.size < min_classes:
-        raise ParameterError(f"semi-supervised classification needs at least {min_classes} classes "
-                         f"among the labeled points; got {classes.size} class "
-                         f"({classes.tolist()!r})")
+        raise ParameterError(
+            f"semi-supervised classification needs at least {min_classes} classes "
+            f"among the labeled points; got {classes.size} class "
+            f"({classes.tolist()!r})"
+        )
     return classes, labeled, y_enc
 
 
@@ -199,8 +210,9 @@ def collapsed_classes(labeled_counts, predicted_counts):
     # the tail under the share with one more point predicted in the class: a share of 0
     # (no prediction) is not taken at its word
     tail = binom.sf(lab - 1, lab.sum(), (pred + 1) / (pred.sum() + 1))
-    return [int(c) for c in np.flatnonzero((lab > 0) & (x < COLLAPSE_RATIO * y)
-                                           & (tail < COLLAPSE_P))]
+    return [
+        int(c) for c in np.flatnonzero((lab > 0) & (x < COLLAPSE_RATIO * y) & (tail < COLLAPSE_P))
+    ]
 
 
 def graph_components(graph):
@@ -294,7 +306,7 @@ class SelectedParamsMixin:
     @property
     def selected_params_(self):
         out = {k: getattr(self, k) for k in self._selected_attributes if hasattr(self, k)}
-        learner = getattr(self, "learner_", None)   # a kernel machine's kernel learner
+        learner = getattr(self, "learner_", None)  # a kernel machine's kernel learner
         if learner is not None:
             out.update({f"kernel_learner__{k}": v for k, v in selected_params(learner).items()})
         return out
@@ -381,8 +393,15 @@ class SemiSupervisedClassifier(SelectedParamsMixin, ClassifierMixin, BaseEstimat
         Returns ``(X, labeled, y_enc)``.
         """
         self._validate_params()
-        X, y = validate_data(self, X, y, accept_sparse=self.accept_sparse, dtype=np.float64,
-                             y_numeric=False, ensure_min_samples=2)
+        X, y = validate_data(
+            self,
+            X,
+            y,
+            accept_sparse=self.accept_sparse,
+            dtype=np.float64,
+            y_numeric=False,
+            ensure_min_samples=2,
+        )
         labeled = labeled_mask(y)
         if labeled.any():
             check_classification_targets(np.asarray(y)[labeled])
@@ -410,20 +429,27 @@ class SemiSupervisedClassifier(SelectedParamsMixin, ClassifierMixin, BaseEstimat
         if unl.size <= 1:
             return
         if np.unique(t[unl]).size == 1:
-            self.fit_report_.note("degenerate", f"constant prediction: every unlabeled point "
-                                  f"gets class {t[unl][0].item()!r}")
+            self.fit_report_.note(
+                "degenerate",
+                f"constant prediction: every unlabeled point gets class {t[unl][0].item()!r}",
+            )
             return
-        predicted = np.bincount(np.searchsorted(self.classes_, t[unl]),
-                                minlength=self.classes_.size)
+        predicted = np.bincount(
+            np.searchsorted(self.classes_, t[unl]), minlength=self.classes_.size
+        )
         for c in collapsed_classes(self._labeled_counts, predicted):
-            self.fit_report_.note("degenerate", f"class collapse: class "
-                                  f"{self.classes_[c].item()!r} predicted on under a fifth of "
-                                  f"its share of the labeled points")
+            self.fit_report_.note(
+                "degenerate",
+                f"class collapse: class "
+                f"{self.classes_[c].item()!r} predicted on under a fifth of "
+                f"its share of the labeled points",
+            )
 
     def _check_X(self, X):
         check_is_fitted(self, "classes_")
-        return validate_data(self, X, accept_sparse=self.accept_sparse, dtype=np.float64,
-                             reset=False)
+        return validate_data(
+            self, X, accept_sparse=self.accept_sparse, dtype=np.float64, reset=False
+        )
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -505,8 +531,11 @@ class DefaultGraphMixin:
         self : object
             The estimator.
         """
-        if (getattr(self, "graph", "") is None and "graph" not in params
-                and any(k.startswith("graph__") for k in params)):
+        if (
+            getattr(self, "graph", "") is None
+            and "graph" not in params
+            and any(k.startswith("graph__") for k in params)
+        ):
             self.graph = KNNGraph(**self._default_graph)
         return super().set_params(**params)
 
@@ -534,11 +563,12 @@ class GraphSemiSupervisedClassifier(DefaultGraphMixin, SemiSupervisedClassifier)
     def _precomputed(self):
         return isinstance(self.graph, str) and self.graph == "precomputed"
 
-
     def _fit_start(self, X, y, min_classes=2):
         if self._precomputed and self._needs_features:
-            raise ParameterError(f"{type(self).__name__} needs the features X (its kernel is "
-                             "computed on them): graph='precomputed' is not supported")
+            raise ParameterError(
+                f"{type(self).__name__} needs the features X (its kernel is "
+                "computed on them): graph='precomputed' is not supported"
+            )
         if self._precomputed and not sp.issparse(X):
             X = np.asarray(X, dtype=float) if not hasattr(X, "shape") else X
         X, labeled, y_enc = super()._fit_start(X, y, min_classes=min_classes)
@@ -578,9 +608,12 @@ class GraphSemiSupervisedClassifier(DefaultGraphMixin, SemiSupervisedClassifier)
         labeled point (recorded in ``fit_report_`` as degenerate)."""
         self.unreached_ = np.flatnonzero(unreached(graph_components(graph), labeled))
         if self.unreached_.size:
-            self.fit_report_.note("degenerate", f"{self.unreached_.size} points in graph "
-                                  "components without a labeled point: labeled class "
-                                  "frequencies")
+            self.fit_report_.note(
+                "degenerate",
+                f"{self.unreached_.size} points in graph "
+                "components without a labeled point: labeled class "
+                "frequencies",
+            )
 
     def _label_unreached(self, F, y_enc):
         """Training scores ``F`` (n, c) with the rows of ``unreached_`` replaced by the
@@ -591,8 +624,10 @@ class GraphSemiSupervisedClassifier(DefaultGraphMixin, SemiSupervisedClassifier)
         recorded too (:func:`settle_scores`)."""
         F, tied = settle_scores(F, indicator(y_enc, self.classes_.size), self.unreached_)
         if tied:
-            self.fit_report_.note("degenerate", f"{tied} points with equal scores for every "
-                                  "class: labeled class frequencies")
+            self.fit_report_.note(
+                "degenerate",
+                f"{tied} points with equal scores for every class: labeled class frequencies",
+            )
         return F
 
     def _induced(self, X):
@@ -758,8 +793,10 @@ class GraphClassifier(GraphSemiSupervisedClassifier):
         """(n, c) distribution over ``classes_`` of every training point (the scores
         normalized per row), for learners whose scores are class masses."""
         if not self._class_masses:
-            raise AttributeError(f"{type(self).__name__}'s scores are not class masses: "
-                                 "no label_distributions_ (use decision_function)")
+            raise AttributeError(
+                f"{type(self).__name__}'s scores are not class masses: "
+                "no label_distributions_ (use decision_function)"
+            )
         check_is_fitted(self, "scores_")
         return self._distributions(self.scores_)
 
@@ -796,6 +833,7 @@ class GraphClassifier(GraphSemiSupervisedClassifier):
 
 # ------------------------------------------------------------------------------- regression
 
+
 def labeled_rows(Y):
     """Labeled rows of partial regression targets ``Y`` (n, k): every entry finite.
 
@@ -820,8 +858,10 @@ def labeled_rows(Y):
     nan = np.isnan(Y)
     partial = nan.any(axis=1) & ~nan.all(axis=1)
     if partial.any():
-        raise ParameterError(f"target row {int(np.flatnonzero(partial)[0])} is partly NaN: a row is "
-                         "either labeled (every target finite) or unlabeled (every target NaN)")
+        raise ParameterError(
+            f"target row {int(np.flatnonzero(partial)[0])} is partly NaN: a row is "
+            "either labeled (every target finite) or unlabeled (every target NaN)"
+        )
     return np.flatnonzero(~nan.any(axis=1))
 
 
@@ -857,12 +897,15 @@ class SemiSupervisedRegressor(SelectedParamsMixin, RegressorMixin, BaseEstimator
         """
         self._validate_params()
         if y is None:
-            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target "
-                             "y is None")
-        X = validate_data(self, X, accept_sparse=self.accept_sparse, dtype=np.float64,
-                          ensure_min_samples=2)
-        y = check_array(y, ensure_2d=False, dtype=np.float64, ensure_all_finite="allow-nan",
-                        input_name="y")
+            raise ValueError(
+                f"{type(self).__name__} requires y to be passed, but the target y is None"
+            )
+        X = validate_data(
+            self, X, accept_sparse=self.accept_sparse, dtype=np.float64, ensure_min_samples=2
+        )
+        y = check_array(
+            y, ensure_2d=False, dtype=np.float64, ensure_all_finite="allow-nan", input_name="y"
+        )
         if y.ndim > 2 or y.ndim == 0:
             raise ParameterError(f"y must be (n,) or (n, k) targets, got shape {y.shape}")
         check_consistent_length(X, y)
@@ -870,8 +913,10 @@ class SemiSupervisedRegressor(SelectedParamsMixin, RegressorMixin, BaseEstimator
         Y = y.reshape(-1, 1) if y.ndim == 1 else y
         labeled = labeled_rows(Y)
         if labeled.size < 2:
-            raise ParameterError(f"semi-supervised regression needs at least 2 labeled points (a "
-                             f"finite target); got {labeled.size}")
+            raise ParameterError(
+                f"semi-supervised regression needs at least 2 labeled points (a "
+                f"finite target); got {labeled.size}"
+            )
         self.labeled_, self.n_targets_ = labeled, Y.shape[1]
         self.fit_report_ = FitReport()
         return X, labeled, Y[labeled]
@@ -883,14 +928,16 @@ class SemiSupervisedRegressor(SelectedParamsMixin, RegressorMixin, BaseEstimator
 
     def _check_X(self, X):
         check_is_fitted(self, "labeled_")
-        return validate_data(self, X, accept_sparse=self.accept_sparse, dtype=np.float64,
-                             reset=False)
+        return validate_data(
+            self, X, accept_sparse=self.accept_sparse, dtype=np.float64, reset=False
+        )
 
     def _note_constant_prediction(self, F):
         unl = np.setdiff1d(np.arange(F.shape[0]), self.labeled_)
         if unl.size > 1 and np.ptp(np.asarray(F)[unl], axis=0).max() == 0:
-            self.fit_report_.note("degenerate", "constant prediction: every unlabeled point "
-                                  "gets the same target")
+            self.fit_report_.note(
+                "degenerate", "constant prediction: every unlabeled point gets the same target"
+            )
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -164,11 +164,28 @@ class DeformedKernel:
         "normalize": ["boolean"],
     }
 
-    def __init__(self, X, gamma_A, gamma_I, kernel_width="median", kernel_width_scale=1.0,
-                 laplacian="unnormalized", laplacian_degree=1, graph=None, normalize=True):
-        params = dict(gamma_A=gamma_A, gamma_I=gamma_I, kernel_width=kernel_width,
-                      kernel_width_scale=kernel_width_scale, laplacian=laplacian,
-                      laplacian_degree=laplacian_degree, graph=graph, normalize=normalize)
+    def __init__(
+        self,
+        X,
+        gamma_A,
+        gamma_I,
+        kernel_width="median",
+        kernel_width_scale=1.0,
+        laplacian="unnormalized",
+        laplacian_degree=1,
+        graph=None,
+        normalize=True,
+    ):
+        params = dict(
+            gamma_A=gamma_A,
+            gamma_I=gamma_I,
+            kernel_width=kernel_width,
+            kernel_width_scale=kernel_width_scale,
+            laplacian=laplacian,
+            laplacian_degree=laplacian_degree,
+            graph=graph,
+            normalize=normalize,
+        )
         validate_parameter_constraints(self._parameter_constraints, params, "DeformedKernel")
         self.X = _as_points(X)
         self.gamma_A, self.gamma_I = float(gamma_A), float(gamma_I)
@@ -206,8 +223,10 @@ class DeformedKernel:
         >>> K.shape, np.diag(K)
         ((3, 3), array([1., 1., 1.]))
         """
-        return rbf(squared_distances(_as_points(A), None if B is None else _as_points(B)),
-                   self.kernel_width)
+        return rbf(
+            squared_distances(_as_points(A), None if B is None else _as_points(B)),
+            self.kernel_width,
+        )
 
     def __call__(self, A, B=None):
         same = B is None or B is A
@@ -216,8 +235,16 @@ class DeformedKernel:
         Ka = self.base(A, self.X)
         Kb = Ka if same else self.base(B, self.X)
         Kab = self.base(A, None if same else B)
-        Kt = deformed_kernel(self.K, self.M, self.gamma_A, self.gamma_I, K_a=Ka, K_b=Kb,
-                             K_ab=Kab, normalize=self.normalize)
+        Kt = deformed_kernel(
+            self.K,
+            self.M,
+            self.gamma_A,
+            self.gamma_I,
+            K_a=Ka,
+            K_b=Kb,
+            K_ab=Kab,
+            normalize=self.normalize,
+        )
         return 0.5 * (Kt + Kt.T) if same else Kt
 
     def train_matrix(self):
@@ -226,8 +253,10 @@ class DeformedKernel:
         return 0.5 * (Kt + Kt.T)
 
     def __repr__(self):
-        return (f"DeformedKernel(n={self.K.shape[0]}, gamma_A={self.gamma_A}, "
-                f"gamma_I={self.gamma_I}, kernel_width={self.kernel_width})")
+        return (
+            f"DeformedKernel(n={self.K.shape[0]}, gamma_A={self.gamma_A}, "
+            f"gamma_I={self.gamma_I}, kernel_width={self.kernel_width})"
+        )
 
 
 class SupervisedManifoldRLS(GraphSemiSupervisedClassifier):
@@ -363,9 +392,17 @@ class SupervisedManifoldRLS(GraphSemiSupervisedClassifier):
     }
     _needs_features = True
 
-    def __init__(self, graph=None, gamma_A=1e-2, gamma_I=1.0, kernel_width="median",
-                 kernel_width_scale=1.0, laplacian="unnormalized", laplacian_degree=1,
-                 normalize=True):
+    def __init__(
+        self,
+        graph=None,
+        gamma_A=1e-2,
+        gamma_I=1.0,
+        kernel_width="median",
+        kernel_width_scale=1.0,
+        laplacian="unnormalized",
+        laplacian_degree=1,
+        normalize=True,
+    ):
         self.graph = graph
         self.gamma_A = gamma_A
         self.gamma_I = gamma_I
@@ -393,7 +430,9 @@ class SupervisedManifoldRLS(GraphSemiSupervisedClassifier):
     def _class_gammas(self, n_classes):
         g = np.atleast_1d(np.asarray(self.gamma_I, dtype=float))
         if g.ndim != 1:
-            raise ParameterError(f"gamma_I must be a number or a 1-D sequence, got {self.gamma_I!r}")
+            raise ParameterError(
+                f"gamma_I must be a number or a 1-D sequence, got {self.gamma_I!r}"
+            )
         if g.size == 1:
             g = np.full(n_classes, float(g[0]))
         if g.size != n_classes:
@@ -437,8 +476,9 @@ class SupervisedManifoldRLS(GraphSemiSupervisedClassifier):
                 continue
             if idx.size < 2:
                 label = self.classes_[c].tolist()
-                self.fit_report_.note("degenerate", f"class {label!r} has one labeled point: "
-                                      "no intrinsic term")
+                self.fit_report_.note(
+                    "degenerate", f"class {label!r} has one labeled point: no intrinsic term"
+                )
                 continue
             k = min(int(builder.n_neighbors), idx.size - 1)
             g = clone(builder).set_params(n_neighbors=k).build(XL[idx])
@@ -472,12 +512,12 @@ class SupervisedManifoldRLS(GraphSemiSupervisedClassifier):
         K = rbf(squared_distances(XL), self.kernel_width_)
         M = self.intrinsic_matrix(XL, y_enc, self.classes_.size, gammas)
         if not self.normalize:
-            M = M * float(l) ** 2      # laprls_coefficients divides by (u+l)^2 = l^2
+            M = M * float(l) ** 2  # laprls_coefficients divides by (u+l)^2 = l^2
         self.M_ = M
         gI = 1.0 if np.any(M != 0) else 0.0
-        self.alpha_ = laprls_coefficients(K, M, np.arange(l),
-                                          ovr_targets(y_enc, self.classes_.size),
-                                          float(self.gamma_A), gI)
+        self.alpha_ = laprls_coefficients(
+            K, M, np.arange(l), ovr_targets(y_enc, self.classes_.size), float(self.gamma_A), gI
+        )
         self.fit_report_.add(SolveInfo("lu"), "eq. (11.14)")
         self.intercept_ = 0.0
         self.transduction_ = self.predict(X)

@@ -55,8 +55,9 @@ def with_extra(X, unlabeled):
     (6, 3)
     """
     if X.shape[1] != unlabeled.shape[1]:
-        raise ParameterError(f"the extra unlabeled points have {unlabeled.shape[1]} features, "
-                             f"X has {X.shape[1]}")
+        raise ParameterError(
+            f"the extra unlabeled points have {unlabeled.shape[1]} features, X has {X.shape[1]}"
+        )
     key = (fingerprint(X), fingerprint(unlabeled))
     out = _STACKED.lookup(key)
     if out is None:
@@ -147,8 +148,7 @@ class ExtraUnlabeled(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.n_extra_ = int(n_extra)
         self.classes_ = getattr(self.estimator_, "classes_", None)
         t = getattr(self.estimator_, "transduction_", None)
-        self.transduction_ = (np.asarray(t)[:n] if t is not None
-                              else self.estimator_.predict(X))
+        self.transduction_ = np.asarray(t)[:n] if t is not None else self.estimator_.predict(X)
         return self
 
     def precompute(self, X):

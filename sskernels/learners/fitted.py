@@ -35,7 +35,7 @@ def _private_copy(learner):
         if id(obj) in seen:
             continue
         seen.add(id(obj))
-        for v in (obj.values() if isinstance(obj, dict) else obj):
+        for v in obj.values() if isinstance(obj, dict) else obj:
             if isinstance(v, Graph) or (isinstance(v, np.ndarray) and not v.flags.writeable):
                 memo[id(v)] = v
             elif isinstance(v, (tuple, list, dict)):
@@ -58,15 +58,19 @@ def _fitted_learner(template, X, labeled, y_enc, with_kernel=False):
     memoizes it (read-only) computes it once, in the stored fit, and its copies share it.
     """
     learner = clone(template)
-    key = (fingerprint(X), fingerprint(np.asarray(labeled)), fingerprint(np.asarray(y_enc)),
-           params_key(learner))
+    key = (
+        fingerprint(X),
+        fingerprint(np.asarray(labeled)),
+        fingerprint(np.asarray(y_enc)),
+        params_key(learner),
+    )
     hit = _FITTED.lookup(key)
     if hit is None:
         y_fit = np.full(X.shape[0], UNLABELED, dtype=int)
         y_fit[labeled] = y_enc
         hit = _FITTED.store(key, learner.fit(X, y_fit))
     if with_kernel and getattr(hit, "_memoizes_kernel", False):
-        hit.kernel_                     # memoized in the stored fit, read-only
+        hit.kernel_  # noqa: B018 (memoized in the stored fit, read-only)
     return _private_copy(hit)
 
 

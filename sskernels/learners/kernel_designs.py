@@ -82,8 +82,13 @@ from sskernels.learners.label_aware import EmbeddingKernel, RBFEigenbasis
 from sskernels.solvers.cone import alignf
 from sskernels.solvers.report import FitReport
 
-__all__ = ["ClusterKernel", "DiffusionKernel", "MaxAlignmentKernel", "DELTAS",
-           "max_alignment_weights"]
+__all__ = [
+    "ClusterKernel",
+    "DiffusionKernel",
+    "MaxAlignmentKernel",
+    "DELTAS",
+    "max_alignment_weights",
+]
 
 #: Wang et al.'s delta grid (Sec. 4.1), most preferred (mildest diffusion) first
 DELTAS = (1.0, 1e-1, 1e-3, 1e-5)
@@ -139,11 +144,15 @@ class _SpectralDesign(EmbeddingKernel, RBFEigenbasis, SemiSupervisedClassifier):
 
     _parameter_constraints = {
         "b_scale": [Interval(Real, 0, None, closed="neither")],
-        "n_components": [Interval(Integral, 1, None, closed="left"),
-                         Interval(Real, 0, 1, closed="right")],
+        "n_components": [
+            Interval(Integral, 1, None, closed="left"),
+            Interval(Real, 0, 1, closed="right"),
+        ],
         "eigen_solver": [StrOptions({"exact", "nystrom"})],
-        "n_landmarks": [Interval(Integral, 1, None, closed="left"),
-                        Interval(Real, 0, 1, closed="right")],
+        "n_landmarks": [
+            Interval(Integral, 1, None, closed="left"),
+            Interval(Real, 0, 1, closed="right"),
+        ],
         "metric": [StrOptions({"euclidean", "cosine"})],
         "random_state": ["random_state"],
     }
@@ -153,8 +162,15 @@ class _SpectralDesign(EmbeddingKernel, RBFEigenbasis, SemiSupervisedClassifier):
     basis = "normalized-laplacian"
     _unit_diagonal = False
 
-    def __init__(self, b_scale=1.0, n_components=0.1, eigen_solver="exact", n_landmarks=0.1,
-                 metric="euclidean", random_state=0):
+    def __init__(
+        self,
+        b_scale=1.0,
+        n_components=0.1,
+        eigen_solver="exact",
+        n_landmarks=0.1,
+        metric="euclidean",
+        random_state=0,
+    ):
         self.b_scale = b_scale
         self.n_components = n_components
         self.eigen_solver = eigen_solver
@@ -208,8 +224,9 @@ class _SpectralDesign(EmbeddingKernel, RBFEigenbasis, SemiSupervisedClassifier):
         P = self.embedding()
         if evaluate:
             K_LL = (P[labeled] * self.mu_) @ P[labeled].T
-            self.alignment_ = kernel_alignment(K_LL, ideal_kernel(y_enc, c, getattr(
-                self, "target", "simplex")))
+            self.alignment_ = kernel_alignment(
+                K_LL, ideal_kernel(y_enc, c, getattr(self, "target", "simplex"))
+            )
         self.scores_ = self._scores(P)
         self.transduction_ = self.classes_[np.argmax(self.scores_, axis=1)]
         if evaluate:
@@ -247,7 +264,7 @@ class _SpectralDesign(EmbeddingKernel, RBFEigenbasis, SemiSupervisedClassifier):
             report.merge(est.fit_report_)
             return np.asarray(est.transduction_)[labeled[test]]
 
-        predict.report = report      # SelectOnLabeled merges it ("cv: "; its fallbacks count)
+        predict.report = report  # SelectOnLabeled merges it ("cv: "; its fallbacks count)
         return predict
 
     def _row_scale(self, E, note=False):
@@ -257,8 +274,11 @@ class _SpectralDesign(EmbeddingKernel, RBFEigenbasis, SemiSupervisedClassifier):
         d = np.einsum("ij,j,ij->i", E, self.mu_, E)
         zero = ~(d > 1e-12 * max(float(d.max(initial=0.0)), 1e-300))
         if zero.any() and note:
-            self.fit_report_.note("degenerate", f"{int(zero.sum())} points have a zero kernel "
-                                  "diagonal: their rows of the kernel are 0")
+            self.fit_report_.note(
+                "degenerate",
+                f"{int(zero.sum())} points have a zero kernel "
+                "diagonal: their rows of the kernel are 0",
+            )
         return np.where(zero, 0.0, 1.0 / np.sqrt(np.where(zero, 1.0, d)))
 
     # -- the learned kernel and its extension ------------------------------------
@@ -275,7 +295,6 @@ class _SpectralDesign(EmbeddingKernel, RBFEigenbasis, SemiSupervisedClassifier):
         """Liu et al. eq. (5) on the learned kernel: ``F = K(x, L) C_L``."""
         PL = self.embedding()[self.labeled_]
         return P @ (self.mu_[:, None] * (PL.T @ self.C_L_))
-
 
 
 class ClusterKernel(_SpectralDesign):
@@ -389,11 +408,21 @@ class ClusterKernel(_SpectralDesign):
     array([0, 1, 2])
     """
 
-    _parameter_constraints = {**_SpectralDesign._parameter_constraints,
-                              "unit_diagonal": ["boolean"]}
+    _parameter_constraints = {
+        **_SpectralDesign._parameter_constraints,
+        "unit_diagonal": ["boolean"],
+    }
 
-    def __init__(self, b_scale=1.0, n_components=0.1, unit_diagonal=True, eigen_solver="exact",
-                 n_landmarks=0.1, metric="euclidean", random_state=0):
+    def __init__(
+        self,
+        b_scale=1.0,
+        n_components=0.1,
+        unit_diagonal=True,
+        eigen_solver="exact",
+        n_landmarks=0.1,
+        metric="euclidean",
+        random_state=0,
+    ):
         super().__init__(b_scale, n_components, eigen_solver, n_landmarks, metric, random_state)
         self.unit_diagonal = unit_diagonal
 
@@ -513,12 +542,22 @@ class DiffusionKernel(_SpectralDesign):
     array([0, 1, 2])
     """
 
-    _parameter_constraints = {**_SpectralDesign._parameter_constraints,
-                              "delta": [Interval(Real, 0, None, closed="neither")]}
+    _parameter_constraints = {
+        **_SpectralDesign._parameter_constraints,
+        "delta": [Interval(Real, 0, None, closed="neither")],
+    }
     _selection = {**_SpectralDesign._selection, "delta": (DELTAS, "largest")}
 
-    def __init__(self, delta=1.0, b_scale=1.0, n_components=0.1, eigen_solver="exact",
-                 n_landmarks=0.1, metric="euclidean", random_state=0):
+    def __init__(
+        self,
+        delta=1.0,
+        b_scale=1.0,
+        n_components=0.1,
+        eigen_solver="exact",
+        n_landmarks=0.1,
+        metric="euclidean",
+        random_state=0,
+    ):
         self.delta = delta
         super().__init__(b_scale, n_components, eigen_solver, n_landmarks, metric, random_state)
 
@@ -642,13 +681,24 @@ class MaxAlignmentKernel(_SpectralDesign):
     array([0, 1, 2])
     """
 
-    _parameter_constraints = {**_SpectralDesign._parameter_constraints,
-                              "basis": [StrOptions({"kernel", "normalized-laplacian"})],
-                              "target": [StrOptions(set(TARGETS))]}
+    _parameter_constraints = {
+        **_SpectralDesign._parameter_constraints,
+        "basis": [StrOptions({"kernel", "normalized-laplacian"})],
+        "target": [StrOptions(set(TARGETS))],
+    }
     _precompute_params = ("b_scale", "basis")
 
-    def __init__(self, basis="kernel", target="simplex", b_scale=1.0, n_components=0.1,
-                 eigen_solver="exact", n_landmarks=0.1, metric="euclidean", random_state=0):
+    def __init__(
+        self,
+        basis="kernel",
+        target="simplex",
+        b_scale=1.0,
+        n_components=0.1,
+        eigen_solver="exact",
+        n_landmarks=0.1,
+        metric="euclidean",
+        random_state=0,
+    ):
         self.basis = basis
         self.target = target
         super().__init__(b_scale, n_components, eigen_solver, n_landmarks, metric, random_state)
@@ -661,6 +711,9 @@ class MaxAlignmentKernel(_SpectralDesign):
             self.fit_report_.add(tie, "alignment tie rule")
         self.alignment_value_, self.degenerate_ = sol.value, sol.degenerate
         if sol.degenerate:
-            self.fit_report_.note("degenerate", "alignment: no mu >= 0 has a positive alignment "
-                                  "with the ideal kernel; uniform mu used")
+            self.fit_report_.note(
+                "degenerate",
+                "alignment: no mu >= 0 has a positive alignment "
+                "with the ideal kernel; uniform mu used",
+            )
         return sol.mu

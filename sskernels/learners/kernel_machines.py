@@ -127,8 +127,10 @@ def _svc_predict(C, K, y, K_pred):
 
 
 def _cap_note(C):
-    return (f"libsvm stopped at its iteration cap ({SVM_MAX_ITER:,}) at C = {C:g}: the SVM "
-            "is not optimal")
+    return (
+        f"libsvm stopped at its iteration cap ({SVM_MAX_ITER:,}) at C = {C:g}: the SVM "
+        "is not optimal"
+    )
 
 
 class KernelSVM(SemiSupervisedClassifier):
@@ -251,7 +253,7 @@ class KernelSVM(SemiSupervisedClassifier):
         return params
 
     def _learner_template(self):
-        if self.kernel_learner is None:     # TSK with its defaults
+        if self.kernel_learner is None:  # TSK with its defaults
             from sskernels.learners.spectral import TransductiveSpectralKernel
 
             return TransductiveSpectralKernel()
@@ -307,13 +309,14 @@ class KernelSVM(SemiSupervisedClassifier):
         def predict(params, train, test):
             if np.unique(y_enc[train]).size < 2:
                 return np.full(test.size, y_enc[train][0])
-            pred, capped = capped_svc_predict(params["C"], K_LL[np.ix_(train, train)],
-                                              y_enc[train], K_LL[np.ix_(test, train)])
+            pred, capped = capped_svc_predict(
+                params["C"], K_LL[np.ix_(train, train)], y_enc[train], K_LL[np.ix_(test, train)]
+            )
             if capped:
                 report.note("fallback", _cap_note(params["C"]))
             return pred
 
-        predict.report = report      # SelectOnLabeled merges it (fold fits' fallbacks)
+        predict.report = report  # SelectOnLabeled merges it (fold fits' fallbacks)
         return predict
 
     def _transduction_predictor(self, X, y, keys):
@@ -329,8 +332,7 @@ class KernelSVM(SemiSupervisedClassifier):
         predictions are equal.  None when a key is neither.
         """
         prefix = "kernel_learner__"
-        if self.kernel_learner is None or not all(k == "C" or k.startswith(prefix)
-                                                  for k in keys):
+        if self.kernel_learner is None or not all(k == "C" or k.startswith(prefix) for k in keys):
             return None
         probe = clone(self)
         X, labeled, y_enc = probe._fit_start(X, y)
@@ -348,7 +350,7 @@ class KernelSVM(SemiSupervisedClassifier):
                 scale = float(np.mean(diag))
                 current.update(key=key, K_L=K_L / (scale if scale > 0 else 1.0))
             C = params.get("C", probe.C)
-            if C not in valid_C:                   # each C value validated once
+            if C not in valid_C:  # each C value validated once
                 probe.set_params(C=C)
                 probe._validate_params()
                 valid_C.add(C)
@@ -378,13 +380,15 @@ class KernelSVM(SemiSupervisedClassifier):
         self.learner_ = learner
         self.fit_report_.merge(getattr(learner, "fit_report_", None), prefix="kernel: ")
         if not scale > 0:
-            self.fit_report_.note("degenerate", "the learned kernel has a zero diagonal "
-                                  f"(mean {scale:g}): SVM on the unscaled kernel")
+            self.fit_report_.note(
+                "degenerate",
+                "the learned kernel has a zero diagonal "
+                f"(mean {scale:g}): SVM on the unscaled kernel",
+            )
         self.kernel_scale_ = scale if scale > 0 else 1.0
         self.C_ = float(self.C)
         self.svc_, capped = capped_svc(self.C_, K_L[labeled], y_enc)
-        self.fit_report_.add(SolveInfo("libsvm",
-                                       fallback=_cap_note(self.C_) if capped else None))
+        self.fit_report_.add(SolveInfo("libsvm", fallback=_cap_note(self.C_) if capped else None))
         self.transduction_ = self.classes_[self.svc_.predict(K_L)]
         # a graph kernel learner's unreached points (kernel rows 0: the SVM's bias alone
         # would label them) follow the rule of every graph learner (its note is merged above)
@@ -505,4 +509,3 @@ def _labeled_columns(learner, labeled):
         return got
     K = np.asarray(learner.kernel_, dtype=float)
     return K[:, labeled], np.diag(K)
-

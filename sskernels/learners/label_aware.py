@@ -122,8 +122,17 @@ from sskernels.memo import LRU, content_key
 from sskernels.solvers.cone import alignf
 from sskernels.solvers.rademacher import lrc_mkl, relative_tail, tail_count
 
-__all__ = ["LabelAwareKernel", "RBFEigenbasis", "EmbeddingKernel", "B_SCALES", "THETAS", "MKL_CS",
-           "label_aware_vectors", "landmark_indices", "empirical_spectrum"]
+__all__ = [
+    "LabelAwareKernel",
+    "RBFEigenbasis",
+    "EmbeddingKernel",
+    "B_SCALES",
+    "THETAS",
+    "MKL_CS",
+    "label_aware_vectors",
+    "landmark_indices",
+    "empirical_spectrum",
+]
 
 #: local Rademacher complexity (Sec. 4.3.2): theta in these x n, and the MKL's C
 THETAS = (0.1, 0.5, 0.8, 0.9, 1.0)
@@ -219,20 +228,27 @@ def landmark_indices(X, m, random_state=0):
     n = X.shape[0]
     key = str(int(random_state)).encode()
     if sp.issparse(X):
-        X = sp.csr_matrix(X, copy=True)          # the caller's matrix is left as it is
+        X = sp.csr_matrix(X, copy=True)  # the caller's matrix is left as it is
         X.eliminate_zeros()
         X.sort_indices()
         X.data = X.data + 0.0
-        rows = [X.data[X.indptr[i]:X.indptr[i + 1]].tobytes()
-                + X.indices[X.indptr[i]:X.indptr[i + 1]].astype(np.int64).tobytes()
-                for i in range(n)]
+        rows = [
+            X.data[X.indptr[i] : X.indptr[i + 1]].tobytes()
+            + X.indices[X.indptr[i] : X.indptr[i + 1]].astype(np.int64).tobytes()
+            for i in range(n)
+        ]
     else:
-        Z = np.ascontiguousarray(X, dtype=float) + 0.0    # -0.0 -> 0.0
+        Z = np.ascontiguousarray(X, dtype=float) + 0.0  # -0.0 -> 0.0
         rows = [Z[i].tobytes() for i in range(n)]
     # a keyed pseudo-random ranking that decides the landmarks (numbers), not a cache key:
     # stays here, not in sskernels.hashing
-    h = np.array([int.from_bytes(hashlib.blake2b(r, key=key, digest_size=8).digest(), "little")
-                  for r in rows], dtype=np.uint64)
+    h = np.array(
+        [
+            int.from_bytes(hashlib.blake2b(r, key=key, digest_size=8).digest(), "little")
+            for r in rows
+        ],
+        dtype=np.uint64,
+    )
     return np.sort(np.argsort(h, kind="stable")[:m])
 
 
@@ -335,14 +351,30 @@ class RBFEigenbasis:
         seed = 0 if self.random_state is None else self.random_state
         seed = seed if isinstance(seed, Integral) else int(seed.randint(2**31))
         m = n if self.eigen_solver == "exact" else _count(self.n_landmarks, n)
-        ck = ("nystrom", fingerprint(X) if key is None else key, self.metric, b, m, k, seed,
-              self.basis)
+        ck = (
+            "nystrom",
+            fingerprint(X) if key is None else key,
+            self.metric,
+            b,
+            m,
+            k,
+            seed,
+            self.basis,
+        )
         hit = cache_get(ck)
         if hit is None:
             idx = np.arange(n) if m == n else landmark_indices(X, m, seed)
-            hit = cache_put(ck, nystrom_spectrum(
-                X, gaussian_width(b), idx, k, self.metric,
-                normalized=self.basis == "normalized-laplacian"))
+            hit = cache_put(
+                ck,
+                nystrom_spectrum(
+                    X,
+                    gaussian_width(b),
+                    idx,
+                    k,
+                    self.metric,
+                    normalized=self.basis == "normalized-laplacian",
+                ),
+            )
         return hit
 
 
@@ -435,7 +467,7 @@ class EmbeddingKernel:
         if not self._own_kernel() or self.__dict__.get("_kernel_memo") is not None:
             return None
         P = self.embedding()
-        Pm, P = weighted_factors(P, P, self.mu_)     # as kernel() multiplies them
+        Pm, P = weighted_factors(P, P, self.mu_)  # as kernel() multiplies them
         diag = np.empty(P.shape[0])
         for i in range(0, P.shape[0], _DIAG_BLOCK):
             b = slice(i, i + _DIAG_BLOCK)
@@ -449,7 +481,7 @@ class EmbeddingKernel:
         cached = self.__dict__.get("_kernel_memo")
         if cached is None or cached[0] is not self.mu_:
             K = self.kernel()
-            K.setflags(write=False)            # shared by every reader: never edited in place
+            K.setflags(write=False)  # shared by every reader: never edited in place
             cached = (self.mu_, K)
             self._kernel_memo = cached
         return cached[1]
@@ -669,16 +701,19 @@ class LabelAwareKernel(EmbeddingKernel, RBFEigenbasis, SemiSupervisedClassifier)
     _parameter_constraints = {
         "b_scale": [Interval(Real, 0, None, closed="neither")],
         "b_scales": [None, "array-like"],
-        "n_components": [Interval(Integral, 1, None, closed="left"),
-                         Interval(Real, 0, 1, closed="right")],
-        "n_landmarks": [Interval(Integral, 1, None, closed="left"),
-                        Interval(Real, 0, 1, closed="right")],
+        "n_components": [
+            Interval(Integral, 1, None, closed="left"),
+            Interval(Real, 0, 1, closed="right"),
+        ],
+        "n_landmarks": [
+            Interval(Integral, 1, None, closed="left"),
+            Interval(Real, 0, 1, closed="right"),
+        ],
         "eigen_solver": [StrOptions({"nystrom", "exact"})],
         "basis": [StrOptions({"kernel", "normalized-laplacian"})],
         "label_aware": ["boolean"],
         "weighting": [StrOptions({"alignf", "local-rademacher"})],
-        "theta": [Interval(Integral, 0, None, closed="left"),
-                  Interval(Real, 0, 1, closed="both")],
+        "theta": [Interval(Integral, 0, None, closed="left"), Interval(Real, 0, 1, closed="both")],
         "mkl_C": [Interval(Real, 0, None, closed="neither")],
         "min_labeled_mass": [Interval(Real, 0, 1, closed="both")],
         "target": [StrOptions(set(TARGETS))],
@@ -687,19 +722,34 @@ class LabelAwareKernel(EmbeddingKernel, RBFEigenbasis, SemiSupervisedClassifier)
     }
     #: ``(grid, preference[, unless[, only]])`` (:func:`~sskernels.learners.selection.default_grid`):
     #: theta and mkl_C are selected only with ``weighting="local-rademacher"``
-    _selection = {"b_scale": (B_SCALES, "nearest-1", ("b_scales",)),
-                  "theta": (THETAS, "smallest", (), {"weighting": "local-rademacher"}),
-                  "mkl_C": (MKL_CS, "smallest", (), {"weighting": "local-rademacher"}),
-                  # selectable when a spec lists it (Sec. 4.3.2's p grid); unset: the default
-                  # 0.1 alone, i.e. fixed, as before
-                  "n_components": ((0.1,), "smallest")}
+    _selection = {
+        "b_scale": (B_SCALES, "nearest-1", ("b_scales",)),
+        "theta": (THETAS, "smallest", (), {"weighting": "local-rademacher"}),
+        "mkl_C": (MKL_CS, "smallest", (), {"weighting": "local-rademacher"}),
+        # selectable when a spec lists it (Sec. 4.3.2's p grid); unset: the default
+        # 0.1 alone, i.e. fixed, as before
+        "n_components": ((0.1,), "smallest"),
+    }
     #: parameters that change the label-independent work (see ``SelectOnLabeled.precompute``)
     _precompute_params = ("b_scale", "b_scales", "n_components")
 
-    def __init__(self, b_scale=1.0, b_scales=None, n_components=0.1, n_landmarks=0.1,
-                 eigen_solver="nystrom", basis="kernel", label_aware=True, weighting="alignf",
-                 theta=0.1, mkl_C=1.0, min_labeled_mass=0.05, target="simplex",
-                 metric="euclidean", random_state=0):
+    def __init__(
+        self,
+        b_scale=1.0,
+        b_scales=None,
+        n_components=0.1,
+        n_landmarks=0.1,
+        eigen_solver="nystrom",
+        basis="kernel",
+        label_aware=True,
+        weighting="alignf",
+        theta=0.1,
+        mkl_C=1.0,
+        min_labeled_mass=0.05,
+        target="simplex",
+        metric="euclidean",
+        random_state=0,
+    ):
         self.b_scale = b_scale
         self.b_scales = b_scales
         self.n_components = n_components
@@ -717,8 +767,11 @@ class LabelAwareKernel(EmbeddingKernel, RBFEigenbasis, SemiSupervisedClassifier)
 
     # -- label-independent part -------------------------------------------------
     def _widths(self, X):
-        scales = (self.b_scale,) if self.b_scales is None else tuple(
-            float(s) for s in np.ravel(self.b_scales))
+        scales = (
+            (self.b_scale,)
+            if self.b_scales is None
+            else tuple(float(s) for s in np.ravel(self.b_scales))
+        )
         if not scales or not all(s > 0 for s in scales):
             raise ParameterError(f"b_scales must be positive numbers, got {self.b_scales!r}")
         msd = mean_squared_distance(X, self.metric)
@@ -780,15 +833,18 @@ class LabelAwareKernel(EmbeddingKernel, RBFEigenbasis, SemiSupervisedClassifier)
         k_asked = _count(self.n_components, X.shape[0])
         for b, k in zip(self.b_, base.counts):
             if k < k_asked:
-                self.fit_report_.note("degenerate", f"b = {b:.4g}: {k} of {k_asked} "
-                                      "eigenvectors (the others have eigenvalue ~0)")
+                self.fit_report_.note(
+                    "degenerate",
+                    f"b = {b:.4g}: {k} of {k_asked} eigenvectors (the others have eigenvalue ~0)",
+                )
         Phi, blocks = base.Phi, base.widths
         if self.weighting == "local-rademacher":
             # the width each base vector comes from (blocks: per width, label-aware then V)
             width_of = np.repeat(np.arange(len(self.b_)), blocks)
             self.observed_ = np.ones(Phi.shape[1], dtype=bool)
-            self.mu_ = self._local_rademacher(X, key, Phi, base.mean_sq, width_of, labeled,
-                                              y_enc, c)
+            self.mu_ = self._local_rademacher(
+                X, key, Phi, base.mean_sq, width_of, labeled, y_enc, c
+            )
         else:
             self._alignf_weights(base.mass, Phi, labeled, C_L)
         self.basis_ = Phi
@@ -811,9 +867,21 @@ class LabelAwareKernel(EmbeddingKernel, RBFEigenbasis, SemiSupervisedClassifier)
         ``random_state`` that is a generator draws a landmark seed per fit: not memoized."""
         memo = self.random_state is None or isinstance(self.random_state, Integral)
         if memo:
-            ck = (key, content_key(labeled, y_enc, np.asarray(self.b_, dtype=float)),
-                  repr((self.n_components, self.n_landmarks, self.eigen_solver, self.basis,
-                        bool(self.label_aware), self.metric, self.random_state)))
+            ck = (
+                key,
+                content_key(labeled, y_enc, np.asarray(self.b_, dtype=float)),
+                repr(
+                    (
+                        self.n_components,
+                        self.n_landmarks,
+                        self.eigen_solver,
+                        self.basis,
+                        bool(self.label_aware),
+                        self.metric,
+                        self.random_state,
+                    )
+                ),
+            )
             hit = _BASES.lookup(ck)
             if hit is not None:
                 return hit
@@ -823,7 +891,7 @@ class LabelAwareKernel(EmbeddingKernel, RBFEigenbasis, SemiSupervisedClassifier)
         n_la = Y_L.shape[1] if self.label_aware else 0
         dk = (key, content_key(labeled), self.metric)
         D2 = _DISTANCES.lookup(dk)
-        if D2 is None:                   # the widths of a selection grid share them
+        if D2 is None:  # the widths of a selection grid share them
             D2 = _DISTANCES.store(dk, squared_distances(X, X[labeled], self.metric))
         blocks, extensions, counts = [], [], []
         for b in self.b_:
@@ -834,10 +902,19 @@ class LabelAwareKernel(EmbeddingKernel, RBFEigenbasis, SemiSupervisedClassifier)
         raw = np.hstack(blocks)
         center = raw[labeled].mean(axis=0)
         Phi = raw - center
-        mass = np.sum(raw[labeled] ** 2, axis=0) / np.maximum(np.sum(raw ** 2, axis=0),
-                                                               np.finfo(float).tiny)
-        out = _BaseVectors(Y_L, extensions, counts, [n_la + k for k in counts], center,
-                           Phi, (Phi ** 2).mean(axis=0), mass)
+        mass = np.sum(raw[labeled] ** 2, axis=0) / np.maximum(
+            np.sum(raw**2, axis=0), np.finfo(float).tiny
+        )
+        out = _BaseVectors(
+            Y_L,
+            extensions,
+            counts,
+            [n_la + k for k in counts],
+            center,
+            Phi,
+            (Phi**2).mean(axis=0),
+            mass,
+        )
         for a in (Y_L, center, Phi, out.mean_sq, mass):
             a.setflags(write=False)
         return _BASES.store(ck, out) if memo else out
@@ -849,18 +926,24 @@ class LabelAwareKernel(EmbeddingKernel, RBFEigenbasis, SemiSupervisedClassifier)
         count = tail_count(self.theta, n)
         if count >= n:
             count = n - 1
-            self.fit_report_.note("degenerate", f"local rademacher: theta = n leaves an empty "
-                                  f"tail; theta = n - 1 = {count} used (the smallest eigenvalue)")
+            self.fit_report_.note(
+                "degenerate",
+                f"local rademacher: theta = n leaves an empty "
+                f"tail; theta = n - 1 = {count} used (the smallest eigenvalue)",
+            )
         self.theta_ = count
         rho = self._tail_ratios(X, key, count, floor=False)
         if np.any(rho < TAIL_FLOOR):
-            self.fit_report_.note("degenerate", f"local rademacher: relative tail sum below "
-                                  f"{TAIL_FLOOR:g} at theta = {count} floored there")
+            self.fit_report_.note(
+                "degenerate",
+                f"local rademacher: relative tail sum below "
+                f"{TAIL_FLOOR:g} at theta = {count} floored there",
+            )
             rho = np.maximum(rho, TAIL_FLOOR)
         self.tail_ratios_ = rho
         s = mean_sq * rho[width_of]
         self.tail_scales_ = s
-        used = s > 0                      # a base vector that is 0 after centering: weight 0
+        used = s > 0  # a base vector that is 0 after centering: weight 0
         Y = (2.0 * y_enc - 1.0)[None] if c == 2 else 2.0 * indicator(y_enc, c).T - 1.0
         # The MKL with scales s and C equals the one with scales s / r and C / r (the same d):
         # with r = max rho, every (theta, mkl_C) of the selection grid whose s / r is the same
@@ -868,20 +951,25 @@ class LabelAwareKernel(EmbeddingKernel, RBFEigenbasis, SemiSupervisedClassifier)
         r = rho.max()
         canonical = mean_sq * (rho / r)[width_of]
         if Y.shape[0] == 1:
-            path = [C / r_t for r_t in self._grid_tail_maxima(X, key, canonical, mean_sq,
-                                                             width_of) for C in MKL_CS]
+            path = [
+                C / r_t
+                for r_t in self._grid_tail_maxima(X, key, canonical, mean_sq, width_of)
+                for C in MKL_CS
+            ]
         else:
             # several classes: the alternation's hard-margin walk goes through the path's
             # values below C, so the path is this theta's own C ladder only (the other
             # thetas' values would be solved for nothing when no hard margin is reached)
             path = [C / r for C in MKL_CS]
-        res = lrc_mkl(Phi[np.ix_(labeled, used)], canonical[used], Y, self.mkl_C / r,
-                      C_path=path)
+        res = lrc_mkl(Phi[np.ix_(labeled, used)], canonical[used], Y, self.mkl_C / r, C_path=path)
         self.fit_report_.add(res.info, "local rademacher")
         self.degenerate_ = res.degenerate
         if res.degenerate:
-            self.fit_report_.note("degenerate", "local rademacher: the MKL optimum has no "
-                                  "kernel weight (w = 0); uniform weights used")
+            self.fit_report_.note(
+                "degenerate",
+                "local rademacher: the MKL optimum has no "
+                "kernel weight (w = 0); uniform weights used",
+            )
         mu = np.zeros(s.size)
         mu[used] = res.d / s[used]
         self.mkl_objective_ = res.objective * r
@@ -898,9 +986,15 @@ class LabelAwareKernel(EmbeddingKernel, RBFEigenbasis, SemiSupervisedClassifier)
         ck = (key, tuple(self.b_), count, self.metric, self.basis)
         rho = _TAILS.lookup(ck)
         if rho is None:
-            rho = _TAILS.store(ck, np.array([relative_tail(
-                empirical_spectrum(X, b, self.metric, self.basis, key), count)
-                for b in self.b_]))
+            rho = _TAILS.store(
+                ck,
+                np.array(
+                    [
+                        relative_tail(empirical_spectrum(X, b, self.metric, self.basis, key), count)
+                        for b in self.b_
+                    ]
+                ),
+            )
         return np.maximum(rho, TAIL_FLOOR) if floor else rho.copy()
 
     def _grid_tail_maxima(self, X, key, canonical, mean_sq, width_of):
@@ -920,26 +1014,35 @@ class LabelAwareKernel(EmbeddingKernel, RBFEigenbasis, SemiSupervisedClassifier)
         self.observed_ = mass >= self.min_labeled_mass * labeled.size / n
         if not self.observed_.any():
             self.observed_[:] = True
-            self.fit_report_.note("degenerate", "every base vector is ~0 on the labeled points "
-                                  "(min_labeled_mass): all kept")
+            self.fit_report_.note(
+                "degenerate",
+                "every base vector is ~0 on the labeled points (min_labeled_mass): all kept",
+            )
         PL = Phi[labeled][:, self.observed_]
         key = content_key(PL, C_L, np.array(TARGETS.index(self.target)))
         hit = _ALIGNF.lookup(key)
         if hit is None:
             sol, tie = alignf(*alignment_terms(PL, C_L, self.target))
-            sol.split = None                    # the tie rule's input: not kept
+            sol.split = None  # the tie rule's input: not kept
             hit = _ALIGNF.store(key, (sol, tie))
         sol, tie = hit
         if sol.info is not None:
-            self.fit_report_.add(replace(sol.info, stats={
-                **sol.info.stats, "unobserved": int(np.count_nonzero(~self.observed_))}),
-                "alignf")
+            self.fit_report_.add(
+                replace(
+                    sol.info,
+                    stats={**sol.info.stats, "unobserved": int(np.count_nonzero(~self.observed_))},
+                ),
+                "alignf",
+            )
         if tie is not None:
             self.fit_report_.add(tie, "alignf tie rule")
         self.degenerate_ = sol.degenerate
         if sol.degenerate:
-            self.fit_report_.note("degenerate", "alignf: no base kernel has a positive centered "
-                                  "alignment with the ideal kernel; uniform weights used")
+            self.fit_report_.note(
+                "degenerate",
+                "alignf: no base kernel has a positive centered "
+                "alignment with the ideal kernel; uniform weights used",
+            )
         self.mu_ = np.zeros(Phi.shape[1])
         self.mu_[self.observed_] = sol.mu
 
@@ -984,8 +1087,10 @@ class LabelAwareKernel(EmbeddingKernel, RBFEigenbasis, SemiSupervisedClassifier)
         D2 = squared_distances(X, self.X_L_, self.metric)
         blocks = []
         for b, spec in zip(self.b_, self.extensions_):
-            blocks += [label_aware_vectors(D2, self.Y_L_, b)[:, :self.n_label_aware_],
-                       spec.extend(X)]
+            blocks += [
+                label_aware_vectors(D2, self.Y_L_, b)[:, : self.n_label_aware_],
+                spec.extend(X),
+            ]
         return np.hstack(blocks) - self.center_
 
     def _scores(self, P):
@@ -994,4 +1099,3 @@ class LabelAwareKernel(EmbeddingKernel, RBFEigenbasis, SemiSupervisedClassifier)
         Y = self.Y_L_
         C_L = np.column_stack([-Y[:, 0], Y[:, 0]]).clip(0) if Y.shape[1] == 1 else Y
         return P @ (self.mu_[:, None] * (PL.T @ C_L))
-

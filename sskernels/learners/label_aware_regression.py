@@ -52,14 +52,25 @@ from sskernels.kernels.alignment import centered_alignment
 from sskernels.kernels.rbf import mean_squared_distance, squared_distances
 from sskernels.learners.base import SemiSupervisedRegressor
 from sskernels.learners.grids import SVR_C_GRID, WIDE_B_SCALES
-from sskernels.learners.label_aware import (EmbeddingKernel, LabelAwareKernel,
-                                            RBFEigenbasis, _count, label_aware_vectors)
+from sskernels.learners.label_aware import (
+    EmbeddingKernel,
+    LabelAwareKernel,
+    RBFEigenbasis,
+    _count,
+    label_aware_vectors,
+)
 from sskernels.solvers.cone import alignf
 from sskernels.solvers.report import SolveInfo
 from sskernels.solvers.svr import SVR_MAX_ITER, fit_svrs  # noqa: F401 - SVR_MAX_ITER re-exported
 
-__all__ = ["LabelAwareRegressionKernel", "LabelAwareSVR", "regression_label_aware_vectors",
-           "regression_alignment_terms", "WIDE_B_SCALES", "C_GRID"]
+__all__ = [
+    "LabelAwareRegressionKernel",
+    "LabelAwareSVR",
+    "regression_label_aware_vectors",
+    "regression_alignment_terms",
+    "WIDE_B_SCALES",
+    "C_GRID",
+]
 
 #: the SVR's C grid (Sec. 4.2)
 C_GRID = SVR_C_GRID
@@ -137,12 +148,31 @@ class LabelAwareRegressionKernel(EmbeddingKernel, RBFEigenbasis, SemiSupervisedR
     _selected_attributes = ("mu_",)
 
     #: LabelAwareKernel's constraints of the parameters the two share (one width, no target)
-    _parameter_constraints = {k: LabelAwareKernel._parameter_constraints[k] for k in (
-        "b_scale", "n_components", "n_landmarks", "eigen_solver", "basis", "label_aware",
-        "metric", "random_state")}
+    _parameter_constraints = {
+        k: LabelAwareKernel._parameter_constraints[k]
+        for k in (
+            "b_scale",
+            "n_components",
+            "n_landmarks",
+            "eigen_solver",
+            "basis",
+            "label_aware",
+            "metric",
+            "random_state",
+        )
+    }
 
-    def __init__(self, b_scale=1.0, n_components=0.1, n_landmarks=0.1, eigen_solver="nystrom",
-                 basis="kernel", label_aware=True, metric="euclidean", random_state=0):
+    def __init__(
+        self,
+        b_scale=1.0,
+        n_components=0.1,
+        n_landmarks=0.1,
+        eigen_solver="nystrom",
+        basis="kernel",
+        label_aware=True,
+        metric="euclidean",
+        random_state=0,
+    ):
         self.b_scale = b_scale
         self.n_components = n_components
         self.n_landmarks = n_landmarks
@@ -208,14 +238,16 @@ class LabelAwareRegressionKernel(EmbeddingKernel, RBFEigenbasis, SemiSupervisedR
         ext, V = self._eigenvectors(X, self.b_, fingerprint(X))
         k_asked = _count(self.n_components, X.shape[0])
         if V.shape[1] < k_asked:
-            self.fit_report_.note("degenerate", f"{V.shape[1]} of {k_asked} eigenvectors (the "
-                                  "others have eigenvalue ~0)")
+            self.fit_report_.note(
+                "degenerate",
+                f"{V.shape[1]} of {k_asked} eigenvectors (the others have eigenvalue ~0)",
+            )
         self.extension_ = ext
-        U = regression_label_aware_vectors(D2, Y_L, self.b_)[:, :self.n_label_aware_]
+        U = regression_label_aware_vectors(D2, Y_L, self.b_)[:, : self.n_label_aware_]
         raw = np.hstack([U, V])
         self.center_ = raw[labeled].mean(axis=0)
         norms = np.linalg.norm(raw[labeled] - self.center_, axis=0)
-        self.scale_ = np.where(norms > 0, norms, 1.0)       # unit norm on the labeled points
+        self.scale_ = np.where(norms > 0, norms, 1.0)  # unit norm on the labeled points
         Phi = (raw - self.center_) / self.scale_
         G, a = regression_alignment_terms(Phi[labeled], self.Y_c_)
         sol, tie = alignf(G, a)
@@ -224,8 +256,11 @@ class LabelAwareRegressionKernel(EmbeddingKernel, RBFEigenbasis, SemiSupervisedR
         if tie is not None:
             self.fit_report_.add(tie, "alignf tie rule")
         if sol.degenerate:
-            self.fit_report_.note("degenerate", "alignf: no base kernel has a positive centered "
-                                  "alignment with the targets; uniform weights used")
+            self.fit_report_.note(
+                "degenerate",
+                "alignf: no base kernel has a positive centered "
+                "alignment with the targets; uniform weights used",
+            )
         self.degenerate_ = sol.degenerate
         self.mu_, self.basis_ = sol.mu, Phi
         K_LL = (Phi[labeled] * self.mu_) @ Phi[labeled].T
@@ -251,7 +286,7 @@ class LabelAwareRegressionKernel(EmbeddingKernel, RBFEigenbasis, SemiSupervisedR
             return self.basis_
         X = self._check_X(X)
         D2 = squared_distances(X, self.X_L_, self.metric)
-        U = label_aware_vectors(D2, self.Y_c_, self.b_)[:, :self.n_label_aware_]
+        U = label_aware_vectors(D2, self.Y_c_, self.b_)[:, : self.n_label_aware_]
         return (np.hstack([U, self.extension_.extend(X)]) - self.center_) / self.scale_
 
     def predict(self, X):  # pragma: no cover - not a regressor on its own
@@ -376,9 +411,19 @@ class LabelAwareSVR(SemiSupervisedRegressor):
     _precompute_params = ("b_scale",)
     _kernel_params = tuple(LabelAwareRegressionKernel._parameter_constraints)
 
-    def __init__(self, b_scale=1.0, n_components=0.1, n_landmarks=0.1, eigen_solver="nystrom",
-                 basis="kernel", label_aware=True, metric="euclidean", random_state=0, C=1.0,
-                 epsilon=EPSILON):
+    def __init__(
+        self,
+        b_scale=1.0,
+        n_components=0.1,
+        n_landmarks=0.1,
+        eigen_solver="nystrom",
+        basis="kernel",
+        label_aware=True,
+        metric="euclidean",
+        random_state=0,
+        C=1.0,
+        epsilon=EPSILON,
+    ):
         self.b_scale = b_scale
         self.n_components = n_components
         self.n_landmarks = n_landmarks
@@ -446,8 +491,9 @@ class LabelAwareSVR(SemiSupervisedRegressor):
         self.fit_report_.merge(learner.fit_report_, prefix="kernel: ")
         K_nL, scale = self._columns(learner, labeled)
         if not scale > 0:
-            self.fit_report_.note("degenerate", "the learned kernel has a zero diagonal: SVR on "
-                                  "the unscaled kernel")
+            self.fit_report_.note(
+                "degenerate", "the learned kernel has a zero diagonal: SVR on the unscaled kernel"
+            )
         self.kernel_scale_ = scale if scale > 0 else 1.0
         K_nL = K_nL / self.kernel_scale_
         self.C_ = float(self.C)
@@ -471,7 +517,7 @@ class LabelAwareSVR(SemiSupervisedRegressor):
             b_scale = params.get("b_scale", self.b_scale)
             key = (b_scale, tuple(train))
             if key not in memo:
-                if any(k[0] != b_scale for k in memo):   # one width at a time (grid order)
+                if any(k[0] != b_scale for k in memo):  # one width at a time (grid order)
                     memo.clear()
                 Yp = np.full((X.shape[0], Y_L.shape[1]), np.nan)
                 Yp[labeled[train]] = Y_L[train]

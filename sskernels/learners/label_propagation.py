@@ -95,9 +95,11 @@ class IterativeLabelPropagation(GraphClassifier):
     (2, 3)
     """
 
-    _parameter_constraints = {**GraphClassifier._parameter_constraints,
-                              "max_iter": [Interval(Integral, 1, None, closed="left")],
-                              "tol": [Interval(Real, 0, None, closed="left")]}
+    _parameter_constraints = {
+        **GraphClassifier._parameter_constraints,
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+    }
     _class_masses = True
 
     def __init__(self, graph=None, max_iter=1000, tol=1e-3):
@@ -125,11 +127,15 @@ class IterativeLabelPropagation(GraphClassifier):
             self.n_iter_ += 1
         fallback = None
         if change >= self.tol:
-            fallback = (f"not converged in max_iter = {self.max_iter} steps (change "
-                        f"{change:.3g} >= tol = {self.tol:g}): the last iterate is used")
-        self.fit_report_.add(SolveInfo("propagation", fallback,
-                                       {"iterations": self.n_iter_, "change": change}),
-                             "label propagation", keep_stats=True)
+            fallback = (
+                f"not converged in max_iter = {self.max_iter} steps (change "
+                f"{change:.3g} >= tol = {self.tol:g}): the last iterate is used"
+            )
+        self.fit_report_.add(
+            SolveInfo("propagation", fallback, {"iterations": self.n_iter_, "change": change}),
+            "label propagation",
+            keep_stats=True,
+        )
         return Y
 
     def _induce(self, X):

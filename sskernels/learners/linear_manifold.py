@@ -68,8 +68,15 @@ from sklearn.utils.validation import check_array, check_is_fitted
 
 from sskernels.hashing import fingerprint
 from sskernels.kernels.deformed import LAPLACIANS, intrinsic_matrix
-from sskernels.learners.base import (GraphSemiSupervisedClassifier, as_scores, graph_components,
-                                     indicator, ovr_targets, settle_scores, unreached)
+from sskernels.learners.base import (
+    GraphSemiSupervisedClassifier,
+    as_scores,
+    graph_components,
+    indicator,
+    ovr_targets,
+    settle_scores,
+    unreached,
+)
 from sskernels.memo import LRU
 from sskernels.solvers.cg import cg_solve
 from sskernels.solvers.psd import solve_psd
@@ -109,7 +116,7 @@ def _gram_of_graph(X, M):
         XT, Xc = sp.csr_matrix(X.T), sp.csc_matrix(X)
         G = np.empty((d, d))
         for j in range(0, d, b):
-            G[:, j:j + b] = XT @ (M @ Xc[:, j:j + b].toarray())
+            G[:, j : j + b] = XT @ (M @ Xc[:, j : j + b].toarray())
     else:
         G = _dense(X.T @ _dense(M @ X))
     return _GRAMS.store(key, G)
@@ -156,7 +163,7 @@ class _LinearManifold(GraphSemiSupervisedClassifier):
         if sp.issparse(X):
             X = sp.csr_matrix(X)
         self.gamma_A_, self.gamma_I_ = float(self.gamma_A), float(self.gamma_I)
-        M = None                                   # gamma_I = 0: the graph term vanishes
+        M = None  # gamma_I = 0: the graph term vanishes
         self.unreached_, self._y_enc = np.empty(0, dtype=int), y_enc
         if self.gamma_I > 0:
             self.graph_ = self._build_graph(X)
@@ -318,9 +325,18 @@ class LinearLapRLS(_LinearManifold):
         "cg_maxiter": [Interval(Integral, 1, None, closed="left"), None],
     }
 
-    def __init__(self, graph=None, gamma_A=1e-2, gamma_I=1e-2, solver="auto",
-                 laplacian="unnormalized", laplacian_degree=1, fit_intercept=False,
-                 cg_tol=1e-10, cg_maxiter=None):
+    def __init__(
+        self,
+        graph=None,
+        gamma_A=1e-2,
+        gamma_I=1e-2,
+        solver="auto",
+        laplacian="unnormalized",
+        laplacian_degree=1,
+        fit_intercept=False,
+        cg_tol=1e-10,
+        cg_maxiter=None,
+    ):
         self.graph = graph
         self.gamma_A = gamma_A
         self.gamma_I = gamma_I
@@ -369,17 +385,18 @@ class LinearLapRLS(_LinearManifold):
         c = gamma_I * l / float(n * n)
         XL = X[labeled]
         Y = T if T.ndim == 2 else T[:, None]
-        rhs = np.asarray(XL.T @ Y)                                  # (d, k)
+        rhs = np.asarray(XL.T @ Y)  # (d, k)
         if self.fit_intercept:
             rhs = np.vstack([rhs, Y.sum(axis=0, keepdims=True)])
         ridge = np.full(rhs.shape[0], gamma_A * l)
         if self.fit_intercept:
-            ridge[-1] = 0.0                                         # unpenalized bias
+            ridge[-1] = 0.0  # unpenalized bias
         if solver == "direct":
             W, info = self._direct(X, XL, M, c, ridge, rhs, G)
         else:
-            W, info = cg_solve(self._operator(X, XL, M, c, ridge), rhs, rtol=self.cg_tol,
-                               maxiter=self.cg_maxiter)
+            W, info = cg_solve(
+                self._operator(X, XL, M, c, ridge), rhs, rtol=self.cg_tol, maxiter=self.cg_maxiter
+            )
         if self.fit_intercept:
             return W[:-1], W[-1], info
         return W, np.zeros(W.shape[1]), info
@@ -408,8 +425,9 @@ class LinearLapRLS(_LinearManifold):
             if not shared:
                 graph = self._build_graph(X)
                 M = intrinsic_matrix(graph, self.laplacian, self.laplacian_degree)
-                shared.update(M=M, G=_gram_of_graph(self._augment(X), M),
-                              components=graph_components(graph))
+                shared.update(
+                    M=M, G=_gram_of_graph(self._augment(X), M), components=graph_components(graph)
+                )
             return shared
 
         def predict(params, train, test):
@@ -426,8 +444,7 @@ class LinearLapRLS(_LinearManifold):
                 parts = graph_parts()
                 M, G = parts["M"], parts["G"]
                 cut = np.flatnonzero(unreached(parts["components"], lab)[labeled[test]])
-            W, b, info = self._coefficients(X, lab, M, T, p["gamma_A"], p["gamma_I"], "direct",
-                                            G)
+            W, b, info = self._coefficients(X, lab, M, T, p["gamma_A"], p["gamma_I"], "direct", G)
             report.add(info, "eq. (11.18)")
             F = self._scores(X, W, b, T.ndim == 1)[labeled[test]]
             F, _ = settle_scores(F, indicator(enc, classes.size), cut)
@@ -458,13 +475,13 @@ class LinearLapRLS(_LinearManifold):
         def matvec(v):
             v = np.asarray(v, dtype=float).ravel()
             w, b = (v[:d], v[d]) if fi else (v, 0.0)
-            fL = XL @ w + b                                         # X_L v (+ b)
+            fL = XL @ w + b  # X_L v (+ b)
             out = np.empty(dim)
             out[:d] = XL.T @ fL
             if fi:
                 out[d] = fL.sum()
             if use_graph:
-                g = M @ (X @ w + b)                                 # L (X v), never X^T L X
+                g = M @ (X @ w + b)  # L (X v), never X^T L X
                 out[:d] += c * (X.T @ g)
                 if fi:
                     out[d] += c * g.sum()
@@ -570,11 +587,20 @@ class LinearLapSVM(_LinearManifold):
     array([0, 1, 2])
     """
 
-    _parameter_constraints = {**_LinearManifold._parameter_constraints,
-                              "tol": [Interval(Real, 0, None, closed="neither")]}
+    _parameter_constraints = {
+        **_LinearManifold._parameter_constraints,
+        "tol": [Interval(Real, 0, None, closed="neither")],
+    }
 
-    def __init__(self, graph=None, gamma_A=1e-2, gamma_I=1e-2, laplacian="unnormalized",
-                 laplacian_degree=1, tol=1e-8):
+    def __init__(
+        self,
+        graph=None,
+        gamma_A=1e-2,
+        gamma_I=1e-2,
+        laplacian="unnormalized",
+        laplacian_degree=1,
+        tol=1e-8,
+    ):
         self.graph = graph
         self.gamma_A = gamma_A
         self.gamma_I = gamma_I
@@ -605,19 +631,19 @@ class LinearLapSVM(_LinearManifold):
         if M is not None:
             P = P + (self.gamma_I / float(n * n)) * _gram_of_graph(X, M)
         P = 0.5 * (P + P.T)
-        Tc = np.linalg.cholesky(P)                                   # P = Tc Tc^T
+        Tc = np.linalg.cholesky(P)  # P = Tc Tc^T
         self.fit_report_.add(SolveInfo("cholesky"), "Sec. 11.5 pre-processing")
         XL = _dense(X[labeled])
-        Xt = sla.solve_triangular(Tc, XL.T, lower=True).T             # rows x~ = T^{-1} x
+        Xt = sla.solve_triangular(Tc, XL.T, lower=True).T  # rows x~ = T^{-1} x
         Kt = Xt @ Xt.T
         Ys = T if T.ndim == 2 else T[:, None]
         W = np.zeros((d, Ys.shape[1]))
         b = np.zeros(Ys.shape[1])
-        for j in range(Ys.shape[1]):                                 # both signs in each column
+        for j in range(Ys.shape[1]):  # both signs in each column
             svc = SVC(kernel="precomputed", C=1.0 / (2.0 * l), tol=self.tol)
             svc.fit(Kt, (Ys[:, j] > 0).astype(int))
             coef = np.zeros(l)
-            coef[svc.support_] = svc.dual_coef_.ravel()              # beta_i y_i (class 1 = +)
+            coef[svc.support_] = svc.dual_coef_.ravel()  # beta_i y_i (class 1 = +)
             W[:, j] = sla.solve_triangular(Tc.T, Xt.T @ coef, lower=False)  # w = T^{-T} w~
             b[j] = float(svc.intercept_[0])
         self.fit_report_.add(SolveInfo("libsvm"))

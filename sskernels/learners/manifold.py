@@ -78,6 +78,7 @@ __all__ = ["LapRLS", "LapSVM", "GAMMA_GRID"]
 # estimators
 # ---------------------------------------------------------------------------
 
+
 class _ManifoldRegularizer(GraphSemiSupervisedClassifier):
     """Shared parts of LapRLS and LapSVM (see the module docstring for eq. (11.5)).
 
@@ -140,9 +141,17 @@ class _ManifoldRegularizer(GraphSemiSupervisedClassifier):
     _widthless = ("kernel_type", "linear")
     _needs_features = True
 
-    def __init__(self, graph=None, gamma_A=1e-2, gamma_I=1.0, kernel_width="median",
-                 kernel_width_scale=1.0, laplacian="unnormalized", laplacian_degree=1,
-                 kernel_type="rbf"):
+    def __init__(
+        self,
+        graph=None,
+        gamma_A=1e-2,
+        gamma_I=1.0,
+        kernel_width="median",
+        kernel_width_scale=1.0,
+        laplacian="unnormalized",
+        laplacian_degree=1,
+        kernel_type="rbf",
+    ):
         self.graph = graph
         self.gamma_A = gamma_A
         self.gamma_I = gamma_I
@@ -216,8 +225,13 @@ class _ManifoldRegularizer(GraphSemiSupervisedClassifier):
         """``width -> (G, lam)`` of :func:`~sskernels.kernels.deformed.deformation_basis`,
         memoized under the data's fingerprint, graph, Laplacian, kernel type and width."""
         builder = self.graph_builder().get_params()
-        key0 = (fingerprint(X), tuple(sorted(builder.items())), self.laplacian,
-                int(self.laplacian_degree), self.kernel_type)
+        key0 = (
+            fingerprint(X),
+            tuple(sorted(builder.items())),
+            self.laplacian,
+            int(self.laplacian_degree),
+            self.kernel_type,
+        )
         D2 = []
 
         def base_kernel(width):
@@ -227,8 +241,9 @@ class _ManifoldRegularizer(GraphSemiSupervisedClassifier):
                 D2.append(squared_distances(X))
             return rbf(D2[0], width)
 
-        return lambda width: cached_deformation_basis(key0 + (width,),
-                                                      lambda: base_kernel(width), M)
+        return lambda width: cached_deformation_basis(
+            key0 + (width,), lambda: base_kernel(width), M
+        )
 
     _deformed_keys = {"gamma_A", "gamma_I", "kernel_width", "kernel_width_scale"}
 
@@ -340,8 +355,11 @@ class _ManifoldRegularizer(GraphSemiSupervisedClassifier):
         every = np.arange(X.shape[0])
         # the fit's own dual solver (HiGHS), not the fold fits' faster libsvm: at a large C
         # (tiny gamma_A) their solutions differ by whole points of accuracy
-        exact = clone(self).set_params(cv_solver="highs") if "cv_solver" in \
-            self.get_params(deep=False) else self
+        exact = (
+            clone(self).set_params(cv_solver="highs")
+            if "cv_solver" in self.get_params(deep=False)
+            else self
+        )
         scores = exact._deformed_scorer(X, every, labeled, classes.size)
         train = np.arange(labeled.size)
 
@@ -520,8 +538,9 @@ class LapRLS(_ManifoldRegularizer):
     """
 
     def _fit_coefficients(self, K, M, labeled, y_enc, n_classes):
-        self.alpha_ = laprls_coefficients(K, M, labeled, ovr_targets(y_enc, n_classes),
-                                          self.gamma_A_, self.gamma_I_)
+        self.alpha_ = laprls_coefficients(
+            K, M, labeled, ovr_targets(y_enc, n_classes), self.gamma_A_, self.gamma_I_
+        )
         self.fit_report_.add(SolveInfo("lu"))
         self.intercept_ = 0.0 if n_classes == 2 else np.zeros(n_classes)
 
@@ -679,14 +698,33 @@ class LapSVM(_ManifoldRegularizer):
     array([0, 1, 2])
     """
 
-    _parameter_constraints = {**_ManifoldRegularizer._parameter_constraints,
-                              "cv_solver": [StrOptions({"libsvm", "highs"})]}
+    _parameter_constraints = {
+        **_ManifoldRegularizer._parameter_constraints,
+        "cv_solver": [StrOptions({"libsvm", "highs"})],
+    }
 
-    def __init__(self, graph=None, gamma_A=1e-2, gamma_I=1.0, kernel_width="median",
-                 kernel_width_scale=1.0, laplacian="unnormalized", laplacian_degree=1,
-                 kernel_type="rbf", cv_solver="libsvm"):
-        super().__init__(graph, gamma_A, gamma_I, kernel_width, kernel_width_scale, laplacian,
-                         laplacian_degree, kernel_type)
+    def __init__(
+        self,
+        graph=None,
+        gamma_A=1e-2,
+        gamma_I=1.0,
+        kernel_width="median",
+        kernel_width_scale=1.0,
+        laplacian="unnormalized",
+        laplacian_degree=1,
+        kernel_type="rbf",
+        cv_solver="libsvm",
+    ):
+        super().__init__(
+            graph,
+            gamma_A,
+            gamma_I,
+            kernel_width,
+            kernel_width_scale,
+            laplacian,
+            laplacian_degree,
+            kernel_type,
+        )
         self.cv_solver = cv_solver
 
     def _fit_coefficients(self, K, M, labeled, y_enc, n_classes):

@@ -216,8 +216,16 @@ class SimpleMKL(SemiSupervisedClassifier):
     }
     _selection = {"C": (C_GRID, "largest")}
 
-    def __init__(self, gaussian_widths=GAUSSIAN_WIDTHS, poly_degrees=POLY_DEGREES, C=100.0,
-                 tol=0.01, max_iter=100, svm_tol=1e-5, line_search_tol=0.1):
+    def __init__(
+        self,
+        gaussian_widths=GAUSSIAN_WIDTHS,
+        poly_degrees=POLY_DEGREES,
+        C=100.0,
+        tol=0.01,
+        max_iter=100,
+        svm_tol=1e-5,
+        line_search_tol=0.1,
+    ):
         self.gaussian_widths = gaussian_widths
         self.poly_degrees = poly_degrees
         self.C = C
@@ -233,8 +241,10 @@ class SimpleMKL(SemiSupervisedClassifier):
         widths = tuple(float(s) for s in np.ravel(self.gaussian_widths))
         degrees = tuple(np.ravel(self.poly_degrees).tolist())
         if not widths and not degrees:
-            raise ParameterError("SimpleMKL needs at least one base kernel "
-                             "(gaussian_widths and poly_degrees are both empty)")
+            raise ParameterError(
+                "SimpleMKL needs at least one base kernel "
+                "(gaussian_widths and poly_degrees are both empty)"
+            )
         if any(not s > 0 for s in widths):
             raise ParameterError(f"gaussian_widths must be > 0, got {widths}")
         if any(isinstance(q, bool) or int(q) != q or q < 1 for q in degrees):
@@ -246,12 +256,19 @@ class SimpleMKL(SemiSupervisedClassifier):
         present, y_loc = np.unique(y_enc, return_inverse=True)
         scales = unit_trace_scales(Ks_raw)
         if present.size < 2:
-            return _Model(present, np.full(len(scales), 1.0 / len(scales)), scales,
-                          None, None, None)
+            return _Model(
+                present, np.full(len(scales), 1.0 / len(scales)), scales, None, None, None
+            )
         Ks = Ks_raw * scales[:, None, None]
-        res = simplemkl(Ks, _targets(y_loc, present.size), C, tol=self.tol,
-                        max_iter=self.max_iter, svm_tol=self.svm_tol,
-                        line_search_tol=self.line_search_tol)
+        res = simplemkl(
+            Ks,
+            _targets(y_loc, present.size),
+            C,
+            tol=self.tol,
+            max_iter=self.max_iter,
+            svm_tol=self.svm_tol,
+            line_search_tol=self.line_search_tol,
+        )
         return _Model(present, res.d, scales, res.solution.beta, res.solution.intercept, res)
 
     @staticmethod
@@ -277,8 +294,9 @@ class SimpleMKL(SemiSupervisedClassifier):
         Ks_raw = base_kernels(X[labeled], None, widths, degrees)
 
         def predict(params, train, test):
-            model = self._fit_core(Ks_raw[:, train][:, :, train], y_enc[train],
-                                   params.get("C", self.C))
+            model = self._fit_core(
+                Ks_raw[:, train][:, :, train], y_enc[train], params.get("C", self.C)
+            )
             if model.beta is None:
                 return np.full(test.size, model.classes[0])
             act = model.d > 0
@@ -309,8 +327,7 @@ class SimpleMKL(SemiSupervisedClassifier):
         self.kernel_names_ = kernel_names(widths, degrees)
         self._bank = (widths, degrees)
         self.C_ = float(self.C)
-        model = self._fit_core(base_kernels(self.X_labeled_, None, widths, degrees), y_enc,
-                               self.C_)
+        model = self._fit_core(base_kernels(self.X_labeled_, None, widths, degrees), y_enc, self.C_)
         self.model_ = model
         r = model.result
         self.fit_report_.add(r.info)

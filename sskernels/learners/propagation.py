@@ -59,8 +59,7 @@ from sklearn.utils.validation import check_array, check_is_fitted
 
 from sskernels.learners.base import GraphClassifier, SemiSupervisedRegressor
 from sskernels.learners.grids import ALPHAS, WIDE_B_SCALES
-from sskernels.solvers.cg import (amg_preconditioner, cg_solve, have_pyamg,
-                                  jacobi_preconditioner)
+from sskernels.solvers.cg import amg_preconditioner, cg_solve, have_pyamg, jacobi_preconditioner
 from sskernels.solvers.report import SolveInfo
 
 #: ``solver="auto"`` solves by sparse LU up to this many training points and by
@@ -102,28 +101,37 @@ def _cg(est, A, B, what):
     J = jacobi_preconditioner(A)
     amg = have_pyamg() and AMG_AFTER < CG_MAXITER
     if not amg:
-        X, info = cg_solve(A, B, rtol=CG_RTOL, maxiter=CG_MAXITER, M=J,
-                           preconditioner="jacobi")
+        X, info = cg_solve(A, B, rtol=CG_RTOL, maxiter=CG_MAXITER, M=J, preconditioner="jacobi")
     else:
-        x1, probe = cg_solve(A, B[:, :1], rtol=CG_RTOL, maxiter=AMG_AFTER, M=J,
-                             preconditioner="jacobi")
-        if probe.fallback is None:          # Jacobi converges quickly: keep it
-            X2, info = cg_solve(A, B[:, 1:], rtol=CG_RTOL, maxiter=CG_MAXITER, M=J,
-                                preconditioner="jacobi")
+        x1, probe = cg_solve(
+            A, B[:, :1], rtol=CG_RTOL, maxiter=AMG_AFTER, M=J, preconditioner="jacobi"
+        )
+        if probe.fallback is None:  # Jacobi converges quickly: keep it
+            X2, info = cg_solve(
+                A, B[:, 1:], rtol=CG_RTOL, maxiter=CG_MAXITER, M=J, preconditioner="jacobi"
+            )
             X = np.column_stack([x1, X2])
             for key in ("iterations", "relative_residual"):
                 info.stats[key] = probe.stats[key] + info.stats[key]
         else:
             x0 = np.zeros_like(B)
             x0[:, :1] = x1
-            X, info = cg_solve(A, B, rtol=CG_RTOL, maxiter=CG_MAXITER - AMG_AFTER,
-                               M=amg_preconditioner(A), preconditioner="jacobi+amg", x0=x0)
+            X, info = cg_solve(
+                A,
+                B,
+                rtol=CG_RTOL,
+                maxiter=CG_MAXITER - AMG_AFTER,
+                M=amg_preconditioner(A),
+                preconditioner="jacobi+amg",
+                x0=x0,
+            )
             first = [AMG_AFTER] + [0] * (B.shape[1] - 1)
             info.stats["jacobi_iterations"] = first
             info.stats["iterations"] = [a + b for a, b in zip(first, info.stats["iterations"])]
             if info.fallback:
                 info.fallback = info.fallback.replace(
-                    f"in {CG_MAXITER - AMG_AFTER} iterations", f"in {CG_MAXITER} iterations")
+                    f"in {CG_MAXITER - AMG_AFTER} iterations", f"in {CG_MAXITER} iterations"
+                )
     info.stats["maxiter"] = CG_MAXITER
     if amg:
         info.stats["amg_after"] = AMG_AFTER
@@ -155,7 +163,7 @@ def _polish(est, S, C, G, reached):
         return G
     alpha = est.alpha
     G = np.maximum(G, 0.0)
-    for sweep in range(1, CG_MAXITER + 1):
+    for sweep in range(1, CG_MAXITER + 1):  # noqa: B007 (the name documents the loop)
         new = alpha * (S @ G) + C
         done = bool(np.all(np.abs(new - G) <= CG_RTOL * np.abs(new) + _FLOOR))
         G = new
@@ -163,9 +171,12 @@ def _polish(est, S, C, G, reached):
             break
     info.stats["polish_sweeps"] = sweep
     if not done:
-        est.fit_report_.note("fallback", f"Liu et al. eq. (3) cg polish of {weak} weakly "
-                             f"resolved points not converged in {CG_MAXITER} sweeps: the last "
-                             "sweep is used")
+        est.fit_report_.note(
+            "fallback",
+            f"Liu et al. eq. (3) cg polish of {weak} weakly "
+            f"resolved points not converged in {CG_MAXITER} sweeps: the last "
+            "sweep is used",
+        )
     return G
 
 
@@ -296,9 +307,11 @@ class HarmonicFunction(GraphClassifier):
     (2, 3)
     """
 
-    _parameter_constraints = {**GraphClassifier._parameter_constraints,
-                              "class_mass_normalization": ["boolean"],
-                              "solver": [StrOptions(set(SOLVERS))]}
+    _parameter_constraints = {
+        **GraphClassifier._parameter_constraints,
+        "class_mass_normalization": ["boolean"],
+        "solver": [StrOptions(set(SOLVERS))],
+    }
 
     _class_masses = True
 
@@ -461,10 +474,12 @@ class Consistency(GraphClassifier):
     array([0, 1, 2])
     """
 
-    _parameter_constraints = {**GraphClassifier._parameter_constraints,
-                              "alpha": [Interval(Real, 0, 1, closed="neither")],
-                              "class_normalization": ["boolean"],
-                              "solver": [StrOptions(set(SOLVERS))]}
+    _parameter_constraints = {
+        **GraphClassifier._parameter_constraints,
+        "alpha": [Interval(Real, 0, 1, closed="neither")],
+        "class_normalization": ["boolean"],
+        "solver": [StrOptions(set(SOLVERS))],
+    }
     _selection = {"alpha": (ALPHAS, "largest")}
     _class_masses = True
 
@@ -501,6 +516,7 @@ class Consistency(GraphClassifier):
 
 
 # ------------------------------------------------------------------------------- regression
+
 
 def gaussian_transition(D2, b):
     """``P = D^{-1} W`` with ``W = exp(-b D2)``, ``W_ii = 0`` (D2 square).
@@ -733,8 +749,8 @@ class HarmonicRegressor(SemiSupervisedRegressor):
             A_FU = -P[np.ix_(F, unl)]
             A_FF = np.eye(F.size) - P[np.ix_(F, F)]
             Z = lu_solve(lu, np.column_stack([A_UF, r_U]))
-            S = A_FF - A_FU @ Z[:, :F.size]
-            return np.linalg.solve(S, r_F - A_FU @ Z[:, F.size:])
+            S = A_FF - A_FU @ Z[:, : F.size]
+            return np.linalg.solve(S, r_F - A_FU @ Z[:, F.size :])
 
         return predict
 

@@ -104,125 +104,267 @@ class _lazy:
 
 
 _P = "sskernels.learners."
-METHODS = {m.name: m for m in [
-    MethodInfo("harmonic", _lazy(_P + "propagation", "HarmonicFunction"),
-               "Zhu, Ghahramani & Lafferty 2003", "eq. (5): f_U = -L_UU^-1 L_UL f_L", True,
-               "Gaussian fields and harmonic functions"),
-    MethodInfo("label-propagation-iterative",
-               _lazy(_P + "label_propagation", "IterativeLabelPropagation"),
-               "Zhu & Ghahramani 2002", "Sec. 2.2: Y <- D^-1 W Y, rows normalized, labeled "
-               "rows clamped, until sum |dY| < tol; the fixed point is the harmonic function",
-               True, "iterative label propagation with hard clamping (on the spec's graph)"),
-    MethodInfo("consistency", _lazy(_P + "propagation", "Consistency"),
-               "Zhou et al. 2004", "Liu et al. eq. (3): F = (1-a)(I - aS)^-1 C", True,
-               "local and global consistency"),
-    MethodInfo("rsk", _lazy(_P + "spectral", "RegularizedSpectralKernel"),
-               "Liu et al. 2009", "eq. (4)-(5), induction eq. (17)-(19)", True,
-               "regularized spectral kernel"),
-    MethodInfo("tsk", _lazy(_P + "spectral", "TransductiveSpectralKernel"),
-               "Liu et al. 2009", "LP eq. (12)/(14), classifier eq. (5), induction eq. (17)-(19)",
-               True, "transductive spectral kernel"),
-    MethodInfo("osk", _lazy(_P + "spectral_transforms", "OrderConstrainedSpectralKernel"),
-               "Zhu, Kandola, Ghahramani & Lafferty 2004",
-               "max alignment s.t. mu_t >= mu_t+1 >= 0 (cone QP); classifier eq. (5); "
-               "induction eq. (17)-(19)", True, "order-constrained spectral kernel (alias "
-               "spectral-graph-kernel: Wang et al. 2015's, the same program)",
-               aliases=("spectral-graph-kernel",)),
-    MethodInfo("dsk", _lazy(_P + "spectral_transforms", "FastDecaySpectralKernel"),
-               "Hoi, Lyu & Chang 2006",
-               "max alignment s.t. mu_i >= eta mu_i+1 (Liu eq. (8)); classifier eq. (5); "
-               "Nystrom induction", True, "fast-decay spectral kernel (RBF spectrum)",
-               uses_graph=False),
-    MethodInfo("skl", _lazy(_P + "skl", "SpectralKernelLearning"),
-               "Mao & Tsang 2010", "Alg. 2: lambda* eq. (8) (Prop. 2); f = K_ul (K_ll + I/C)^-1 y_l",
-               False, "spectral kernel learning for RLS, given (or CV-selected) C and mu"),
-    MethodInfo("skl-kta", _lazy(_P + "skl", "SpectralKernelLearningKTA"),
-               "Mao & Tsang 2010",
-               "Alg. 1: mu* by KTA eq. (10) (Prop. 3); f = (K-I)_ul K_ll^-1 y_l (Prop. 4)",
-               False, "parameter-free spectral kernel learning (SKL_KTA)"),
-    MethodInfo("laprls", _lazy(_P + "manifold", "LapRLS"),
-               "Sindhwani, Belkin & Niyogi (Belkin et al. 2006)",
-               "eq. (11.5), (11.7); kernel eq. (11.15)", True,
-               "Laplacian regularized least squares (manifold regularization)"),
-    MethodInfo("lapsvm", _lazy(_P + "manifold", "LapSVM"),
-               "Sindhwani, Belkin & Niyogi (Belkin et al. 2006)", "eq. (11.5), (11.8)-(11.10)",
-               True, "Laplacian SVM (manifold regularization)"),
-    MethodInfo("linear-laprls", _lazy(_P + "linear_manifold", "LinearLapRLS"),
-               "Sindhwani, Belkin & Niyogi (Sec. 11.5)",
-               "eq. (11.18): (X_L^T X_L + gA l I + gI l/(u+l)^2 X^T L X) w = X_L^T Y; "
-               "direct or matrix-free CG", True,
-               "linear Laplacian RLS (primal manifold regularization)"),
-    MethodInfo("linear-lapsvm", _lazy(_P + "linear_manifold", "LinearLapSVM"),
-               "Sindhwani, Belkin & Niyogi (Sec. 11.5)",
-               "Cholesky pre-processing, then a linear SVM", True,
-               "linear Laplacian SVM (dense d x d; small d)"),
-    MethodInfo("supervised-mr", _lazy(_P + "deformed", "SupervisedManifoldRLS"),
-               "Sindhwani, Belkin & Niyogi (Sec. 11.3.3)",
-               "eq. (11.14): RLS with one intrinsic term per class (labeled points only)", True,
-               "supervised manifold regularization"),
-    MethodInfo("svm", _lazy(_P + "supervised", "SVMBaseline"), "supervised baseline",
-               "RBF SVC on the labeled points, width/C by CV on them", True,
-               "supervised SVM (labeled points only)", uses_graph=False),
-    MethodInfo("1nn", _lazy(_P + "supervised", "OneNN"), "supervised baseline",
-               "1-nearest neighbour on the labeled points", True,
-               "1-NN (labeled points only)", uses_graph=False),
-    MethodInfo("simplemkl", _lazy(_P + "mkl", "SimpleMKL"),
-               "Rakotomamonjy, Bach, Canu & Grandvalet 2008 (SimpleMKL)",
-               "min_d J(d) on the simplex by reduced gradient, duality-gap stop; "
-               "10 Gaussian + 3 polynomial unit-trace kernels (Mao & Tsang Sec. 5.3)",
-               True, "SimpleMKL SVM (labeled points only)", uses_graph=False),
-    MethodInfo("kernel-svm", _lazy(_P + "kernel_machines", "KernelSVM"),
-               "Liu et al. 2009, Sec. 5", "SVM on the labeled block of a learned kernel", True,
-               "SVM on a learned kernel (TSK+SVM, OSK+SVM, DSK+SVM): params kernel, "
-               "kernel_params, C"),
-    MethodInfo("self-consistent", _lazy(_P + "self_consistent", "SelfConsistentLabeling"),
-               "Kernel self-consistent labeling (rho-epsilon learning)",
-               "LOO GP coefficients B (Sec. 2); dual (14)-(16), R eq. (12), by projected Newton "
-               "with a certified gap; y = K R x eq. (13)",
-               True, "hinge loss on labeled, eps-insensitive LOO loss on unlabeled points; "
-               "params sigma2, C1, C2, epsilon, noise, eta, kernel (rbf, precomputed or "
-               "{learner: NAME, params: {...}})"),   # the graph: for a learned kernel's learner
-    MethodInfo("label-aware", _lazy(_P + "label_aware", "LabelAwareKernel"),
-               "Wang, Zhang, Chen, Wang, Jiang & Marsic 2015", "Alg. 1: u = D^-1 K_nl Y, Nystrom "
-               "eigenvectors, eq. (6)/(7) weighted by alignf; classifier eq. (5)", True,
-               "label-aware base kernels (SVM: kernel-svm with kernel: label-aware)",
-               uses_graph=False),
-    MethodInfo("cluster-kernel", _lazy(_P + "kernel_designs", "ClusterKernel"),
-               "Chapelle, Weston & Schoelkopf 2002", "linear(-step) transfer on the top eigenpairs "
-               "of D^-1/2 K D^-1/2, unit diagonal; classifier eq. (5); Nystrom induction", True,
-               "cluster kernel, linear transfer (Wang et al. Table 1; SVM: kernel-svm)",
-               uses_graph=False),
-    MethodInfo("diffusion-kernel", _lazy(_P + "kernel_designs", "DiffusionKernel"),
-               "Kondor & Lafferty 2002", "exp(-lambda/delta) on the smallest eigenpairs of "
-               "I - D^-1/2 K D^-1/2; classifier eq. (5); Nystrom induction", True,
-               "diffusion kernel (Wang et al. Table 1; SVM: kernel-svm)", uses_graph=False),
-    MethodInfo("max-alignment-kernel", _lazy(_P + "kernel_designs", "MaxAlignmentKernel"),
-               "Cristianini et al. 2002; Lanckriet et al. 2004", "max alignment s.t. mu >= 0 "
-               "(OSK without order; cone QP) on the top eigenvectors of K; Nystrom induction",
-               True, "maximal-alignment kernel (Wang et al. Table 1; SVM: kernel-svm)",
-               uses_graph=False),
-    # regression (Wang et al. 2015, Sec. 4.2: WiFi localization); y NaN = unlabeled
-    MethodInfo("svr", _lazy(_P + "supervised", "SVRBaseline"), "supervised baseline (Wang et al. "
-               "2015, Sec. 4.2)", "epsilon-SVR, Gaussian kernel exp(-b d^2), labeled points only",
-               True, "supervised SVR (regression; labeled points only)", uses_graph=False,
-               task="regression"),
-    MethodInfo("harmonic-regression", _lazy(_P + "propagation", "HarmonicRegressor"),
-               "Zhu, Ghahramani & Lafferty 2003 (Wang et al. 2015's Gaussian Fields)",
-               "eq. (5) with continuous f_L on the dense Gaussian graph exp(-b d^2)", True,
-               "Gaussian fields / harmonic function regressor (regression)", uses_graph=False,
-               task="regression"),
-    MethodInfo("label-aware-svr", _lazy(_P + "label_aware_regression", "LabelAwareSVR"),
-               "Wang, Zhang, Chen, Wang, Jiang & Marsic 2015", "Alg. 1 with u = D^-1 K_nl Y_c, "
-               "alignf on the target Y_c Y_c^T, then an epsilon-SVR on the learned kernel", True,
-               "label-aware base kernels + SVR (regression)", uses_graph=False,
-               task="regression"),
-    MethodInfo("label-spreading", _sk("LabelSpreading"), "scikit-learn (Zhou et al. 2004)",
-               "sklearn.semi_supervised.LabelSpreading", True,
-               "scikit-learn's label spreading (peer, not in the papers)", uses_graph=False),
-    MethodInfo("label-propagation", _sk("LabelPropagation"), "scikit-learn (Zhu & Ghahramani 2002)",
-               "sklearn.semi_supervised.LabelPropagation", True,
-               "scikit-learn's label propagation (peer, not in the papers)", uses_graph=False),
-]}
+METHODS = {
+    m.name: m
+    for m in [
+        MethodInfo(
+            "harmonic",
+            _lazy(_P + "propagation", "HarmonicFunction"),
+            "Zhu, Ghahramani & Lafferty 2003",
+            "eq. (5): f_U = -L_UU^-1 L_UL f_L",
+            True,
+            "Gaussian fields and harmonic functions",
+        ),
+        MethodInfo(
+            "label-propagation-iterative",
+            _lazy(_P + "label_propagation", "IterativeLabelPropagation"),
+            "Zhu & Ghahramani 2002",
+            "Sec. 2.2: Y <- D^-1 W Y, rows normalized, labeled "
+            "rows clamped, until sum |dY| < tol; the fixed point is the harmonic function",
+            True,
+            "iterative label propagation with hard clamping (on the spec's graph)",
+        ),
+        MethodInfo(
+            "consistency",
+            _lazy(_P + "propagation", "Consistency"),
+            "Zhou et al. 2004",
+            "Liu et al. eq. (3): F = (1-a)(I - aS)^-1 C",
+            True,
+            "local and global consistency",
+        ),
+        MethodInfo(
+            "rsk",
+            _lazy(_P + "spectral", "RegularizedSpectralKernel"),
+            "Liu et al. 2009",
+            "eq. (4)-(5), induction eq. (17)-(19)",
+            True,
+            "regularized spectral kernel",
+        ),
+        MethodInfo(
+            "tsk",
+            _lazy(_P + "spectral", "TransductiveSpectralKernel"),
+            "Liu et al. 2009",
+            "LP eq. (12)/(14), classifier eq. (5), induction eq. (17)-(19)",
+            True,
+            "transductive spectral kernel",
+        ),
+        MethodInfo(
+            "osk",
+            _lazy(_P + "spectral_transforms", "OrderConstrainedSpectralKernel"),
+            "Zhu, Kandola, Ghahramani & Lafferty 2004",
+            "max alignment s.t. mu_t >= mu_t+1 >= 0 (cone QP); classifier eq. (5); "
+            "induction eq. (17)-(19)",
+            True,
+            "order-constrained spectral kernel (alias "
+            "spectral-graph-kernel: Wang et al. 2015's, the same program)",
+            aliases=("spectral-graph-kernel",),
+        ),
+        MethodInfo(
+            "dsk",
+            _lazy(_P + "spectral_transforms", "FastDecaySpectralKernel"),
+            "Hoi, Lyu & Chang 2006",
+            "max alignment s.t. mu_i >= eta mu_i+1 (Liu eq. (8)); classifier eq. (5); "
+            "Nystrom induction",
+            True,
+            "fast-decay spectral kernel (RBF spectrum)",
+            uses_graph=False,
+        ),
+        MethodInfo(
+            "skl",
+            _lazy(_P + "skl", "SpectralKernelLearning"),
+            "Mao & Tsang 2010",
+            "Alg. 2: lambda* eq. (8) (Prop. 2); f = K_ul (K_ll + I/C)^-1 y_l",
+            False,
+            "spectral kernel learning for RLS, given (or CV-selected) C and mu",
+        ),
+        MethodInfo(
+            "skl-kta",
+            _lazy(_P + "skl", "SpectralKernelLearningKTA"),
+            "Mao & Tsang 2010",
+            "Alg. 1: mu* by KTA eq. (10) (Prop. 3); f = (K-I)_ul K_ll^-1 y_l (Prop. 4)",
+            False,
+            "parameter-free spectral kernel learning (SKL_KTA)",
+        ),
+        MethodInfo(
+            "laprls",
+            _lazy(_P + "manifold", "LapRLS"),
+            "Sindhwani, Belkin & Niyogi (Belkin et al. 2006)",
+            "eq. (11.5), (11.7); kernel eq. (11.15)",
+            True,
+            "Laplacian regularized least squares (manifold regularization)",
+        ),
+        MethodInfo(
+            "lapsvm",
+            _lazy(_P + "manifold", "LapSVM"),
+            "Sindhwani, Belkin & Niyogi (Belkin et al. 2006)",
+            "eq. (11.5), (11.8)-(11.10)",
+            True,
+            "Laplacian SVM (manifold regularization)",
+        ),
+        MethodInfo(
+            "linear-laprls",
+            _lazy(_P + "linear_manifold", "LinearLapRLS"),
+            "Sindhwani, Belkin & Niyogi (Sec. 11.5)",
+            "eq. (11.18): (X_L^T X_L + gA l I + gI l/(u+l)^2 X^T L X) w = X_L^T Y; "
+            "direct or matrix-free CG",
+            True,
+            "linear Laplacian RLS (primal manifold regularization)",
+        ),
+        MethodInfo(
+            "linear-lapsvm",
+            _lazy(_P + "linear_manifold", "LinearLapSVM"),
+            "Sindhwani, Belkin & Niyogi (Sec. 11.5)",
+            "Cholesky pre-processing, then a linear SVM",
+            True,
+            "linear Laplacian SVM (dense d x d; small d)",
+        ),
+        MethodInfo(
+            "supervised-mr",
+            _lazy(_P + "deformed", "SupervisedManifoldRLS"),
+            "Sindhwani, Belkin & Niyogi (Sec. 11.3.3)",
+            "eq. (11.14): RLS with one intrinsic term per class (labeled points only)",
+            True,
+            "supervised manifold regularization",
+        ),
+        MethodInfo(
+            "svm",
+            _lazy(_P + "supervised", "SVMBaseline"),
+            "supervised baseline",
+            "RBF SVC on the labeled points, width/C by CV on them",
+            True,
+            "supervised SVM (labeled points only)",
+            uses_graph=False,
+        ),
+        MethodInfo(
+            "1nn",
+            _lazy(_P + "supervised", "OneNN"),
+            "supervised baseline",
+            "1-nearest neighbour on the labeled points",
+            True,
+            "1-NN (labeled points only)",
+            uses_graph=False,
+        ),
+        MethodInfo(
+            "simplemkl",
+            _lazy(_P + "mkl", "SimpleMKL"),
+            "Rakotomamonjy, Bach, Canu & Grandvalet 2008 (SimpleMKL)",
+            "min_d J(d) on the simplex by reduced gradient, duality-gap stop; "
+            "10 Gaussian + 3 polynomial unit-trace kernels (Mao & Tsang Sec. 5.3)",
+            True,
+            "SimpleMKL SVM (labeled points only)",
+            uses_graph=False,
+        ),
+        MethodInfo(
+            "kernel-svm",
+            _lazy(_P + "kernel_machines", "KernelSVM"),
+            "Liu et al. 2009, Sec. 5",
+            "SVM on the labeled block of a learned kernel",
+            True,
+            "SVM on a learned kernel (TSK+SVM, OSK+SVM, DSK+SVM): params kernel, kernel_params, C",
+        ),
+        MethodInfo(
+            "self-consistent",
+            _lazy(_P + "self_consistent", "SelfConsistentLabeling"),
+            "Kernel self-consistent labeling (rho-epsilon learning)",
+            "LOO GP coefficients B (Sec. 2); dual (14)-(16), R eq. (12), by projected Newton "
+            "with a certified gap; y = K R x eq. (13)",
+            True,
+            "hinge loss on labeled, eps-insensitive LOO loss on unlabeled points; "
+            "params sigma2, C1, C2, epsilon, noise, eta, kernel (rbf, precomputed or "
+            "{learner: NAME, params: {...}})",
+        ),  # the graph: for a learned kernel's learner
+        MethodInfo(
+            "label-aware",
+            _lazy(_P + "label_aware", "LabelAwareKernel"),
+            "Wang, Zhang, Chen, Wang, Jiang & Marsic 2015",
+            "Alg. 1: u = D^-1 K_nl Y, Nystrom "
+            "eigenvectors, eq. (6)/(7) weighted by alignf; classifier eq. (5)",
+            True,
+            "label-aware base kernels (SVM: kernel-svm with kernel: label-aware)",
+            uses_graph=False,
+        ),
+        MethodInfo(
+            "cluster-kernel",
+            _lazy(_P + "kernel_designs", "ClusterKernel"),
+            "Chapelle, Weston & Schoelkopf 2002",
+            "linear(-step) transfer on the top eigenpairs "
+            "of D^-1/2 K D^-1/2, unit diagonal; classifier eq. (5); Nystrom induction",
+            True,
+            "cluster kernel, linear transfer (Wang et al. Table 1; SVM: kernel-svm)",
+            uses_graph=False,
+        ),
+        MethodInfo(
+            "diffusion-kernel",
+            _lazy(_P + "kernel_designs", "DiffusionKernel"),
+            "Kondor & Lafferty 2002",
+            "exp(-lambda/delta) on the smallest eigenpairs of "
+            "I - D^-1/2 K D^-1/2; classifier eq. (5); Nystrom induction",
+            True,
+            "diffusion kernel (Wang et al. Table 1; SVM: kernel-svm)",
+            uses_graph=False,
+        ),
+        MethodInfo(
+            "max-alignment-kernel",
+            _lazy(_P + "kernel_designs", "MaxAlignmentKernel"),
+            "Cristianini et al. 2002; Lanckriet et al. 2004",
+            "max alignment s.t. mu >= 0 "
+            "(OSK without order; cone QP) on the top eigenvectors of K; Nystrom induction",
+            True,
+            "maximal-alignment kernel (Wang et al. Table 1; SVM: kernel-svm)",
+            uses_graph=False,
+        ),
+        # regression (Wang et al. 2015, Sec. 4.2: WiFi localization); y NaN = unlabeled
+        MethodInfo(
+            "svr",
+            _lazy(_P + "supervised", "SVRBaseline"),
+            "supervised baseline (Wang et al. 2015, Sec. 4.2)",
+            "epsilon-SVR, Gaussian kernel exp(-b d^2), labeled points only",
+            True,
+            "supervised SVR (regression; labeled points only)",
+            uses_graph=False,
+            task="regression",
+        ),
+        MethodInfo(
+            "harmonic-regression",
+            _lazy(_P + "propagation", "HarmonicRegressor"),
+            "Zhu, Ghahramani & Lafferty 2003 (Wang et al. 2015's Gaussian Fields)",
+            "eq. (5) with continuous f_L on the dense Gaussian graph exp(-b d^2)",
+            True,
+            "Gaussian fields / harmonic function regressor (regression)",
+            uses_graph=False,
+            task="regression",
+        ),
+        MethodInfo(
+            "label-aware-svr",
+            _lazy(_P + "label_aware_regression", "LabelAwareSVR"),
+            "Wang, Zhang, Chen, Wang, Jiang & Marsic 2015",
+            "Alg. 1 with u = D^-1 K_nl Y_c, "
+            "alignf on the target Y_c Y_c^T, then an epsilon-SVR on the learned kernel",
+            True,
+            "label-aware base kernels + SVR (regression)",
+            uses_graph=False,
+            task="regression",
+        ),
+        MethodInfo(
+            "label-spreading",
+            _sk("LabelSpreading"),
+            "scikit-learn (Zhou et al. 2004)",
+            "sklearn.semi_supervised.LabelSpreading",
+            True,
+            "scikit-learn's label spreading (peer, not in the papers)",
+            uses_graph=False,
+        ),
+        MethodInfo(
+            "label-propagation",
+            _sk("LabelPropagation"),
+            "scikit-learn (Zhu & Ghahramani 2002)",
+            "sklearn.semi_supervised.LabelPropagation",
+            True,
+            "scikit-learn's label propagation (peer, not in the papers)",
+            uses_graph=False,
+        ),
+    ]
+}
 
 
 def method_names(task=None):
@@ -302,9 +444,11 @@ def get_method(name):
     known = sorted(set(METHODS) | set(ALIASES) | set(entry_point_methods()))
     close = difflib.get_close_matches(str(name), known, n=3, cutoff=0.6)
     hint = f"did you mean {' or '.join(repr(c) for c in close)}? " if close else ""
-    raise UnknownNameError(f"unknown method {name!r}; {hint}known methods: "
-                           f"{', '.join(method_names())} (or a user's estimator as "
-                           f"'package.module:Class')")
+    raise UnknownNameError(
+        f"unknown method {name!r}; {hint}known methods: "
+        f"{', '.join(method_names())} (or a user's estimator as "
+        f"'package.module:Class')"
+    )
 
 
 def entry_point_methods():
@@ -312,8 +456,9 @@ def entry_point_methods():
     :data:`ENTRY_POINT_GROUP` (registered names win over them)."""
     from importlib.metadata import entry_points
 
-    return {ep.name: ep.value for ep in entry_points(group=ENTRY_POINT_GROUP)
-            if ep.name not in METHODS}
+    return {
+        ep.name: ep.value for ep in entry_points(group=ENTRY_POINT_GROUP) if ep.name not in METHODS
+    }
 
 
 def user_method(name):
@@ -360,21 +505,37 @@ def user_method(name):
     try:
         cls = factory.cls
     except Exception as exc:  # the user's module: any import failure is theirs
-        raise ParameterError(f"method {name!r}: cannot import {path} "
-                             f"({type(exc).__name__}: {exc})") from None
+        raise ParameterError(
+            f"method {name!r}: cannot import {path} ({type(exc).__name__}: {exc})"
+        ) from None
     if not callable(getattr(cls, "fit", None)):
-        raise ParameterError(f"method {name!r}: {path} has no fit method (expected a "
-                             "scikit-learn classifier taking -1 for unlabeled points)")
-    return MethodInfo(name, factory, "user estimator", path,
-                      callable(getattr(cls, "predict", None)), f"user estimator {path}",
-                      uses_graph=False, user=True)
+        raise ParameterError(
+            f"method {name!r}: {path} has no fit method (expected a "
+            "scikit-learn classifier taking -1 for unlabeled points)"
+        )
+    return MethodInfo(
+        name,
+        factory,
+        "user estimator",
+        path,
+        callable(getattr(cls, "predict", None)),
+        f"user estimator {path}",
+        uses_graph=False,
+        user=True,
+    )
 
 
 #: graph parameters of a spec (``graph:`` section), turned into ``graph=KNNGraph(...)``
 GRAPH_KEYS = ("n_neighbors", "weights", "sigma", "metric", "method")
 #: spec parameters of the model-selection wrapper (old names on the right map to new ones)
-WRAPPER_KEYS = {"n_folds": "n_folds", "cv_folds": "n_folds", "beta_folds": "n_folds",
-                "C_folds": "n_folds", "cv_protocol": "protocol", "protocol": "protocol"}
+WRAPPER_KEYS = {
+    "n_folds": "n_folds",
+    "cv_folds": "n_folds",
+    "beta_folds": "n_folds",
+    "C_folds": "n_folds",
+    "cv_protocol": "protocol",
+    "protocol": "protocol",
+}
 _PROTOCOL_NAMES = {"standard": "kfold", "kfold": "kfold", "one-fold-labeled": "one-fold-labeled"}
 
 
@@ -437,8 +598,12 @@ def make_method(name, **params):
     >>> make_method("tsk").param_grid          # beta selected over its default grid
     {'beta': [1000.0, 100.0, 10.0, 1.0, 0.1, 0.01, 0.001]}
     """
-    from sskernels.learners.selection import (SelectOnLabeled, SelectOnLabeledRegressor,
-                                              default_grid, ordered_grid)
+    from sskernels.learners.selection import (
+        SelectOnLabeled,
+        SelectOnLabeledRegressor,
+        default_grid,
+        ordered_grid,
+    )
 
     factory = get_method(name).factory
     cls = getattr(factory, "cls", None)
@@ -457,11 +622,12 @@ def make_method(name, **params):
 
         default = dict(getattr(cls, "_default_graph", {}))
         builder = KNNGraph
-        if graph_given.get("method") == "nndescent":    # a million points (graph/descent.py)
+        if graph_given.get("method") == "nndescent":  # a million points (graph/descent.py)
             from sskernels.graph.descent import DescentGraph as builder
         params["graph"] = builder(**{**default, **graph_given})
     hook = getattr(cls, "_spec_params", None)
     if hook is not None:
+
         def make_learner(name, kernel_params, who):
             return kernel_learner_from_spec(name, kernel_params, graph_given, who)
 
@@ -473,8 +639,9 @@ def make_method(name, **params):
         value = params.pop(key)
         if WRAPPER_KEYS[key] == "protocol":
             if value not in _PROTOCOL_NAMES:
-                raise ParameterError(f"cv_protocol must be one of {sorted(_PROTOCOL_NAMES)}, "
-                                 f"got {value!r}")
+                raise ParameterError(
+                    f"cv_protocol must be one of {sorted(_PROTOCOL_NAMES)}, got {value!r}"
+                )
             value = _PROTOCOL_NAMES[value]
         wrapper[WRAPPER_KEYS[key]] = value
     selection = getattr(cls, "_selection", {})
@@ -485,9 +652,10 @@ def make_method(name, **params):
     for key in list(params):
         value = params[key]
         if isinstance(value, str) and value == "auto":
-            if key not in (accepted or set(cls._get_param_names())):   # a misspelt name
-                raise TypeError(f"{cls.__name__}.__init__() got an unexpected keyword "
-                                f"argument '{key}'")
+            if key not in (accepted or set(cls._get_param_names())):  # a misspelt name
+                raise TypeError(
+                    f"{cls.__name__}.__init__() got an unexpected keyword argument '{key}'"
+                )
             params.pop(key)
             if key in selection and key not in grid:
                 grid[key] = list(selection[key][0])
@@ -571,7 +739,7 @@ def kernel_learner_from_spec(name, kernel_params, graph_given, who):
         known = ", ".join(sorted(cls().get_params(deep=False))) if cls is not None else ""
         what = f"kernel_params.{bad.group(1)}" if bad else "kernel_params"
         raise ParameterError(f"{what} is not a parameter of {name} ({known})") from None
-    inner = getattr(learner, "estimator", learner)    # a SelectOnLabeled wrapper's learner
+    inner = getattr(learner, "estimator", learner)  # a SelectOnLabeled wrapper's learner
     if not callable(getattr(inner, "kernel", None)):
         raise ParameterError(f"{who}: {name} does not learn a kernel")
     return learner
@@ -581,5 +749,8 @@ def _default_constructible(cls):
     import inspect
 
     sig = inspect.signature(cls.__init__)
-    return all(p.default is not inspect.Parameter.empty for n, p in sig.parameters.items()
-               if n != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD))
+    return all(
+        p.default is not inspect.Parameter.empty
+        for n, p in sig.parameters.items()
+        if n != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+    )

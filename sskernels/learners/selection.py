@@ -130,8 +130,9 @@ def candidates(param_grid):
     return [dict(zip(keys, combo)) for combo in itertools.product(*values)]
 
 
-def score_candidates(cands, predict_fold, y_enc, n_folds=5, random_state=0,
-                     protocol="kfold", constant=None):
+def score_candidates(
+    cands, predict_fold, y_enc, n_folds=5, random_state=0, protocol="kfold", constant=None
+):
     """Pooled validation accuracy of each candidate; returns ``(best_index, scores)``.
 
     ``predict_fold(candidate, train_pos, test_pos)`` gives encoded predictions
@@ -187,7 +188,7 @@ def score_candidates(cands, predict_fold, y_enc, n_folds=5, random_state=0,
         raise ParameterError(f"protocol must be one of {PROTOCOLS}, got {protocol!r}")
     folds = labeled_folds(y_enc, n_folds, random_state)
     all_pos = np.arange(len(y_enc))
-    pairs = []                                   # (train, test) of each fold, once
+    pairs = []  # (train, test) of each fold, once
     for fold in folds:
         rest = np.setdiff1d(all_pos, fold)
         pairs.append((fold, rest) if protocol == "one-fold-labeled" else (rest, fold))
@@ -388,8 +389,11 @@ def generic_fold_predictor(estimator, X, y, labeled, y_enc, classes, report=None
         if np.unique(y_enc[train]).size < 2:
             return np.full(test.size, y_enc[train][0])
         est = clone(estimator).set_params(**params)
-        y_fold = np.full(len(y), UNLABELED, dtype=np.asarray(y).dtype
-                         if np.asarray(y).dtype.kind not in "US" else object)
+        y_fold = np.full(
+            len(y),
+            UNLABELED,
+            dtype=np.asarray(y).dtype if np.asarray(y).dtype.kind not in "US" else object,
+        )
         y_fold[labeled[train]] = np.asarray(y)[labeled[train]]
         est.fit(X, y_fold)
         if report is not None:
@@ -533,12 +537,12 @@ class SelectOnLabeled(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             The fitted selection.
         """
         self._validate_params()
-        grid = (default_grid(self.estimator) if self.param_grid is None
-                else dict(self.param_grid))
+        grid = default_grid(self.estimator) if self.param_grid is None else dict(self.param_grid)
         cands = candidates(grid) if grid else [{}]
         if y is None:
-            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target "
-                             "y is None")
+            raise ValueError(
+                f"{type(self).__name__} requires y to be passed, but the target y is None"
+            )
         y_arr = column_or_1d(y, warn=True)  # a column vector: scikit-learn's warning, then 1-d
         check_consistent_length(X, y_arr)
         classes, labeled, y_enc = check_partial_labels(y_arr)
@@ -548,16 +552,22 @@ class SelectOnLabeled(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             fast = getattr(self.estimator, "_fold_predictor", None)
             predict = fast(X, labeled, y_enc, tuple(grid)) if fast is not None else None
             if predict is None:
-                predict = generic_fold_predictor(self.estimator, X, y_arr, labeled, y_enc,
-                                                 classes, report=cv_report)
-            best, scores = score_candidates(cands, predict, y_enc, n_folds=self.n_folds,
-                                            random_state=self.random_state,
-                                            protocol=self.protocol, constant=constant)
+                predict = generic_fold_predictor(
+                    self.estimator, X, y_arr, labeled, y_enc, classes, report=cv_report
+                )
+            best, scores = score_candidates(
+                cands,
+                predict,
+                y_enc,
+                n_folds=self.n_folds,
+                random_state=self.random_state,
+                protocol=self.protocol,
+                constant=constant,
+            )
             cv_report.merge(getattr(predict, "report", None), prefix="cv: ")
         else:
             best, scores = 0, np.array([np.nan])
-        best, self.best_estimator_ = self._refit(X, y_arr, labeled, cands, scores,
-                                                 constant, best)
+        best, self.best_estimator_ = self._refit(X, y_arr, labeled, cands, scores, constant, best)
         self.best_index_ = best
         self.best_params_ = dict(cands[best])
         self.best_score_ = float(scores[best])
@@ -567,17 +577,21 @@ class SelectOnLabeled(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             ranks = np.array([1 + int(np.sum(scores > s)) for s in scores])
         else:
             ranks[:] = 1
-        self.cv_results_ = {"params": cands, "mean_test_score": scores,
-                            "rank_test_score": ranks,
-                            "constant_predictor": np.asarray(constant, dtype=bool)}
+        self.cv_results_ = {
+            "params": cands,
+            "mean_test_score": scores,
+            "rank_test_score": ranks,
+            "constant_predictor": np.asarray(constant, dtype=bool),
+        }
         self.classes_ = self.best_estimator_.classes_
         self.fit_report_ = FitReport()
         self.fit_report_.merge(getattr(self.best_estimator_, "fit_report_", None))
         self._note_skipped(cands, scores, constant, best, labeled)
         # fold fits' fallbacks count (a solver that fell back while selecting); their
         # degenerate fits are part of scoring a candidate, not of the answer
-        self.fit_report_.notes.extend(n for n in cv_report.fallbacks
-                                      if n not in self.fit_report_.notes)
+        self.fit_report_.notes.extend(
+            n for n in cv_report.fallbacks if n not in self.fit_report_.notes
+        )
         if len(cands) > 1:
             self._note_edges(grid)
         if hasattr(self.best_estimator_, "n_features_in_"):
@@ -612,21 +626,27 @@ class SelectOnLabeled(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         if len(cands) < 2:
             return
         order = sorted(range(len(cands)), key=lambda i: (-scores[i], i))
-        self.passed_over_ = [dict(cands[i]) for i in order[:order.index(best)]]
+        self.passed_over_ = [dict(cands[i]) for i in order[: order.index(best)]]
         if self.passed_over_:
             # one text for every fit, so that a summary counts the fits it fired in
-            self.fit_report_.note("fallback", "selection: constant predictors with a better "
-                                  "score passed over (passed_over_)")
+            self.fit_report_.note(
+                "fallback",
+                "selection: constant predictors with a better score passed over (passed_over_)",
+            )
         if constant[best] or _collapsed(self.best_estimator_, labeled):
-            self.fit_report_.note("degenerate", "selection: no candidate escapes a constant "
-                                  "prediction")
+            self.fit_report_.note(
+                "degenerate", "selection: no candidate escapes a constant prediction"
+            )
 
     def _note_edges(self, grid):
         """A selected value at the edge of a numeric grid is worth knowing (not a fallback)."""
         edges = []
         for key, values in grid.items():
-            nums = [v for v in values if isinstance(v, (int, float, np.number))
-                    and not isinstance(v, bool)]
+            nums = [
+                v
+                for v in values
+                if isinstance(v, (int, float, np.number)) and not isinstance(v, bool)
+            ]
             if len(nums) > 2 and self.best_params_[key] in (min(nums), max(nums)):
                 edges.append(key)
         self.grid_edges_ = edges
@@ -787,6 +807,7 @@ def _collapsed(est, labeled):
 
 # ------------------------------------------------------------------------------- regression
 
+
 def regression_folds(n, n_folds=5, random_state=0):
     """Shuffled K-fold over ``n`` labeled points (positions), ``n_folds`` capped at n.
 
@@ -919,7 +940,7 @@ class SelectOnLabeledRegressor(MetaEstimatorMixin, RegressorMixin, BaseEstimator
     """
 
     _parameter_constraints: dict = dict(SelectOnLabeled._parameter_constraints)
-    __init__ = SelectOnLabeled.__init__       # the same parameters
+    __init__ = SelectOnLabeled.__init__  # the same parameters
 
     def fit(self, X, y):
         """Score every candidate on the labeled points and refit the selected one.
@@ -943,14 +964,15 @@ class SelectOnLabeledRegressor(MetaEstimatorMixin, RegressorMixin, BaseEstimator
 
         self._validate_params()
         if y is None:
-            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target "
-                             "y is None")
-        grid = (default_grid(self.estimator) if self.param_grid is None
-                else dict(self.param_grid))
+            raise ValueError(
+                f"{type(self).__name__} requires y to be passed, but the target y is None"
+            )
+        grid = default_grid(self.estimator) if self.param_grid is None else dict(self.param_grid)
         cands = candidates(grid) if grid else [{}]
-        y_arr = check_array(y, ensure_2d=False, dtype=np.float64, ensure_all_finite="allow-nan",
-                            input_name="y")
-        check_array(X, dtype=None, ensure_min_samples=2)   # scikit-learn's "1 sample" message
+        y_arr = check_array(
+            y, ensure_2d=False, dtype=np.float64, ensure_all_finite="allow-nan", input_name="y"
+        )
+        check_array(X, dtype=None, ensure_min_samples=2)  # scikit-learn's "1 sample" message
         check_consistent_length(X, y_arr)
         Y = y_arr.reshape(len(y_arr), -1)
         labeled = labeled_rows(Y)
@@ -970,10 +992,11 @@ class SelectOnLabeledRegressor(MetaEstimatorMixin, RegressorMixin, BaseEstimator
                 sq = total = 0.0
                 for fold in folds:
                     rest = np.setdiff1d(pos, fold)
-                    train, test = (fold, rest) if self.protocol == "one-fold-labeled" else (
-                        rest, fold)
+                    train, test = (
+                        (fold, rest) if self.protocol == "one-fold-labeled" else (rest, fold)
+                    )
                     err = np.asarray(predict(cand, train, test)).reshape(test.size, -1) - Y_L[test]
-                    sq += float(np.sum(err ** 2))
+                    sq += float(np.sum(err**2))
                     total += err.size
                 scores.append(-sq / total)
             scores = np.asarray(scores)
@@ -982,10 +1005,12 @@ class SelectOnLabeledRegressor(MetaEstimatorMixin, RegressorMixin, BaseEstimator
             best, scores = 0, np.array([np.nan])
         self.best_index_, self.best_params_ = best, dict(cands[best])
         self.best_score_ = float(scores[best])
-        ranks = (np.array([1 + int(np.sum(scores > s)) for s in scores])
-                 if np.all(np.isfinite(scores)) else np.ones(len(scores), dtype=int))
-        self.cv_results_ = {"params": cands, "mean_test_score": scores,
-                            "rank_test_score": ranks}
+        ranks = (
+            np.array([1 + int(np.sum(scores > s)) for s in scores])
+            if np.all(np.isfinite(scores))
+            else np.ones(len(scores), dtype=int)
+        )
+        self.cv_results_ = {"params": cands, "mean_test_score": scores, "rank_test_score": ranks}
         self.best_estimator_ = clone(self.estimator).set_params(**self.best_params_).fit(X, y)
         self.labeled_ = labeled
         self.fit_report_ = FitReport()
@@ -1052,8 +1077,7 @@ def flatten(est):
     """
     outer = {}
     if isinstance(est, SelectOnLabeled):
-        outer = dict(est.param_grid if est.param_grid is not None
-                     else default_grid(est.estimator))
+        outer = dict(est.param_grid if est.param_grid is not None else default_grid(est.estimator))
         est = est.estimator
     est = clone(est)
     inner = {}

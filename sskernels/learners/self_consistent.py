@@ -88,8 +88,10 @@ def _inverse(K):
     try:
         P = cho_solve(cho_factor(K, lower=True), np.eye(K.shape[0]))
     except LinAlgError:
-        raise ParameterError("kernel matrix K = K_0 + noise*I is not positive definite "
-                         "(K_0 must be a valid, symmetric PSD Gram matrix)") from None
+        raise ParameterError(
+            "kernel matrix K = K_0 + noise*I is not positive definite "
+            "(K_0 must be a valid, symmetric PSD Gram matrix)"
+        ) from None
     return 0.5 * (P + P.T)
 
 
@@ -180,8 +182,8 @@ def dual_problem(K, Bt, labeled, c):
     """
     n = K.shape[0]
     unl = np.setdiff1d(np.arange(n), labeled)
-    R1 = Bt[labeled].T * c                       # columns c_i b_i, i in L
-    R2 = (np.eye(n)[unl] - Bt[unl]).T            # columns e_j - b_j, j in U
+    R1 = Bt[labeled].T * c  # columns c_i b_i, i in L
+    R2 = (np.eye(n)[unl] - Bt[unl]).T  # columns e_j - b_j, j in U
     R = np.hstack([R1, R2])
     G = R.T @ (K @ R)
     return 0.5 * (G + G.T), R
@@ -459,8 +461,17 @@ class SelfConsistentLabeling(SemiSupervisedClassifier):
         "eta": [None, Interval(Real, 0, 1, closed="both")],
     }
 
-    def __init__(self, sigma2=1.0, C1=10.0, C2=10.0, epsilon=1.0, noise=1e-4, kernel="rbf",
-                 kernel_learner=None, eta=None):
+    def __init__(
+        self,
+        sigma2=1.0,
+        C1=10.0,
+        C2=10.0,
+        epsilon=1.0,
+        noise=1e-4,
+        kernel="rbf",
+        kernel_learner=None,
+        eta=None,
+    ):
         self.sigma2 = sigma2
         self.C1 = C1
         self.C2 = C2
@@ -478,11 +489,14 @@ class SelfConsistentLabeling(SemiSupervisedClassifier):
         if isinstance(spec, dict):
             unknown = set(spec) - {"learner", "params"}
             if "learner" not in spec or unknown:
-                raise ParameterError("kernel: expected 'rbf', 'precomputed' or a mapping "
-                                 "{learner: NAME, params: {...}}")
-            params.pop("kernel")        # the spec's graph goes to the kernel learner
-            params["kernel_learner"] = make_learner(spec["learner"], spec.get("params"),
-                                                    "self-consistent")
+                raise ParameterError(
+                    "kernel: expected 'rbf', 'precomputed' or a mapping "
+                    "{learner: NAME, params: {...}}"
+                )
+            params.pop("kernel")  # the spec's graph goes to the kernel learner
+            params["kernel_learner"] = make_learner(
+                spec["learner"], spec.get("params"), "self-consistent"
+            )
         return params
 
     def precompute(self, X):
@@ -518,16 +532,21 @@ class SelfConsistentLabeling(SemiSupervisedClassifier):
             K0 = np.asarray(learner.kernel_, dtype=float)
             scale = float(np.mean(np.diag(K0)))
             if not (np.isfinite(scale) and scale > 0):
-                raise ParameterError(f"the learned kernel has a mean diagonal of {scale:g}: "
-                                 "not a valid kernel for K = K_0 + noise*I")
+                raise ParameterError(
+                    f"the learned kernel has a mean diagonal of {scale:g}: "
+                    "not a valid kernel for K = K_0 + noise*I"
+                )
             self.kernel_scale_ = scale
             K0 = _symmetric(K0 / scale, "the learned kernel")
             return GPFactors(K0 + self.noise * np.eye(n))
         if self.kernel == "precomputed":
             if X.shape != (n, n):
-                raise ParameterError(f"kernel='precomputed' needs a square Gram matrix, got {X.shape}")
-            return gp_factors(_symmetric(X, "kernel='precomputed': the Gram matrix"), None,
-                              self.noise, gram=True)
+                raise ParameterError(
+                    f"kernel='precomputed' needs a square Gram matrix, got {X.shape}"
+                )
+            return gp_factors(
+                _symmetric(X, "kernel='precomputed': the Gram matrix"), None, self.noise, gram=True
+            )
         self.X_fit_ = X
         return gp_factors(X, self.sigma2, self.noise)
 
@@ -619,8 +638,10 @@ class SelfConsistentLabeling(SemiSupervisedClassifier):
         else:
             Kx = self._kernel0(X, self.X_fit_)
         if Kx.shape[1] != self.expansion_.shape[0]:
-            raise ParameterError(f"expected kernel values to {self.expansion_.shape[0]} training "
-                             f"points, got {Kx.shape[1]}")
+            raise ParameterError(
+                f"expected kernel values to {self.expansion_.shape[0]} training "
+                f"points, got {Kx.shape[1]}"
+            )
         F = Kx @ self.expansion_
         return F[:, 0] if F.shape[1] == 1 else F
 

@@ -74,8 +74,13 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_array
 
 from sskernels.errors import ParameterError
-from sskernels.learners.base import (GraphClassifier, graph_components, indicator, settle_scores,
-                                     unreached)
+from sskernels.learners.base import (
+    GraphClassifier,
+    graph_components,
+    indicator,
+    settle_scores,
+    unreached,
+)
 from sskernels.solvers.psd import solve_psd
 
 TARGETS = ("auto", "indicator", "signed")
@@ -85,6 +90,7 @@ MU_GRID = (1e-6, 1e-4, 1e-2, 1e-1, 1.0, 10.0, 100.0)
 
 
 # ---------------------------------------------------------------------------- the equations
+
 
 def label_targets(C_L, targets="auto"):
     """The label matrix ``Y_l`` (n_l, c') from the class indicator ``C_L`` (n_l, c).
@@ -192,7 +198,7 @@ def spectral_B(gamma, degree=1, epsilon=1e-6):
     array([0.  , 0.25, 4.  ])
     """
     gamma = np.clip(np.asarray(gamma, dtype=float), 0.0, None)
-    return gamma ** degree + epsilon
+    return gamma**degree + epsilon
 
 
 def skl_coefficients(A, B, C, mu):
@@ -225,8 +231,8 @@ def skl_coefficients(A, B, C, mu):
 
 
 def _kta_sums(A, B):
-    a = np.sqrt(A / (2.0 * B))               # sqrt(A_ii / (2 B_ii))
-    return a, np.sum(A * a), np.sum(a * a), np.sum(a), np.sum(A)   # a, x̄, ȳ, ẑ, û
+    a = np.sqrt(A / (2.0 * B))  # sqrt(A_ii / (2 B_ii))
+    return a, np.sum(A * a), np.sum(a * a), np.sum(a), np.sum(A)  # a, x̄, ȳ, ẑ, û
 
 
 def kta_mu(A, B, C):
@@ -426,7 +432,9 @@ class _SpectralKernelLearningBase(GraphClassifier):
         gamma, U = spectrum.values, spectrum.vectors
         if m is not None:
             if m > gamma.size:
-                raise ParameterError(f"n_components={m} exceeds the {gamma.size} eigenpairs available")
+                raise ParameterError(
+                    f"n_components={m} exceeds the {gamma.size} eigenpairs available"
+                )
             gamma, U = gamma[:m], U[:, :m]
         return gamma, U
 
@@ -586,8 +594,16 @@ class SpectralKernelLearning(_SpectralKernelLearningBase):
     }
     _selection = {"C": (C_GRID, "largest"), "mu": (MU_GRID, "smallest")}
 
-    def __init__(self, graph=None, C=1.0, mu=1.0, laplacian_degree=1, epsilon=1e-6,
-                 n_components=None, targets="auto"):
+    def __init__(
+        self,
+        graph=None,
+        C=1.0,
+        mu=1.0,
+        laplacian_degree=1,
+        epsilon=1e-6,
+        n_components=None,
+        targets="auto",
+    ):
         self.graph = graph
         self.C = C
         self.mu = mu
@@ -615,8 +631,9 @@ class SpectralKernelLearning(_SpectralKernelLearningBase):
         if not set(keys) <= {"C", "mu"}:
             return None
         self._validate_params()
-        graph = self._build_graph(check_array(X, accept_sparse=self.accept_sparse,
-                                              dtype=np.float64))
+        graph = self._build_graph(
+            check_array(X, accept_sparse=self.accept_sparse, dtype=np.float64)
+        )
         gamma, U = self._eigenpairs(graph)
         B = spectral_B(gamma, self.laplacian_degree, self.epsilon)
         U_l = U[labeled]
@@ -637,8 +654,11 @@ class SpectralKernelLearning(_SpectralKernelLearningBase):
             alpha = solve_psd(K_tr, Y_l[train])[0]
             F = scores_from_targets((U_l[test] * lam) @ (U_tr.T @ alpha), n_classes)
             # fit's rule for unreached points and tied scores
-            F = settle_scores(F, indicator(y_enc[train], n_classes),
-                              np.flatnonzero(unreached(comp_L, train)[test]))[0]
+            F = settle_scores(
+                F,
+                indicator(y_enc[train], n_classes),
+                np.flatnonzero(unreached(comp_L, train)[test]),
+            )[0]
             return np.argmax(F, axis=1)
 
         return predict
@@ -749,8 +769,9 @@ class SpectralKernelLearningKTA(_SpectralKernelLearningBase):
     False
     """
 
-    def __init__(self, graph=None, laplacian_degree=1, epsilon=1e-6, n_components=None,
-                 targets="auto"):
+    def __init__(
+        self, graph=None, laplacian_degree=1, epsilon=1e-6, n_components=None, targets="auto"
+    ):
         self.graph = graph
         self.laplacian_degree = laplacian_degree
         self.epsilon = epsilon
@@ -760,8 +781,9 @@ class SpectralKernelLearningKTA(_SpectralKernelLearningBase):
     def _scores(self, graph, labeled, C_L):
         U, U_l, Y_l = self._prepare(graph, labeled, C_L)
         if kta_scale(self.A_, self.B_) is None:
-            self.fit_report_.note("degenerate", "Prop. 4's scale of lambda-bar is 0 or not "
-                                  "finite; taken as 1")
+            self.fit_report_.note(
+                "degenerate", "Prop. 4's scale of lambda-bar is 0 or not finite; taken as 1"
+            )
         lam = kta_free_coefficients(self.A_, self.B_)
         if not np.any(lam > 0):
             self.fit_report_.note("degenerate", "zero kernel: every lambda-bar is 0 (A = 0)")

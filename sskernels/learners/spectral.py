@@ -26,8 +26,13 @@ from numbers import Integral, Real
 from sklearn.utils import check_array
 from sklearn.utils._param_validation import Interval
 
-from sskernels.learners.base import (GraphClassifier, graph_components, indicator, settle_scores,
-                                     unreached)
+from sskernels.learners.base import (
+    GraphClassifier,
+    graph_components,
+    indicator,
+    settle_scores,
+    unreached,
+)
 from sskernels.learners.grids import ALPHAS
 from sskernels.memo import LRU, content_key
 from sskernels.solvers import solve_lp
@@ -56,8 +61,10 @@ class SpectralKernelClassifier(GraphClassifier):
     #: the fitted parameters reported as selected on the labeled points (``selected_params_``)
     _selected_attributes = ("mu_",)
 
-    _parameter_constraints = {**GraphClassifier._parameter_constraints,
-                              "n_components": [Interval(Integral, 1, None, closed="left"), None]}
+    _parameter_constraints = {
+        **GraphClassifier._parameter_constraints,
+        "n_components": [Interval(Integral, 1, None, closed="left"), None],
+    }
 
     def _precompute_graph(self, graph):
         graph.spectrum(self.n_components)
@@ -259,8 +266,10 @@ class RegularizedSpectralKernel(SpectralKernelClassifier):
     True
     """
 
-    _parameter_constraints = {**SpectralKernelClassifier._parameter_constraints,
-                              "alpha": [Interval(Real, 0, 1, closed="neither")]}
+    _parameter_constraints = {
+        **SpectralKernelClassifier._parameter_constraints,
+        "alpha": [Interval(Real, 0, 1, closed="neither")],
+    }
     _selection = {"alpha": (ALPHAS, "largest")}
 
     def __init__(self, graph=None, alpha=0.99, n_components=None):
@@ -388,8 +397,9 @@ def decay_matrix(m, eta, skip=0):
     rows = max(m - 1 - skip, 0)
     if rows == 0:
         return sp.csr_matrix((0, m))
-    return sp.diags([np.ones(rows), np.full(rows, -float(eta))], [skip, skip + 1],
-                    shape=(rows, m)).tocsr()
+    return sp.diags(
+        [np.ones(rows), np.full(rows, -float(eta))], [skip, skip + 1], shape=(rows, m)
+    ).tocsr()
 
 
 #: memo of TSK's linear programs by content (:func:`tsk_linear_program`): TSK and the SVM on
@@ -475,7 +485,7 @@ def _tsk_lp(lam, V_L, y_enc, eta, beta, skip_constant):
     c = np.concatenate([lam, np.full(l, float(beta))])
     skip = int(np.sum(lam < ZERO_TOL)) if skip_constant else 0
     A = tsk_lp_matrix(T, eta, skip)
-    n_decay = A.shape[0] - l                   # the rows of the decay constraints, eq. (8)
+    n_decay = A.shape[0] - l  # the rows of the decay constraints, eq. (8)
     lower = np.concatenate([np.ones(l), np.zeros(n_decay)])
     x, obj = solve_lp(c, A, row_lower=lower, row_upper=np.inf, col_lower=0.0, col_upper=np.inf)
     mu = np.maximum(x[:m], 0.0)
@@ -618,8 +628,9 @@ class TransductiveSpectralKernel(SpectralKernelClassifier):
 
     def _coefficients(self, lam, V, labeled, C_L):
         y_enc = np.argmax(C_L, axis=1)
-        mu, self.xi_, self.objective_ = tsk_linear_program(lam, V[labeled], y_enc, self.eta,
-                                                           self.beta, self.skip_constant)
+        mu, self.xi_, self.objective_ = tsk_linear_program(
+            lam, V[labeled], y_enc, self.eta, self.beta, self.skip_constant
+        )
         self.fit_report_.add(SolveInfo("highs-lp"))
         if not np.any(mu > 0):
             self.fit_report_.note("degenerate", "zero kernel: the LP's optimum has mu = 0")
@@ -631,19 +642,22 @@ class TransductiveSpectralKernel(SpectralKernelClassifier):
             return None
         self._validate_params()
         # the wrapper hands X over as given: validate it as fit does (NaN, complex, lists)
-        X = check_array(X, accept_sparse=self.accept_sparse, dtype=np.float64,
-                        ensure_min_samples=2)
+        X = check_array(X, accept_sparse=self.accept_sparse, dtype=np.float64, ensure_min_samples=2)
         graph = self._build_graph(X)
-        lam, V = graph.spectrum(self.n_components).smallest(self.n_components,
-                                                            exclude_one=True)
+        lam, V = graph.spectrum(self.n_components).smallest(self.n_components, exclude_one=True)
         V_L = V[labeled]
         c = int(y_enc.max()) + 1
         comp_L = graph_components(graph)[labeled]
 
         def predict(params, train, test):
-            mu, _, _ = tsk_linear_program(lam, V_L[train], y_enc[train],
-                                          params.get("eta", self.eta),
-                                          params.get("beta", self.beta), self.skip_constant)
+            mu, _, _ = tsk_linear_program(
+                lam,
+                V_L[train],
+                y_enc[train],
+                params.get("eta", self.eta),
+                params.get("beta", self.beta),
+                self.skip_constant,
+            )
             C_tr = indicator(y_enc[train], c)
             F = (V_L[test] * mu) @ (V_L[train].T @ C_tr)
             # fit's rule for unreached points and tied scores

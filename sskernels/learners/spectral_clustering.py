@@ -66,8 +66,12 @@ from numbers import Integral, Real
 
 import numpy as np
 import scipy.linalg as sla
-from sklearn.base import (BaseEstimator, ClassNamePrefixFeaturesOutMixin, ClusterMixin,
-                          TransformerMixin)
+from sklearn.base import (
+    BaseEstimator,
+    ClassNamePrefixFeaturesOutMixin,
+    ClusterMixin,
+    TransformerMixin,
+)
 from sklearn.cluster import KMeans
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -134,21 +138,24 @@ def regularized_eigenfunctions(K, L, gamma_A, gamma_I, n_functions, eig_rtol=1e-
     s, U = s[keep], U[:, keep]
     r = s.size
     if n_functions > r - 1:
-        raise ParameterError(f"only {r} numerically nonzero kernel eigenvalues; cannot compute "
-                         f"{n_functions} eigenfunctions orthogonal to the constant")
+        raise ParameterError(
+            f"only {r} numerically nonzero kernel eigenvalues; cannot compute "
+            f"{n_functions} eigenfunctions orthogonal to the constant"
+        )
     u = U.T @ np.ones(n)
     # orthonormal basis Z of the complement of u = U^T 1 in R^r
     Z = sla.null_space(u[None, :]) if np.linalg.norm(u) > 0 else np.eye(r)
     M = gamma_A * np.diag(1.0 / s) + gamma_I * (U.T @ L @ U)
     M = Z.T @ ((M + M.T) / 2.0) @ Z
     lam, H = sla.eigh(M, subset_by_index=[0, n_functions - 1])
-    G = Z @ H                       # g = U^T f, orthonormal columns
-    alpha = U @ (G / s[:, None])    # alpha = U S^-1 g
+    G = Z @ H  # g = U^T f, orthonormal columns
+    alpha = U @ (G / s[:, None])  # alpha = U S^-1 g
     return alpha, lam
 
 
-class _RegularizedEigenBase(SelectedParamsMixin, ClassNamePrefixFeaturesOutMixin, DefaultGraphMixin,
-                            BaseEstimator):
+class _RegularizedEigenBase(
+    SelectedParamsMixin, ClassNamePrefixFeaturesOutMixin, DefaultGraphMixin, BaseEstimator
+):
     """Shared parts: parameters, input validation, the eigenproblem eq. (11.13).
 
     The transformers' output columns are named ``<classname>0``, ``<classname>1``, ...
@@ -181,8 +188,9 @@ class _RegularizedEigenBase(SelectedParamsMixin, ClassNamePrefixFeaturesOutMixin
         self.kernel_width_ = resolve_width(X, self.kernel_width)
         K = rbf(squared_distances(X), self.kernel_width_)
         L = self.graph_builder().build(X).laplacian  # L = D - W, eq. (11.12)
-        alpha, lam = regularized_eigenfunctions(K, L, self.gamma_A, self.gamma_I,
-                                                n_functions, self.eig_rtol)
+        alpha, lam = regularized_eigenfunctions(
+            K, L, self.gamma_A, self.gamma_I, n_functions, self.eig_rtol
+        )
         self.X_fit_ = X
         self.alpha_ = alpha
         self.eigenvalues_ = lam
@@ -287,12 +295,22 @@ class RegularizedSpectralClustering(ClusterMixin, TransformerMixin, _Regularized
     (3,)
     """
 
-    _parameter_constraints = {**_RegularizedEigenBase._parameter_constraints,
-                              "n_clusters": [Interval(Integral, 2, None, closed="left")],
-                              "random_state": ["random_state"]}
+    _parameter_constraints = {
+        **_RegularizedEigenBase._parameter_constraints,
+        "n_clusters": [Interval(Integral, 2, None, closed="left")],
+        "random_state": ["random_state"],
+    }
 
-    def __init__(self, n_clusters=2, gamma_A=1e-6, gamma_I=1.0, kernel_width="median",
-                 graph=None, eig_rtol=1e-10, random_state=0):
+    def __init__(
+        self,
+        n_clusters=2,
+        gamma_A=1e-6,
+        gamma_I=1.0,
+        kernel_width="median",
+        graph=None,
+        eig_rtol=1e-10,
+        random_state=0,
+    ):
         self.n_clusters = n_clusters
         self.gamma_A = gamma_A
         self.gamma_I = gamma_I
@@ -453,11 +471,20 @@ class RegularizedLaplacianEigenmaps(TransformerMixin, _RegularizedEigenBase):
     ['regularizedlaplacianeigenmaps0', 'regularizedlaplacianeigenmaps1']
     """
 
-    _parameter_constraints = {**_RegularizedEigenBase._parameter_constraints,
-                              "n_components": [Interval(Integral, 1, None, closed="left")]}
+    _parameter_constraints = {
+        **_RegularizedEigenBase._parameter_constraints,
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+    }
 
-    def __init__(self, n_components=2, gamma_A=1e-6, gamma_I=1.0, kernel_width="median",
-                 graph=None, eig_rtol=1e-10):
+    def __init__(
+        self,
+        n_components=2,
+        gamma_A=1e-6,
+        gamma_I=1.0,
+        kernel_width="median",
+        graph=None,
+        eig_rtol=1e-10,
+    ):
         self.n_components = n_components
         self.gamma_A = gamma_A
         self.gamma_I = gamma_I

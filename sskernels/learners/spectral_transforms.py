@@ -79,10 +79,22 @@ from sskernels.solvers.cone import (  # noqa: F401 - re-exported (old import pat
 )
 
 __all__ = [
-    "AlignmentSolution", "alignment_qp", "alignment_terms", "ideal_kernel", "target_norm",
-    "kernel_alignment", "order_matrix", "chain_generators", "rbf_kernel", "rbf_spectrum",
-    "median_distance", "clear_rbf_cache", "rbf_cache_info", "OrderConstrainedSpectralKernel",
-    "FastDecaySpectralKernel", "WIDTH_SCALES",
+    "AlignmentSolution",
+    "alignment_qp",
+    "alignment_terms",
+    "ideal_kernel",
+    "target_norm",
+    "kernel_alignment",
+    "order_matrix",
+    "chain_generators",
+    "rbf_kernel",
+    "rbf_spectrum",
+    "median_distance",
+    "clear_rbf_cache",
+    "rbf_cache_info",
+    "OrderConstrainedSpectralKernel",
+    "FastDecaySpectralKernel",
+    "WIDTH_SCALES",
 ]
 
 #: DSK's width scales (multiples of the median distance), most preferred first when tied
@@ -146,8 +158,11 @@ class _AlignmentKernel:
         self.alignment_ = sol.value / tn if tn > 0 else 0.0
         self.degenerate_ = sol.degenerate
         if sol.degenerate:
-            self.fit_report_.note("degenerate", "alignment: no feasible mu has a positive "
-                                  f"alignment with the ideal kernel; {self._unlearned} used")
+            self.fit_report_.note(
+                "degenerate",
+                "alignment: no feasible mu has a positive "
+                f"alignment with the ideal kernel; {self._unlearned} used",
+            )
         return sol.mu
 
 
@@ -427,8 +442,15 @@ class FastDecaySpectralKernel(_AlignmentKernel, SemiSupervisedClassifier):
     _selection = {"kernel_width_scale": (WIDTH_SCALES, "nearest-1", ("kernel_width",))}
     _unlearned = "mu_t = eta^-(t-1)"
 
-    def __init__(self, n_components=10, eta=2.0, kernel_width="median", kernel_width_scale=1.0,
-                 metric="euclidean", target="simplex"):
+    def __init__(
+        self,
+        n_components=10,
+        eta=2.0,
+        kernel_width="median",
+        kernel_width_scale=1.0,
+        metric="euclidean",
+        target="simplex",
+    ):
         self.n_components = n_components
         self.eta = eta
         self.kernel_width = kernel_width

@@ -19,8 +19,13 @@ from sklearn.svm import SVC
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_array, check_is_fitted
 
-from sskernels.kernels.rbf import (WIDTH_RULES, mean_squared_distance, rbf, resolve_width,
-                                  squared_distances)
+from sskernels.kernels.rbf import (
+    WIDTH_RULES,
+    mean_squared_distance,
+    rbf,
+    resolve_width,
+    squared_distances,
+)
 from sskernels.learners.base import SemiSupervisedClassifier, SemiSupervisedRegressor
 from sskernels.learners.grids import SVR_C_GRID, WIDE_B_SCALES, WIDTH_FACTORS
 from sskernels.solvers.libsvm import fit_precomputed
@@ -170,8 +175,9 @@ class SVMBaseline(SemiSupervisedClassifier):
             self.X_labeled_ = XL
             self.svc_ = SVC(kernel="precomputed", C=self.C_).fit(cosine_similarity(XL), y_enc)
         else:
-            self.svc_ = SVC(kernel="rbf", gamma=1.0 / (2.0 * self.kernel_width_**2),
-                            C=self.C_).fit(XL, y_enc)
+            self.svc_ = SVC(kernel="rbf", gamma=1.0 / (2.0 * self.kernel_width_**2), C=self.C_).fit(
+                XL, y_enc
+            )
         self.fit_report_.add(SolveInfo("libsvm"))
         self.transduction_ = self.predict(X)
         self._note_degenerate_prediction(self.transduction_)
@@ -235,7 +241,7 @@ class SVMBaseline(SemiSupervisedClassifier):
             base = bases[p["kernel_width"]]
             wd = None if base is None else float(p["kernel_width_scale"]) * base
             if wd not in kernels:
-                kernels[wd] = (cosine_similarity(X, X[labeled]) if cosine else rbf(D2, wd))
+                kernels[wd] = cosine_similarity(X, X[labeled]) if cosine else rbf(D2, wd)
             K = kernels[wd]
             return classes[fit_precomputed(K[labeled], y_enc, float(p["C"])).predict(K)]
 
@@ -395,8 +401,9 @@ class OneNN(SemiSupervisedClassifier):
         """
         check_is_fitted(self, "knn_")
         D = pairwise_distances(self._check_X(X), self.X_labeled_, metric=self.metric)
-        S = np.column_stack([-D[:, self.y_enc_ == k].min(axis=1)
-                             for k in range(self.classes_.size)])
+        S = np.column_stack(
+            [-D[:, self.y_enc_ == k].min(axis=1) for k in range(self.classes_.size)]
+        )
         return S[:, 1] - S[:, 0] if self.classes_.size == 2 else S
 
     def predict(self, X):

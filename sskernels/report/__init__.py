@@ -28,11 +28,24 @@ from pathlib import Path
 #: the names this package offers, imported on first use (the command line imports
 #: :mod:`~sskernels.report.command` at start-up: pandas, Jinja and matplotlib only load when a
 #: report is written)
-_LAZY = {"ReportData": "build", "leaderboard": "build", "leaderboards": "build", "load": "build",
-         "render_body": "html", "render_report": "html"}
+_LAZY = {
+    "ReportData": "build",
+    "leaderboard": "build",
+    "leaderboards": "build",
+    "load": "build",
+    "render_body": "html",
+    "render_report": "html",
+}
 
-__all__ = ["ReportData", "leaderboard", "leaderboards", "load", "render_body", "render_report",
-           "write_report"]
+__all__ = [
+    "ReportData",
+    "leaderboard",
+    "leaderboards",
+    "load",
+    "render_body",
+    "render_report",
+    "write_report",
+]
 
 
 def write_report(paths, out, highlight=(), title="sskernels report", plots=True):
@@ -72,8 +85,8 @@ def write_report(paths, out, highlight=(), title="sskernels report", plots=True)
             f.write(page)
         umask = os.umask(0)
         os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)    # as any file the user writes (mkstemp's is 0600)
-        os.replace(tmp, out)         # a reader never sees half a page
+        os.chmod(tmp, 0o666 & ~umask)  # as any file the user writes (mkstemp's is 0600)
+        os.replace(tmp, out)  # a reader never sees half a page
     except BaseException:
         os.unlink(tmp)
         raise

@@ -70,8 +70,9 @@ def direction(metric):
 
 
 #: the name of the paired test, as the report states it
-PAIRED_TEST = ("Wilcoxon signed-rank test, two-sided, paired over the splits both rows "
-               "have, 5 % level")
+PAIRED_TEST = (
+    "Wilcoxon signed-rank test, two-sided, paired over the splits both rows have, 5 % level"
+)
 #: the key of a summary row
 ROW_KEY = ["table", "dataset", "setting", "method", "metric"]
 _REQUIRED = {"table", "dataset", "setting", "method", "metric", "mean", "std"}
@@ -118,9 +119,20 @@ def _read_schema_csv(path):
         return None
     if not _REQUIRED <= set(head.columns):
         return None
-    df = pd.read_csv(path, dtype={"protocol": str, "reading": str, "paper_cell": str,
-                                  "notes": str, "selected": str, "setting": str,
-                                  "dataset": str, "method": str, "table": str})
+    df = pd.read_csv(
+        path,
+        dtype={
+            "protocol": str,
+            "reading": str,
+            "paper_cell": str,
+            "notes": str,
+            "selected": str,
+            "setting": str,
+            "dataset": str,
+            "method": str,
+            "table": str,
+        },
+    )
     for col in SCHEMA:
         if col not in df.columns:
             df[col] = np.nan
@@ -200,7 +212,7 @@ def suite_name(path):
 def _registered_names():
     try:
         from sskernels.learners.registry import ALIASES, METHODS
-    except ImportError:            # pragma: no cover - the registry always imports
+    except ImportError:  # pragma: no cover - the registry always imports
         return set()
     return set(METHODS) | set(ALIASES)
 
@@ -235,8 +247,16 @@ def is_user_method(method_name, registered=None):
     return bool(names) and method_name not in names
 
 
-_PROVENANCE_FIELDS = ("sskernels", "git_commit", "git_dirty", "python", "numpy", "scipy",
-                      "scikit-learn", "highspy")
+_PROVENANCE_FIELDS = (
+    "sskernels",
+    "git_commit",
+    "git_dirty",
+    "python",
+    "numpy",
+    "scipy",
+    "scikit-learn",
+    "highspy",
+)
 
 
 def _read_run(folder, registered):
@@ -244,8 +264,10 @@ def _read_run(folder, registered):
     rows = _read_schema_csv(folder / "summary.csv")
     if rows is None:
         return None, None, set(), []
-    keep = {(r.setting, r.method): int(r.n_splits) if pd.notna(r.n_splits) else None
-            for r in rows.itertuples()}
+    keep = {
+        (r.setting, r.method): int(r.n_splits) if pd.notna(r.n_splits) else None
+        for r in rows.itertuples()
+    }
     values, users, prov = [], set(), []
     for path in sorted((folder / "records").glob("*/*/split_*.json")):
         try:
@@ -261,10 +283,17 @@ def _read_run(folder, registered):
         prov.append({f: p.get(f) for f in _PROVENANCE_FIELDS})
         for metric, value in (rec.get("metrics") or {}).items():
             if isinstance(value, (int, float)):
-                values.append({"table": rec.get("table") or rows["table"].iloc[0],
-                               "dataset": rec.get("dataset"), "setting": rec.get("setting"),
-                               "method": rec.get("method"), "metric": metric,
-                               "split": int(rec.get("split", 0)), "value": float(value)})
+                values.append(
+                    {
+                        "table": rec.get("table") or rows["table"].iloc[0],
+                        "dataset": rec.get("dataset"),
+                        "setting": rec.get("setting"),
+                        "method": rec.get("method"),
+                        "metric": metric,
+                        "split": int(rec.get("split", 0)),
+                        "value": float(value),
+                    }
+                )
     return rows, pd.DataFrame(values, columns=SPLITS_SCHEMA), users, prov
 
 
@@ -327,26 +356,28 @@ def load(paths=(".",), highlight=(), run_folders=True):
     for t in tables:
         df = _read_schema_csv(t)
         if df is None:
-            raise ValueError(f"{t}: not a summary table (columns table, dataset, setting, "
-                             f"method, metric, mean, std expected)")
+            raise ValueError(
+                f"{t}: not a summary table (columns table, dataset, setting, "
+                f"method, metric, mean, std expected)"
+            )
         suite = suite_name(t)
         df["suite"], df["source"] = suite, str(t)
         frames.append(df)
-        sources.append({"path": str(t), "kind": "table", "rows": len(df),
-                        "sha256": _sha256(t)})
+        sources.append({"path": str(t), "kind": "table", "rows": len(df), "sha256": _sha256(t)})
         sp = t.with_name(t.stem + "_splits.csv")
         if sp.is_file():
-            s = pd.read_csv(sp, dtype={"setting": str, "dataset": str, "method": str,
-                                       "table": str})
+            s = pd.read_csv(sp, dtype={"setting": str, "dataset": str, "method": str, "table": str})
             s["suite"] = suite
             split_frames.append(s)
-            sources.append({"path": str(sp), "kind": "per-split values", "rows": len(s),
-                            "sha256": _sha256(sp)})
+            sources.append(
+                {"path": str(sp), "kind": "per-split values", "rows": len(s), "sha256": _sha256(sp)}
+            )
     # a row (any metric) of a combined table: the run folders' rows of it are left out (a
     # table may keep some metrics only: --metric)
-    in_tables = (set(map(tuple, pd.concat(frames)[ROW_KEY[:-1]].astype(str).values))
-                 if frames else set())
-    for folder in (runs if run_folders else ()):
+    in_tables = (
+        set(map(tuple, pd.concat(frames)[ROW_KEY[:-1]].astype(str).values)) if frames else set()
+    )
+    for folder in runs if run_folders else ():
         df, s, u, p = _read_run(folder, registered)
         if df is None:
             continue
@@ -359,16 +390,26 @@ def load(paths=(".",), highlight=(), run_folders=True):
         df["suite"] = df["table"].fillna(folder.name).astype(str)
         df["source"] = str(folder / "summary.csv")
         frames.append(df)
-        s = s.merge(df[["table", "dataset", "setting", "method", "metric", "suite"]]
-                    .drop_duplicates(), on=["table", "dataset", "setting", "method", "metric"])
+        s = s.merge(
+            df[["table", "dataset", "setting", "method", "metric", "suite"]].drop_duplicates(),
+            on=["table", "dataset", "setting", "method", "metric"],
+        )
         split_frames.append(s)
-        sources.append({"path": str(folder), "kind": "run folder", "rows": len(df),
-                        "sha256": _sha256(folder / "summary.csv")})
+        sources.append(
+            {
+                "path": str(folder),
+                "kind": "run folder",
+                "rows": len(df),
+                "sha256": _sha256(folder / "summary.csv"),
+            }
+        )
     if not frames:
         where = ", ".join(map(str, paths))
-        raise ValueError(f"{where}: no recorded table (a summary CSV written by `sskernels "
-                         f"run --table`, `sskernels table`, or a run folder with summary.csv "
-                         f"and records/); run `sskernels run SPEC` first")
+        raise ValueError(
+            f"{where}: no recorded table (a summary CSV written by `sskernels "
+            f"run --table`, `sskernels table`, or a run folder with summary.csv "
+            f"and records/); run `sskernels run SPEC` first"
+        )
     rows = pd.concat(frames, ignore_index=True)
     rows = rows[rows["metric"] != "seconds"].reset_index(drop=True)
     for col in ("protocol", "reading", "paper_cell", "notes", "selected"):
@@ -378,19 +419,29 @@ def load(paths=(".",), highlight=(), run_folders=True):
     vs = [verdict(r, bounds) for r in rows.to_dict("records")]
     rows["verdict"] = [v for v, _ in vs]
     rows["evidence"] = [e for _, e in vs]
-    splits = (pd.concat(split_frames, ignore_index=True) if split_frames
-              else pd.DataFrame(columns=["suite", *SPLITS_SCHEMA]))
-    splits = splits.drop_duplicates(["suite", "table", "dataset", "setting", "method", "metric",
-                                     "split"])
+    splits = (
+        pd.concat(split_frames, ignore_index=True)
+        if split_frames
+        else pd.DataFrame(columns=["suite", *SPLITS_SCHEMA])
+    )
+    splits = splits.drop_duplicates(
+        ["suite", "table", "dataset", "setting", "method", "metric", "split"]
+    )
     provenance = pd.DataFrame(prov, columns=list(_PROVENANCE_FIELDS))
     if not provenance.empty:
         # a record made outside a git checkout (an installed package) has no commit: "–"
-        provenance = (provenance.fillna("–").astype(str).value_counts(dropna=False)
-                      .rename("records").reset_index())
+        provenance = (
+            provenance.fillna("–")
+            .astype(str)
+            .value_counts(dropna=False)
+            .rename("records")
+            .reset_index()
+        )
     return ReportData(rows=rows, splits=splits, sources=sources, provenance=provenance)
 
 
 # -- leaderboard ------------------------------------------------------------------------------
+
 
 def average_ranks(means, better=1):
     """Each row's rank per data set (1 = best, ties averaged) and its average over the data
@@ -457,7 +508,7 @@ def signed_rank_pvalue(d):
     d = d[np.isfinite(d) & (d != 0)]
     if d.size == 0:
         return 1.0, 0
-    twice = np.rint(2 * rankdata(np.abs(d))).astype(np.int64)   # ranks are multiples of 1/2
+    twice = np.rint(2 * rankdata(np.abs(d))).astype(np.int64)  # ranks are multiples of 1/2
     total = int(twice.sum())
     dist = np.zeros(total + 1)
     dist[0] = 1.0
@@ -575,20 +626,34 @@ def leaderboard(rows, splits, suite, metric, alpha=ALPHA):
     if better is None or r["method"].nunique() < 2:
         return None
     several = r["table"].nunique() > 1
-    r = r.assign(_ds=[_dataset_label(t, d, s, several)
-                      for t, d, s in zip(r["table"], r["dataset"], r["setting"])])
+    r = r.assign(
+        _ds=[
+            _dataset_label(t, d, s, several)
+            for t, d, s in zip(r["table"], r["dataset"], r["setting"])
+        ]
+    )
     methods = list(dict.fromkeys(r["method"]))
     datasets = list(dict.fromkeys(r["_ds"]))
-    means = (r.pivot_table(index="_ds", columns="method", values="mean", aggfunc="first")
-             .reindex(index=datasets, columns=methods))
+    means = r.pivot_table(index="_ds", columns="method", values="mean", aggfunc="first").reindex(
+        index=datasets, columns=methods
+    )
     ranks = average_ranks(means, better)
-    s = splits[(splits["suite"] == suite) & (splits["metric"] == metric)] \
-        if "metric" in splits.columns else splits.iloc[0:0]
+    s = (
+        splits[(splits["suite"] == suite) & (splits["metric"] == metric)]
+        if "metric" in splits.columns
+        else splits.iloc[0:0]
+    )
     if not s.empty:
-        s = s.assign(_ds=[_dataset_label(t, d, st, several)
-                          for t, d, st in zip(s["table"], s["dataset"], s["setting"])])
-        per = {ds: g.pivot_table(index="split", columns="method", values="value",
-                                 aggfunc="first") for ds, g in s.groupby("_ds", sort=False)}
+        s = s.assign(
+            _ds=[
+                _dataset_label(t, d, st, several)
+                for t, d, st in zip(s["table"], s["dataset"], s["setting"])
+            ]
+        )
+        per = {
+            ds: g.pivot_table(index="split", columns="method", values="value", aggfunc="first")
+            for ds, g in s.groupby("_ds", sort=False)
+        }
     else:
         per = {}
     counts = {m: {"wins": 0, "ties": 0, "losses": 0, "untested": 0} for m in methods}
@@ -601,7 +666,7 @@ def leaderboard(rows, splits, suite, metric, alpha=ALPHA):
         values = tab.to_numpy(float) if tab is not None else None
         col = {m: i for i, m in enumerate(tab.columns)} if tab is not None else {}
         for i, a in enumerate(have):
-            for b in have[i + 1:]:
+            for b in have[i + 1 :]:
                 if a not in col or b not in col:
                     counts[a]["untested"] += 1
                     counts[b]["untested"] += 1
@@ -622,8 +687,13 @@ def leaderboard(rows, splits, suite, metric, alpha=ALPHA):
     table["user"] = [m in users for m in table.index]
     table.insert(0, "position", np.arange(1, len(table) + 1))
     table.index.name = None
-    return Leaderboard(suite=suite, metric=metric, table=table,
-                       pairs=pairs.loc[table.index, table.index], datasets=datasets)
+    return Leaderboard(
+        suite=suite,
+        metric=metric,
+        table=table,
+        pairs=pairs.loc[table.index, table.index],
+        datasets=datasets,
+    )
 
 
 def leaderboards(data, alpha=ALPHA):
@@ -647,4 +717,3 @@ def leaderboards(data, alpha=ALPHA):
         boards = [leaderboard(data.rows, data.splits, suite, m, alpha) for m in metrics]
         out[suite] = [b for b in boards if b is not None]
     return out
-

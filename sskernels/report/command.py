@@ -10,16 +10,20 @@ import typer
 
 def report(
     paths: Optional[List[Path]] = typer.Argument(
-        None, help="Combined tables (STEM.csv, e.g. results/liu2009/table3.csv) or folders "
-                   "searched for them and for run folders (summary.csv beside records/). "
-                   "Default: the current folder, where `sskernels run` writes its runs "
-                   "(./results/.../runs/NAME) and --table its tables."),
-    out: Path = typer.Option(Path("report.html"), "--out", "-o",
-                             help="The HTML file written."),
+        None,
+        help="Combined tables (STEM.csv, e.g. results/liu2009/table3.csv) or folders "
+        "searched for them and for run folders (summary.csv beside records/). "
+        "Default: the current folder, where `sskernels run` writes its runs "
+        "(./results/.../runs/NAME) and --table its tables.",
+    ),
+    out: Path = typer.Option(Path("report.html"), "--out", "-o", help="The HTML file written."),
     highlight: Optional[List[str]] = typer.Option(
-        None, "--highlight", metavar="LABEL",
+        None,
+        "--highlight",
+        metavar="LABEL",
         help="Show this method's rows as yours (repeatable); the rows of a --with or "
-             "estimator: method are found in the records."),
+        "estimator: method are found in the records.",
+    ),
     title: str = typer.Option("sskernels report", help="The page's title."),
     plots: bool = typer.Option(True, help="Draw the per-split distributions (matplotlib)."),
 ):
@@ -30,8 +34,9 @@ def report(
     from sskernels.report import write_report
 
     try:
-        path = write_report(paths or [Path(".")], out, highlight=highlight or (), title=title,
-                            plots=plots)
+        path = write_report(
+            paths or [Path(".")], out, highlight=highlight or (), title=title, plots=plots
+        )
     except (FileNotFoundError, ValueError) as exc:
         raise UserError(str(exc)) from None
     typer.echo(f"wrote {path}")

@@ -29,9 +29,12 @@ PAPER_COLOUR = "#1c7ed6"
 
 
 def _env():
-    return Environment(loader=PackageLoader("sskernels.report", "templates"),
-                       autoescape=select_autoescape(["html", "j2"]),
-                       trim_blocks=True, lstrip_blocks=True)
+    return Environment(
+        loader=PackageLoader("sskernels.report", "templates"),
+        autoescape=select_autoescape(["html", "j2"]),
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
 
 
 def slug(text):
@@ -69,7 +72,8 @@ def _folded(text, what):
         return Markup("")
     lis = Markup("").join(Markup("<li>{}</li>").format(t) for t in items)
     return Markup("<details><summary>{} {}</summary><ul>{}</ul></details>").format(
-        len(items), what if len(items) > 1 else what.rstrip("s"), lis)
+        len(items), what if len(items) > 1 else what.rstrip("s"), lis
+    )
 
 
 def results_frame(rows):
@@ -92,28 +96,44 @@ def results_frame(rows):
         verdict and Δ cells, ``num`` on numbers).
     """
     digits = [3 if m in ("rmse", "mse") else 2 for m in rows["metric"]]
-    paper = [_pm(m, s, d, " se" if sp == "se" else "") for m, s, d, sp in
-             zip(rows["paper_mean"], rows["paper_std"], digits, rows["paper_spread"])]
-    delta = [("" if not _fmt(v, d) else f"{float(v):+.{d}f}") for v, d in
-             zip(rows["mean"] - pd.to_numeric(rows["paper_mean"], errors="coerce"), digits)]
-    verdicts = [Markup('<span title="{}">{}</span>').format(e, VERDICT_TEXT.get(v, v))
-                if v else "" for v, e in zip(rows["verdict"], rows["evidence"])]
-    notes = [_folded(n, "notes") + _folded(s, "selections") if (n or s) else ""
-             for n, s in zip(rows["notes"], rows["selected"])]
-    shown = pd.DataFrame({
-        "data set": [escape(x) for x in rows["dataset"]],
-        "setting": [escape("" if pd.isna(x) else x) for x in rows["setting"]],
-        "method": [Markup('<span class="method">{}</span>{}').format(
-            m, Markup(' <span class="badge">yours</span>') if u else "")
-            for m, u in zip(rows["method"], rows["user"])],
-        "metric": [escape(x) for x in rows["metric"]],
-        "ours (mean ± std)": [_pm(m, s, d) for m, s, d in
-                              zip(rows["mean"], rows["std"], digits)],
-        "splits": [_fmt(n, 0) for n in rows["n_splits"]],
-        "paper": paper, "Δ": delta, "verdict": verdicts,
-        "s/split": [_fmt(s, 3) for s in rows["seconds"]],
-        "notes": notes,
-    })
+    paper = [
+        _pm(m, s, d, " se" if sp == "se" else "")
+        for m, s, d, sp in zip(rows["paper_mean"], rows["paper_std"], digits, rows["paper_spread"])
+    ]
+    delta = [
+        ("" if not _fmt(v, d) else f"{float(v):+.{d}f}")
+        for v, d in zip(rows["mean"] - pd.to_numeric(rows["paper_mean"], errors="coerce"), digits)
+    ]
+    verdicts = [
+        Markup('<span title="{}">{}</span>').format(e, VERDICT_TEXT.get(v, v)) if v else ""
+        for v, e in zip(rows["verdict"], rows["evidence"])
+    ]
+    notes = [
+        _folded(n, "notes") + _folded(s, "selections") if (n or s) else ""
+        for n, s in zip(rows["notes"], rows["selected"])
+    ]
+    shown = pd.DataFrame(
+        {
+            "data set": [escape(x) for x in rows["dataset"]],
+            "setting": [escape("" if pd.isna(x) else x) for x in rows["setting"]],
+            "method": [
+                Markup('<span class="method">{}</span>{}').format(
+                    m, Markup(' <span class="badge">yours</span>') if u else ""
+                )
+                for m, u in zip(rows["method"], rows["user"])
+            ],
+            "metric": [escape(x) for x in rows["metric"]],
+            "ours (mean ± std)": [
+                _pm(m, s, d) for m, s, d in zip(rows["mean"], rows["std"], digits)
+            ],
+            "splits": [_fmt(n, 0) for n in rows["n_splits"]],
+            "paper": paper,
+            "Δ": delta,
+            "verdict": verdicts,
+            "s/split": [_fmt(s, 3) for s in rows["seconds"]],
+            "notes": notes,
+        }
+    )
     classes = pd.DataFrame("", index=shown.index, columns=shown.columns)
     for col in ("ours (mean ± std)", "splits", "paper", "Δ", "s/split"):
         classes[col] = "num"
@@ -148,9 +168,16 @@ def wide_frame(rows, metric):
     r = rows[rows["metric"] == metric]
     several = r["table"].nunique() > 1
     # escaped here: the Styler writes column labels as they are
-    col = [str(escape((f"{t}: " if several else "") + str(d)
-                      + (f", {s}" if str(s) not in ("", "nan") else "")))
-           for t, d, s in zip(r["table"], r["dataset"], r["setting"])]
+    col = [
+        str(
+            escape(
+                (f"{t}: " if several else "")
+                + str(d)
+                + (f", {s}" if str(s) not in ("", "nan") else "")
+            )
+        )
+        for t, d, s in zip(r["table"], r["dataset"], r["setting"])
+    ]
     r = r.assign(wide_col=col)
     methods = list(dict.fromkeys(r["method"]))
     columns = list(dict.fromkeys(col))
@@ -160,15 +187,17 @@ def wide_frame(rows, metric):
     classes = pd.DataFrame("", index=methods, columns=shown.columns, dtype=object)
     for m in methods:
         shown.at[m, "method"] = Markup('<span class="method">{}</span>{}').format(
-            m, Markup(' <span class="badge">yours</span>') if m in users else "")
+            m, Markup(' <span class="badge">yours</span>') if m in users else ""
+        )
     for x in r.itertuples():
         ours = _pm(x.mean, x.std, digits)
         paper = _pm(x.paper_mean, x.paper_std, digits, " se" if x.paper_spread == "se" else "")
         tip = VERDICT_TEXT.get(x.verdict, "") + (f": {x.evidence}" if x.evidence else "")
-        shown.at[x.method, x.wide_col] = (
-            Markup('<span class="ours">{}</span>').format(ours)
-            + (Markup('<br><span class="paper" title="{}">paper {}</span>').format(tip, paper)
-               if paper else ""))
+        shown.at[x.method, x.wide_col] = Markup('<span class="ours">{}</span>').format(ours) + (
+            Markup('<br><span class="paper" title="{}">paper {}</span>').format(tip, paper)
+            if paper
+            else ""
+        )
         classes.at[x.method, x.wide_col] = "num" + (f" verdict-{x.verdict}" if x.verdict else "")
     for m in users:
         classes.loc[m] = classes.loc[m] + " user"
@@ -178,8 +207,12 @@ def wide_frame(rows, metric):
 def styled_table(shown, classes, uid, attributes=""):
     """An HTML table of ``shown`` by pandas' Styler: cell classes from ``classes``, no
     index, the id ``T_<uid>``."""
-    st = (shown.style.hide(axis="index").set_td_classes(classes).set_uuid(uid)
-          .set_table_attributes(attributes))
+    st = (
+        shown.style.hide(axis="index")
+        .set_td_classes(classes)
+        .set_uuid(uid)
+        .set_table_attributes(attributes)
+    )
     return Markup(st.to_html(doctype_html=False))
 
 
@@ -204,7 +237,8 @@ def _data_uri(fig, fmt=PLOT_FORMAT):
         else:
             small = io.BytesIO()
             Image.open(io.BytesIO(data)).convert("RGB").quantize(PLOT_COLOURS).save(
-                small, format="png", optimize=True)
+                small, format="png", optimize=True
+            )
             data = min(data, small.getvalue(), key=len)
     mime = "image/png" if fmt == "png" else "image/svg+xml"
     return f"data:{mime};base64," + base64.b64encode(data).decode()
@@ -256,64 +290,105 @@ def split_figure(rows, splits, suite, metric, max_panels=None):
     mpl = tuple(int(x) for x in re.findall(r"\d+", matplotlib.__version__)[:2])
     horizontal = {"orientation": "horizontal"} if mpl >= (3, 10) else {"vert": False}
     with matplotlib.rc_context({"svg.fonttype": "none", "font.size": 8}):
-        fig = Figure(figsize=(2.6 * ncol + 2.4, (0.24 * len(methods) + 0.9) * nrow),
-                     layout="constrained")
+        fig = Figure(
+            figsize=(2.6 * ncol + 2.4, (0.24 * len(methods) + 0.9) * nrow), layout="constrained"
+        )
         axes = fig.subplots(nrow, ncol, squeeze=False, sharey=True)
         for ax, (table, dataset, setting) in zip(axes.flat, groups):
-            g = r[(r["table"] == table) & (r["dataset"] == dataset)
-                  & (r["setting"].fillna("") == setting)]
-            sg = s[(s["table"] == table) & (s["dataset"] == dataset)
-                   & (s["setting"].fillna("") == setting)]
+            g = r[
+                (r["table"] == table)
+                & (r["dataset"] == dataset)
+                & (r["setting"].fillna("") == setting)
+            ]
+            sg = s[
+                (s["table"] == table)
+                & (s["dataset"] == dataset)
+                & (s["setting"].fillna("") == setting)
+            ]
             for m in dict.fromkeys(g["method"]):
                 y = ypos[m]
                 v = sg.loc[sg["method"] == m, "value"]
                 colour = USER_COLOUR if m in users else "#495057"
                 if len(v) >= 5:
-                    ax.boxplot(v, positions=[y], **horizontal, widths=0.6,
-                               showfliers=False, medianprops={"color": colour},
-                               boxprops={"color": colour}, whiskerprops={"color": colour},
-                               capprops={"color": colour})
+                    ax.boxplot(
+                        v,
+                        positions=[y],
+                        **horizontal,
+                        widths=0.6,
+                        showfliers=False,
+                        medianprops={"color": colour},
+                        boxprops={"color": colour},
+                        whiskerprops={"color": colour},
+                        capprops={"color": colour},
+                    )
                 jitter = ((pd.Series(range(len(v))) % 5) - 2) * 0.06
-                ax.scatter(v, y + jitter.to_numpy(), s=8, color=colour, alpha=0.7, zorder=3,
-                           linewidths=0)
+                ax.scatter(
+                    v, y + jitter.to_numpy(), s=8, color=colour, alpha=0.7, zorder=3, linewidths=0
+                )
                 p = g[g["method"] == m].iloc[0]
                 pm = pd.to_numeric(pd.Series([p.get("paper_mean")]), errors="coerce")[0]
                 if not math.isnan(pm):
                     ps = pd.to_numeric(pd.Series([p.get("paper_std")]), errors="coerce")[0]
-                    ax.errorbar([pm], [y + 0.32], xerr=None if math.isnan(ps) else [ps],
-                                fmt="D", ms=4, color=PAPER_COLOUR, capsize=2, zorder=4)
+                    ax.errorbar(
+                        [pm],
+                        [y + 0.32],
+                        xerr=None if math.isnan(ps) else [ps],
+                        fmt="D",
+                        ms=4,
+                        color=PAPER_COLOUR,
+                        capsize=2,
+                        zorder=4,
+                    )
             title = f"{dataset}" + (f", {setting}" if setting else "")
             ax.set_title(f"{table}: {title}" if several else title, fontsize=9)
             ax.set_xlabel(metric)
             ax.grid(axis="x", alpha=0.3)
-        axes[0, 0].set_yticks(range(len(methods)),
-                              [m if len(m) <= 48 else m[:46] + "…" for m in methods])
+        axes[0, 0].set_yticks(
+            range(len(methods)), [m if len(m) <= 48 else m[:46] + "…" for m in methods]
+        )
         axes[0, 0].set_ylim(-0.7, len(methods) - 0.3)
         for row in axes:
             for lbl, m in zip(row[0].get_yticklabels(), methods):
                 if m in users:
                     lbl.set_color(USER_COLOUR)
                     lbl.set_fontweight("bold")
-        for ax in list(axes.flat)[len(groups):]:
+        for ax in list(axes.flat)[len(groups) :]:
             ax.set_visible(False)
         return _data_uri(fig)
 
 
 def _leaderboard_view(board):
     t = board.table
-    return {"suite": board.suite, "metric": board.metric, "id": slug(f"lb {board.suite} "
-                                                                      f"{board.metric}"),
-            "better": "higher" if direction(board.metric) > 0 else "lower",
-            "datasets": board.datasets,
-            "rows": [{"method": m, "position": int(r["position"]), "rank": f"{r['rank']:.2f}",
-                      "datasets": int(r["datasets"]), "wins": int(r["wins"]),
-                      "ties": int(r["ties"]), "losses": int(r["losses"]),
-                      "untested": int(r["untested"]), "user": bool(r["user"])}
-                     for m, r in t.iterrows()],
-            "pairs": [{"method": a, "user": bool(t.at[a, "user"]),
-                       "cells": [board.pairs.at[a, b] if a != b else "·" for b in t.index]}
-                      for a in t.index],
-            "columns": list(t.index)}
+    return {
+        "suite": board.suite,
+        "metric": board.metric,
+        "id": slug(f"lb {board.suite} {board.metric}"),
+        "better": "higher" if direction(board.metric) > 0 else "lower",
+        "datasets": board.datasets,
+        "rows": [
+            {
+                "method": m,
+                "position": int(r["position"]),
+                "rank": f"{r['rank']:.2f}",
+                "datasets": int(r["datasets"]),
+                "wins": int(r["wins"]),
+                "ties": int(r["ties"]),
+                "losses": int(r["losses"]),
+                "untested": int(r["untested"]),
+                "user": bool(r["user"]),
+            }
+            for m, r in t.iterrows()
+        ],
+        "pairs": [
+            {
+                "method": a,
+                "user": bool(t.at[a, "user"]),
+                "cells": [board.pairs.at[a, b] if a != b else "·" for b in t.index],
+            }
+            for a in t.index
+        ],
+        "columns": list(t.index),
+    }
 
 
 def report_context(data, title="sskernels report", plots=True, max_panels=None, heading=True):
@@ -329,9 +404,17 @@ def report_context(data, title="sskernels report", plots=True, max_panels=None, 
         glance = []
         for metric in dict.fromkeys(r["metric"]):
             w, wc = wide_frame(r, metric)
-            glance.append({"metric": metric, "table": styled_table(
-                w, wc, slug(f"wide {suite} {metric}"),
-                f'class="glance" data-suite="{escape(suite)}" data-metric="{escape(metric)}"')})
+            glance.append(
+                {
+                    "metric": metric,
+                    "table": styled_table(
+                        w,
+                        wc,
+                        slug(f"wide {suite} {metric}"),
+                        f'class="glance" data-suite="{escape(suite)}" data-metric="{escape(metric)}"',
+                    ),
+                }
+            )
         counts = r.loc[r["verdict"] != "", "verdict"].value_counts()
         figures = []
         if plots:
@@ -339,32 +422,53 @@ def report_context(data, title="sskernels report", plots=True, max_panels=None, 
                 uri = split_figure(data.rows, data.splits, suite, metric, max_panels)
                 if uri:
                     figures.append({"metric": metric, "uri": uri})
-        suites.append({
-            "name": suite, "id": slug(suite),
-            "sources": sorted(set(r["source"])),
-            "glance": glance,
-            "table": styled_table(shown, classes, slug(f"res {suite}"),
-                                  f'class="results" data-suite="{escape(suite)}"'),
-            "users": sorted(set(r.loc[r["user"], "method"])),
-            "verdicts": [(v, VERDICT_TEXT[v], int(counts.get(v, 0))) for v in VERDICTS
-                         if counts.get(v, 0)],
-            "leaderboards": [_leaderboard_view(b) for b in boards.get(suite, [])],
-            "figures": figures,
-        })
+        suites.append(
+            {
+                "name": suite,
+                "id": slug(suite),
+                "sources": sorted(set(r["source"])),
+                "glance": glance,
+                "table": styled_table(
+                    shown,
+                    classes,
+                    slug(f"res {suite}"),
+                    f'class="results" data-suite="{escape(suite)}"',
+                ),
+                "users": sorted(set(r.loc[r["user"], "method"])),
+                "verdicts": [
+                    (v, VERDICT_TEXT[v], int(counts.get(v, 0)))
+                    for v in VERDICTS
+                    if counts.get(v, 0)
+                ],
+                "leaderboards": [_leaderboard_view(b) for b in boards.get(suite, [])],
+                "figures": figures,
+            }
+        )
     prov = data.provenance
     return {
-        "title": title, "suites": suites,
+        "title": title,
+        "suites": suites,
         "users": sorted(set(data.rows.loc[data.rows["user"], "method"])),
         "generated": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "made_by": summary_header(),
-        "paired_test": PAIRED_TEST, "alpha": ALPHA, "min_splits": MIN_SPLITS,
+        "paired_test": PAIRED_TEST,
+        "alpha": ALPHA,
+        "min_splits": MIN_SPLITS,
         "verdict_legend": [(v, VERDICT_TEXT[v]) for v in VERDICTS],
         "sources": data.sources,
-        "provenance": (styled_table(prov.apply(lambda c: c.map(lambda v: escape(str(v)))),
-                                    pd.DataFrame("", index=prov.index, columns=prov.columns),
-                                    "provenance", 'class="plain"')
-                       if not prov.empty else None),
-        "plots": plots, "has_matplotlib": _has_matplotlib(), "heading": heading,
+        "provenance": (
+            styled_table(
+                prov.apply(lambda c: c.map(lambda v: escape(str(v)))),
+                pd.DataFrame("", index=prov.index, columns=prov.columns),
+                "provenance",
+                'class="plain"',
+            )
+            if not prov.empty
+            else None
+        ),
+        "plots": plots,
+        "has_matplotlib": _has_matplotlib(),
+        "heading": heading,
     }
 
 

@@ -25,13 +25,19 @@ import pandas as pd
 from sskernels.experiment.tables import PAPER_DECIMALS, beyond_reading, paper_se, within_spread
 
 #: a paper ± below one unit of its means' last printed decimal: unmatchable at that precision
-UNMATCHABLE_BELOW = 10.0 ** -PAPER_DECIMALS
+UNMATCHABLE_BELOW = 10.0**-PAPER_DECIMALS
 #: the verdict classes, in the order they are decided
 VERDICTS = ("matched", "unmatchable", "beyond", "better", "near", "open")
 #: their text in a report
-VERDICT_TEXT = {"matched": "matched", "unmatchable": "unmatchable at the printed precision",
-                "beyond": "beyond our reading", "better": "ours better by > 2 se",
-                "near": "near miss (within 2 se)", "open": "open", "": ""}
+VERDICT_TEXT = {
+    "matched": "matched",
+    "unmatchable": "unmatchable at the printed precision",
+    "beyond": "beyond our reading",
+    "better": "ours better by > 2 se",
+    "near": "near miss (within 2 se)",
+    "open": "open",
+    "": "",
+}
 #: +1 where a higher value is better, -1 where lower is (the metrics a paper cell may hold)
 DIRECTION = {"accuracy": 1.0, "alignment": 1.0, "error": -1.0}
 #: the key of a bound row (``*_bound.csv``)
@@ -139,12 +145,17 @@ def verdict(row, bounds=None):
     delta = mean - pm
     se = combined_se(row)
     oracle = "oracle" in str(row.get("method", ""))
-    if oracle and direction is not None and row.get("metric") != "alignment" \
-            and direction * delta < -2.0 * se:
+    if (
+        oracle
+        and direction is not None
+        and row.get("metric") != "alignment"
+        and direction * delta < -2.0 * se
+    ):
         what = row.get("selected")
         what = str(what) if isinstance(what, str) and what else ""
         return "beyond", "the row's own test-label selection over its grid" + (
-            f" (chosen: {what})" if what else "")
+            f" (chosen: {what})" if what else ""
+        )
     if direction is not None and direction * delta > 2.0 * se:
         return "better", ""
     if abs(delta) <= 2.0 * se:

@@ -80,8 +80,13 @@ def certificate(H, f, lower, upper, x):
 
 def _stats(H, f, lower, upper, x):
     q, gap, rel, kkt = certificate(H, f, lower, upper, x)
-    return {"objective": q, "duality_gap": gap, "relative_gap": rel, "kkt_residual": kkt,
-            "n_variables": int(len(f))}
+    return {
+        "objective": q,
+        "duality_gap": gap,
+        "relative_gap": rel,
+        "kkt_residual": kkt,
+        "n_variables": int(len(f)),
+    }
 
 
 def _polish(H, f, lower, upper, x):
@@ -104,9 +109,14 @@ def _polish(H, f, lower, upper, x):
 
 
 def _lbfgsb(H, f, lower, upper, x0):
-    res = minimize(lambda x: (0.5 * x @ (H @ x) + f @ x, H @ x + f), x0, jac=True,
-                   method="L-BFGS-B", bounds=list(zip(lower, upper)),
-                   options={"ftol": 1e-15, "gtol": 1e-12, "maxiter": 20000, "maxcor": 30})
+    res = minimize(
+        lambda x: (0.5 * x @ (H @ x) + f @ x, H @ x + f),
+        x0,
+        jac=True,
+        method="L-BFGS-B",
+        bounds=list(zip(lower, upper)),
+        options={"ftol": 1e-15, "gtol": 1e-12, "maxiter": 20000, "maxcor": 30},
+    )
     return np.clip(res.x, lower, upper)
 
 
@@ -168,8 +178,10 @@ def solve_box_qp(H, f, lower, upper, gap_tol=GAP_TOL, time_limit=None):
     x = _lbfgsb(H, f, lower, upper, x0)
     stats = _stats(H, f, lower, upper, x)
     if stats["relative_gap"] > gap_tol:
-        raise SolverError(f"box QP not solved: highs-qp ({reason}), then L-BFGS-B relative "
-                          f"duality gap {stats['relative_gap']:.1e} > {gap_tol:.0e}")
+        raise SolverError(
+            f"box QP not solved: highs-qp ({reason}), then L-BFGS-B relative "
+            f"duality gap {stats['relative_gap']:.1e} > {gap_tol:.0e}"
+        )
     return x, SolveInfo("lbfgsb", fallback=f"box-qp highs-qp->lbfgsb ({reason})", stats=stats)
 
 
@@ -229,8 +241,11 @@ def split_certificate(G, h, w, lower, upper, z, Gz=None):
     ub, uc = upper[l1], -lower[l1]
     gap += np.sum(np.maximum(gb, 0) * b + np.maximum(-gb, 0) * (ub - b))
     gap += np.sum(np.maximum(gc, 0) * c + np.maximum(-gc, 0) * (uc - c))
-    kkt = max(kkt, np.max(np.abs(b - np.clip(b - gb, 0, ub)), initial=0.0),
-              np.max(np.abs(c - np.clip(c - gc, 0, uc)), initial=0.0))
+    kkt = max(
+        kkt,
+        np.max(np.abs(b - np.clip(b - gb, 0, ub)), initial=0.0),
+        np.max(np.abs(c - np.clip(c - gc, 0, uc)), initial=0.0),
+    )
     gap = float(gap)
     return q, gap, gap / max(1.0, abs(q)), float(kkt)
 
@@ -337,7 +352,7 @@ def projected_newton(G, h, w, lower, upper, gap_tol=GAP_TOL, max_iter=500):
         step = zn - zF
         return gF @ step + 0.5 * step @ GD[F] + w[F] @ (np.abs(zn) - np.abs(zF))
 
-    for it in range(1, max_iter + 1):
+    for it in range(1, max_iter + 1):  # noqa: B007 (the name documents the loop)
         q, gap, rel, _ = split_certificate(G, h, w, lower, upper, z, Gz)
         if rel <= gap_tol * 1e-3:
             break
@@ -391,9 +406,16 @@ def projected_newton(G, h, w, lower, upper, gap_tol=GAP_TOL, max_iter=500):
             if C.size == 0:
                 break
     q, gap, rel, kkt = split_certificate(G, h, w, lower, upper, z, Gz)
-    return z, {"objective": q, "duality_gap": gap, "relative_gap": rel, "kkt_residual": kkt,
-               "n_variables": int(n), "iterations": it, "newton_steps": newton,
-               "largest_free_set": int(largest)}
+    return z, {
+        "objective": q,
+        "duality_gap": gap,
+        "relative_gap": rel,
+        "kkt_residual": kkt,
+        "n_variables": int(n),
+        "iterations": it,
+        "newton_steps": newton,
+        "largest_free_set": int(largest),
+    }
 
 
 def solve_l1_box_qp(G, h, w, lower, upper, gap_tol=GAP_TOL):
@@ -443,17 +465,28 @@ def solve_l1_box_qp(G, h, w, lower, upper, gap_tol=GAP_TOL):
     z, stats = projected_newton(G, h, w, lower, upper, gap_tol)
     if stats["relative_gap"] <= gap_tol:
         return z, SolveInfo("projected-newton", stats=stats)
-    reason = (f"projected Newton relative duality gap {stats['relative_gap']:.1e} > "
-              f"{gap_tol:.0e} after {stats['iterations']} iterations")
+    reason = (
+        f"projected Newton relative duality gap {stats['relative_gap']:.1e} > "
+        f"{gap_tol:.0e} after {stats['iterations']} iterations"
+    )
     H, f, lo, hi, T = split_problem(G, h, w, lower, upper)
     x, info = solve_box_qp(H, f, lo, hi, gap_tol)
     z = T @ x
     q, gap, rel, kkt = split_certificate(G, h, w, lower, upper, z)
     if rel > gap_tol:
-        raise SolverError(f"l1 box QP not solved: {reason}; {info.solver}'s answer has a "
-                          f"relative duality gap {rel:.1e} > {gap_tol:.0e}")
-    stats = {**info.stats, "objective": q, "duality_gap": gap, "relative_gap": rel,
-             "kkt_residual": kkt, "n_variables": int(len(h))}
+        raise SolverError(
+            f"l1 box QP not solved: {reason}; {info.solver}'s answer has a "
+            f"relative duality gap {rel:.1e} > {gap_tol:.0e}"
+        )
+    stats = {
+        **info.stats,
+        "objective": q,
+        "duality_gap": gap,
+        "relative_gap": rel,
+        "kkt_residual": kkt,
+        "n_variables": int(len(h)),
+    }
     why = reason if info.fallback is None else f"{reason}; {info.fallback}"
-    return z, SolveInfo(info.solver, fallback=f"box-qp projected-newton->{info.solver} ({why})",
-                        stats=stats)
+    return z, SolveInfo(
+        info.solver, fallback=f"box-qp projected-newton->{info.solver} ({why})", stats=stats
+    )

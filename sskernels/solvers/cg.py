@@ -116,13 +116,20 @@ def cg_solve(matvec, B, rtol=1e-10, maxiter=None, M=None, preconditioner=None, x
             count[0] += 1
 
         b = B2[:, j]
-        sol, info = cg(op, b, x0=None if x0 is None else x0[:, j], rtol=rtol, atol=0.0,
-                       maxiter=cap, M=M, callback=tick)
+        sol, info = cg(
+            op,
+            b,
+            x0=None if x0 is None else x0[:, j],
+            rtol=rtol,
+            atol=0.0,
+            maxiter=cap,
+            M=M,
+            callback=tick,
+        )
         if info < 0:
             raise SolverError(f"cg broke down (scipy info={info}) on column {j}")
         nb = float(np.linalg.norm(b))
-        r = (float(np.linalg.norm(b - np.asarray(matvec(sol)).ravel()) / nb) if nb > 0
-             else 0.0)
+        r = float(np.linalg.norm(b - np.asarray(matvec(sol)).ravel()) / nb) if nb > 0 else 0.0
         if info > 0:
             stalled.append(j)
         X[:, j] = sol
@@ -131,11 +138,21 @@ def cg_solve(matvec, B, rtol=1e-10, maxiter=None, M=None, preconditioner=None, x
     fallback = None
     if stalled:
         worst = max(resid[j] for j in stalled)
-        fallback = (f"cg not converged in {cap} iterations (column(s) {stalled}, relative "
-                    f"residual up to {worst:.1e} > rtol {rtol:g}): the last iterate is used")
-    info = SolveInfo("cg", fallback=fallback,
-                     stats={"iterations": iters, "relative_residual": resid, "rtol": rtol,
-                            "maxiter": cap, "preconditioner": pname})
+        fallback = (
+            f"cg not converged in {cap} iterations (column(s) {stalled}, relative "
+            f"residual up to {worst:.1e} > rtol {rtol:g}): the last iterate is used"
+        )
+    info = SolveInfo(
+        "cg",
+        fallback=fallback,
+        stats={
+            "iterations": iters,
+            "relative_residual": resid,
+            "rtol": rtol,
+            "maxiter": cap,
+            "preconditioner": pname,
+        },
+    )
     return (X[:, 0] if vector else X), info
 
 

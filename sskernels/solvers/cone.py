@@ -41,9 +41,19 @@ from scipy.sparse.linalg import eigsh
 from sskernels.solvers.highs import solve_qp
 from sskernels.solvers.report import SolveInfo
 
-__all__ = ["AlignmentSolution", "DEGENERATE_TOL", "RangeSplit", "alignment_qp", "alignf",
-           "chain_generators", "cone_nnls", "cone_qp", "gram_nnls", "min_norm_optimum",
-           "psd_split"]
+__all__ = [
+    "AlignmentSolution",
+    "DEGENERATE_TOL",
+    "RangeSplit",
+    "alignment_qp",
+    "alignf",
+    "chain_generators",
+    "cone_nnls",
+    "cone_qp",
+    "gram_nnls",
+    "min_norm_optimum",
+    "psd_split",
+]
 
 #: G's numerical rank: eigenvalues (the chains' factor in :func:`cone_nnls`), pivots of its
 #: Cholesky factor (:func:`psd_split`) or Schur complements (:func:`gram_nnls`) below this
@@ -99,8 +109,9 @@ class RangeSplit:
     def rhs(self, a):
         """The ``r`` with ``R^T r = a`` (``a`` in the range; its first r pivoted rows)."""
         r = self.rank
-        return solve_triangular(self.factor[:r, :r], np.asarray(a, dtype=float)[self.piv[:r]],
-                                trans="T")
+        return solve_triangular(
+            self.factor[:r, :r], np.asarray(a, dtype=float)[self.piv[:r]], trans="T"
+        )
 
     def project(self, x):
         """``P x``: the range part of ``x``."""
@@ -158,7 +169,7 @@ def psd_split(G, rtol=None):
     r = int(r) if lam_max > 0 else 0
     N = np.zeros((m, m - r))
     if m > r:
-        if r:                       # solve_triangular reads U_11's upper triangle only
+        if r:  # solve_triangular reads U_11's upper triangle only
             N[piv[:r]] = -solve_triangular(c[:r, :r], c[:r, r:])
         N[piv[r:]] = np.eye(m - r)
         N = qr(N, mode="economic")[0]
@@ -174,8 +185,7 @@ def _largest_eigenvalue(G):
         return 0.0
     if m <= 500:
         return float(np.linalg.eigvalsh(G)[-1])
-    return float(eigsh(G, k=1, which="LA", v0=np.ones(m), tol=1e-6,
-                       return_eigenvectors=False)[0])
+    return float(eigsh(G, k=1, which="LA", v0=np.ones(m), tol=1e-6, return_eigenvectors=False)[0])
 
 
 def chain_generators(A, m):
@@ -217,7 +227,7 @@ def chain_generators(A, m):
         start = k
         while start - 1 in links:
             start -= 1
-        B[start:k + 1, k] = 1.0
+        B[start : k + 1, k] = 1.0
     return B
 
 
@@ -258,7 +268,7 @@ def cone_nnls(G, a, B, split=None):
     RuntimeError
         At NNLS's iteration limit.
     """
-    if B is None:                     # the orthant: no generators to multiply by
+    if B is None:  # the orthant: no generators to multiply by
         lam_max = _largest_eigenvalue(G) if split is None else split.lam_max
         return gram_nnls(G, a, RANK_RTOL * lam_max, maxiter=50 * a.size)
     lam, Q = np.linalg.eigh(G)
@@ -365,7 +375,7 @@ def gram_nnls(G, a, dependent, maxiter=None):
             ratios = xi[neg] / (xi[neg] - z[neg])
             k = neg[int(np.argmin(ratios))]
             xi = xi + float(ratios.min()) * (z - xi)
-            xi[k] = 0.0                             # the variable that reached the bound
+            xi[k] = 0.0  # the variable that reached the bound
             xi[xi <= 0] = 0.0
             x[idx] = xi
             passive[idx[xi <= 0]] = False
@@ -411,8 +421,7 @@ def cone_qp(G, a, A, split=None):
             return cone_nnls(G, a, B, split=split), SolveInfo("nnls")
         except RuntimeError as exc:
             reason = f"cone QP nnls->highs-qp (nnls: {exc})"
-    x, _ = solve_qp(G, -a, A, row_lower=0.0, row_upper=np.inf, col_lower=0.0,
-                    col_upper=np.inf)
+    x, _ = solve_qp(G, -a, A, row_lower=0.0, row_upper=np.inf, col_lower=0.0, col_upper=np.inf)
     return x, SolveInfo("highs-qp", fallback=reason)
 
 
@@ -549,7 +558,7 @@ def _polish(split, x0, x, c_norm):
         return None
     PS = split.columns(S)
     xs = np.linalg.lstsq(PS, x0, rcond=None)[0]
-    xs[(xs < 0) & (xs >= -TIE_FEAS_TOL * np.abs(xs).max())] = 0.0   # rounding
+    xs[(xs < 0) & (xs >= -TIE_FEAS_TOL * np.abs(xs).max())] = 0.0  # rounding
     if xs.min() < 0 or np.linalg.norm(PS @ xs - x0) > TIE_FEAS_TOL * c_norm:
         return None
     out = np.zeros(x.size)
@@ -593,7 +602,7 @@ def _ldp_optimum(split, x0, c_norm, mu):
     """
     Qn = split.Qn
     t = float(np.linalg.norm(Qn.T @ mu))
-    if not t > 0:                           # mu = x0: already the shortest point
+    if not t > 0:  # mu = x0: already the shortest point
         return mu.copy(), 0.0, float(np.linalg.norm(split.project(mu) - x0)) / c_norm
     rounding = max(-float(np.min(x0 + Qn @ (Qn.T @ mu))), 0.0)
     x0_max, mu_max = float(np.abs(x0).max()), float(np.abs(mu).max())
@@ -622,10 +631,10 @@ def _ldp_solve(split, x0, c_norm, slack, unit):
     except RuntimeError:
         return None
     res = E @ u - f
-    if not abs(res[k]) > 0:                 # "infeasible": impossible (mu is feasible)
+    if not abs(res[k]) > 0:  # "infeasible": impossible (mu is feasible)
         return None
     raw = np.maximum(x0 + Qn @ (-res[:k] / res[k] * unit), 0.0)
-    band = np.where(raw <= 4.0 * slack, 0.0, raw)      # the slack's rounding band: active rows
+    band = np.where(raw <= 4.0 * slack, 0.0, raw)  # the slack's rounding band: active rows
     x = None
     for cand in (band, raw):
         if float(np.linalg.norm(split.project(cand) - x0)) <= TIE_FEAS_TOL * c_norm:
@@ -722,19 +731,32 @@ def min_norm_optimum(G, mu, split=None):
     ldp = _ldp_optimum(split, x0, c_norm, mu)
     if ldp is not None and ldp[1] <= TIE_GAP_TOL and ldp[2] <= TIE_FEAS_TOL:
         x, gap, feas = ldp
-        return x, SolveInfo("nnls", stats={**base, "tie_support": int(np.count_nonzero(x)),
-                                           "tie_method": "ldp", "tie_gap": gap,
-                                           "tie_residual": feas, "tie_certified": True})
+        return x, SolveInfo(
+            "nnls",
+            stats={
+                **base,
+                "tie_support": int(np.count_nonzero(x)),
+                "tie_method": "ldp",
+                "tie_gap": gap,
+                "tie_residual": feas,
+                "tie_certified": True,
+            },
+        )
     base.update(tie_method="tikhonov", tie_ldp_gap=None if ldp is None else ldp[1])
-    why = ("ldp->tikhonov (the LDP stopped or its point did not solve the equality rows)"
-           if ldp is None else
-           f"ldp->tikhonov (LDP gap {ldp[1]:.1e}, residual {ldp[2]:.1e}: no certificate)")
+    why = (
+        "ldp->tikhonov (the LDP stopped or its point did not solve the equality rows)"
+        if ldp is None
+        else f"ldp->tikhonov (LDP gap {ldp[1]:.1e}, residual {ldp[2]:.1e}: no certificate)"
+    )
     tried = []
     P = split.columns(np.ones(m, dtype=bool))
     for weight in TIE_TIKHONOV:
         rho2 = 1.0 / weight
-        x1, _ = nnls(np.vstack([np.sqrt(rho2) * P, np.eye(m)]),
-                     np.concatenate([np.sqrt(rho2) * x0, np.zeros(m)]), maxiter=50 * m)
+        x1, _ = nnls(
+            np.vstack([np.sqrt(rho2) * P, np.eye(m)]),
+            np.concatenate([np.sqrt(rho2) * x0, np.zeros(m)]),
+            maxiter=50 * m,
+        )
         polished = _polish(split, x0, x1, c_norm)
         x = x1 if polished is None else polished
         # dual point of the Tikhonov problem; its dual function bounds the optimum below
@@ -743,22 +765,38 @@ def min_norm_optimum(G, mu, split=None):
         primal = 0.5 * float(x @ x)
         gap = max(primal - dual, 0.0) / max(primal, np.finfo(float).tiny)
         feas = float(np.linalg.norm(split.project(x) - x0)) / c_norm
-        stats = {**base, "tie_support": int(np.count_nonzero(x)), "tie_tikhonov": weight,
-                 "tie_gap": gap, "tie_residual": feas}
+        stats = {
+            **base,
+            "tie_support": int(np.count_nonzero(x)),
+            "tie_tikhonov": weight,
+            "tie_gap": gap,
+            "tie_residual": feas,
+        }
         if polished is not None and gap <= TIE_GAP_TOL:
             return x, SolveInfo("nnls", stats={**stats, "tie_certified": True}, fallback=why)
         tried.append((gap + feas, weight, x, stats))
     # no certificate: the Tikhonov point with the smallest residual, if small enough
-    feas, weight, x, stats = min(((t[3]["tie_residual"], t[1], t[2], t[3]) for t in tried),
-                                 key=lambda t: t[0])
+    feas, weight, x, stats = min(
+        ((t[3]["tie_residual"], t[1], t[2], t[3]) for t in tried), key=lambda t: t[0]
+    )
     if feas <= TIE_TIKHONOV_RESIDUAL:
-        return x, SolveInfo("nnls", stats={**stats, "tie_certified": False}, fallback=(
-            f"{why}; no certificate, the Tikhonov point (weight {weight:g}, residual "
-            f"{feas:.1e}) kept"))
+        return x, SolveInfo(
+            "nnls",
+            stats={**stats, "tie_certified": False},
+            fallback=(
+                f"{why}; no certificate, the Tikhonov point (weight {weight:g}, residual "
+                f"{feas:.1e}) kept"
+            ),
+        )
     _, weight, x, stats = min(tried, key=lambda t: t[0])
-    return x, SolveInfo("nnls", stats=stats, fallback=(
-        f"{why}; no certificate (relative gap {stats['tie_gap']:.1e}, residual "
-        f"{stats['tie_residual']:.1e}); the Tikhonov point (weight {weight:g}) kept"))
+    return x, SolveInfo(
+        "nnls",
+        stats=stats,
+        fallback=(
+            f"{why}; no certificate (relative gap {stats['tie_gap']:.1e}, residual "
+            f"{stats['tie_residual']:.1e}); the Tikhonov point (weight {weight:g}) kept"
+        ),
+    )
 
 
 def alignf(G, a):

@@ -144,8 +144,16 @@ def solve_lp(c, A=None, row_lower=-np.inf, row_upper=np.inf, col_lower=0.0, col_
     return _solve(h)
 
 
-def solve_qp(Q, c, A=None, row_lower=-np.inf, row_upper=np.inf, col_lower=0.0, col_upper=np.inf,
-             time_limit=None):
+def solve_qp(
+    Q,
+    c,
+    A=None,
+    row_lower=-np.inf,
+    row_upper=np.inf,
+    col_lower=0.0,
+    col_upper=np.inf,
+    time_limit=None,
+):
     """Solve a convex QP ``min 1/2 x^T Q x + c^T x`` with HiGHS.
 
     The constraints are those of :func:`solve_lp`: ``row_lower <= A x <= row_upper`` and

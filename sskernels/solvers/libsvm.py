@@ -23,9 +23,9 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 from sklearn.utils import check_random_state
 
-try:                                  # libsvm as SVC calls it
+try:  # libsvm as SVC calls it
     from sklearn.svm import _libsvm
-except ImportError:                   # pragma: no cover - a scikit-learn without it
+except ImportError:  # pragma: no cover - a scikit-learn without it
     _libsvm = None
 
 __all__ = ["LibsvmModel", "fit_precomputed", "binary_dual"]
@@ -40,8 +40,8 @@ class LibsvmModel:
     classes: np.ndarray
     n_train: int
     capped: bool
-    svc: object = None            # the SVC, when it was used instead of the bare calls
-    raw: tuple = None             # (support, support_vectors, n_support, dual_coef,
+    svc: object = None  # the SVC, when it was used instead of the bare calls
+    raw: tuple = None  # (support, support_vectors, n_support, dual_coef,
     #                               intercept, prob_a, prob_b)
 
     def predict(self, K_pred):
@@ -66,12 +66,24 @@ class LibsvmModel:
             return self.svc.predict(K_pred)
         K_pred = np.ascontiguousarray(K_pred, dtype=np.float64)
         if K_pred.ndim != 2 or K_pred.shape[1] != self.n_train:
-            raise ValueError(f"K_pred must have {self.n_train} columns, got shape "
-                             f"{K_pred.shape}")
+            raise ValueError(f"K_pred must have {self.n_train} columns, got shape {K_pred.shape}")
         support, support_vectors, n_support, dual_coef, intercept, prob_a, prob_b = self.raw
-        pred = _libsvm.predict(K_pred, support, support_vectors, n_support, dual_coef,
-                               intercept, prob_a, prob_b, svm_type=0, kernel="precomputed",
-                               degree=3, coef0=0.0, gamma=0.0, cache_size=200)
+        pred = _libsvm.predict(
+            K_pred,
+            support,
+            support_vectors,
+            n_support,
+            dual_coef,
+            intercept,
+            prob_a,
+            prob_b,
+            svm_type=0,
+            kernel="precomputed",
+            degree=3,
+            coef0=0.0,
+            gamma=0.0,
+            cache_size=200,
+        )
         return self.classes.take(np.asarray(pred, dtype=np.intp))
 
     def binary_solution(self):
@@ -182,11 +194,15 @@ def fit_precomputed(K, y, C, tol=1e-3, max_iter=-1, use_svc=False):
     classes, y_idx = _encode(y)
     if use_svc or _libsvm is None or classes.size < 2:
         return _svc(K, y, C, tol, max_iter)
-    (support, support_vectors, n_support, dual_coef, intercept, prob_a, prob_b,
-     status) = _raw_fit(K, y_idx, classes.size, C, tol, max_iter)
-    return LibsvmModel(classes, K.shape[0], status == 1,
-                       raw=(support, support_vectors, n_support, dual_coef, intercept,
-                            prob_a, prob_b))
+    (support, support_vectors, n_support, dual_coef, intercept, prob_a, prob_b, status) = _raw_fit(
+        K, y_idx, classes.size, C, tol, max_iter
+    )
+    return LibsvmModel(
+        classes,
+        K.shape[0],
+        status == 1,
+        raw=(support, support_vectors, n_support, dual_coef, intercept, prob_a, prob_b),
+    )
 
 
 def _raw_fit(K, y_idx, n_classes, C, tol=1e-3, max_iter=-1):
@@ -196,15 +212,32 @@ def _raw_fit(K, y_idx, n_classes, C, tol=1e-3, max_iter=-1):
     Non-finite dual coefficients raise SVC's ValueError."""
     seed = check_random_state(None).randint(_INT_MAX)
     _libsvm.set_verbosity_wrap(0)
-    out = _libsvm.fit(K, np.asarray(y_idx, dtype=np.float64, order="C"), svm_type=0,
-                      sample_weight=np.empty(0), class_weight=np.ones(n_classes),
-                      kernel="precomputed", C=float(C), nu=0.0, probability=False, degree=3,
-                      shrinking=True, tol=float(tol), cache_size=200, coef0=0.0, gamma=0.0,
-                      epsilon=0.0, max_iter=int(max_iter), random_seed=seed)
+    out = _libsvm.fit(
+        K,
+        np.asarray(y_idx, dtype=np.float64, order="C"),
+        svm_type=0,
+        sample_weight=np.empty(0),
+        class_weight=np.ones(n_classes),
+        kernel="precomputed",
+        C=float(C),
+        nu=0.0,
+        probability=False,
+        degree=3,
+        shrinking=True,
+        tol=float(tol),
+        cache_size=200,
+        coef0=0.0,
+        gamma=0.0,
+        epsilon=0.0,
+        max_iter=int(max_iter),
+        random_seed=seed,
+    )
     dual_coef, intercept = out[3], out[4]
     if not (np.isfinite(intercept).all() and np.isfinite(dual_coef).all()):
-        raise ValueError("The dual coefficients or intercepts are not finite. The input data "
-                         "may contain large values and need to be preprocessed.")
+        raise ValueError(
+            "The dual coefficients or intercepts are not finite. The input data "
+            "may contain large values and need to be preprocessed."
+        )
     return out[:8]
 
 
@@ -242,7 +275,8 @@ def binary_svm_decision(K_tr, t, K_te, C):
     if _libsvm is None:
         return fit_precomputed(K_tr, t, C).binary_decision(K_te)
     support, _, _, dual_coef, intercept, _, _, _ = _raw_fit(
-        np.ascontiguousarray(K_tr, dtype=np.float64), t > 0, 2, C)
+        np.ascontiguousarray(K_tr, dtype=np.float64), t > 0, 2, C
+    )
     return K_te[:, support] @ (-dual_coef[0]) + (-intercept[0])
 
 

@@ -160,12 +160,12 @@ def lapsvm_binary(Z, KZ_L, y, report=None):
         if report is not None:
             report.note("degenerate", "a one-vs-rest problem with one class: constant f")
         return np.zeros(Z.shape[0]), float(y[0]), np.zeros(l), None
-    Q = y[:, None] * KZ_L * y[None, :]           # eq. (11.9)
+    Q = y[:, None] * KZ_L * y[None, :]  # eq. (11.9)
     Q = 0.5 * (Q + Q.T)
     C = 1.0 / l
     beta, grad, info = svm_dual_qp(Q, y, C)
     if report is not None:
         report.add(info)
-    alpha = Z @ (y * beta)                       # eq. (11.10)
+    alpha = Z @ (y * beta)  # eq. (11.10)
     b = svm_intercept(grad, y, beta, C)
     return alpha, b, beta, Q

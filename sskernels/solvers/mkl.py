@@ -229,8 +229,7 @@ class MKLResult:
     info: SolveInfo
 
 
-def simplemkl(Ks, Y, C, tol=0.01, max_iter=100, svm_tol=1e-5, line_search_tol=0.1,
-              d_init=None):
+def simplemkl(Ks, Y, C, tol=0.01, max_iter=100, svm_tol=1e-5, line_search_tol=0.1, d_init=None):
     """SimpleMKL (Algorithm 1) on base kernels ``Ks`` (M, n, n) for targets ``Y`` (P, n) in ±1.
 
     ``J(d) = sum_p J_p(d)`` over the ``P`` binary problems (one for binary
@@ -312,17 +311,21 @@ def simplemkl(Ks, Y, C, tol=0.01, max_iter=100, svm_tol=1e-5, line_search_tol=0.
             if ls_tol > LINE_SEARCH_FLOOR:
                 ls_tol /= 10.0
                 continue
-            stop = (f"no decrease of J at the finest line search "
-                    f"({LINE_SEARCH_FLOOR:g} gamma_max)")
+            stop = f"no decrease of J at the finest line search ({LINE_SEARCH_FLOOR:g} gamma_max)"
             break
         d, sol = d_new, sol_new
         history.append(sol.J)
     pos = d > 0
     kkt = float((np.max(-grad[pos]) - np.min(-grad[pos])) / max(np.max(-grad[pos]), 1e-300))
     stats = {"iterations": it, "svm_fits": n_svm[0], "relative_duality_gap": float(gap)}
-    fallback = None if converged else (
-        f"simplemkl stopped by {stop} with relative duality gap {gap:.3g} > tol {tol:g} "
-        "(last iterate returned)")
+    fallback = (
+        None
+        if converged
+        else (
+            f"simplemkl stopped by {stop} with relative duality gap {gap:.3g} > tol {tol:g} "
+            "(last iterate returned)"
+        )
+    )
     info = SolveInfo("simplemkl-reduced-gradient", fallback=fallback, stats=stats)
     return MKLResult(d, sol, it, float(gap), kkt, converged, n_svm[0], history, info)
 

@@ -230,11 +230,19 @@ class _NormLP:
         self.M, self.l = M, l
         yPsi = y[:, None] * Psi
         # x = [w+ (M), w- (M), b, xi (l)]
-        A = sp.vstack([
-            sp.hstack([sp.csr_matrix(yPsi), sp.csr_matrix(-yPsi), sp.csr_matrix(y[:, None]),
-                       sp.identity(l, format="csr")]),
-            sp.csr_matrix(np.concatenate([np.ones(2 * M), np.zeros(1 + l)])[None]),
-        ]).tocsc()
+        A = sp.vstack(
+            [
+                sp.hstack(
+                    [
+                        sp.csr_matrix(yPsi),
+                        sp.csr_matrix(-yPsi),
+                        sp.csr_matrix(y[:, None]),
+                        sp.identity(l, format="csr"),
+                    ]
+                ),
+                sp.csr_matrix(np.concatenate([np.ones(2 * M), np.zeros(1 + l)])[None]),
+            ]
+        ).tocsc()
         c = np.concatenate([np.zeros(2 * M + 1), np.ones(l)])
         col_lower = np.zeros(c.size)
         col_lower[2 * M] = -np.inf
@@ -242,8 +250,16 @@ class _NormLP:
         # no HiGHS scaling: the features are already on one scale (module docstring,
         # "Numerics"), and scaling only slows the simplex down, for the same optimum
         self.h.setOptionValue("simplex_scale_strategy", 0)
-        self.h.passModel(_model(c, A, np.concatenate([np.ones(l), [-np.inf]]),
-                                np.concatenate([np.full(l, np.inf), [0.0]]), col_lower, np.inf))
+        self.h.passModel(
+            _model(
+                c,
+                A,
+                np.concatenate([np.ones(l), [-np.inf]]),
+                np.concatenate([np.full(l, np.inf), [0.0]]),
+                col_lower,
+                np.inf,
+            )
+        )
         self.solves = self.cold_starts = 0
 
     def solve(self, t):
@@ -252,7 +268,7 @@ class _NormLP:
         h.run()
         self.solves += 1
         status = h.getModelStatus()
-        if status != highspy.HighsModelStatus.kOptimal:   # the hot start failed: cold start
+        if status != highspy.HighsModelStatus.kOptimal:  # the hot start failed: cold start
             h.clearSolver()
             h.run()
             self.cold_starts += 1
@@ -261,8 +277,11 @@ class _NormLP:
             raise SolverError(f"HiGHS ended with status {h.modelStatusToString(status)}")
         sol = h.getSolution()
         x = np.asarray(sol.col_value)
-        return (x[:self.M] - x[self.M:2 * self.M], float(h.getInfo().objective_function_value),
-                abs(float(sol.row_dual[self.l])))
+        return (
+            x[: self.M] - x[self.M : 2 * self.M],
+            float(h.getInfo().objective_function_value),
+            abs(float(sol.row_dual[self.l])),
+        )
 
 
 def _model_step(lo, hi, C):
@@ -275,7 +294,7 @@ def _model_step(lo, hi, C):
     if l_lo > l_hi:
         x = (f_hi - f_lo + l_hi * t_hi - l_lo * t_lo) / (l_hi - l_lo)
         x = min(max(x, t_lo), t_hi)
-    else:                                # one piece (parallel lines touching f at both ends)
+    else:  # one piece (parallel lines touching f at both ends)
         x = t_hi
     if C * l_lo <= x:
         return max(C * l_lo, t_lo)
@@ -305,11 +324,11 @@ def _root(at, points, C, rtol=1e-9, max_solves=100):
     start = len(points)
 
     def done(t):
-        w, f, _ = at(t)                  # f = sum xi >= 0; HiGHS may report -1e-14
+        w, f, _ = at(t)  # f = sum xi >= 0; HiGHS may report -1e-14
         return w, 0.5 * float(np.abs(w).sum()) ** 2 + C * max(f, 0.0), len(points) - start
 
     w, f, lam = at(0.0)
-    if lam <= 0.0:                       # w = 0 is optimal
+    if lam <= 0.0:  # w = 0 is optimal
         return done(0.0)
     lo, hi = (0.0, f, lam), None
     for t, (_, f_t, lam_t) in sorted(points.items()):
@@ -321,14 +340,14 @@ def _root(at, points, C, rtol=1e-9, max_solves=100):
         if len(points) - start >= max_solves:
             break
         if hi is None:
-            t = C * lo[2]                # g(C lambda(lo)) >= 0: an upper bracket
+            t = C * lo[2]  # g(C lambda(lo)) >= 0: an upper bracket
         else:
             if hi[0] - lo[0] <= rtol * hi[0]:
                 return done(hi[0])
             t = _model_step(lo, hi, C)
             if t == hi[0] or t == lo[0]:  # the model's minimizer is an end: that end
                 return done(t)
-            if t in points:              # no new piece from the model (rounding): bisect
+            if t in points:  # no new piece from the model (rounding): bisect
                 t = 0.5 * (lo[0] + hi[0])
         w, f, lam = at(t)
         g = t - C * lam
@@ -360,8 +379,11 @@ def _binary_path(Psi, y, Cs):
     for C in sorted(set(Cs)):
         try:
             w, obj, solves = _root(at, points, C)
-            out[C] = (w, obj, {"lp_solves": solves, "lp_cold_starts": lp.cold_starts,
-                               "lp_path": len(set(Cs))})
+            out[C] = (
+                w,
+                obj,
+                {"lp_solves": solves, "lp_cold_starts": lp.cold_starts, "lp_path": len(set(Cs))},
+            )
         except SolverError as exc:
             out[C] = exc
     return out
@@ -379,8 +401,9 @@ def _path_result(Phi, s, y, C_eff, path_eff):
     key = content_key(Phi, s, y, np.array(sorted(set(path_eff))))
     hit = _PATHS.lookup(key)
     if hit is None:
-        hit = _PATHS.store(key, _binary_path(
-            (Phi / np.sqrt(s)) / np.sqrt(_feature_scale(Phi, s)), y, path_eff))
+        hit = _PATHS.store(
+            key, _binary_path((Phi / np.sqrt(s)) / np.sqrt(_feature_scale(Phi, s)), y, path_eff)
+        )
     r = hit[C_eff]
     if isinstance(r, SolverError):
         raise r
@@ -403,10 +426,10 @@ def _alternation(Psi, Y, C, tol, max_iter):
     svm_tol = INNER_TOL_RATIO * tol
     for it in range(1, max_iter + 1):
         sol = svm_solution((Psi * d) @ Psi.T, Y, C, svm_tol)
-        G = Psi.T @ sol.beta.T                       # (M, P): psi_m^T beta_p
-        q = (G ** 2).sum(axis=1)
+        G = Psi.T @ sol.beta.T  # (M, P): psi_m^T beta_p
+        q = (G**2).sum(axis=1)
         gap = 0.5 * (float(q.max()) - float(d @ q)) / max(sol.J, np.finfo(float).tiny)
-        norms = d * np.sqrt(q)                       # ||W_m||, W_mp = d_m psi_m^T beta_p
+        norms = d * np.sqrt(q)  # ||W_m||, W_mp = d_m psi_m^T beta_p
         alpha_max = float(np.abs(sol.beta).max())
         if not norms.sum() > 0:
             return d, sol.J, gap, it, True, True, alpha_max
@@ -572,10 +595,10 @@ def lrc_mkl(Phi, scales, Y, C, tol=None, max_iter=2000, C_path=None):
         Psi = (Phi / np.sqrt(s)) / np.sqrt(a)
         if Y.shape[0] > 1 and C_path is not None and C in set(C_path):
             d, J, gap, it, converged, degenerate, hard = _alternation_result(
-                Psi, Y, C_eff, [c * a for c in C_path], tol, max_iter)
+                Psi, Y, C_eff, [c * a for c in C_path], tol, max_iter
+            )
         else:
-            d, J, gap, it, converged, degenerate, _ = _alternation(Psi, Y, C_eff, tol,
-                                                                   max_iter)
+            d, J, gap, it, converged, degenerate, _ = _alternation(Psi, Y, C_eff, tol, max_iter)
             hard = None
         stats.update(iterations=it, relative_duality_gap=gap)
         if hard is not None:
@@ -584,7 +607,8 @@ def lrc_mkl(Phi, scales, Y, C, tol=None, max_iter=2000, C_path=None):
         if not converged:
             fallback = ((fallback + "; ") if fallback else "") + (
                 f"lrc-mkl eta-trick stopped at max_iter={max_iter} with relative duality gap "
-                f"{gap:.3g} > tol {tol:g} (last iterate returned)")
+                f"{gap:.3g} > tol {tol:g} (last iterate returned)"
+            )
         d = np.where(d < WEIGHT_PRECISION * d.max(), 0.0, d)
         d /= d.sum()
     info = SolveInfo(solver, fallback=fallback, stats=stats)

@@ -126,7 +126,7 @@ class FitReport:
 
     def as_dict(self):
         out = {"solvers": list(self.solvers), "notes": list(self.notes)}
-        if self.stats:                      # only iterative solves: other records unchanged
+        if self.stats:  # only iterative solves: other records unchanged
             out["stats"] = {k: _plain(v) for k, v in self.stats.items()}
         return out
 

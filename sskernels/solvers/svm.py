@@ -25,14 +25,19 @@ same dual with a deformed kernel: not a fallback.
 from __future__ import annotations
 
 import numpy as np
-from sklearn import config_context
+from sklearn import config_context  # noqa: F401 (unused; dropping it moves record keys)
 from sklearn.svm import SVC
 
 from sskernels.solvers.highs import SolverError, solve_qp
 from sskernels.solvers.report import SolveInfo
 
-__all__ = ["QP_SECONDS", "svm_dual_qp", "svm_dual_libsvm", "svm_intercept",
-           "svm_precomputed_decision"]
+__all__ = [
+    "QP_SECONDS",
+    "svm_dual_qp",
+    "svm_dual_libsvm",
+    "svm_intercept",
+    "svm_precomputed_decision",
+]
 
 #: seconds HiGHS may spend on one SVM dual before libsvm takes over
 QP_SECONDS = 10.0
@@ -103,9 +108,16 @@ def svm_dual_qp(Q, y, C, time_limit=QP_SECONDS):
     Q = 0.5 * (Q + Q.T)
     l = y.size
     try:
-        beta, _ = solve_qp(Q, -np.ones(l), A=y[None, :].astype(float), row_lower=0.0,
-                           row_upper=0.0, col_lower=0.0, col_upper=float(C),
-                           time_limit=time_limit)
+        beta, _ = solve_qp(
+            Q,
+            -np.ones(l),
+            A=y[None, :].astype(float),
+            row_lower=0.0,
+            row_upper=0.0,
+            col_lower=0.0,
+            col_upper=float(C),
+            time_limit=time_limit,
+        )
         info = SolveInfo("highs-qp")
     except SolverError as exc:
         beta = svm_dual_libsvm(Q, y, C)

@@ -55,7 +55,10 @@ def fit_svrs(K_or_X, Y_L, report=None, **svr_params):
             warnings.simplefilter("ignore", ConvergenceWarning)
             m = SVR(max_iter=SVR_MAX_ITER, **svr_params).fit(K_or_X, Y_L[:, j])
         if report is not None and np.max(m.n_iter_) >= SVR_MAX_ITER:
-            report.note("degenerate", f"libsvm stopped at max_iter = {SVR_MAX_ITER} (target {j}, "
-                        f"C = {svr_params.get('C')}): the SVR is not fully converged")
+            report.note(
+                "degenerate",
+                f"libsvm stopped at max_iter = {SVR_MAX_ITER} (target {j}, "
+                f"C = {svr_params.get('C')}): the SVR is not fully converged",
+            )
         out.append(m)
     return out
