@@ -326,6 +326,69 @@ DENSE_FAMILIES = (
 )
 
 
+#: the optional libraries a graph search needs: (what asks for it, import name, the extra)
+EXTRAS = {
+    "approximate": ("the approximate k-NN search", "hnswlib", "scale"),
+    "nndescent": ("the NN-descent k-NN graph", "pynndescent", "scale"),
+}
+
+
+def missing_extras(est, points):
+    """The optional libraries ``est`` needs on ``points`` that are not installed.
+
+    A k-NN graph that searches approximately (``method="approximate"``, or ``"auto"`` above
+    the exact search's sizes: :func:`sskernels.graph.knn.auto_method`) needs hnswlib; a
+    ``graph: {method: nndescent}`` needs pynndescent.  Both come with the ``scale`` extra
+    (``pip install 'sskernels[scale]'``), not with the package itself.
+
+    Parameters
+    ----------
+    est : object
+        The method's estimator (its parameters are walked).
+    points : tuple of (int, bool)
+        ``(n, sparse)`` of the points it is fitted on
+        (:func:`sskernels.experiment.identity.fitted_points`).
+
+    Returns
+    -------
+    list of tuple
+        ``(what asks for it, import name, extra)`` per library missing; empty when every one
+        is installed or none is needed.
+
+    Examples
+    --------
+    >>> from sskernels.experiment.plan import missing_extras
+    >>> from sskernels.learners import make_method
+    >>> missing_extras(make_method("harmonic"), (500, False))     # the exact search
+    []
+    """
+    import numpy as np
+    import scipy.sparse as sp
+
+    from sskernels.graph.knn import auto_method
+
+    n, sparse = points
+    out = []
+    for obj in _provenance.walk_params(est):
+        method = getattr(obj, "method", None)
+        if type(obj).__module__.startswith("sskernels.graph") and method == "auto":
+            method = auto_method(sp.csr_matrix((n, 1)) if sparse else np.empty((n, 0)))
+        need = EXTRAS.get(method) if type(obj).__module__.startswith("sskernels.graph") else None
+        if need and not _installed(need[1]) and need not in out:
+            out.append(need)
+    return out
+
+
+def _installed(name):
+    """Whether ``name`` can be imported (a package that fails to be found counts as absent)."""
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
+
+
 def dense_bytes(est, n):
     """The fewest bytes of dense n x n matrices ``est`` holds at once while it fits.
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from sskernels.errors import UserError
 from sskernels.experiment.collect import records_frame, restored, reused
 from sskernels.experiment.executors import LocalExecutor
 from sskernels.experiment.plan import fitted_points, method_runs, record_keys
@@ -155,6 +156,8 @@ def _begin(spec, jobs, n_splits, reuse, workers, prepared=None):
     prep = prepare(spec, n_splits=n_splits) if prepared is None else prepared
     todo, done = _lookup(prep, reuse)
     remote = workers is not None and not workers.local
+    if todo:
+        _check_extras(prep, todo)
     if todo and not remote:  # a cluster's memory is its own; this machine's is known
         _check_memory(prep, todo, jobs)
     if todo and remote:
@@ -170,6 +173,22 @@ def _begin(spec, jobs, n_splits, reuse, workers, prepared=None):
     # what `sskernels table` checks the record keys against (it does not load the data)
     write_data_fingerprint(spec.output, prep.data_fingerprint, fitted_points(prep))
     return _Begun(prep, todo, done)
+
+
+def _check_extras(prep, todo):
+    """Refuse in one line, before the warm-up, a method whose graph needs a library of an
+    extra that is not installed (:func:`sskernels.experiment.plan.missing_extras`)."""
+    from sskernels.experiment.plan import missing_extras
+
+    spec, points = prep.spec, fitted_points(prep)
+    runs = prep.runs if prep.runs is not None else method_runs(spec, prep.X_extra)
+    for mi in sorted({mi for mi, _, _ in todo}):
+        for what, lib, extra in missing_extras(runs[mi].estimator, points):
+            raise UserError(
+                f"{spec.path}: methods[{mi}] ({spec.methods[mi].label}): {what} on "
+                f"{spec.dataset.display} (n = {points[0]}) needs {lib}, which is not "
+                f"installed: pip install 'sskernels[{extra}]'"
+            )
 
 
 def _check_memory(prep, todo, jobs):
