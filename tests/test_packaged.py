@@ -47,7 +47,9 @@ def test_pyproject_lists_every_package_and_maps_the_configs():
         for d in (REPO / "configs").iterdir()
         if d.is_dir() and d.name.isidentifier()
     }
-    assert set(tool["packages"]) == on_disk | {"sskernels.configs"} | folders
+    # data-only folders (no __init__.py) listed as packages so that setuptools does not warn
+    data_folders = {"sskernels.report.templates"}
+    assert set(tool["packages"]) == on_disk | {"sskernels.configs"} | folders | data_folders
     assert tool["package-dir"] == {"sskernels.configs": "configs"}
     assert set(tool["package-data"]["sskernels.configs"]) == {"*.yaml", "**/*.yaml"}
 
