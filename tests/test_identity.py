@@ -13,6 +13,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from conftest import require_data
 
 from sskernels import provenance
 from sskernels.experiment import identity, plan, records
@@ -70,9 +71,13 @@ def test_a_run_builds_its_keys_through_identity_and_stores_their_parts(tmp_path,
 
 
 @pytest.fixture
-def heart(tmp_path):
+def heart(tmp_path, monkeypatch):
     """The committed heart spec with its output folder in tmp_path, holding only its archive
-    (a fresh clone)."""
+    (a fresh clone); its data from the mirror (a missing mirror fails under CI, skips
+    elsewhere: :func:`conftest.require_data`)."""
+    mirror = require_data("heart", who="tests/test_identity.py")
+    monkeypatch.setenv("SSKERNELS_DATA_MIRROR", str(mirror))
+    monkeypatch.setenv("SSKERNELS_DATA_DIR", str(tmp_path / "cache"))
     spec = load_spec(HEART)
     archive = Path(spec.output).with_name(Path(spec.output).name + ".records.jsonl.gz")
     out = tmp_path / "heart"
@@ -202,6 +207,7 @@ def test_run_dry_run_after_an_edit_of_knn_in_a_copy_of_the_package(tmp_path):
 
     from test_spec_cli import cli_env, sskernels
 
+    require_data("heart", who="tests/test_identity.py")
     spec = load_spec(HEART)
     text, n = re.subn(r"(?m)^output: .*$", f"output: {tmp_path / 'heart'}", HEART.read_text())
     assert n == 1
