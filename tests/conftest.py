@@ -134,8 +134,9 @@ def pytest_configure(config):
     )
     config.addinivalue_line(
         "markers",
-        "regression: re-runs the first splits of the committed "
-        "tables and compares them with results/*_splits.csv",
+        "regression: needs the versions behind the committed results (constraints/"
+        "reproduce.txt): re-runs the first splits of the committed tables and compares them "
+        "with results/*_splits.csv, or reads committed records whose keys hold those versions",
     )
 
 

@@ -85,6 +85,7 @@ def heart(tmp_path, monkeypatch):
     return dataclasses.replace(spec, output=str(out))
 
 
+@pytest.mark.regression  # the committed archive's keys hold the pinned versions
 def test_dry_run_of_a_committed_spec_computes_nothing(heart):
     df = dry_run([heart])
     assert not df["compute"].any()
@@ -94,6 +95,7 @@ def test_dry_run_of_a_committed_spec_computes_nothing(heart):
     assert not Path(heart.output).exists()  # nothing written
 
 
+@pytest.mark.regression  # the committed archive's keys hold the pinned versions
 def test_dry_run_after_an_edit_of_knn_names_the_file_and_the_methods(heart, monkeypatch):
     real = provenance.module_digest
 
@@ -199,6 +201,7 @@ def test_the_hashes_of_the_parts_are_those_of_before():
 # ------------------------------------------------------------- the command, on an edited copy
 
 
+@pytest.mark.regression  # the committed archive's keys hold the pinned versions
 def test_run_dry_run_after_an_edit_of_knn_in_a_copy_of_the_package(tmp_path):
     """``sskernels run --dry-run`` as a user runs it: the committed heart spec on its archive
     (a fresh clone's output folder), then with a package copy whose graph/knn.py has one more
