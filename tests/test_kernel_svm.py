@@ -212,8 +212,9 @@ def test_input_validated_the_sklearn_way(wine_split):
 
 
 def test_libsvm_iteration_cap_is_reported(monkeypatch):
-    """libsvm stopping at its iteration cap (an uncapped fit once ran > 10 min) is a recorded
-    fallback, in the final fit and in the C selection's fold fits."""
+    """libsvm not converging within its iteration budget (an uncapped fit once ran > 10 min)
+    hands the SVM to the exact solver, a recorded fallback, in the final fit and in the C
+    selection's fold fits."""
     import sskernels.learners.kernel_machines as km
     from sklearn.datasets import make_moons
 
@@ -224,9 +225,11 @@ def test_libsvm_iteration_cap_is_reported(monkeypatch):
     yp = np.full(120, -1)
     yp[:20] = y[:20]
     est = km.KernelSVM(C=100.0).fit(X, yp)
-    assert any("iteration cap (2)" in n for n in est.fit_report_.notes)
+    assert any("converge in 2 iterations" in n and "HiGHS" in n for n in est.fit_report_.notes)
+    assert est.predict(X[:7]).shape == (7,) and est.decision_function(X[:7]).shape == (7,)
+    np.testing.assert_array_equal(est.predict(X[:20]), est.transduction_[:20])
     sel = make_method("kernel-svm", C_grid=[1.0, 100.0]).fit(X, yp)
-    assert any(n.startswith("fallback: cv: libsvm stopped") for n in sel.fit_report_.notes)
+    assert any(n.startswith("fallback: cv: libsvm did not") for n in sel.fit_report_.notes)
     monkeypatch.setattr(km, "SVM_MAX_ITER", 1_000_000)
     assert not km.KernelSVM(C=100.0).fit(X, yp).fit_report_.notes
 
@@ -245,10 +248,10 @@ def test_capped_svc_predict_equals_svc_fit_and_predict(monkeypatch):
         L = rng.choice(60, 24, replace=False)
         y = rng.integers(0, c, L.size) * (2 if trial % 3 == 0 else 1)
         C = (0.1, 10.0, 1e4)[trial % 3]
-        svc, capped = km.capped_svc(C, K[np.ix_(L, L)], y)
-        pred, capped_fast = km.capped_svc_predict(C, K[np.ix_(L, L)], y, K[:, L])
+        svc, note = km.capped_svc(C, K[np.ix_(L, L)], y)
+        pred, note_fast = km.capped_svc_predict(C, K[np.ix_(L, L)], y, K[:, L])
         np.testing.assert_array_equal(pred, svc.predict(K[:, L]))
-        assert pred.dtype == svc.predict(K[:, L]).dtype and capped_fast == capped
+        assert pred.dtype == svc.predict(K[:, L]).dtype and note_fast == note
     np.random.seed(3)
     km.capped_svc(1.0, np.eye(4), [0, 1, 0, 1])
     after_svc = np.random.rand()
@@ -258,6 +261,32 @@ def test_capped_svc_predict_equals_svc_fit_and_predict(monkeypatch):
     monkeypatch.setattr(km, "SVM_MAX_ITER", 2)
     K_LL = K[np.ix_(L, L)]
     assert km.capped_svc(1e4, K_LL, y)[1] and km.capped_svc_predict(1e4, K_LL, y, K_LL)[1]
+
+
+def test_unconverged_svm_is_solved_exactly(monkeypatch):
+    """A fit libsvm does not finish within its budget is the exact SVM: the labels and
+    decision values of libsvm run to a tight tolerance without a budget (two and three
+    classes), the model's and the fast path's alike."""
+    from sklearn.svm import SVC
+
+    monkeypatch.setattr(km, "SVM_MAX_ITER", 3)
+    rng = np.random.default_rng(5)
+    for c, C in [(2, 1e4), (3, 10.0), (2, 0.5)]:
+        X = np.vstack([rng.normal(1.2 * k, 1.0, (15, 4)) for k in range(c)])
+        y = np.repeat(np.arange(c) + 7, 15)
+        T = rng.normal(0.6, 1.5, (80, 4))
+        K = np.exp(-0.2 * ((X[:, None] - X[None]) ** 2).sum(-1))
+        K_T = np.exp(-0.2 * ((T[:, None] - X[None]) ** 2).sum(-1))
+        model, note = km.capped_svc(C, K, y)
+        assert note.startswith("libsvm did not converge in 3 iterations")
+        pred, note_fast = km.capped_svc_predict(C, K, y, K_T)
+        ref = SVC(kernel="precomputed", C=C, tol=1e-10).fit(K, y)
+        np.testing.assert_array_equal(pred, ref.predict(K_T))
+        np.testing.assert_array_equal(model.predict(K_T), ref.predict(K_T))
+        np.testing.assert_allclose(
+            model.decision_function(K_T), ref.decision_function(K_T), atol=1e-4
+        )
+        assert note_fast == note
 
 
 def _designs():

@@ -616,6 +616,7 @@ def test_graph_precomputed_is_refused(moons_small):
     "message,reason",
     [
         ("HiGHS ended with status Time limit reached", "time limit 10 s"),
+        ("HiGHS ended with status Iteration limit reached", "iteration limit 10,000"),
         ("HiGHS ended with status Solve error", "HiGHS error: HiGHS ended with status Solve error"),
     ],
 )
@@ -629,7 +630,7 @@ def test_forced_fallback_is_reported(moons_small, monkeypatch, message, reason):
     def failing(*a, **k):
         raise SolverError(message)
 
-    monkeypatch.setattr(svm_solver, "solve_qp", failing)
+    monkeypatch.setattr(svm_solver, "_highs_dual", failing)
     est = LapSVM(**params).fit(X, yp)
     assert est.fit_report_.fallbacks == [f"fallback: svm-dual highs->libsvm ({reason})"]
     assert "libsvm" in est.fit_report_.solvers and "highs-qp" not in est.fit_report_.solvers
@@ -737,6 +738,39 @@ def test_libsvm_fallback_solves_the_same_dual():
 
     assert abs(y @ b_lib) < 1e-6 and b_lib.min() >= 0 and b_lib.max() <= C + 1e-12
     assert dual(b_lib) == pytest.approx(dual(b_highs), rel=1e-6)
+
+
+def test_a_cycling_highs_dual_ends_at_its_iteration_limit():
+    """HiGHS's active set cycles on some small duals with a tiny box (HiGHS 1.16: one of
+    these 40 ten-variable duals with C = 5e-4; a LapSVM grid point at gamma_A = 100 spun
+    until the 10 s time limit).  The solve ends at the iteration limit, the same on every
+    machine, and libsvm's answer is the optimum: the dual value of libsvm at tolerance 1e-8,
+    and no feasible point of a fine check does better."""
+    rng = np.random.default_rng(0)
+    seen_limit = False
+    for _ in range(40):
+        X = rng.normal(size=(10, 3))
+        K = np.exp(-((X[:, None] - X[None]) ** 2).sum(-1) / 2)
+        y = np.where(rng.random(10) < 0.35, 1.0, -1.0)
+        if abs(y.sum()) == 10:
+            continue
+        Q = y[:, None] * K * y[None, :]
+        beta, grad, info = svm_solver.svm_dual_qp(Q, y, 5e-4, time_limit=600.0)
+        np.testing.assert_allclose(grad, Q @ beta - 1.0)
+        assert abs(y @ beta) < 1e-9 and beta.min() >= 0 and beta.max() <= 5e-4
+        ref = svm_solver.svm_dual_libsvm(Q, y, 5e-4)
+
+        def dual(b, Q=Q):
+            return b.sum() - 0.5 * b @ Q @ b
+
+        assert dual(beta) == pytest.approx(dual(ref), rel=1e-7)
+        if info.fallback is not None:
+            assert info.fallback == "svm-dual highs->libsvm (iteration limit 10,000)"
+            seen_limit = True
+    # the instance that cycles today; a HiGHS that no longer cycles passes the checks above
+    from importlib.metadata import version
+
+    assert seen_limit or version("highspy") != "1.16.0"
 
 
 @pytest.mark.parametrize("name", ["laprls", "lapsvm"])

@@ -21,7 +21,9 @@ Choices the paper leaves open, made here:
   to the SMALLEST C, with the learned kernel held FIXED: the kernel learner is
   fitted once with all labels and only the SVM is cross-validated on ``K_LL``
   (:meth:`KernelSVM._fold_predictor`);
-* multi-class by scikit-learn's one-vs-one ``SVC`` (libsvm);
+* multi-class by scikit-learn's one-vs-one ``SVC`` (libsvm); a fit libsvm has not
+  finished in :data:`SVM_MAX_ITER` iterations is solved again with every one-vs-one dual
+  exact (HiGHS's QP, :func:`~sskernels.solvers.exact_svc.exact_svc`), a recorded fallback;
 * the kernel learner is fitted with the labels encoded ``0..c-1`` (``-1`` for
   unlabeled points): kernel learners depend on the partition of the labeled
   points only, and the same encoding lets the final fit reuse the fit of the
@@ -41,22 +43,33 @@ from sklearn.utils.validation import check_array, check_is_fitted
 from sskernels.hashing import fingerprint
 from sskernels.learners.base import SemiSupervisedClassifier, indicator, unreached_scores
 from sskernels.learners.fitted import _fitted_learner
+from sskernels.solvers.exact_svc import exact_svc
 from sskernels.solvers.libsvm import fit_precomputed
 from sskernels.solvers.report import FitReport, SolveInfo
 
 #: the SVM's C grid (selected with ties to the smallest C)
 C_GRID = (1e-2, 1e-1, 1.0, 10.0, 100.0, 1000.0)
 
-#: libsvm's iteration cap for the SVM on a learned kernel.  Uncapped (libsvm's default), one
-#: SVM on a nearly rank-one kernel (Wang et al. Table 1, diffusion kernel at delta = 1e-5 on
-#: Text, C = 1e4, 100 labeled points) ran for over 10 minutes; a capped fit is reported.
-SVM_MAX_ITER = 1_000_000
+#: libsvm's iteration budget for the SVM on a learned kernel; a fit that has not converged
+#: by then is solved again exactly, every one-vs-one dual by HiGHS's QP
+#: (:func:`sskernels.solvers.exact_svc.exact_svc`), and the switch is recorded.  libsvm's SMO
+#: crawls on ill-conditioned duals at large C (Wang et al.'s BCI at C = 1e4: a third of the
+#: fits did not converge in 1,000,000 iterations, most of a split's time; one SVM on a nearly
+#: rank-one kernel, Table 1's diffusion kernel at delta = 1e-5 on Text, ran for over 10
+#: minutes uncapped), where HiGHS's active-set QP takes milliseconds.  Measured on BCI's
+#: 80 SVMs at C >= 1000 of one Table 1 split: 22 stop at 1,000,000 iterations and 53 at
+#: 100,000; libsvm to 1,000,000 took 5.4 s, to 100,000 1.4 s plus 0.2 s of HiGHS.
+SVM_MAX_ITER = 100_000
 
 
 def capped_svc(C, K, y):
-    """``SVC(kernel="precomputed", C)`` fitted on K with libsvm's iteration cap.
+    """The C-SVC of ``SVC(kernel="precomputed", C)`` fitted on K: libsvm up to
+    :data:`SVM_MAX_ITER` iterations, else every dual exactly by HiGHS.
 
-    Returns ``(svc, capped)``, ``capped`` True when libsvm stopped at the cap (not optimal).
+    Returns ``(model, note)``: ``model`` is the fitted ``SVC``, or, when libsvm did not
+    converge within :data:`SVM_MAX_ITER` iterations, an
+    :class:`~sskernels.solvers.exact_svc.ExactSVC` (the same problem solved to optimality);
+    ``note`` is None, or the fallback's text.
 
     Parameters
     ----------
@@ -69,10 +82,11 @@ def capped_svc(C, K, y):
 
     Returns
     -------
-    svc : sklearn.svm.SVC
-        The fitted SVM (``max_iter=SVM_MAX_ITER``).
-    capped : bool
-        True when libsvm stopped at :data:`SVM_MAX_ITER` iterations.
+    model : sklearn.svm.SVC or ExactSVC
+        The fitted SVM; both have ``predict`` and ``decision_function`` on ``K(points,
+        train)``.
+    note : str or None
+        Why the exact solver answered (libsvm's budget, and HiGHS's own fallback if any).
 
     Raises
     ------
@@ -80,19 +94,24 @@ def capped_svc(C, K, y):
         SVC's errors (e.g. fewer than two classes in ``y``, non-finite dual coefficients).
     """
     model = fit_precomputed(K, y, C, max_iter=SVM_MAX_ITER, use_svc=True)
-    return model.svc, model.capped
+    if not model.capped:
+        return model.svc, None
+    exact = exact_svc(K, y, C)
+    return exact, _cap_note(C, exact)
 
 
 def capped_svc_predict(C, K, y, K_pred):
     """``capped_svc(C, K, y)``'s predictions on the rows ``K_pred``, without the fitted estimator.
 
-    ``K_pred`` is ``K(points, train)``; returns ``(labels, capped)``.
+    ``K_pred`` is ``K(points, train)``; returns ``(labels, note)``.
 
     The same libsvm calls with the same arguments as ``SVC(kernel="precomputed", C,
     max_iter=SVM_MAX_ITER).fit(K, y).predict(K_pred)`` (so the same labels), without
     scikit-learn's estimator and input validation around them
     (:func:`sskernels.solvers.libsvm.fit_precomputed`): on a fold fit of the C selection or
-    an oracle candidate, that validation costs more than libsvm's own work.
+    an oracle candidate, that validation costs more than libsvm's own work.  When libsvm has
+    not converged within :data:`SVM_MAX_ITER` iterations, the labels are those of the exact
+    solution (:func:`capped_svc`).
 
     Parameters
     ----------
@@ -109,8 +128,8 @@ def capped_svc_predict(C, K, y, K_pred):
     -------
     labels : ndarray of shape (s,)
         The predicted labels, values of ``y``.
-    capped : bool
-        True when libsvm stopped at :data:`SVM_MAX_ITER` iterations.
+    note : str or None
+        Why the exact solver answered, or None (libsvm converged).
 
     Raises
     ------
@@ -118,19 +137,27 @@ def capped_svc_predict(C, K, y, K_pred):
         SVC's errors (e.g. fewer than two classes in ``y``, non-finite dual coefficients).
     """
     model = fit_precomputed(K, y, C, max_iter=SVM_MAX_ITER)
-    return model.predict(K_pred), model.capped
+    if not model.capped:
+        return model.predict(K_pred), None
+    exact = exact_svc(K, y, C)
+    labels = exact.predict(K_pred)
+    return labels.astype(model.classes.dtype, copy=False), _cap_note(C, exact)
 
 
 def _svc_predict(C, K, y, K_pred):
-    svc, capped = capped_svc(C, K, y)
-    return svc.predict(K_pred), capped
+    model, note = capped_svc(C, K, y)
+    return model.predict(K_pred), note
 
 
-def _cap_note(C):
-    return (
-        f"libsvm stopped at its iteration cap ({SVM_MAX_ITER:,}) at C = {C:g}: the SVM "
-        "is not optimal"
+def _cap_note(C, exact):
+    """The fallback's text: libsvm's budget, and HiGHS's own fallbacks (to libsvm at
+    tolerance 1e-8) if a pair needed one."""
+    note = (
+        f"libsvm did not converge in {SVM_MAX_ITER:,} iterations at C = {C:g}: every "
+        "one-vs-one dual solved by HiGHS's QP"
     )
+    inner = sorted({i.fallback for i in exact.solvers_ if i.fallback})
+    return note + (f" ({'; '.join(inner)})" if inner else "")
 
 
 class KernelSVM(SemiSupervisedClassifier):
@@ -177,8 +204,11 @@ class KernelSVM(SemiSupervisedClassifier):
         ``kernel(A, B)`` evaluates it between any point sets.
     C_ : float
         The C used.
-    svc_ : SVC
-        The fitted ``sklearn.svm.SVC`` (precomputed kernel) on ``K_LL``.
+    svc_ : SVC or ExactSVC
+        The fitted ``sklearn.svm.SVC`` (precomputed kernel) on ``K_LL``, or, when libsvm
+        did not converge within :data:`SVM_MAX_ITER` iterations, the same SVM with every
+        dual solved exactly by HiGHS (:class:`~sskernels.solvers.exact_svc.ExactSVC`, a
+        recorded fallback).
     transduction_ : ndarray of shape (n_samples,)
         The label of every training point.
     unreached_ : ndarray of int
@@ -309,11 +339,11 @@ class KernelSVM(SemiSupervisedClassifier):
         def predict(params, train, test):
             if np.unique(y_enc[train]).size < 2:
                 return np.full(test.size, y_enc[train][0])
-            pred, capped = capped_svc_predict(
+            pred, note = capped_svc_predict(
                 params["C"], K_LL[np.ix_(train, train)], y_enc[train], K_LL[np.ix_(test, train)]
             )
-            if capped:
-                report.note("fallback", _cap_note(params["C"]))
+            if note:
+                report.note("fallback", note)
             return pred
 
         predict.report = report  # SelectOnLabeled merges it (fold fits' fallbacks)
@@ -387,8 +417,8 @@ class KernelSVM(SemiSupervisedClassifier):
             )
         self.kernel_scale_ = scale if scale > 0 else 1.0
         self.C_ = float(self.C)
-        self.svc_, capped = capped_svc(self.C_, K_L[labeled], y_enc)
-        self.fit_report_.add(SolveInfo("libsvm", fallback=_cap_note(self.C_) if capped else None))
+        self.svc_, note = capped_svc(self.C_, K_L[labeled], y_enc)
+        self.fit_report_.add(SolveInfo("libsvm" if note is None else "highs-qp", fallback=note))
         self.transduction_ = self.classes_[self.svc_.predict(K_L)]
         # a graph kernel learner's unreached points (kernel rows 0: the SVM's bias alone
         # would label them) follow the rule of every graph learner (its note is merged above)
