@@ -170,7 +170,7 @@ def test_paper_cell_follows_a_declared_repeat_to_the_first_table():
 
 
 def test_a_declared_repeat_whose_value_differs_is_an_error(monkeypatch):
-    from sskernels.experiment import tables
+    from sskernels.experiment.tables import paper as tables
 
     real = tables.paper_table
 
