@@ -1026,6 +1026,49 @@ BLOCKS = {
             ("7 widths, oracle [paper]", "local Rademacher label-aware, 7 widths" + O, True),
         ],
     ),
+    "liu2009-seconds": lambda: seconds_ranges(
+        [
+            ("harmonic and consistency", "liu2009/table3.csv", ["harmonic", "consistency"], None),
+            ("TSK (7 β × 5 folds + the final LP)", "liu2009/table3.csv", ["TSK"], None),
+            ("OSK+SVM", "liu2009/table3.csv", ["OSK+SVM"], None),
+            ("DSK+SVM", "liu2009/table3.csv", ["DSK+SVM"], None),
+            ("TSK+SVM", "liu2009/table3.csv", ["TSK+SVM"], None),
+            ("LapSVM (245 candidates × 5 folds)", "liu2009/table3.csv", ["LapSVM"], None),
+        ]
+    ),
+    "mao2010-seconds": lambda: seconds_ranges(
+        [
+            ("SKL_KTA (the eigendecomposition given)", "mao2010/table3.csv", ["SKL_KTA"], None),
+            (
+                "LapRLS and LapSVM (the full γ grid by CV)",
+                "mao2010/table3.csv",
+                ["LapRLS", "LapSVM"],
+                None,
+            ),
+            (
+                "graph (Lap): graph and full eigendecomposition, once per data set",
+                "mao2010/table3.csv",
+                ["graph (Lap)"],
+                lambda s: "100 labeled" not in s,
+            ),
+            (
+                "graph (Lap) of the 100-label specs: the cache lookup only",
+                "mao2010/table3.csv",
+                ["graph (Lap)"],
+                lambda s: "100 labeled" in s,
+            ),
+        ],
+        header="seconds per split",
+    ),
+    "wang2015-seconds": lambda: seconds_ranges(
+        [
+            ("Table 1", "wang2015/table1_time.csv", None, None),
+            ("Table 2", "wang2015/table2_time.csv", None, None),
+            ("Table 3", "wang2015/table3_time.csv", None, None),
+            ("Table 2, local Rademacher columns", "wang2015/table2_lr_time.csv", None, None),
+            ("Table 3, local Rademacher columns", "wang2015/table3_lr_time.csv", None, None),
+        ]
+    ),
     "wang2015-table1": lambda: error_alignment(
         _wang("table1"),
         [
@@ -1038,6 +1081,43 @@ BLOCKS = {
         ],
     ),
 }
+
+
+def seconds_ranges(rows, header="seconds per split"):
+    """Seconds per split, fastest and slowest data set, of groups of rows of summary CSVs.
+
+    A time table (``metric == "seconds"``) gives its ``mean``; a summary CSV of another metric
+    gives the ``seconds`` column of its rows.
+
+    Parameters
+    ----------
+    rows : list of tuple
+        ``(label, rel, methods, settings)``: the row's label, the CSV relative to
+        ``results/``, the method names it pools (a list; None: every method but the
+        ``graph (Lap)`` rows) and a predicate on the ``setting`` column (None: every setting).
+    header : str
+        The second column's header.
+
+    Returns
+    -------
+    str
+        The Markdown table: ``label | fastest–slowest (the slowest's data set)``.
+    """
+    lines = [f"| rows | {header}: fastest–slowest (the slowest) |", "|---|---|"]
+    for label, rel, methods, settings in rows:
+        df = _csv(rel)
+        if "seconds" in set(df["metric"]):
+            df, col = df[df["metric"] == "seconds"], "mean"
+        else:
+            df, col = df.drop_duplicates(["dataset", "setting", "method"]), "seconds"
+        keep = df["method"].isin(methods) if methods else df["method"] != "graph (Lap)"
+        if settings is not None:
+            keep &= df["setting"].map(settings).astype(bool)
+        sel = df[keep]
+        slow = sel.loc[sel[col].idxmax()]
+        where = f"{slow['dataset']}, {slow['method']}"
+        lines.append(f"| {label} | {sel[col].min():g}–{sel[col].max():g} s ({where}) |")
+    return "\n".join(lines)
 
 
 def render(text):

@@ -114,3 +114,41 @@ def test_the_extra_points_block_quotes_its_csvs():
     acc = df[df["metric"] == "accuracy"]
     for r in acc.itertuples():
         assert f"{r.mean:.2f} ± {r.std:.2f}" in body, (r.method, r.dataset)
+
+
+def test_seconds_ranges_reads_the_fastest_and_slowest_rows(tmp_path, monkeypatch):
+    """A time table's ``mean`` (graph rows left out unless named) and another table's
+    ``seconds`` column: the fastest and slowest value of the pooled rows, and where the
+    slowest is."""
+    (tmp_path / "results").mkdir()
+    pd.DataFrame(
+        {
+            "dataset": ["a", "b", "a", "b"],
+            "setting": ["10 labeled", "100 labeled", "10 labeled", "10 labeled"],
+            "method": ["m", "m", "n", "graph (Lap)"],
+            "metric": ["seconds"] * 4,
+            "mean": [0.5, 2.25, 0.125, 9.0],
+        }
+    ).to_csv(tmp_path / "results" / "t_time.csv", index=False)
+    pd.DataFrame(
+        {
+            "dataset": ["a", "a", "b"],
+            "setting": ["x"] * 3,
+            "method": ["m", "m", "m"],
+            "metric": ["accuracy", "alignment", "accuracy"],
+            "seconds": [0.75, 0.75, 0.0625],
+        }
+    ).to_csv(tmp_path / "results" / "t.csv", index=False)
+    monkeypatch.setattr(labbook, "ROOT", tmp_path)
+    table = labbook.seconds_ranges(
+        [
+            ("all", "t_time.csv", None, None),
+            ("m, 10 labeled", "t_time.csv", ["m"], lambda s: s.startswith("10 ")),
+            ("graph", "t_time.csv", ["graph (Lap)"], None),
+            ("other", "t.csv", ["m"], None),
+        ]
+    ).splitlines()
+    assert table[2] == "| all | 0.125–2.25 s (b, m) |"
+    assert table[3] == "| m, 10 labeled | 0.5–0.5 s (a, m) |"
+    assert table[4] == "| graph | 9–9 s (b, graph (Lap)) |"
+    assert table[5] == "| other | 0.0625–0.75 s (a, m) |"
