@@ -235,8 +235,8 @@ MISSES = [
         None,
         "LapSVM",
         "accuracy",
-        "the reachability bound of its grid (`mao2010/table2_bound.md`); the preprocessing "
-        "readings tried do not close it: unexplained",
+        "beyond our reading (`mao2010/table2_bound.md`); the preprocessing readings tried do "
+        "not close it: unexplained",
     ),
     (
         "Mao LapRLS USPST",
