@@ -24,6 +24,12 @@ ifneq ($(wildcard $(MIRROR)),)
 export SSKERNELS_DATA_MIRROR ?= $(MIRROR)
 endif
 
+# ARTIFACTS=DIR: keep the k-NN graphs and spectra across runs (sskernels run --artifacts; the
+# SecStr tables too), e.g. make tables ARTIFACTS=$$HOME/.cache/sskernels/graphs.  Off by default.
+ifdef ARTIFACTS
+export SSKERNELS_ARTIFACTS := $(ARTIFACTS)
+endif
+
 .PHONY: labbook bench-wang2015 readings-wang2015 archive readings table-secstr table-secstr-extra table-secstr-extra-skl bench-scale table-skl-truncation figure-fidelity bound-liu2009-t3 bound-mao2010-t2 figures-kscl table-wang2015-t1 table-wang2015-t2 table-wang2015-t2-lr table-wang2015-t3 table-wang2015-t3-lr tables-wang2015 figure-wang2015-alignment figure-wang2015-wifi figure-sindhwani figures-sindhwani table-sindhwani-linear setup run test lint fuzz test-oldest test-nodata test-portability bench tables table-liu2009-t3 figure-liu2009-f1 table-mao2010-t2 table-mao2010-t3 sweep-liu2009-beta regression clean help docs
 
 help:

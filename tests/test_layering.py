@@ -58,7 +58,14 @@ LAYERS = [
         ),
     ),
     ("identity", ("sskernels.experiment.identity",)),
-    ("store", ("sskernels.experiment.records", "sskernels.experiment.archive")),
+    (
+        "store",
+        (
+            "sskernels.experiment.records",
+            "sskernels.experiment.archive",
+            "sskernels.experiment.artifacts",
+        ),
+    ),
     ("plan", ("sskernels.experiment.plan", "sskernels.experiment.preparation")),
     (
         "executors",

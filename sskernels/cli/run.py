@@ -82,6 +82,16 @@ def run(
     with_: Optional[List[str]] = typer.Option(
         None, "--with", metavar="[LABEL=]MODULE:CLASS", help=_WITH_HELP
     ),
+    artifacts: Optional[Path] = typer.Option(
+        None,
+        "--artifacts",
+        metavar="DIR",
+        help="Keep the k-NN graphs and their spectra in DIR across runs (local backend): "
+        "a run loads those an earlier run built on the same points with the same graph "
+        "code, library versions, BLAS and --jobs, and writes those it builds.  Records do "
+        "not change; the 'graph (Lap)' time row says what was loaded.  Default: "
+        "$SSKERNELS_ARTIFACTS, else no store.",
+    ),
     dry_run: bool = typer.Option(
         False,
         "--dry-run",
@@ -122,7 +132,12 @@ def run(
                 f"({spec.splits.n_splits}); raise n_splits in the spec to run more"
             )
     frames, per_split = [], []
-    with pool as workers:  # one set of workers (processes or a Dask client) for every spec
+    from sskernels.experiment.artifacts import using
+
+    with (
+        using(artifacts),
+        pool as workers,
+    ):  # one set of workers (processes or a Dask client) for every spec
         # the specs in order, each begun while the workers finish the one before (run_specs)
         stream = run_specs(
             parsed,

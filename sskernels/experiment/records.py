@@ -459,7 +459,7 @@ def _jsonable(obj):
     return str(obj)
 
 
-def write_graph_seconds(output, seconds, searches=()):
+def write_graph_seconds(output, seconds, searches=(), artifacts=None):
     """Record the time of the label-independent work (graphs, spectra) of a run.
 
     Also how its graphs' neighbours were searched (``searches``:
@@ -474,11 +474,15 @@ def write_graph_seconds(output, seconds, searches=()):
         The seconds of the warm-up.
     searches : sequence of dict, default=()
         One dict per graph (:func:`sskernels.graph.graph_searches`).
+    artifacts : dict or None, default=None
+        With a graph store (:mod:`sskernels.experiment.artifacts`): its directory, the
+        graphs loaded from it (then ``seconds`` is the load's and the searches' seconds are
+        those of the run that built them) and how many graphs were written.
     """
-    atomic_write_text(
-        Path(output) / "graph_seconds.json",
-        json.dumps(plain({"seconds": seconds, "searches": list(searches)})),
-    )
+    out = {"seconds": seconds, "searches": list(searches)}
+    if artifacts is not None:
+        out["artifacts"] = artifacts
+    atomic_write_text(Path(output) / "graph_seconds.json", json.dumps(plain(out)))
 
 
 def read_graph_searches(output):
@@ -499,6 +503,43 @@ def read_graph_searches(output):
     except (OSError, ValueError, AttributeError):
         return []
     return out if isinstance(out, list) else []
+
+
+def read_graph_store(output):
+    """What :func:`write_graph_seconds` recorded of the run's graph store (its
+    ``artifacts``), or None (no store, or no file).
+
+    Parameters
+    ----------
+    output : str or pathlib.Path
+        The spec's output folder.
+
+    Returns
+    -------
+    dict or None
+    """
+    try:
+        art = json.loads((Path(output) / "graph_seconds.json").read_text()).get("artifacts")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return art if isinstance(art, dict) else None
+
+
+def read_graph_artifacts(output):
+    """The graphs a run loaded from its store (:func:`read_graph_store`'s ``loaded``):
+    ``[{"key": text, "built_seconds": float or None}]``, [] when none or no store.
+
+    Parameters
+    ----------
+    output : str or pathlib.Path
+        The spec's output folder.
+
+    Returns
+    -------
+    list of dict
+    """
+    loaded = (read_graph_store(output) or {}).get("loaded", [])
+    return [d for d in loaded if isinstance(d, dict)] if isinstance(loaded, list) else []
 
 
 def read_graph_seconds(output):

@@ -23,10 +23,12 @@ computing nothing.
 
 from __future__ import annotations
 
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 
 from sskernels.errors import UserError
+from sskernels.experiment.artifacts import open_store, store_note
 from sskernels.experiment.collect import records_frame, restored, reused
 from sskernels.experiment.executors import LocalExecutor
 from sskernels.experiment.plan import fitted_points, method_runs, record_keys
@@ -165,10 +167,20 @@ def _begin(spec, jobs, n_splits, reuse, workers, prepared=None):
         prep.graph_seconds, searches = workers.warm(prep)
         write_graph_seconds(spec.output, prep.graph_seconds, searches)
     elif todo:
+        points = graph_points(prep)
+        store = open_store(points, max(1, int(jobs)))
+        t0 = time.perf_counter()
+        if store is not None:  # the graphs an earlier run left (module artifacts)
+            store.restore()
+            store.mark()
         with search_threads(max(1, int(jobs))), graphs_used() as used:
-            prep.graph_seconds = warm_graphs(prep)
+            warm = warm_graphs(prep)
+        prep.graph_seconds = warm if store is None else time.perf_counter() - t0
         write_graph_seconds(
-            spec.output, prep.graph_seconds, graph_searches(graph_points(prep), keys=used)
+            spec.output,
+            prep.graph_seconds,
+            graph_searches(points, keys=used),
+            artifacts=None if store is None else store_note(store, store.save(), used),
         )
     # what `sskernels table` checks the record keys against (it does not load the data)
     write_data_fingerprint(spec.output, prep.data_fingerprint, fitted_points(prep))

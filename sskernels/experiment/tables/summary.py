@@ -90,7 +90,11 @@ def summarize(records, spec):
 def _time_rows(records, spec):
     """Metric "seconds": fit + predict time per split (selection included), beside the
     paper's time table, and one "graph (Lap)" row for the label-independent work."""
-    from sskernels.experiment.records import read_graph_searches, read_graph_seconds
+    from sskernels.experiment.records import (
+        read_graph_artifacts,
+        read_graph_searches,
+        read_graph_seconds,
+    )
     from sskernels.graph import search_summary
 
     rows = []
@@ -119,7 +123,16 @@ def _time_rows(records, spec):
             spec, first, "graph (Lap)", "seconds", np.array([graph]), pm, ps, decimals=4
         )
         # how the graphs' neighbours were searched (exact or approximate, with its recall)
-        row["notes"] = "; ".join(search_summary(s) for s in read_graph_searches(spec.output))
+        notes = [search_summary(s) for s in read_graph_searches(spec.output)]
+        loaded = read_graph_artifacts(spec.output)
+        if loaded:
+            built = [d["built_seconds"] for d in loaded if d.get("built_seconds") is not None]
+            notes.append(
+                f"{len(loaded)} graph(s) loaded from the artifact store: these seconds are "
+                "the load's and the rest of the warm-up"
+                + (f"; building them took {sum(built):.1f} s in the run that did" if built else "")
+            )
+        row["notes"] = "; ".join(notes)
         rows.append(row)
     return rows
 
