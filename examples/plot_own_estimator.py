@@ -75,7 +75,7 @@ METHODS = {
     "nearest centroid\n(yours, n_iter=0)": lambda: SeededKMeans(n_iter=0),
     "seeded k-means\n(yours)": lambda: SeededKMeans(n_iter=20),
     "HarmonicFunction": lambda: HarmonicFunction(),
-    "Consistency\n(alpha selected)": lambda: SelectOnLabeled(Consistency()),
+    "Consistency\n(alpha selected)": lambda: SelectOnLabeled(Consistency(), random_state=0),
     "sklearn\nLabelSpreading": lambda: LabelSpreading(kernel="knn", n_neighbors=7),
 }
 

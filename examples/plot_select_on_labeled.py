@@ -48,7 +48,7 @@ unlabeled = y_partial == -1
 pipe = Pipeline(
     [
         ("scale", StandardScaler()),
-        ("select", SelectOnLabeled(Consistency(), {"alpha": ALPHAS}, n_folds=5)),
+        ("select", SelectOnLabeled(Consistency(), {"alpha": ALPHAS}, n_folds=5, random_state=0)),
     ]
 )
 pipe.fit(X, y_partial)
@@ -102,7 +102,10 @@ for seed in range(10):
     for a in ALPHAS:
         fixed[a].append(100 * np.mean(Consistency(alpha=a).fit(Xs, yp).transduction_[u] == y[u]))
     p = Pipeline(
-        [("scale", StandardScaler()), ("select", SelectOnLabeled(Consistency(), {"alpha": ALPHAS}))]
+        [
+            ("scale", StandardScaler()),
+            ("select", SelectOnLabeled(Consistency(), {"alpha": ALPHAS}, random_state=0)),
+        ]
     ).fit(X, yp)
     selected.append(100 * np.mean(p[-1].transduction_[u] == y[u]))
     chosen.append(p[-1].best_params_["alpha"])

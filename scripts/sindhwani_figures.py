@@ -144,6 +144,7 @@ def clustering_moons_experiment(
     for gA in gamma_As:
         m = RegularizedSpectralClustering(
             n_clusters=2,
+            random_state=0,
             gamma_A=gA,
             gamma_I=gamma_I,
             kernel_width=kernel_width,

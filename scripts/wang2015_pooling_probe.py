@@ -83,7 +83,9 @@ def main(argv=None):
             best = (np.inf,)
             for mkl_C in mkl_Cs:
                 extra = {} if mkl_C is None else {"mkl_C": mkl_C}
-                m = LabelAwareKernel(weighting=args.weighting, **kw, **extra).fit(X, yp)
+                m = LabelAwareKernel(weighting=args.weighting, random_state=0, **kw, **extra).fit(
+                    X, yp
+                )
                 K = m.kernel_
                 for C in SVM_CS:
                     svm = SVC(kernel="precomputed", C=C).fit(K[np.ix_(L, L)], ye[L])

@@ -5,7 +5,7 @@ A memo holds arrays and solver results (spectra, bases, factors, LP solutions, g
 a fitted estimator: two estimators must not share a mutable fitted object.  The module-level
 caches of the package are all :class:`LRU` instances (``graph._CACHE``, ``kernels.spectra.
 _RBF_CACHE``, ``kernels.rbf._MEDIAN_CACHE``, ``kernels.deformed._BASIS_CACHE``,
-``learners.base._PRECOMPUTED``, ``learners.linear_manifold._GRAMS``, the learners' and
+``learners.graph_base._PRECOMPUTED``, ``learners.linear_manifold._GRAMS``, the learners' and
 solvers' memos).  The other module-level dicts are not value caches of their own:
 ``hashing._FINGERPRINTS`` remembers the digest of read-only arrays by weak reference (64
 entries at most), and ``kernels.deformed._INTRINSIC`` / ``_DENSE`` hold read-only products of a graph or matrix only as long as it lives (weak

@@ -205,6 +205,9 @@ DYNAMIC_IMPORTS = {
     "its estimator's class module (estimator_modules)",
     f"{PACKAGE}.memo": "the module that declares a shared memo, to store an artifact that "
     "module computed: already in the closure of the code that computed it",
+    f"{PACKAGE}.learners.kernel_machines": "the default kernel learner (kernel_learner=None), "
+    "by its module's name: estimator_modules adds that module for such an estimator "
+    "(KernelSVM._default_modules)",
 }
 
 
@@ -323,7 +326,9 @@ def estimator_modules(est):
 
     The parameters are walked recursively (``get_params(deep=False)`` of each object: a
     kernel machine's kernel learner, a graph builder, a selection wrapper's estimator); a
-    scikit-learn peer gives none (its code is covered by scikit-learn's version).
+    parameter left at a default None that stands for another module's object (a class's
+    ``_default_modules``) adds that module; a scikit-learn peer gives none (its code is
+    covered by scikit-learn's version).
 
     Parameters
     ----------
@@ -340,6 +345,12 @@ def estimator_modules(est):
         mod = getattr(obj, "__module__", None) if callable(obj) else type(obj).__module__
         if isinstance(mod, str) and mod.split(".")[0] == PACKAGE:
             out.add(mod)
+        # a parameter whose default None stands for an object of another module, imported
+        # by name when used (KernelSVM's kernel_learner: TSK)
+        if not callable(obj) or not isinstance(obj, type):
+            for param, module in getattr(type(obj), "_default_modules", {}).items():
+                if getattr(obj, param, "") is None:
+                    out.add(module)
     return out
 
 

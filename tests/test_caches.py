@@ -16,7 +16,7 @@ from sskernels.memo import put_shared, shared_items
 import sskernels.kernels.deformed as deformed
 import sskernels.kernels.rbf as rbf
 import sskernels.kernels.spectra as spectra
-import sskernels.learners.base as base
+import sskernels.learners.graph_base as graph_base
 import sskernels.learners.fitted as fitted
 import sskernels.learners.label_aware as la
 import sskernels.learners.self_consistent as sc
@@ -129,7 +129,7 @@ def test_every_module_cache_is_an_lru():
         la._DISTANCES,
         la._TAILS,
         rad._PATHS,
-        base._PRECOMPUTED,
+        graph_base._PRECOMPUTED,
     ):
         assert isinstance(cache, LRU)
     for cache in (

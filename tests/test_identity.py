@@ -106,13 +106,14 @@ def test_dry_run_after_an_edit_of_knn_names_the_file_and_the_methods(heart, monk
     df = dry_run([heart])
     todo = df[df["compute"]]
     assert set(todo["reason"]) == {"code of sskernels/graph/knn.py changed"}
-    # every method whose code holds graph/knn.py (today: all of them, through tasks.py)
+    # every method whose code holds graph/knn.py: those that build a graph
     holds = [
         m.label
         for i, m in enumerate(heart.methods)
         if "sskernels/graph/knn.py" in plan.method_code(heart, i)["modules"]
     ]
     assert sorted(todo["method"]) == sorted(holds) and holds
+    assert not any(label.startswith(("SVM", "1-NN", "sklearn")) for label in holds)
     text = dry_run_text(df)
     assert "sskernels/graph/knn.py" in text
     assert all(f"  {label}: 20  code of sskernels/graph/knn.py changed" in text for label in holds)
@@ -245,5 +246,8 @@ def test_run_dry_run_after_an_edit_of_knn_in_a_copy_of_the_package(tmp_path):
         for i, m in enumerate(spec.methods)
         if "sskernels/graph/knn.py" in plan.method_code(spec, i)["modules"]
     }
-    assert named == holds == {m.label for m in spec.methods}  # today: every method
+    # the methods that build a graph, not the SVM, the 1-NN or scikit-learn's peers
+    assert named == holds and holds < {m.label for m in spec.methods}
+    assert "sklearn LabelSpreading (knn, k=6)" not in named
+    assert {"TSK", "LapSVM", "TSK+SVM"} <= named
     assert not (tmp_path / "heart").exists()  # nothing written

@@ -69,7 +69,7 @@ def test_cluster_kernel_equals_its_closed_form():
     """Chapelle et al.'s steps 1-4 computed directly: top-k of S, linear transfer, unit diagonal."""
     X, y = make_moons(60, noise=0.1, random_state=3)
     yp = partial(y, 3)
-    est = ClusterKernel(b_scale=5.0, n_components=6).fit(X, yp)
+    est = ClusterKernel(b_scale=5.0, n_components=6, random_state=0).fit(X, yp)
     _, S = dense_S(X, 5.0)
     s, U = np.linalg.eigh(S)
     s, U = s[::-1][:6], U[:, ::-1][:, :6]
@@ -77,10 +77,12 @@ def test_cluster_kernel_equals_its_closed_form():
     Dt = 1 / np.sqrt(np.diag(Lt))
     np.testing.assert_allclose(est.kernel_, Dt[:, None] * Lt * Dt[None], atol=1e-10)
     np.testing.assert_allclose(np.diag(est.kernel_), 1.0, atol=1e-12)
-    raw = ClusterKernel(b_scale=5.0, n_components=6, unit_diagonal=False).fit(X, yp)
+    raw = ClusterKernel(b_scale=5.0, n_components=6, unit_diagonal=False, random_state=0).fit(X, yp)
     np.testing.assert_allclose(raw.kernel_, Lt, atol=1e-10)
     # every eigenpair, no step 4: the linear transfer gives S back
-    full = ClusterKernel(b_scale=5.0, n_components=60, unit_diagonal=False).fit(X, yp)
+    full = ClusterKernel(b_scale=5.0, n_components=60, unit_diagonal=False, random_state=0).fit(
+        X, yp
+    )
     np.testing.assert_allclose(full.kernel_, S, atol=1e-8)
 
 
@@ -94,11 +96,11 @@ def test_diffusion_kernel_equals_the_matrix_exponential(delta):
     # the RBF_RTOL cut of kernels/spectra.py, and their exp(-1/delta) weight would be missed)
     _, S = dense_S(X, 50.0)
     E = expm(-(np.eye(50) - S) / delta)
-    full = DiffusionKernel(delta=delta, b_scale=50.0, n_components=50).fit(X, yp)
+    full = DiffusionKernel(delta=delta, b_scale=50.0, n_components=50, random_state=0).fit(X, yp)
     np.testing.assert_allclose(full.kernel_, E, atol=1e-8)
     _, S = dense_S(X)
     E = expm(-(np.eye(50) - S) / delta)
-    est = DiffusionKernel(delta=delta, n_components=5).fit(X, yp)
+    est = DiffusionKernel(delta=delta, n_components=5, random_state=0).fit(X, yp)
     _, U = np.linalg.eigh(S)
     P = U[:, -5:] @ U[:, -5:].T
     np.testing.assert_allclose(est.kernel_, P @ E @ P, atol=1e-8)
@@ -119,7 +121,7 @@ def independent_max_alignment(U_L, y_enc, target="simplex"):
 def test_max_alignment_weights_against_an_independent_qp(seed):
     X, y = make_moons(120, noise=0.15, random_state=seed)
     yp = partial(y, 6, seed)
-    est = MaxAlignmentKernel(n_components=8).fit(X, yp)
+    est = MaxAlignmentKernel(n_components=8, random_state=0).fit(X, yp)
     L = est.labeled_
     ref, M, T = independent_max_alignment(est.eigenvectors_[L], yp[L])
     value = float(T.ravel() @ M @ ref)
@@ -145,7 +147,9 @@ def test_max_alignment_at_least_osk_on_the_same_eigenvectors(moons):
     ordered = alignment_qp(G, a, order_matrix(15))
     assert ordered.value == pytest.approx(osk.alignment_value_, rel=1e-8)
     # on the designs' own eigenvectors too
-    mak = MaxAlignmentKernel(basis="normalized-laplacian", n_components=15).fit(X, yp)
+    mak = MaxAlignmentKernel(basis="normalized-laplacian", n_components=15, random_state=0).fit(
+        X, yp
+    )
     V_L = mak.eigenvectors_[mak.labeled_]
     G, a = alignment_terms(V_L, C_L)
     assert mak.alignment_value_ >= alignment_qp(G, a, order_matrix(15)).value - 1e-9
@@ -235,10 +239,10 @@ def test_fold_predictor_equals_the_generic_rule(monkeypatch, cls, protocol):
 
     with monkeypatch.context() as m:
         m.setattr(selection, "generic_fold_predictor", no_generic)
-        fast = SelectOnLabeled(est, grid, protocol=protocol).fit(X, yp)
+        fast = SelectOnLabeled(est, grid, protocol=protocol, random_state=0).fit(X, yp)
     with monkeypatch.context() as m:
         m.setattr(cls, "_fold_predictor", lambda self, *a: None)
-        slow = SelectOnLabeled(est, grid, protocol=protocol).fit(X, yp)
+        slow = SelectOnLabeled(est, grid, protocol=protocol, random_state=0).fit(X, yp)
     np.testing.assert_array_equal(
         fast.cv_results_["mean_test_score"], slow.cv_results_["mean_test_score"]
     )

@@ -123,7 +123,9 @@ class CountingTSK(TransductiveSpectralKernel):
 def test_the_selection_fits_the_kernel_learner_once(wine_split):
     X, _, yp, _ = wine_split
     CountingTSK.fits = 0
-    sel = SelectOnLabeled(KernelSVM(CountingTSK(beta=10.0)), {"C": list(C_GRID)}).fit(X, yp)
+    sel = SelectOnLabeled(
+        KernelSVM(CountingTSK(beta=10.0)), {"C": list(C_GRID)}, random_state=0
+    ).fit(X, yp)
     assert CountingTSK.fits == 1  # the final refit found the selection's fit
     # another labeling is another fit
     yp2 = yp.copy()
@@ -298,11 +300,11 @@ def _designs():
     )
 
     return [
-        ClusterKernel(n_components=15),
-        DiffusionKernel(n_components=15),
-        MaxAlignmentKernel(n_components=15),
-        LabelAwareKernel(n_components=15),
-        LabelAwareKernel(n_components=15, weighting="local-rademacher"),
+        ClusterKernel(n_components=15, random_state=0),
+        DiffusionKernel(n_components=15, random_state=0),
+        MaxAlignmentKernel(n_components=15, random_state=0),
+        LabelAwareKernel(n_components=15, random_state=0),
+        LabelAwareKernel(n_components=15, weighting="local-rademacher", random_state=0),
     ]
 
 
@@ -314,7 +316,7 @@ def test_sparse_weights_multiply_only_their_base_vectors(wine_split):
     from sskernels.learners.label_aware import weighted_factors
 
     X, _, yp, lab = wine_split
-    est = LabelAwareKernel(n_components=15, weighting="local-rademacher").fit(X, yp)
+    est = LabelAwareKernel(n_components=15, weighting="local-rademacher", random_state=0).fit(X, yp)
     P, mu = est.embedding(), est.mu_
     nnz = np.count_nonzero(mu)
     assert 0 < nnz < mu.size
@@ -438,10 +440,10 @@ def test_c_selection_without_the_full_scaled_kernel_is_unchanged(wine_split, mon
     """The C selection's fold fits by the bare libsvm calls select as SVC's fits do."""
     X, _, yp, _ = wine_split
     learner = make_method("diffusion-kernel", n_components=15)
-    fast = SelectOnLabeled(KernelSVM(learner), {"C": list(C_GRID)}).fit(X, yp)
+    fast = SelectOnLabeled(KernelSVM(learner), {"C": list(C_GRID)}, random_state=0).fit(X, yp)
     fitted_memo.clear_cache()
     monkeypatch.setattr(km, "capped_svc_predict", km._svc_predict)
-    slow = SelectOnLabeled(KernelSVM(learner), {"C": list(C_GRID)}).fit(X, yp)
+    slow = SelectOnLabeled(KernelSVM(learner), {"C": list(C_GRID)}, random_state=0).fit(X, yp)
     np.testing.assert_array_equal(
         fast.cv_results_["mean_test_score"], slow.cv_results_["mean_test_score"]
     )

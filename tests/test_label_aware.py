@@ -47,7 +47,7 @@ def test_label_aware_vectors_extrapolate_by_their_definition(three_classes):
     if three_classes:
         y[X[:, 1] > 0.8] = 2
     yp = partial(y, 12)
-    est = LabelAwareKernel(b_scale=1.0, eigen_solver="exact").fit(X, yp)
+    est = LabelAwareKernel(b_scale=1.0, eigen_solver="exact", random_state=0).fit(X, yp)
     Z = rng.normal(size=(7, 3))
     b = 1.0 / mean_squared_distance(X)
     L = np.flatnonzero(yp >= 0)
@@ -75,7 +75,7 @@ def test_label_aware_vectors_extrapolate_by_their_definition(three_classes):
 @pytest.mark.parametrize("solver", ["nystrom", "exact"])
 def test_kernel_on_new_points_extends_the_training_kernel(moons, solver):
     X, y, yp = moons
-    est = LabelAwareKernel(eigen_solver=solver).fit(X, yp)
+    est = LabelAwareKernel(eigen_solver=solver, random_state=0).fit(X, yp)
     np.testing.assert_allclose(est.kernel(X, None), est.kernel_, atol=1e-8)
     np.testing.assert_allclose(est.kernel(X[:5], X[:5]), est.kernel_[:5, :5], atol=1e-8)
     assert np.linalg.eigvalsh(est.kernel_).min() > -1e-8 * np.abs(est.kernel_).max()
@@ -167,7 +167,7 @@ def centered(K):
 def test_alignment_is_the_centered_alignment_in_unit_interval(target):
     X, y = load_digits(n_class=3, return_X_y=True)
     yp = partial(y, 30)
-    est = LabelAwareKernel(target=target).fit(X, yp)
+    est = LabelAwareKernel(target=target, random_state=0).fit(X, yp)
     L = np.flatnonzero(yp >= 0)
     Kc, Tc = centered(est.kernel_[np.ix_(L, L)]), centered(ideal_kernel(yp[L], 3, target))
     rho = np.sum(Kc * Tc) / (np.linalg.norm(Kc) * np.linalg.norm(Tc))
@@ -190,16 +190,18 @@ def test_alignment_is_the_centered_alignment_in_unit_interval(target):
 def test_permutation_invariance(moons, solver):
     X, y, yp = moons
     p = np.random.default_rng(5).permutation(len(y))
-    a = LabelAwareKernel(eigen_solver=solver).fit(X, yp)
-    b = LabelAwareKernel(eigen_solver=solver).fit(X[p], yp[p])
+    a = LabelAwareKernel(eigen_solver=solver, random_state=0).fit(X, yp)
+    b = LabelAwareKernel(eigen_solver=solver, random_state=0).fit(X[p], yp[p])
     np.testing.assert_array_equal(b.transduction_, a.transduction_[p])
     np.testing.assert_allclose(b.kernel_, a.kernel_[np.ix_(p, p)], atol=1e-8)
 
 
 def test_multiple_widths_pool_the_bases(moons):
     X, y, yp = moons
-    one = LabelAwareKernel(b_scale=1.0, n_components=5, n_landmarks=20).fit(X, yp)
-    many = LabelAwareKernel(b_scales=[0.2, 1.0, 5.0], n_components=5, n_landmarks=20).fit(X, yp)
+    one = LabelAwareKernel(b_scale=1.0, n_components=5, n_landmarks=20, random_state=0).fit(X, yp)
+    many = LabelAwareKernel(
+        b_scales=[0.2, 1.0, 5.0], n_components=5, n_landmarks=20, random_state=0
+    ).fit(X, yp)
     assert len(many.b_) == 3 and many.basis_.shape[1] == 3 * one.basis_.shape[1]
     np.testing.assert_allclose(many.basis_[:, 6:12], one.basis_, atol=1e-12)
     assert many.alignment_ >= one.alignment_ - 1e-9  # a superset of base kernels
@@ -209,8 +211,8 @@ def test_end_to_end_digits_beats_chance():
     X, y = load_digits(n_class=5, return_X_y=True)
     yp = partial(y, 50)
     unl = yp < 0
-    est = LabelAwareKernel().fit(X, yp)
-    svm = KernelSVM(kernel_learner=LabelAwareKernel()).fit(X, yp)
+    est = LabelAwareKernel(random_state=0).fit(X, yp)
+    svm = KernelSVM(kernel_learner=LabelAwareKernel(random_state=0)).fit(X, yp)
     assert np.mean(est.transduction_[unl] == y[unl]) > 0.8  # chance: 0.2
     assert np.mean(svm.transduction_[unl] == y[unl]) > 0.8
     assert est.fit_report_.degenerate == []
@@ -230,9 +232,9 @@ def test_normalized_laplacian_basis_against_its_definition():
     the Nystrom version approaches them as the landmarks -> n."""
     X, y = make_moons(120, noise=0.1, random_state=2)
     yp = partial(y, 10)
-    est = LabelAwareKernel(basis="normalized-laplacian", eigen_solver="exact", n_components=4).fit(
-        X, yp
-    )
+    est = LabelAwareKernel(
+        basis="normalized-laplacian", eigen_solver="exact", n_components=4, random_state=0
+    ).fit(X, yp)
     b = 1.0 / mean_squared_distance(X)
     K = np.exp(-b * ((X[:, None] - X[None]) ** 2).sum(-1))
     d = K.sum(1)
@@ -288,8 +290,8 @@ def test_label_aware_vectors_raise_the_alignment_over_the_baseline():
     label-aware vectors added (a superset of base kernels: never lower; here clearly higher)."""
     X, y = load_digits(n_class=4, return_X_y=True)
     yp = partial(y, 40)
-    base = LabelAwareKernel(label_aware=False).fit(X, yp)
-    ours = LabelAwareKernel().fit(X, yp)
+    base = LabelAwareKernel(label_aware=False, random_state=0).fit(X, yp)
+    ours = LabelAwareKernel(random_state=0).fit(X, yp)
     assert base.n_label_aware_ == 0 and ours.n_label_aware_ == 4
     assert base.basis_.shape[1] + 4 == ours.basis_.shape[1]
     assert ours.alignment_ > base.alignment_ + 0.05

@@ -407,7 +407,7 @@ def test_tsk_auto_beta_equals_independent_cross_validation():
     X, y, yp, lab = wine(20, seed=3)
     grid = (100.0, 10.0, 1.0, 1e-1, 1e-2)  # preference order: ties -> largest beta
     est = SelectOnLabeled(
-        TransductiveSpectralKernel(n_components=10), {"beta": grid}, n_folds=4
+        TransductiveSpectralKernel(n_components=10), {"beta": grid}, n_folds=4, random_state=0
     ).fit(X, yp)
     lam, V_L = est.best_estimator_.eigenvalues_, est.best_estimator_.eigenvectors_[lab]
     y_enc = np.unique(yp[lab], return_inverse=True)[1]
@@ -680,7 +680,9 @@ def test_tsk_zero_mu_from_the_solver_is_reported(monkeypatch):
     np.testing.assert_array_equal(est.mu_, 0.0)
     assert zero_kernel in est.fit_report_.degenerate
     # the wrapper passes the refit's notes on
-    wrapped = SelectOnLabeled(TransductiveSpectralKernel(n_components=10), {"beta": [10.0, 1.0]})
+    wrapped = SelectOnLabeled(
+        TransductiveSpectralKernel(n_components=10), {"beta": [10.0, 1.0]}, random_state=0
+    )
     assert zero_kernel in wrapped.fit(X, yp).fit_report_.degenerate
 
 
@@ -741,7 +743,7 @@ def test_select_on_labeled_tie_rule_and_cv_results():
         (["wrong", "right-b", "right-a"], "right-b"),
         (["right-a", "wrong", "right-b"], "right-a"),
     ]:
-        est = SelectOnLabeled(_Oracle(truth), {"quality": grid}).fit(X, yp)
+        est = SelectOnLabeled(_Oracle(truth), {"quality": grid}, random_state=0).fit(X, yp)
         assert est.best_params_ == {"quality": winner}
         assert est.best_index_ == grid.index(winner) and est.best_score_ == 1.0
         assert est.best_estimator_.quality == winner
@@ -791,13 +793,15 @@ def test_protocols_kfold_and_one_fold_labeled_are_as_defined():
     X, truth, yp = oracle_data()
     for protocol, per_fold, score in [("kfold", 16, 1.0), ("one-fold-labeled", 4, 0.0)]:
         _Oracle.fits = []
-        est = SelectOnLabeled(_Oracle(truth), {"quality": ["few", "wrong"]}, protocol=protocol).fit(
-            X, yp
-        )
+        est = SelectOnLabeled(
+            _Oracle(truth), {"quality": ["few", "wrong"]}, protocol=protocol, random_state=0
+        ).fit(X, yp)
         assert _Oracle.fits == [per_fold] * 10 + [20]  # 2 candidates x 5 folds, refit
         assert est.cv_results_["mean_test_score"][0] == score
     with pytest.raises(ValueError, match="protocol"):
-        SelectOnLabeled(_Oracle(truth), {"quality": ["few", "wrong"]}, protocol="loo").fit(X, yp)
+        SelectOnLabeled(
+            _Oracle(truth), {"quality": ["few", "wrong"]}, protocol="loo", random_state=0
+        ).fit(X, yp)
 
 
 @pytest.mark.parametrize("protocol", ["kfold", "one-fold-labeled"])
@@ -813,12 +817,12 @@ def test_tsk_fast_fold_path_equals_the_generic_rule(monkeypatch, protocol):
     with monkeypatch.context() as m:
         m.setattr(selection, "generic_fold_predictor", no_generic)
         fast = SelectOnLabeled(
-            TransductiveSpectralKernel(n_components=10), grid, protocol=protocol
+            TransductiveSpectralKernel(n_components=10), grid, protocol=protocol, random_state=0
         ).fit(X, yp)
     with monkeypatch.context() as m:
         m.setattr(TransductiveSpectralKernel, "_fold_predictor", lambda self, *a: None)
         generic = SelectOnLabeled(
-            TransductiveSpectralKernel(n_components=10), grid, protocol=protocol
+            TransductiveSpectralKernel(n_components=10), grid, protocol=protocol, random_state=0
         ).fit(X, yp)
     scores = fast.cv_results_["mean_test_score"]
     assert np.unique(scores).size > 1  # the grid discriminates
@@ -920,11 +924,17 @@ def test_fast_fold_path_validates_X_like_fit(monkeypatch):
         for Xbad, msg in [(Xnan, "NaN"), (Xcomplex, "Complex data not supported")]:
             with pytest.raises(ValueError, match=msg):
                 SelectOnLabeled(
-                    TransductiveSpectralKernel(n_components=10), {"beta": [10.0, 1.0]}
+                    TransductiveSpectralKernel(n_components=10),
+                    {"beta": [10.0, 1.0]},
+                    random_state=0,
                 ).fit(Xbad, yp)
     # lists are data too: the same selection as from the array
-    a = SelectOnLabeled(TransductiveSpectralKernel(n_components=10), {"beta": [10.0, 0.01]})
-    b = SelectOnLabeled(TransductiveSpectralKernel(n_components=10), {"beta": [10.0, 0.01]})
+    a = SelectOnLabeled(
+        TransductiveSpectralKernel(n_components=10), {"beta": [10.0, 0.01]}, random_state=0
+    )
+    b = SelectOnLabeled(
+        TransductiveSpectralKernel(n_components=10), {"beta": [10.0, 0.01]}, random_state=0
+    )
     np.testing.assert_array_equal(
         a.fit(X.tolist(), yp.tolist()).cv_results_["mean_test_score"],
         b.fit(X, yp).cv_results_["mean_test_score"],

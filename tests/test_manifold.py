@@ -398,7 +398,9 @@ def test_selection_sees_labeled_points_only(moons_small, monkeypatch, cls):
         return checked
 
     monkeypatch.setattr(cls, "_fold_predictor", spy)
-    est = SelectOnLabeled(cls(), {k: list(v[0]) for k, v in cls._selection.items()}).fit(X, yp)
+    est = SelectOnLabeled(
+        cls(), {k: list(v[0]) for k, v in cls._selection.items()}, random_state=0
+    ).fit(X, yp)
     ((lab, y_enc, keys),) = calls
     np.testing.assert_array_equal(lab, labeled)
     np.testing.assert_array_equal(y_enc, y[labeled])  # labeled-sized, the labeled labels
@@ -636,7 +638,7 @@ def test_forced_fallback_is_reported(moons_small, monkeypatch, message, reason):
     assert "libsvm" in est.fit_report_.solvers and "highs-qp" not in est.fit_report_.solvers
     np.testing.assert_allclose(est.decision_function(X), ref.decision_function(X), atol=1e-4)
     # through the wrapper too
-    sel = SelectOnLabeled(LapSVM(**params), {"gamma_A": [0.01, 0.1]}).fit(X, yp)
+    sel = SelectOnLabeled(LapSVM(**params), {"gamma_A": [0.01, 0.1]}, random_state=0).fit(X, yp)
     assert sel.fit_report_.fallbacks == [f"fallback: svm-dual highs->libsvm ({reason})"]
 
 

@@ -107,6 +107,17 @@ def test_an_edit_of_provenance_itself_recomputes_nothing(package_copy):
     assert changed_by(package_copy / "provenance.py", "maxsize=4096", "maxsize=4097") == set()
 
 
+def builds_graph(key):
+    """Whether a method's estimator takes a graph: an object among its parameters has a
+    ``graph`` parameter (independent of the import closures)."""
+    name, params = BUILT[key]
+    return any(
+        "graph" in o.get_params(deep=False)
+        for o in prov.walk_params(make_method(name, **params))
+        if hasattr(o, "get_params") and not isinstance(o, type)
+    )
+
+
 @pytest.mark.parametrize(
     "module, edit_, expected",
     [
@@ -117,22 +128,16 @@ def test_an_edit_of_provenance_itself_recomputes_nothing(package_copy):
             {"harmonic", "consistency"},
         ),
         # Liu et al.'s family: OSK and DSK subclass its classifier (SpectralKernelClassifier), and
-        # a kernel SVM's learner is TSK unless the spec names another (KernelSVM imports it for
-        # that default: every kernel SVM holds spectral.py)
+        # a kernel SVM's learner is TSK unless the spec names another (the default is imported
+        # by name when used: a kernel SVM on another learner's kernel does not hold spectral.py)
         (
             "learners/spectral.py",
             ("_LPS = LRU(", "_LPS = LRU(1 + "),
-            {
-                "rsk",
-                "tsk",
-                "osk",
-                "dsk",
-                "kernel-svm",
-                "kernel-svm/tsk",
-                "kernel-svm/label-aware",
-                "kernel-svm/cluster-kernel",
-            },
+            {"rsk", "tsk", "osk", "dsk", "kernel-svm", "kernel-svm/tsk"},
         ),
+        # the graph package: exactly the methods that build a graph (not the kernel SVMs on
+        # Wang et al.'s kernels, the self-consistent labeling or the supervised SVM)
+        ("graph/knn.py", ("_BLOCK = ", "_BLOCK = 1 * "), "graph builders"),
         # the kernel SVM: every method that runs an SVM on a learned kernel
         (
             "learners/kernel_machines.py",
@@ -159,6 +164,13 @@ def test_an_edit_of_provenance_itself_recomputes_nothing(package_copy):
 def test_a_change_in_one_learner_recomputes_only_its_own_methods(
     package_copy, module, edit_, expected
 ):
+    if expected == "graph builders":
+        # and DSK: its class derives from Liu et al.'s SpectralKernelClassifier, whose module
+        # (spectral.py) builds graphs for TSK
+        expected = {k for k in BUILT if builds_graph(k)} | {"dsk"}
+        # the supervised SVM and the kernel SVMs on Wang et al.'s kernels build none
+        assert {"svm", "kernel-svm/label-aware", "kernel-svm/cluster-kernel"}.isdisjoint(expected)
+        assert {"harmonic", "tsk", "kernel-svm/tsk"} <= expected
     assert changed_by(package_copy / module, *edit_) == expected
 
 

@@ -81,14 +81,16 @@ def test_transductive_only_learner_has_no_predict():
     est.fit(X, yp)
     assert not hasattr(est, "predict") and not hasattr(est, "decision_function")
     assert est.transduction_.shape == y.shape
-    wrapped = SelectOnLabeled(SpectralKernelLearning(), {"C": [0.1, 1.0]}).fit(X, yp)
+    wrapped = SelectOnLabeled(SpectralKernelLearning(), {"C": [0.1, 1.0]}, random_state=0).fit(
+        X, yp
+    )
     assert not hasattr(wrapped, "predict")
-    assert hasattr(SelectOnLabeled(Consistency(), {"alpha": [0.5, 0.9]}), "predict")
+    assert hasattr(SelectOnLabeled(Consistency(), {"alpha": [0.5, 0.9]}, random_state=0), "predict")
 
 
 def test_selection_wrapper_delegates_probabilities():
     X, y, yp = _wine()
-    sel = SelectOnLabeled(Consistency(), {"alpha": [0.5, 0.9, 0.99]}).fit(X, yp)
+    sel = SelectOnLabeled(Consistency(), {"alpha": [0.5, 0.9, 0.99]}, random_state=0).fit(X, yp)
     np.testing.assert_allclose(sel.predict_proba(X[:5]), sel.best_estimator_.predict_proba(X[:5]))
     np.testing.assert_allclose(sel.label_distributions_, sel.best_estimator_.label_distributions_)
 
@@ -115,7 +117,7 @@ def test_transformers_feature_names_and_pandas_output():
     assert list(names) == [f"regularizedlaplacianeigenmaps{i}" for i in range(3)]
     out = emb.set_output(transform="pandas").transform(X[:7])
     assert isinstance(out, pd.DataFrame) and list(out.columns) == list(names)
-    clu = RegularizedSpectralClustering(n_clusters=3).fit(X)
+    clu = RegularizedSpectralClustering(n_clusters=3, random_state=0).fit(X)
     assert len(clu.get_feature_names_out()) == 2
     np.testing.assert_allclose(clu.transform(X[:5]), clu.embedding_[:5], atol=1e-10)
 
@@ -165,7 +167,7 @@ def test_user_estimator_by_import_path(tmp_path, monkeypatch):
     assert est.p == 1
     from sskernels.provenance import foreign_modules
 
-    digests = foreign_modules(SelectOnLabeled(est, {"p": [1, 2]}))
+    digests = foreign_modules(SelectOnLabeled(est, {"p": [1, 2]}, random_state=0))
     assert list(digests) == ["ssk_user_mod"]
     with pytest.raises(ParameterError, match="has no fit"):
         get_method("ssk_user_mod:NoFit")

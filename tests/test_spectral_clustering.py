@@ -116,7 +116,9 @@ def test_eigenmaps_out_of_sample_reproduces_training(moons):
 def test_three_blobs():
     centers = [(0.0, 0.0), (6.0, 0.0), (3.0, 5.0)]
     X, y = make_blobs(n_samples=300, centers=centers, cluster_std=0.8, random_state=0)
-    m = RegularizedSpectralClustering(n_clusters=3).fit(X)  # default graph: k = 6, binary
+    m = RegularizedSpectralClustering(n_clusters=3, random_state=0).fit(
+        X
+    )  # default graph: k = 6, binary
     assert m.transform(X).shape == (300, 2)
     assert adjusted_rand_score(y, m.labels_) >= 0.95
     X2, y2 = make_blobs(n_samples=150, centers=centers, cluster_std=0.8, random_state=1)
@@ -125,17 +127,17 @@ def test_three_blobs():
 
 def test_median_width_and_param_errors(moons):
     X, _ = moons
-    m = RegularizedSpectralClustering().fit(X)
+    m = RegularizedSpectralClustering(random_state=0).fit(X)
     assert m.kernel_width_ > 0 and m.labels_.shape == (200,)
     d = np.sqrt(((X[:, None] - X[None]) ** 2).sum(-1))[np.triu_indices(200, 1)]
     assert m.kernel_width_ == pytest.approx(np.median(d))
     assert m.graph_builder().get_params() == KNNGraph(6, "binary").get_params()
     for bad in (
-        RegularizedSpectralClustering(kernel_width="mean"),
-        RegularizedSpectralClustering(kernel_width=0.0),
-        RegularizedSpectralClustering(n_clusters=1),
-        RegularizedSpectralClustering(graph="knn"),
-        RegularizedSpectralClustering(gamma_A=0.0, gamma_I=0.0),
+        RegularizedSpectralClustering(kernel_width="mean", random_state=0),
+        RegularizedSpectralClustering(kernel_width=0.0, random_state=0),
+        RegularizedSpectralClustering(n_clusters=1, random_state=0),
+        RegularizedSpectralClustering(graph="knn", random_state=0),
+        RegularizedSpectralClustering(gamma_A=0.0, gamma_I=0.0, random_state=0),
         RegularizedLaplacianEigenmaps(gamma_A=-1.0),
         RegularizedLaplacianEigenmaps(n_components=0),
     ):
@@ -148,9 +150,9 @@ def test_input_validated_the_sklearn_way(moons):
     Xn = X.copy()
     Xn[5, 0] = np.nan
     with pytest.raises(ValueError, match="NaN"):
-        RegularizedSpectralClustering().fit(Xn)
+        RegularizedSpectralClustering(random_state=0).fit(Xn)
     with pytest.raises(ValueError, match="1 sample"):
-        RegularizedSpectralClustering().fit(X[:1])
+        RegularizedSpectralClustering(random_state=0).fit(X[:1])
     m = RegularizedSpectralClustering(**MOONS_PARAMS).fit(X.tolist())  # a list is fine
     assert m.n_features_in_ == 2
     with pytest.raises(ValueError, match="features"):
@@ -181,8 +183,8 @@ _FORCE_ONE_CLUSTER = {
 @pytest.mark.parametrize(
     "est, expected_failed",
     [
-        (RegularizedSpectralClustering(), _FORCE_ONE_CLUSTER),
-        (RegularizedSpectralClustering(n_clusters=3), _FORCE_ONE_CLUSTER),
+        (RegularizedSpectralClustering(random_state=0), _FORCE_ONE_CLUSTER),
+        (RegularizedSpectralClustering(n_clusters=3, random_state=0), _FORCE_ONE_CLUSTER),
         (RegularizedLaplacianEigenmaps(), {}),
     ],
     ids=["clustering-2", "clustering-3", "eigenmaps"],

@@ -483,6 +483,7 @@ def _dsk_selected(X, partial, n_folds=5):
         FastDecaySpectralKernel(n_components=10),
         {"kernel_width_scale": [1.0, 2.0, 0.5, 4.0, 0.25]},
         n_folds=n_folds,
+        random_state=0,
     ).fit(X, partial)
 
 

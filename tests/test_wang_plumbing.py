@@ -87,7 +87,7 @@ def test_recorded_alignment_and_error_equal_an_independent_computation(tmp_path)
         lab = random_split(y, 10, 1, i)
         yp = np.full(y.size, -1)
         yp[lab] = y[lab]
-        est = LabelAwareKernel(b_scale=1.0).fit(X, yp)
+        est = LabelAwareKernel(b_scale=1.0, random_state=0).fit(X, yp)
         unl = yp == -1
         idx = np.flatnonzero(unl)
         K = est.kernel_[np.ix_(idx, idx)]
@@ -149,7 +149,7 @@ def test_oracle_keeps_the_candidate_with_the_best_test_accuracy_first_on_ties():
     yp[[0, 3]] = y[[0, 3]]
     unl = yp == -1
     grid = [0, 5, 3, 7, 4, 8]
-    est, info = oracle_fit(SelectOnLabeled(Stub(), {"p": grid}), None, yp, y)
+    est, info = oracle_fit(SelectOnLabeled(Stub(), {"p": grid}, random_state=0), None, yp, y)
     acc = [100 * np.mean((np.arange(8) < p).astype(int)[unl] == y[unl]) for p in grid]
     np.testing.assert_allclose(info["accuracy"], acc)
     assert info["best_index"] == int(np.argmax(acc))  # argmax: the first of the maxima
@@ -188,7 +188,10 @@ def test_oracle_row_in_a_run_is_the_max_over_the_grid(tmp_path):
         yp[lab] = y[lab]
         unl = yp == -1
         accs = [
-            100 * np.mean(LabelAwareKernel(b_scale=b).fit(X, yp).transduction_[unl] == y[unl])
+            100
+            * np.mean(
+                LabelAwareKernel(b_scale=b, random_state=0).fit(X, yp).transduction_[unl] == y[unl]
+            )
             for b in sorted(grid, key=lambda v: (abs(np.log(v)), -v))
         ]
         got = rec[(rec["split"] == i) & (rec["method"] == "label-aware (oracle)")]
@@ -319,10 +322,13 @@ def test_alignment_metric_of_an_embedding_kernel_svm_uses_the_factors_and_matche
     y_part[labeled] = y[labeled]
     unl = y_part == -1
     for est in (
-        KernelSVM(kernel_learner=LabelAwareKernel(n_components=6, n_landmarks=20)),
+        KernelSVM(kernel_learner=LabelAwareKernel(n_components=6, n_landmarks=20, random_state=0)),
         SelectOnLabeled(
-            KernelSVM(kernel_learner=LabelAwareKernel(n_components=6, n_landmarks=20)),
+            KernelSVM(
+                kernel_learner=LabelAwareKernel(n_components=6, n_landmarks=20, random_state=0)
+            ),
             param_grid={"C": [1.0, 10.0]},
+            random_state=0,
         ),
     ):
         est.fit(X, y_part)

@@ -67,7 +67,7 @@ def test_regression_label_aware_vectors_are_their_definition():
     np.testing.assert_allclose(
         regression_label_aware_vectors(sq_dists(X, X[lab]), Y[lab], b), U, atol=1e-12
     )
-    est = LabelAwareSVR(b_scale=5.0, eigen_solver="exact", C=1.0).fit(X, Yp)
+    est = LabelAwareSVR(b_scale=5.0, eigen_solver="exact", C=1.0, random_state=0).fit(X, Yp)
     learner = est.learner_
     assert learner.n_label_aware_ == 2
     # the first two base vectors: U centered by its mean over the labeled points, unit norm there
@@ -93,7 +93,7 @@ def test_regression_label_aware_vectors_are_their_definition():
 
 def test_svr_on_the_learned_kernel_is_sklearn_svr_on_the_same_precomputed_kernel():
     X, Y, Yp, lab = toy(seed=1)
-    est = LabelAwareSVR(b_scale=1.0, C=10.0, epsilon=0.05).fit(X, Yp)
+    est = LabelAwareSVR(b_scale=1.0, C=10.0, epsilon=0.05, random_state=0).fit(X, Yp)
     K = est.learner_.kernel_  # (n, n), unscaled
     K = K / np.mean(np.diag(K))  # unit mean diagonal
     for j in range(2):
@@ -105,7 +105,7 @@ def test_svr_on_the_learned_kernel_is_sklearn_svr_on_the_same_precomputed_kernel
     want = np.column_stack([m.predict(K_new) for m in est.svrs_])
     np.testing.assert_allclose(est.predict(X_new), want, atol=1e-10)
     # a 1-d target gives 1-d predictions and the same first column
-    one = LabelAwareSVR(b_scale=1.0, C=10.0).fit(X, Yp[:, 0])
+    one = LabelAwareSVR(b_scale=1.0, C=10.0, random_state=0).fit(X, Yp[:, 0])
     assert one.transduction_.shape == (len(X),) and one.predict(X_new).shape == (7,)
 
 
@@ -122,7 +122,9 @@ def test_harmonic_regressor_is_eq_5_with_the_unnormalized_laplacian():
 
 
 @pytest.mark.parametrize(
-    "est", [HarmonicRegressor(), SVRBaseline(), LabelAwareSVR()], ids=lambda e: type(e).__name__
+    "est",
+    [HarmonicRegressor(), SVRBaseline(), LabelAwareSVR(random_state=0)],
+    ids=lambda e: type(e).__name__,
 )
 def test_fast_fold_predictors_equal_the_generic_rule(est):
     from sskernels.learners.selection import generic_regression_fold_predictor
@@ -139,7 +141,7 @@ def test_fast_fold_predictors_equal_the_generic_rule(est):
 
 def test_regressors_refuse_bad_targets():
     X, Y, Yp, lab = toy(n=40, n_labeled=10)
-    for est in (HarmonicRegressor(), SVRBaseline(), LabelAwareSVR()):
+    for est in (HarmonicRegressor(), SVRBaseline(), LabelAwareSVR(random_state=0)):
         with pytest.raises(ValueError, match="at least 2 labeled points"):
             y = np.full(40, np.nan)
             y[0] = 1.0

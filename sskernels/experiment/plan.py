@@ -131,12 +131,15 @@ def build(spec, method, unlabeled=None):
     >>> type(est).__name__, est.get_params()["graph__n_neighbors"]
     ('HarmonicFunction', 8)
     """
-    est = make_method(method.name, **method_params(spec, method))
+    params = method_params(spec, method)
+    est = make_method(method.name, **params)
     grid = getattr(method, "grid", None)
     if grid:
+        from sskernels.learners.registry import SPEC_SEED
         from sskernels.learners.selection import SelectOnLabeled
 
-        est = SelectOnLabeled(est, dict(grid))
+        # the spec's seed, as make_method gives its own wrapper (the default is None)
+        est = SelectOnLabeled(est, dict(grid), random_state=params.get("random_state", SPEC_SEED))
     if has_extra_points(spec):
         from sskernels.learners.extra_unlabeled import ExtraUnlabeled
 

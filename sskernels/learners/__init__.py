@@ -12,8 +12,8 @@ import importlib
 #: public name -> the module that defines it (the provenance closures read this too)
 _EXPORTS = {
     "UNLABELED": "sskernels.learners.base",
-    "GraphClassifier": "sskernels.learners.base",
-    "GraphSemiSupervisedClassifier": "sskernels.learners.base",
+    "GraphClassifier": "sskernels.learners.graph_base",
+    "GraphSemiSupervisedClassifier": "sskernels.learners.graph_base",
     "SemiSupervisedClassifier": "sskernels.learners.base",
     "SemiSupervisedRegressor": "sskernels.learners.base",
     "check_partial_labels": "sskernels.learners.base",

@@ -34,7 +34,8 @@ from sskernels.errors import ParameterError
 from sskernels.graph import KNNGraph
 from sskernels.kernels.deformed import LAPLACIANS, deformed_kernel, intrinsic_matrix
 from sskernels.kernels.rbf import WIDTH_RULES, rbf, resolve_width, squared_distances
-from sskernels.learners.base import GraphSemiSupervisedClassifier, ovr_targets
+from sskernels.learners.base import ovr_targets
+from sskernels.learners.graph_base import GraphSemiSupervisedClassifier
 from sskernels.learners.manifold import laprls_coefficients
 from sskernels.solvers.report import SolveInfo
 

@@ -15,7 +15,6 @@ import dataclasses
 import numpy as np
 from sklearn.base import clone
 
-from sskernels.graph import Graph
 from sskernels.hashing import fingerprint, params_key
 from sskernels.learners.base import UNLABELED
 from sskernels.memo import LRU
@@ -23,6 +22,16 @@ from sskernels.memo import LRU
 #: fitted kernel learners, by (data, labels, learner parameters); a few entries.  What is
 #: stored is never handed out: every caller gets its own copy (:func:`_private_copy`)
 _FITTED = LRU(2)
+
+
+def _is_graph(value):
+    """Whether ``value`` is a :class:`sskernels.graph.Graph` (or a subclass), known by its
+    class's name and module: this module does not import the graph package, so that the
+    records of the learners without a graph do not depend on its code."""
+    return any(
+        c.__name__ == "Graph" and c.__module__ == "sskernels.graph.graphs"
+        for c in type(value).__mro__
+    )
 
 
 def _private_copy(learner):
@@ -36,7 +45,7 @@ def _private_copy(learner):
             continue
         seen.add(id(obj))
         for v in obj.values() if isinstance(obj, dict) else obj:
-            if isinstance(v, Graph) or (isinstance(v, np.ndarray) and not v.flags.writeable):
+            if _is_graph(v) or (isinstance(v, np.ndarray) and not v.flags.writeable):
                 memo[id(v)] = v
             elif isinstance(v, (tuple, list, dict)):
                 stack.append(v)

@@ -169,7 +169,7 @@ class _SpectralDesign(EmbeddingKernel, RBFEigenbasis, SemiSupervisedClassifier):
         eigen_solver="exact",
         n_landmarks=0.1,
         metric="euclidean",
-        random_state=0,
+        random_state=None,
     ):
         self.b_scale = b_scale
         self.n_components = n_components
@@ -329,8 +329,8 @@ class ClusterKernel(_SpectralDesign):
         Nystrom landmarks: a count, or a fraction of n.
     metric : {"euclidean", "cosine"}, default="euclidean"
         The distance of the Gaussian kernel.
-    random_state : int, RandomState instance or None, default=0
-        Seed of the landmark draw.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the landmark draw (None: a fresh draw at each fit; specs pass 0).
 
     Attributes
     ----------
@@ -396,7 +396,7 @@ class ClusterKernel(_SpectralDesign):
     >>> X = StandardScaler().fit_transform(X)
     >>> y_partial = np.full_like(y, -1)
     >>> y_partial[::10] = y[::10]                 # 18 labeled points, 160 unlabeled
-    >>> est = ClusterKernel().fit(X, y_partial)
+    >>> est = ClusterKernel(random_state=0).fit(X, y_partial)
     >>> est.eigenvectors_.shape                    # 10 % of n eigenvectors
     (178, 18)
     >>> bool(np.allclose(np.diag(est.kernel_), 1.0))   # unit diagonal
@@ -421,7 +421,7 @@ class ClusterKernel(_SpectralDesign):
         eigen_solver="exact",
         n_landmarks=0.1,
         metric="euclidean",
-        random_state=0,
+        random_state=None,
     ):
         super().__init__(b_scale, n_components, eigen_solver, n_landmarks, metric, random_state)
         self.unit_diagonal = unit_diagonal
@@ -466,8 +466,8 @@ class DiffusionKernel(_SpectralDesign):
         Nystrom landmarks: a count, or a fraction of n.
     metric : {"euclidean", "cosine"}, default="euclidean"
         The distance of the Gaussian kernel.
-    random_state : int, RandomState instance or None, default=0
-        Seed of the landmark draw.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the landmark draw (None: a fresh draw at each fit; specs pass 0).
 
     Attributes
     ----------
@@ -532,7 +532,7 @@ class DiffusionKernel(_SpectralDesign):
     >>> X = StandardScaler().fit_transform(X)
     >>> y_partial = np.full_like(y, -1)
     >>> y_partial[::10] = y[::10]                 # 18 labeled points, 160 unlabeled
-    >>> est = DiffusionKernel().fit(X, y_partial)
+    >>> est = DiffusionKernel(random_state=0).fit(X, y_partial)
     >>> est.eigenvectors_.shape                    # 10 % of n eigenvectors
     (178, 18)
     >>> unlabeled = y_partial == -1
@@ -556,7 +556,7 @@ class DiffusionKernel(_SpectralDesign):
         eigen_solver="exact",
         n_landmarks=0.1,
         metric="euclidean",
-        random_state=0,
+        random_state=None,
     ):
         self.delta = delta
         super().__init__(b_scale, n_components, eigen_solver, n_landmarks, metric, random_state)
@@ -600,8 +600,8 @@ class MaxAlignmentKernel(_SpectralDesign):
         Nystrom landmarks: a count, or a fraction of n.
     metric : {"euclidean", "cosine"}, default="euclidean"
         The distance of the Gaussian kernel.
-    random_state : int, RandomState instance or None, default=0
-        Seed of the landmark draw.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the landmark draw (None: a fresh draw at each fit; specs pass 0).
 
     Attributes
     ----------
@@ -671,7 +671,7 @@ class MaxAlignmentKernel(_SpectralDesign):
     >>> X = StandardScaler().fit_transform(X)
     >>> y_partial = np.full_like(y, -1)
     >>> y_partial[::10] = y[::10]                 # 18 labeled points, 160 unlabeled
-    >>> est = MaxAlignmentKernel().fit(X, y_partial)
+    >>> est = MaxAlignmentKernel(random_state=0).fit(X, y_partial)
     >>> est.eigenvectors_.shape                    # 10 % of n eigenvectors
     (178, 18)
     >>> unlabeled = y_partial == -1
@@ -697,7 +697,7 @@ class MaxAlignmentKernel(_SpectralDesign):
         eigen_solver="exact",
         n_landmarks=0.1,
         metric="euclidean",
-        random_state=0,
+        random_state=None,
     ):
         self.basis = basis
         self.target = target

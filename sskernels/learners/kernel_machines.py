@@ -33,6 +33,7 @@ Choices the paper leaves open, made here:
 
 from __future__ import annotations
 
+import importlib
 from numbers import Real
 
 import numpy as np
@@ -46,6 +47,13 @@ from sskernels.learners.fitted import _fitted_learner
 from sskernels.solvers.exact_svc import exact_svc
 from sskernels.solvers.libsvm import fit_precomputed
 from sskernels.solvers.report import FitReport, SolveInfo
+
+#: the kernel learner of ``kernel_learner=None``: Liu et al.'s TSK, by module and class.  It is
+#: imported by name when used, so that this module (and the records of an SVM on another
+#: learner's kernel) does not depend on the graph package; a record with the default has its
+#: module in the key all the same (``KernelSVM._default_modules``,
+#: :func:`sskernels.provenance.estimator_modules`)
+DEFAULT_KERNEL_LEARNER = ("sskernels.learners.spectral", "TransductiveSpectralKernel")
 
 #: the SVM's C grid (selected with ties to the smallest C)
 C_GRID = (1e-2, 1e-1, 1.0, 10.0, 100.0, 1000.0)
@@ -257,6 +265,9 @@ class KernelSVM(SemiSupervisedClassifier):
     #: the fitted parameters reported as selected on the labeled points (``selected_params_``)
     _selected_attributes = ("C_",)
 
+    #: parameters whose default None stands for an object of another module, by module
+    #: (:func:`sskernels.provenance.estimator_modules` puts it in the record key)
+    _default_modules = {"kernel_learner": DEFAULT_KERNEL_LEARNER[0]}
     _parameter_constraints = {
         "kernel_learner": [None, HasMethods(["fit", "kernel"])],
         "C": [Interval(Real, 0, None, closed="neither")],
@@ -283,9 +294,8 @@ class KernelSVM(SemiSupervisedClassifier):
 
     def _learner_template(self):
         if self.kernel_learner is None:  # TSK with its defaults
-            from sskernels.learners.spectral import TransductiveSpectralKernel
-
-            return TransductiveSpectralKernel()
+            module, name = DEFAULT_KERNEL_LEARNER
+            return getattr(importlib.import_module(module), name)()
         return self.kernel_learner
 
     def kernel_factors(self):

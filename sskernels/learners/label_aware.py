@@ -104,6 +104,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import eigvalsh
 from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from sskernels.errors import ParameterError
@@ -348,9 +349,12 @@ class RBFEigenbasis:
         ``eigen_solver="exact"`` is the Nystrom method with every row a landmark."""
         n = X.shape[0]
         k = _count(self.n_components, n)
-        seed = 0 if self.random_state is None else self.random_state
-        seed = seed if isinstance(seed, Integral) else int(seed.randint(2**31))
         m = n if self.eigen_solver == "exact" else _count(self.n_landmarks, n)
+        seed = self.random_state
+        if m >= n:  # every row a landmark: nothing is drawn
+            seed = 0
+        elif not isinstance(seed, Integral):  # None or a generator: a fresh draw per fit
+            seed = int(check_random_state(seed).randint(2**31))
         ck = (
             "nystrom",
             fingerprint(X) if key is None else key,
@@ -513,7 +517,7 @@ class EmbeddingKernel:
         >>> X = StandardScaler().fit_transform(X)
         >>> y_partial = np.full_like(y, -1)
         >>> y_partial[::10] = y[::10]
-        >>> est = LabelAwareKernel().fit(X, y_partial)
+        >>> est = LabelAwareKernel(random_state=0).fit(X, y_partial)
         >>> est.kernel(X[:2], X[:3]).shape
         (2, 3)
         >>> bool(np.allclose(est.kernel(), est.kernel_))
@@ -599,8 +603,8 @@ class LabelAwareKernel(EmbeddingKernel, RBFEigenbasis, SemiSupervisedClassifier)
         two classes).
     metric : {"euclidean", "cosine"}, default="euclidean"
         The distance of the Gaussian kernel.
-    random_state : int, RandomState instance or None, default=0
-        Seed of the landmark draw.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the landmark draw (None: a fresh draw at each fit; specs pass 0).
 
     Attributes
     ----------
@@ -683,7 +687,7 @@ class LabelAwareKernel(EmbeddingKernel, RBFEigenbasis, SemiSupervisedClassifier)
     >>> X = StandardScaler().fit_transform(X)
     >>> y_partial = np.full_like(y, -1)
     >>> y_partial[::10] = y[::10]                 # 18 labeled points, 160 unlabeled
-    >>> est = LabelAwareKernel().fit(X, y_partial)
+    >>> est = LabelAwareKernel(random_state=0).fit(X, y_partial)
     >>> est.n_label_aware_                         # one label-aware vector per class
     3
     >>> est.kernel_.shape
@@ -748,7 +752,7 @@ class LabelAwareKernel(EmbeddingKernel, RBFEigenbasis, SemiSupervisedClassifier)
         min_labeled_mass=0.05,
         target="simplex",
         metric="euclidean",
-        random_state=0,
+        random_state=None,
     ):
         self.b_scale = b_scale
         self.b_scales = b_scales
@@ -864,8 +868,10 @@ class LabelAwareKernel(EmbeddingKernel, RBFEigenbasis, SemiSupervisedClassifier)
         ``min_labeled_mass``, ``target``) -- so the candidates of a selection grid over
         ``theta`` and ``mkl_C`` (30 per labeled set in Table 3's local Rademacher columns)
         share them (memoized by content: :data:`_BASES`; the arrays are read-only).  A
-        ``random_state`` that is a generator draws a landmark seed per fit: not memoized."""
-        memo = self.random_state is None or isinstance(self.random_state, Integral)
+        ``random_state`` that is None or a generator draws a landmark seed per fit: not
+        memoized (unless no landmark is drawn: the exact eigenvectors)."""
+        drawn = self.eigen_solver != "exact" and _count(self.n_landmarks, X.shape[0]) < X.shape[0]
+        memo = isinstance(self.random_state, Integral) or not drawn
         if memo:
             ck = (
                 key,
@@ -1073,7 +1079,7 @@ class LabelAwareKernel(EmbeddingKernel, RBFEigenbasis, SemiSupervisedClassifier)
         >>> X = StandardScaler().fit_transform(X)
         >>> y_partial = np.full_like(y, -1)
         >>> y_partial[::10] = y[::10]
-        >>> est = LabelAwareKernel().fit(X, y_partial)
+        >>> est = LabelAwareKernel(random_state=0).fit(X, y_partial)
         >>> est.embedding().shape, est.embedding(X[:2]).shape
         ((178, 21), (2, 21))
         >>> # exact at the training points

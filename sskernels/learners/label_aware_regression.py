@@ -171,7 +171,7 @@ class LabelAwareRegressionKernel(EmbeddingKernel, RBFEigenbasis, SemiSupervisedR
         basis="kernel",
         label_aware=True,
         metric="euclidean",
-        random_state=0,
+        random_state=None,
     ):
         self.b_scale = b_scale
         self.n_components = n_components
@@ -335,8 +335,8 @@ class LabelAwareSVR(SemiSupervisedRegressor):
         False: eigenvectors only.
     metric : {"euclidean", "cosine"}, default="euclidean"
         The distance of the Gaussian kernel.
-    random_state : int, RandomState instance or None, default=0
-        Seed of the landmark draw.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the landmark draw (None: a fresh draw at each fit; specs pass 0).
     C : float, default=1.0
         The SVR's C (> 0; selected over :data:`C_GRID` in specs).
     epsilon : float, default=0.05
@@ -388,7 +388,7 @@ class LabelAwareSVR(SemiSupervisedRegressor):
     >>> y = np.sin(3 * X[:, 0]) + X[:, 1]
     >>> y_partial = np.full_like(y, np.nan)
     >>> y_partial[::5] = y[::5]                   # 20 labeled points, NaN = unlabeled
-    >>> est = LabelAwareSVR().fit(X, y_partial)
+    >>> est = LabelAwareSVR(random_state=0).fit(X, y_partial)
     >>> est.transduction_.shape
     (100,)
     >>> unlabeled = np.isnan(y_partial)
@@ -420,7 +420,7 @@ class LabelAwareSVR(SemiSupervisedRegressor):
         basis="kernel",
         label_aware=True,
         metric="euclidean",
-        random_state=0,
+        random_state=None,
         C=1.0,
         epsilon=EPSILON,
     ):

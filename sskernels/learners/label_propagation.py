@@ -15,7 +15,7 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils._param_validation import Interval
 
-from sskernels.learners.base import GraphClassifier
+from sskernels.learners.graph_base import GraphClassifier
 from sskernels.solvers.report import SolveInfo
 
 

@@ -68,12 +68,10 @@ from sklearn.utils.validation import check_array, check_is_fitted
 
 from sskernels.hashing import fingerprint
 from sskernels.kernels.deformed import LAPLACIANS, intrinsic_matrix
-from sskernels.learners.base import (
+from sskernels.learners.base import as_scores, indicator, ovr_targets
+from sskernels.learners.graph_base import (
     GraphSemiSupervisedClassifier,
-    as_scores,
     graph_components,
-    indicator,
-    ovr_targets,
     settle_scores,
     unreached,
 )
@@ -406,7 +404,7 @@ class LinearLapRLS(_LinearManifold):
 
         With the direct solver a fold fit is the ``d``-dimensional solve of eq. (11.18) with
         the fold's labels hidden, then ``f`` at the fold's points with the fit's rules for
-        unreached points and tied scores (:func:`~sskernels.learners.base.settle_scores`):
+        unreached points and tied scores (:func:`~sskernels.learners.graph_base.settle_scores`):
         the predictions of the fit itself, without its validation and bookkeeping over all
         n points.  The solves' reports (a fallback) go to ``predict.report``.  Handles
         ``gamma_A`` and ``gamma_I``; None (the generic rule) for other keys and for CG.

@@ -58,7 +58,8 @@ from sskernels.kernels.deformed import (
     intrinsic_matrix,
 )
 from sskernels.kernels.rbf import WIDTH_RULES, rbf, resolve_width, squared_distances
-from sskernels.learners.base import GraphSemiSupervisedClassifier, as_scores, ovr_targets
+from sskernels.learners.base import as_scores, ovr_targets
+from sskernels.learners.graph_base import GraphSemiSupervisedClassifier
 from sskernels.learners.grids import WIDTH_FACTORS
 from sskernels.solvers.manifold import laprls_coefficients, lapsvm_binary, lapsvm_system
 from sskernels.solvers.report import SolveInfo

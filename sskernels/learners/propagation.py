@@ -57,7 +57,8 @@ from numbers import Real
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_array, check_is_fitted
 
-from sskernels.learners.base import GraphClassifier, SemiSupervisedRegressor
+from sskernels.learners.base import SemiSupervisedRegressor
+from sskernels.learners.graph_base import GraphClassifier
 from sskernels.learners.grids import ALPHAS, WIDE_B_SCALES
 from sskernels.solvers.cg import amg_preconditioner, cg_solve, have_pyamg, jacobi_preconditioner
 from sskernels.solvers.report import SolveInfo
@@ -201,7 +202,7 @@ class HarmonicFunction(GraphClassifier):
     Unlabeled points in a connected component without any labeled point have
     no harmonic solution (``L_UU`` is singular); they receive the class
     frequencies of the labeled points (a choice: the paper assumes a connected
-    graph; the rule of every graph learner, :class:`~sskernels.learners.base.GraphClassifier`).
+    graph; the rule of every graph learner, :class:`~sskernels.learners.graph_base.GraphClassifier`).
     ``class_mass_normalization`` applies Zhu et al.'s CMN (Sec. 3),
     off by default as in Liu et al.'s comparison.
 
@@ -370,7 +371,7 @@ class Consistency(GraphClassifier):
     then absorbs the others, which a selection on the labeled points sees.
 
     Points in graph components without a labeled point get the labeled class frequencies,
-    the rule of every graph learner (:class:`~sskernels.learners.base.GraphClassifier`;
+    the rule of every graph learner (:class:`~sskernels.learners.graph_base.GraphClassifier`;
     recorded as degenerate in ``fit_report_``).
 
     The scores are nonnegative label mass, so ``label_distributions_`` (training points)

@@ -539,6 +539,10 @@ WRAPPER_KEYS = {
 _PROTOCOL_NAMES = {"standard": "kfold", "kfold": "kfold", "one-fold-labeled": "one-fold-labeled"}
 
 
+#: the ``random_state`` of a spec's estimators and selection wrapper when the spec names none
+SPEC_SEED = 0
+
+
 def make_method(name, **params):
     """An unfitted estimator for a registered method name and a spec's parameters.
 
@@ -558,7 +562,9 @@ def make_method(name, **params):
     * a parameter in the class's ``_selection`` that the spec does not set is
       selected over its default grid (the paper's choices recorded there);
     * ``n_folds`` (old: ``cv_folds``, ``beta_folds``, ``C_folds``), ``cv_protocol``
-      (``standard`` = ``kfold``, ``one-fold-labeled``), ``random_state`` -> the wrapper;
+      (``standard`` = ``kfold``, ``one-fold-labeled``), ``random_state`` -> the wrapper and
+      the estimator (when it takes one; :data:`SPEC_SEED` = 0 when the spec names none,
+      although the estimators default to None);
     * a class may define ``_spec_params(params, make_learner, graph_given)`` to map nested
       specs (``kernel-svm``: ``kernel`` + ``kernel_params`` -> ``kernel_learner``).
 
@@ -632,9 +638,14 @@ def make_method(name, **params):
             return kernel_learner_from_spec(name, kernel_params, graph_given, who)
 
         params = hook(params, make_learner, graph_given)
-    wrapper = {"random_state": params.get("random_state", 0)}
-    if "random_state" in params and "random_state" not in accepted:
-        params.pop("random_state")
+    # a spec's seed: the estimators default to random_state=None (a fresh draw per fit, as in
+    # scikit-learn); a spec that names none runs with 0, so its records are reproducible
+    seed = params.get("random_state", SPEC_SEED)
+    wrapper = {"random_state": seed}
+    if "random_state" in accepted:
+        params["random_state"] = seed
+    else:
+        params.pop("random_state", None)
     for key in [k for k in params if k in WRAPPER_KEYS]:
         value = params.pop(key)
         if WRAPPER_KEYS[key] == "protocol":

@@ -48,7 +48,7 @@ from numbers import Integral
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, RegressorMixin, clone
 from sklearn.model_selection import KFold, StratifiedKFold
-from sklearn.utils._available_if import available_if
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d
 
@@ -436,8 +436,8 @@ class SelectOnLabeled(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     protocol : {"kfold", "one-fold-labeled"}, default="kfold"
         ``"kfold"`` fits on all folds but one and validates on it; ``"one-fold-labeled"``
         fits on one fold and validates on the others (Mao & Tsang, Sec. 5.2).
-    random_state : int, RandomState instance or None, default=0
-        Seed of the fold assignment.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the fold assignment (None: fresh folds at each fit; specs pass 0).
 
     Attributes
     ----------
@@ -492,7 +492,7 @@ class SelectOnLabeled(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     >>> X = StandardScaler().fit_transform(X)
     >>> y_partial = np.full_like(y, -1)
     >>> y_partial[::10] = y[::10]                 # 18 labeled points, 160 unlabeled
-    >>> search = SelectOnLabeled(Consistency(), {"alpha": [0.5, 0.9, 0.99]})
+    >>> search = SelectOnLabeled(Consistency(), {"alpha": [0.5, 0.9, 0.99]}, random_state=0)
     >>> search = search.fit(X, y_partial)
     >>> sorted(search.best_params_)
     ['alpha']
@@ -513,7 +513,7 @@ class SelectOnLabeled(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         "random_state": ["random_state"],
     }
 
-    def __init__(self, estimator, param_grid=None, n_folds=5, protocol="kfold", random_state=0):
+    def __init__(self, estimator, param_grid=None, n_folds=5, protocol="kfold", random_state=None):
         self.estimator = estimator
         self.param_grid = param_grid
         self.n_folds = n_folds
@@ -695,7 +695,7 @@ class SelectOnLabeled(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         >>> X = StandardScaler().fit_transform(X)
         >>> y_partial = np.full_like(y, -1)
         >>> y_partial[::10] = y[::10]
-        >>> sel = SelectOnLabeled(TransductiveSpectralKernel(), {"beta": [1.0, 10.0]})
+        >>> sel = SelectOnLabeled(TransductiveSpectralKernel(), {"beta": [1.0, 10.0]}, random_state=0)
         >>> sel = sel.fit(X, y_partial)
         >>> sel.kernel(X[:2], X[:3]).shape
         (2, 3)
@@ -892,8 +892,8 @@ class SelectOnLabeledRegressor(MetaEstimatorMixin, RegressorMixin, BaseEstimator
     protocol : {"kfold", "one-fold-labeled"}, default="kfold"
         ``"kfold"`` fits on all folds but one and validates on it; ``"one-fold-labeled"``
         fits on one fold and validates on the others (Mao & Tsang, Sec. 5.2).
-    random_state : int, RandomState instance or None, default=0
-        Seed of the fold assignment.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the fold assignment (None: fresh folds at each fit; specs pass 0).
 
     Attributes
     ----------
@@ -929,7 +929,7 @@ class SelectOnLabeledRegressor(MetaEstimatorMixin, RegressorMixin, BaseEstimator
     >>> y = np.sin(3 * X[:, 0]) + X[:, 1]
     >>> y_partial = np.full_like(y, np.nan)
     >>> y_partial[::5] = y[::5]                   # 20 labeled points, NaN = unlabeled
-    >>> search = SelectOnLabeledRegressor(SVRBaseline(), {"C": [0.1, 1.0, 10.0]})
+    >>> search = SelectOnLabeledRegressor(SVRBaseline(), {"C": [0.1, 1.0, 10.0]}, random_state=0)
     >>> search = search.fit(X, y_partial)
     >>> sorted(search.best_params_)
     ['C']

@@ -74,10 +74,10 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_array
 
 from sskernels.errors import ParameterError
-from sskernels.learners.base import (
+from sskernels.learners.base import indicator
+from sskernels.learners.graph_base import (
     GraphClassifier,
     graph_components,
-    indicator,
     settle_scores,
     unreached,
 )

@@ -26,10 +26,10 @@ from numbers import Integral, Real
 from sklearn.utils import check_array
 from sklearn.utils._param_validation import Interval
 
-from sskernels.learners.base import (
+from sskernels.learners.base import indicator
+from sskernels.learners.graph_base import (
     GraphClassifier,
     graph_components,
-    indicator,
     settle_scores,
     unreached,
 )

@@ -77,7 +77,8 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from sskernels.errors import ParameterError
-from sskernels.learners.base import DefaultGraphMixin, SelectedParamsMixin
+from sskernels.learners.base import SelectedParamsMixin
+from sskernels.learners.graph_base import DefaultGraphMixin
 from sskernels.kernels.rbf import WIDTH_RULES, rbf, resolve_width, squared_distances
 
 
@@ -240,8 +241,8 @@ class RegularizedSpectralClustering(ClusterMixin, TransformerMixin, _Regularized
     eig_rtol : float, default=1e-10
         Kernel eigenvalues below ``eig_rtol * max`` are dropped (see the module
         docstring).
-    random_state : int, RandomState instance or None, default=0
-        Seed of KMeans.
+    random_state : int, RandomState instance or None, default=None
+        Seed of KMeans (None: a fresh one at each fit; specs pass 0).
 
     Attributes
     ----------
@@ -284,7 +285,7 @@ class RegularizedSpectralClustering(ClusterMixin, TransformerMixin, _Regularized
     >>> from sklearn.metrics import adjusted_rand_score
     >>> from sskernels.learners import RegularizedSpectralClustering
     >>> X, y = make_moons(n_samples=100, noise=0.05, random_state=0)
-    >>> est = RegularizedSpectralClustering(n_clusters=2).fit(X)
+    >>> est = RegularizedSpectralClustering(n_clusters=2, random_state=0).fit(X)
     >>> est.labels_.shape
     (100,)
     >>> int(est.labels_[0])                        # the first point's cluster is 0
@@ -309,7 +310,7 @@ class RegularizedSpectralClustering(ClusterMixin, TransformerMixin, _Regularized
         kernel_width="median",
         graph=None,
         eig_rtol=1e-10,
-        random_state=0,
+        random_state=None,
     ):
         self.n_clusters = n_clusters
         self.gamma_A = gamma_A
