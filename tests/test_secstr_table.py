@@ -92,3 +92,24 @@ def test_the_pipelined_table_has_the_numbers_of_each_spec_run_alone(tmp_path):
     before = (tmp_path / "runs" / "ours" / "stages.json").read_text()
     assert secstr.main([str(ours), str(peer), "--jobs", "2", "--out", str(out)]) == 0
     assert (tmp_path / "runs" / "ours" / "stages.json").read_text() == before
+
+
+def test_each_spec_reports_the_stages_of_its_own_graph(tmp_path):
+    """The stage rows are read right after each spec's run: a later spec's graphs (which
+    clear or evict the memo: the 1.27 M-point graph with SKL_KTA's spectrum is larger than
+    the graph memo) must not replace an earlier spec's."""
+
+    def ours(name, k):
+        path = _write(tmp_path, name, [{"name": "harmonic"}])
+        raw = yaml.safe_load(path.read_text())
+        raw["graph"]["k"] = k
+        path.write_text(yaml.safe_dump(raw))
+        return path
+
+    a, b = ours("six", 6), ours("nine", 9)
+    clear_cache()
+    out = tmp_path / "table" / "two"
+    assert secstr.main([str(a), str(b), "--jobs", "1", "--out", str(out)]) == 0
+    for name, k in (("six", 6), ("nine", 9)):
+        stages = json.loads((tmp_path / "runs" / name / "stages.json").read_text())
+        assert f"k = {k}," in stages["graph_detail"], stages["graph_detail"]
