@@ -485,6 +485,15 @@ def write_graph_seconds(output, seconds, searches=(), artifacts=None):
     atomic_write_text(Path(output) / "graph_seconds.json", json.dumps(plain(out)))
 
 
+def _graph_file(output):
+    """The dict ``<output>/graph_seconds.json`` holds, {} when it is absent or unreadable."""
+    try:
+        out = json.loads((Path(output) / "graph_seconds.json").read_text())
+    except (OSError, ValueError):
+        return {}
+    return out if isinstance(out, dict) else {}
+
+
 def read_graph_searches(output):
     """The neighbour searches :func:`write_graph_seconds` recorded ([] if none).
 
@@ -498,10 +507,7 @@ def read_graph_searches(output):
     list of dict
         The searches; [] when the file is absent, unreadable or holds none.
     """
-    try:
-        out = json.loads((Path(output) / "graph_seconds.json").read_text()).get("searches", [])
-    except (OSError, ValueError, AttributeError):
-        return []
+    out = _graph_file(output).get("searches", [])
     return out if isinstance(out, list) else []
 
 
@@ -518,10 +524,7 @@ def read_graph_store(output):
     -------
     dict or None
     """
-    try:
-        art = json.loads((Path(output) / "graph_seconds.json").read_text()).get("artifacts")
-    except (OSError, ValueError, AttributeError):
-        return None
+    art = _graph_file(output).get("artifacts")
     return art if isinstance(art, dict) else None
 
 
@@ -556,8 +559,8 @@ def read_graph_seconds(output):
         The seconds; None when ``graph_seconds.json`` is absent or unreadable.
     """
     try:
-        return float(json.loads((Path(output) / "graph_seconds.json").read_text())["seconds"])
-    except (OSError, ValueError, KeyError):
+        return float(_graph_file(output)["seconds"])
+    except (KeyError, TypeError, ValueError):
         return None
 
 
