@@ -6,7 +6,7 @@ points, and its centered alignment (Cortes et al. 2010) with the labels of those
 recorded.  Per data set (Text, USPS, COIL, BCI of the SSL book, as in the figure):
 
 * **label-aware** — ``u_k = D^{-1} K_nl y_k``, k = 1..c (Alg. 1 step 2,
-  :func:`sskernels.learners.label_aware.label_aware_vectors`), at the unlabeled points;
+  :func:`sskernels.learners.embedding.label_aware_vectors`), at the unlabeled points;
 * **laplacian** — the 10 % n smoothest eigenvectors of the normalized graph Laplacian of the
   Gaussian kernel (the largest of ``S = D^{-1/2} K D^{-1/2}``), what Sec. 4.3.1 and its
   footnote 2 say the figure compares with;
@@ -47,7 +47,7 @@ from sskernels.experiment.splits import make_splits
 from sskernels.kernels.alignment import alignment_terms, ideal_kernel
 from sskernels.kernels.rbf import mean_squared_distance, squared_distances
 from sskernels.kernels.spectra import nystrom_spectrum
-from sskernels.learners.label_aware import gaussian_width, label_aware_vectors
+from sskernels.learners.embedding import gaussian_width, label_aware_vectors
 
 OUT = Path(__file__).resolve().parents[1] / "results" / "wang2015"
 

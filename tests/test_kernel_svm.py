@@ -313,7 +313,7 @@ def test_sparse_weights_multiply_only_their_base_vectors(wine_split):
     weighted base vectors only, equal to the full product up to rounding, and the oracle's
     labeled columns are exactly its entries."""
     from sskernels.learners import LabelAwareKernel
-    from sskernels.learners.label_aware import weighted_factors
+    from sskernels.learners.embedding import weighted_factors
 
     X, _, yp, lab = wine_split
     est = LabelAwareKernel(n_components=15, weighting="local-rademacher", random_state=0).fit(X, yp)

@@ -9,7 +9,7 @@ from sskernels.kernels.alignment import alignment_terms, ideal_kernel
 from sskernels.kernels.rbf import mean_squared_distance
 from sskernels.kernels.spectra import nystrom_spectrum, rbf_spectrum
 from sskernels.learners import KernelSVM, LabelAwareKernel
-from sskernels.learners.label_aware import gaussian_width, landmark_indices
+from sskernels.learners.embedding import gaussian_width, landmark_indices
 from sskernels.solvers.cone import alignf, alignment_qp
 from sskernels.solvers.highs import solve_qp
 

@@ -255,3 +255,53 @@ def test_an_import_by_a_computed_name_is_refused(package_copy):
         r"module whose name is computed at run time",
     ):
         import_graph(package_copy)
+
+
+# ------------------------------------------------------------ no family imports another
+
+#: the learners' modules that are no family of their own: the bases, the protocol, the pieces
+#: several families share, the selection and extra-points wrappers, the fitted-learner memo,
+#: the registry (which imports every family) and the package's re-exports
+SHARED_LEARNER_MODULES = {
+    "sskernels.learners",
+    "sskernels.learners.base",
+    "sskernels.learners.graph_base",
+    "sskernels.learners.protocol",
+    "sskernels.learners.spectral_base",
+    "sskernels.learners.embedding",
+    "sskernels.learners.grids",
+    "sskernels.learners.fitted",
+    "sskernels.learners.selection",
+    "sskernels.learners.extra_unlabeled",
+    "sskernels.learners.registry",
+}
+
+
+def family_imports(graph):
+    """``[(family, family it imports)]``: one learner family's module importing another's
+    (a default built by name, declared in ``_default_modules``, excepted)."""
+    from sskernels.learners.kernel_machines import DEFAULT_KERNEL_LEARNER
+
+    declared = {("sskernels.learners.kernel_machines", DEFAULT_KERNEL_LEARNER[0])}
+    families = {
+        m for m in graph if m.startswith("sskernels.learners.") and m not in SHARED_LEARNER_MODULES
+    }
+    return sorted(
+        (a, b)
+        for a in families
+        for b in graph[a]
+        if b in families and b != a and (a, b) not in declared
+    )
+
+
+def test_no_learner_family_imports_another():
+    assert family_imports(import_graph()) == []
+
+
+def test_a_family_importing_another_fails_the_check(package_copy):
+    _append(
+        package_copy / "learners" / "mkl.py",
+        "\n\nfrom sskernels.learners.skl import C_GRID as _C  # noqa: E402\n",
+    )
+    found = family_imports(import_graph(package_copy))
+    assert ("sskernels.learners.mkl", "sskernels.learners.skl") in found

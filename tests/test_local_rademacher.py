@@ -8,7 +8,7 @@ import scipy.sparse as sp
 from sklearn.datasets import make_blobs, make_moons
 
 from sskernels.learners import LabelAwareKernel
-from sskernels.learners.label_aware import empirical_spectrum
+from sskernels.learners.embedding import empirical_spectrum
 from sskernels.learners.registry import make_method
 from sskernels.learners.selection import default_grid
 from sskernels.solvers.mkl import simplemkl

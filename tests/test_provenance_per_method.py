@@ -127,12 +127,19 @@ def builds_graph(key):
             ("ALPHAS, WIDE_B_SCALES", "ALPHAS, WIDE_B_SCALES  # x\n_E = 1"),
             {"harmonic", "consistency"},
         ),
-        # Liu et al.'s family: OSK and DSK subclass its classifier (SpectralKernelClassifier), and
-        # a kernel SVM's learner is TSK unless the spec names another (the default is imported
-        # by name when used: a kernel SVM on another learner's kernel does not hold spectral.py)
+        # Liu et al.'s family: RSK and TSK, and a kernel SVM's learner is TSK unless the spec
+        # names another (the default is imported by name when used: a kernel SVM on another
+        # learner's kernel does not hold spectral.py); OSK and DSK subclass the shared
+        # classifier of spectral_base.py, not this family
         (
             "learners/spectral.py",
             ("_LPS = LRU(", "_LPS = LRU(1 + "),
+            {"rsk", "tsk", "kernel-svm", "kernel-svm/tsk"},
+        ),
+        # the shared spectral classifier: Liu et al.'s family and the spectral transforms
+        (
+            "learners/spectral_base.py",
+            ("ZERO_TOL = ", "ZERO_TOL = 1 * "),
             {"rsk", "tsk", "osk", "dsk", "kernel-svm", "kernel-svm/tsk"},
         ),
         # the graph package: exactly the methods that build a graph (not the kernel SVMs on
@@ -165,8 +172,8 @@ def test_a_change_in_one_learner_recomputes_only_its_own_methods(
     package_copy, module, edit_, expected
 ):
     if expected == "graph builders":
-        # and DSK: its class derives from Liu et al.'s SpectralKernelClassifier, whose module
-        # (spectral.py) builds graphs for TSK
+        # and DSK: its module (spectral_transforms.py) holds the order-constrained kernel too,
+        # a graph learner
         expected = {k for k in BUILT if builds_graph(k)} | {"dsk"}
         # the supervised SVM and the kernel SVMs on Wang et al.'s kernels build none
         assert {"svm", "kernel-svm/label-aware", "kernel-svm/cluster-kernel"}.isdisjoint(expected)

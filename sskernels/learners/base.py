@@ -18,6 +18,11 @@ What the base does once, for every estimator:
 * ``fit_report_`` (:class:`~sskernels.solvers.report.FitReport`) is started,
   so that every solver call, fallback and degenerate case of the fit is recorded.
 
+The hooks the package's machinery calls on an estimator (``precompute``, the fast
+cross-validation path, the oracle's fast path, the kernel factors, the default selection
+grids, ...) are declared with their defaults in :class:`~sskernels.learners.protocol.
+LearnerProtocol`, which both bases inherit.
+
 The graph learners' base classes (the ``graph`` parameter, ``precompute``, the rule for
 unreached points) are in :mod:`sskernels.learners.graph_base`; this module does not import
 the graph package.
@@ -37,6 +42,7 @@ from sklearn.utils.validation import (
 )
 
 from sskernels.errors import ParameterError
+from sskernels.learners.protocol import LearnerProtocol, selected_params  # noqa: F401
 from sskernels.solvers.report import FitReport
 
 UNLABELED = -1
@@ -241,65 +247,7 @@ def as_scores(F):
     return np.column_stack([-F, F]) if F.ndim == 1 else F
 
 
-class SelectedParamsMixin:
-    """``selected_params_``: the parameters a fitted estimator selected or resolved on the
-    labeled points, which the runner records with each split (the ``selected`` column).
-
-    A family declares the fitted attributes that hold them in ``_selected_attributes`` (in
-    the order they are reported); an estimator fitted around a kernel learner
-    (``learner_``) adds the learner's, prefixed ``kernel_learner__``.  Read with
-    :func:`selected_params`, which also unwraps a selection wrapper.
-    """
-
-    #: the fitted attributes reported as selected parameters (each family declares its own)
-    _selected_attributes: tuple = ()
-
-    @property
-    def selected_params_(self):
-        out = {k: getattr(self, k) for k in self._selected_attributes if hasattr(self, k)}
-        learner = getattr(self, "learner_", None)  # a kernel machine's kernel learner
-        if learner is not None:
-            out.update({f"kernel_learner__{k}": v for k, v in selected_params(learner).items()})
-        return out
-
-
-def selected_params(est):
-    """The parameters a fitted estimator selected on the labeled points.
-
-    A selection wrapper's (``best_params_``, e.g.
-    :class:`~sskernels.learners.selection.SelectOnLabeled` or scikit-learn's
-    ``GridSearchCV``) joined to its chosen estimator's, else the estimator's own
-    ``selected_params_`` (:class:`SelectedParamsMixin`); ``{}`` for an estimator that
-    declares none.
-
-    Parameters
-    ----------
-    est : object
-        A fitted estimator.
-
-    Returns
-    -------
-    dict
-        Parameter names and their selected values (a wrapper's ``best_params_`` take
-        precedence over its chosen estimator's entries of the same name).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from sskernels.learners import LapRLS
-    >>> from sskernels.learners.base import selected_params
-    >>> X = np.r_[np.random.RandomState(0).randn(20, 2), 4 + np.random.RandomState(1).randn(20, 2)]
-    >>> y = np.full(40, -1); y[[0, 1, 20, 21]] = [0, 0, 1, 1]
-    >>> sorted(selected_params(LapRLS(gamma_A=0.1).fit(X, y)))
-    ['gamma_A_', 'gamma_I_', 'kernel_width_']
-    """
-    if getattr(est, "best_params_", None) is not None:
-        inner = getattr(est, "best_estimator_", None)
-        return {**(selected_params(inner) if inner is not None else {}), **dict(est.best_params_)}
-    return dict(getattr(est, "selected_params_", None) or {})
-
-
-class SemiSupervisedClassifier(SelectedParamsMixin, ClassifierMixin, BaseEstimator):
+class SemiSupervisedClassifier(LearnerProtocol, ClassifierMixin, BaseEstimator):
     """Base of every semi-supervised classifier: validation, labels, the fit report.
 
     Subclasses call :meth:`_fit_start` first in ``fit`` and :meth:`_check_X`
@@ -320,23 +268,7 @@ class SemiSupervisedClassifier(SelectedParamsMixin, ClassifierMixin, BaseEstimat
     """
 
     _parameter_constraints: dict = {}
-    #: parameters selected by default in specs: name -> (grid, preference[, unless])
-    #: (see :mod:`sskernels.learners.selection`)
-    _selection: dict = {}
-    #: ``(parameter, value)`` for which the kernel has no width (linear, cosine): a spec
-    #: then neither sets nor selects a width (see :meth:`_spec_params`)
-    _widthless: tuple = ()
     accept_sparse = ("csr", "csc")
-
-    @classmethod
-    def _spec_params(cls, params, make_learner, graph_given):
-        """The registry's hook from a spec's parameters to this class's (default: as given,
-        but a kernel without a width drops the width parameters and their grids)."""
-        if cls._widthless and params.get(cls._widthless[0]) == cls._widthless[1]:
-            for key in ("kernel_width", "kernel_width_grid", "kernel_width_scale_grid"):
-                params.pop(key, None)
-            params["kernel_width_scale"] = 1.0
-        return params
 
     def _fit_start(self, X, y, min_classes=2):
         """Validate parameters and data; set ``classes_``, ``labeled_``, ``fit_report_``.
@@ -406,11 +338,6 @@ class SemiSupervisedClassifier(SelectedParamsMixin, ClassifierMixin, BaseEstimat
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = bool(self.accept_sparse)
         return tags
-
-    def _inductive(self):
-        """Whether the learner has an out-of-sample rule (``predict`` on new points); a
-        transductive-only learner labels its training points only (``transduction_``)."""
-        return True
 
     @available_if(lambda self: self._inductive())
     def predict(self, X):
@@ -486,7 +413,7 @@ def labeled_rows(Y):
     return np.flatnonzero(~nan.any(axis=1))
 
 
-class SemiSupervisedRegressor(SelectedParamsMixin, RegressorMixin, BaseEstimator):
+class SemiSupervisedRegressor(LearnerProtocol, RegressorMixin, BaseEstimator):
     """Base of the semi-supervised regressors (Wang et al. 2015's WiFi task).
 
     The convention for partial targets: ``y`` is (n,) or (n, k) float, and a NaN target (a
@@ -508,7 +435,6 @@ class SemiSupervisedRegressor(SelectedParamsMixin, RegressorMixin, BaseEstimator
     """
 
     _parameter_constraints: dict = {}
-    _selection: dict = {}
     accept_sparse = False
 
     def _fit_start(self, X, y):

@@ -3,7 +3,7 @@
 Sindhwani, Belkin & Niyogi, "The geometric basis of semi-supervised learning",
 Sec. 11.3.3 and 11.4.  Built on :mod:`sskernels.kernels.deformed`
 (``intrinsic_matrix``, ``deformed_kernel``), :mod:`sskernels.kernels.rbf` (the
-RBF kernel and its width rules), :func:`sskernels.learners.manifold.laprls_coefficients`
+RBF kernel and its width rules), :func:`sskernels.solvers.manifold.laprls_coefficients`
 and the package's k-NN graph (:class:`sskernels.graph.KNNGraph`).
 
 * :class:`DeformedKernel` — ``K~(x, z) = K(x, z) - k_x^T (I + M' K)^{-1} M' k_z``
@@ -36,7 +36,7 @@ from sskernels.kernels.deformed import LAPLACIANS, deformed_kernel, intrinsic_ma
 from sskernels.kernels.rbf import WIDTH_RULES, rbf, resolve_width, squared_distances
 from sskernels.learners.base import ovr_targets
 from sskernels.learners.graph_base import GraphSemiSupervisedClassifier
-from sskernels.learners.manifold import laprls_coefficients
+from sskernels.solvers.manifold import laprls_coefficients
 from sskernels.solvers.report import SolveInfo
 
 _WIDTH = [Interval(Real, 0, None, closed="neither"), StrOptions(set(WIDTH_RULES))]
@@ -283,7 +283,7 @@ class SupervisedManifoldRLS(GraphSemiSupervisedClassifier):
     By the representer theorem ``f(x) = sum_{i<=l} alpha_i K(x_i, x)`` (no bias), and
     with ``M = sum_c gamma_I^c P_c^T L_c P_c`` (the block-diagonal matrix in the
     original order) ``alpha = (K + gamma_A l I + (l / l^2) M K)^{-1} Y``
-    (:func:`~sskernels.learners.manifold.laprls_coefficients` with all points
+    (:func:`~sskernels.solvers.manifold.laprls_coefficients` with all points
     labeled and ``gamma_I = 1``; LU solve).  Multi-class: one-vs-rest targets
     +-1, label of the largest value.
 

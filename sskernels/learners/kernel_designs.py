@@ -78,7 +78,7 @@ from sskernels.kernels.alignment import TARGETS, alignment_terms, ideal_kernel, 
 from sskernels.kernels.rbf import mean_squared_distance
 from sskernels.learners.base import SemiSupervisedClassifier, indicator
 from sskernels.learners.grids import B_SCALES
-from sskernels.learners.label_aware import EmbeddingKernel, RBFEigenbasis
+from sskernels.learners.embedding import EmbeddingKernel, RBFEigenbasis
 from sskernels.solvers.cone import alignf
 from sskernels.solvers.report import FitReport
 
@@ -158,6 +158,7 @@ class _SpectralDesign(EmbeddingKernel, RBFEigenbasis, SemiSupervisedClassifier):
     }
     _selection = {"b_scale": (B_SCALES, "nearest-1")}
     _precompute_params = ("b_scale",)
+    _fold_one_class = True
     #: the eigenvectors' matrix (RBFEigenbasis): "normalized-laplacian" = top of S
     basis = "normalized-laplacian"
     _unit_diagonal = False
@@ -232,24 +233,25 @@ class _SpectralDesign(EmbeddingKernel, RBFEigenbasis, SemiSupervisedClassifier):
         if evaluate:
             self._note_degenerate_prediction(self.transduction_)
 
-    def _fold_predictor(self, X, labeled, y_enc, keys):
+    @property
+    def _fold_params(self):
+        """Every constructor parameter (a fold fit is :meth:`_fit_labeled` with the
+        candidate set)."""
+        return frozenset(self.get_params(deep=False))
+
+    def _fold_setup(self, X, labeled, y_enc, report):
         """The width / delta selection's fold fits without the estimator around them: one
         validation of ``X`` and one estimator per candidate, then per fold the fit's own
         computation (:meth:`_fit_labeled`) on the fold's labels (the eigenvectors are
         memoized per width).  Equal to the generic rule: the same arithmetic on the same
         arrays, the fold's labeled points in increasing position and its classes encoded
         among themselves, as a fit with the other labels hidden sees them."""
-        if not set(keys) <= set(self.get_params(deep=False)):
-            return None
-        self._validate_params()
         X = check_array(X, accept_sparse=self.accept_sparse, dtype=np.float64)
         key = fingerprint(X)
-        current, report = {}, FitReport()
+        current = {}
 
         def predict(params, train, test):
             y_train = y_enc[train]
-            if np.unique(y_train).size < 2:
-                return np.full(test.size, y_train[0])
             cand = tuple(sorted(params.items()))
             if current.get("cand") != cand:
                 est = clone(self).set_params(**params)
@@ -264,7 +266,6 @@ class _SpectralDesign(EmbeddingKernel, RBFEigenbasis, SemiSupervisedClassifier):
             report.merge(est.fit_report_)
             return np.asarray(est.transduction_)[labeled[test]]
 
-        predict.report = report  # SelectOnLabeled merges it ("cv: "; its fallbacks count)
         return predict
 
     def _row_scale(self, E, note=False):

@@ -273,6 +273,8 @@ class KernelSVM(SemiSupervisedClassifier):
         "C": [Interval(Real, 0, None, closed="neither")],
     }
     _selection = {"C": (C_GRID, "smallest")}
+    _fold_params = frozenset({"C"})
+    _fold_one_class = True
     #: spec parameters that :meth:`_spec_params` turns into ``kernel_learner``
     _spec_keys = ("kernel", "kernel_params")
 
@@ -334,20 +336,13 @@ class KernelSVM(SemiSupervisedClassifier):
         scale = float(np.mean(np.diag(K)))
         return learner, K[:, labeled] / (scale if scale > 0 else 1.0), scale
 
-    def _fold_predictor(self, X, labeled, y_enc, keys):
+    def _fold_setup(self, X, labeled, y_enc, report):
         """C candidates share one kernel-learner fit (all labels); folds refit only the SVM."""
-        if set(keys) != {"C"}:
-            return None
-        self._validate_params()
         X = check_array(X, accept_sparse=self.accept_sparse, dtype=np.float64)
         _, K_L, _ = self._learned_kernel(X, labeled, y_enc)
         K_LL = K_L[labeled]
 
-        report = FitReport()
-
         def predict(params, train, test):
-            if np.unique(y_enc[train]).size < 2:
-                return np.full(test.size, y_enc[train][0])
             pred, note = capped_svc_predict(
                 params["C"], K_LL[np.ix_(train, train)], y_enc[train], K_LL[np.ix_(test, train)]
             )
@@ -355,7 +350,6 @@ class KernelSVM(SemiSupervisedClassifier):
                 report.note("fallback", note)
             return pred
 
-        predict.report = report  # SelectOnLabeled merges it (fold fits' fallbacks)
         return predict
 
     def _transduction_predictor(self, X, y, keys):
@@ -540,7 +534,7 @@ def _oracle_learner(template, X, labeled, y_enc, key):
 def _labeled_columns(learner, labeled):
     """``(K[:, labeled], diag(K))`` of a fitted kernel learner's ``kernel_`` (unscaled): the
     learner's own ``labeled_columns(labeled)`` when it offers them without the n x n kernel
-    (an :class:`~sskernels.learners.label_aware.EmbeddingKernel`: the Wang et al. designs and
+    (an :class:`~sskernels.learners.embedding.EmbeddingKernel`: the Wang et al. designs and
     label-aware), otherwise the columns and diagonal of ``kernel_``."""
     hook = getattr(learner, "labeled_columns", None)
     got = hook(labeled) if callable(hook) else None

@@ -9,7 +9,7 @@ vector regression (Smola & Schoelkopf 2004) on the learned kernel.  For the Gaus
    per target (the x and y coordinates: two vectors, one kernel for both);
 3. the k dominant eigenvectors of the kernel matrix over all n points, by the Nystrom method
    or exactly, exactly as :class:`~sskernels.learners.label_aware.LabelAwareKernel`
-   (:class:`~sskernels.learners.label_aware.RBFEigenbasis`, the same memoized spectra);
+   (:class:`~sskernels.learners.embedding.RBFEigenbasis`, the same memoized spectra);
 4.-5. ``K = sum_i alpha_i u_i u_i^T + sum_j beta_j v_j v_j^T`` (eq. (6)), the weights by
    *alignf* (:func:`sskernels.solvers.cone.alignf`) with the regression ideal kernel
    ``T = Y_c Y_c^T`` (``y y^T`` for one target; the sum of the targets' ideal kernels for
@@ -52,9 +52,9 @@ from sskernels.kernels.alignment import centered_alignment
 from sskernels.kernels.rbf import mean_squared_distance, squared_distances
 from sskernels.learners.base import SemiSupervisedRegressor
 from sskernels.learners.grids import SVR_C_GRID, WIDE_B_SCALES
-from sskernels.learners.label_aware import (
+from sskernels.learners.embedding import (
+    EIGENBASIS_CONSTRAINTS,
     EmbeddingKernel,
-    LabelAwareKernel,
     RBFEigenbasis,
     _count,
     label_aware_vectors,
@@ -147,20 +147,9 @@ class LabelAwareRegressionKernel(EmbeddingKernel, RBFEigenbasis, SemiSupervisedR
     #: the fitted parameters reported as selected on the labeled points (``selected_params_``)
     _selected_attributes = ("mu_",)
 
-    #: LabelAwareKernel's constraints of the parameters the two share (one width, no target)
-    _parameter_constraints = {
-        k: LabelAwareKernel._parameter_constraints[k]
-        for k in (
-            "b_scale",
-            "n_components",
-            "n_landmarks",
-            "eigen_solver",
-            "basis",
-            "label_aware",
-            "metric",
-            "random_state",
-        )
-    }
+    #: the label-aware classifier's constraints of the parameters the two share (one width,
+    #: no target)
+    _parameter_constraints = dict(EIGENBASIS_CONSTRAINTS)
 
     def __init__(
         self,
@@ -409,6 +398,7 @@ class LabelAwareSVR(SemiSupervisedRegressor):
     }
     _selection = {"b_scale": (WIDE_B_SCALES, "nearest-1"), "C": (C_GRID, "smallest")}
     _precompute_params = ("b_scale",)
+    _fold_params = frozenset({"b_scale", "C"})
     _kernel_params = tuple(LabelAwareRegressionKernel._parameter_constraints)
 
     def __init__(
@@ -504,12 +494,9 @@ class LabelAwareSVR(SemiSupervisedRegressor):
         self.transduction_ = self._shaped(F)
         return self
 
-    def _fold_predictor(self, X, labeled, Y_L, keys):
+    def _fold_setup(self, X, labeled, Y_L, report):
         """C candidates share the kernel fitted on a fold's training labels (the kernel is
         refitted per fold: its label-aware vectors use those labels only)."""
-        if not set(keys) <= {"b_scale", "C"}:
-            return None
-        self._validate_params()
         X = check_array(X, dtype=np.float64)
         memo = {}
 

@@ -78,7 +78,7 @@ from sskernels.learners.graph_base import (
 from sskernels.memo import LRU
 from sskernels.solvers.cg import cg_solve
 from sskernels.solvers.psd import solve_psd
-from sskernels.solvers.report import FitReport, SolveInfo
+from sskernels.solvers.report import SolveInfo
 
 SOLVERS = ("auto", "direct", "cg")
 #: "auto" uses the direct solver up to this dimension (dense or sparse X)
@@ -150,6 +150,8 @@ class _LinearManifold(GraphSemiSupervisedClassifier):
         "gamma_I": (GAMMA_I_GRID, "largest"),
         "gamma_A": (GAMMA_A_GRID, "smallest"),
     }
+    _fold_params = frozenset({"gamma_A", "gamma_I"})
+    _fold_one_class = True
     _needs_features = True
 
     def precompute(self, X):
@@ -399,25 +401,22 @@ class LinearLapRLS(_LinearManifold):
             return W[:-1], W[-1], info
         return W, np.zeros(W.shape[1]), info
 
-    def _fold_predictor(self, X, labeled, y_enc, keys):
+    def _fold_setup(self, X, labeled, y_enc, report):
         """Fold fits that share the graph, its components and ``Z^T M Z`` (label-independent).
 
         With the direct solver a fold fit is the ``d``-dimensional solve of eq. (11.18) with
         the fold's labels hidden, then ``f`` at the fold's points with the fit's rules for
         unreached points and tied scores (:func:`~sskernels.learners.graph_base.settle_scores`):
         the predictions of the fit itself, without its validation and bookkeeping over all
-        n points.  The solves' reports (a fallback) go to ``predict.report``.  Handles
-        ``gamma_A`` and ``gamma_I``; None (the generic rule) for other keys and for CG.
+        n points.  The solves' reports (a fallback) go to ``report``.  Handles
+        ``gamma_A`` and ``gamma_I``; None (the generic rule) for CG.
         """
-        if not set(keys) <= {"gamma_A", "gamma_I"}:
-            return None
-        self._validate_params()
         X = check_array(X, accept_sparse=("csr", "csc"), dtype=np.float64)
         if sp.issparse(X):
             X = sp.csr_matrix(X)
         if self._solver_for(X.shape[1]) != "direct":
             return None
-        shared, report, base = {}, FitReport(), self.get_params(deep=False)
+        shared, base = {}, self.get_params(deep=False)
 
         def graph_parts():
             if not shared:
@@ -429,8 +428,6 @@ class LinearLapRLS(_LinearManifold):
             return shared
 
         def predict(params, train, test):
-            if np.unique(y_enc[train]).size < 2:
-                return np.full(test.size, y_enc[train][0])
             p = {**base, **params}
             order = np.argsort(labeled[train], kind="stable")
             lab, y_fold = labeled[train][order], y_enc[train][order]
@@ -448,7 +445,6 @@ class LinearLapRLS(_LinearManifold):
             F, _ = settle_scores(F, indicator(enc, classes.size), cut)
             return classes[np.argmax(F, axis=1)]
 
-        predict.report = report
         return predict
 
     def _augment(self, A):

@@ -246,7 +246,8 @@ class _ManifoldRegularizer(GraphSemiSupervisedClassifier):
             key0 + (width,), lambda: base_kernel(width), M
         )
 
-    _deformed_keys = {"gamma_A", "gamma_I", "kernel_width", "kernel_width_scale"}
+    _deformed_keys = frozenset({"gamma_A", "gamma_I", "kernel_width", "kernel_width_scale"})
+    _fold_params = _deformed_keys
 
     def _deformed_scorer(self, X, rows, labeled, n_classes):
         """``scores(params, train, test)``: RLS / SVM with the deformed kernel (eq. (11.16))
@@ -317,7 +318,7 @@ class _ManifoldRegularizer(GraphSemiSupervisedClassifier):
         scores.block = params_block
         return scores
 
-    def _fold_predictor(self, X, labeled, y_enc, keys):
+    def _fold_setup(self, X, labeled, y_enc, report):
         """Fold fits through the deformed kernel (label-independent, eq. (11.15)-(11.16)).
 
         For each width, ``K~_r = G diag(1/(1 + r lam)) G^T`` (``r = gamma_I /
@@ -325,11 +326,10 @@ class _ManifoldRegularizer(GraphSemiSupervisedClassifier):
         shared by the folds; a fold fit is then RLS / SVM with ``K~`` on the
         fold's labeled training points, which is exactly LapRLS / LapSVM on the
         data with the fold's labels hidden.  Handles ``gamma_A``, ``gamma_I``,
-        ``kernel_width`` and ``kernel_width_scale``; None for other keys.
+        ``kernel_width`` and ``kernel_width_scale``; None with a precomputed graph.
         """
-        if self._precomputed or not set(keys) <= self._deformed_keys:
+        if self._precomputed:
             return None  # the generic rule (whose fit refuses "precomputed" clearly)
-        self._validate_params()
         X = check_array(X, accept_sparse=self.accept_sparse, dtype=np.float64)
         scores = self._deformed_scorer(X, labeled, labeled, int(np.max(y_enc)) + 1)
 

@@ -215,6 +215,7 @@ class SimpleMKL(SemiSupervisedClassifier):
         "line_search_tol": [Interval(Real, 0, 1, closed="neither")],
     }
     _selection = {"C": (C_GRID, "largest")}
+    _fold_params = frozenset({"C"})
 
     def __init__(
         self,
@@ -284,11 +285,8 @@ class SimpleMKL(SemiSupervisedClassifier):
             return model.classes[(F[:, 0] > 0).astype(int)]
         return model.classes[np.argmax(F, axis=1)]
 
-    def _fold_predictor(self, X, labeled, y_enc, keys):
+    def _fold_setup(self, X, labeled, y_enc, report):
         """C candidates and folds share the raw base kernels of the labeled points."""
-        if not set(keys) <= {"C"}:
-            return None
-        self._validate_params()
         widths, degrees = self._kernel_params()
         X = check_array(X, accept_sparse=self.accept_sparse, dtype=np.float64)
         Ks_raw = base_kernels(X[labeled], None, widths, degrees)

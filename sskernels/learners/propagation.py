@@ -684,6 +684,7 @@ class HarmonicRegressor(SemiSupervisedRegressor):
     _parameter_constraints = {"b_scale": [Interval(Real, 0, None, closed="neither")]}
     #: the regression width grid, nearest to 1 first
     _selection = {"b_scale": (WIDE_B_SCALES, "nearest-1")}
+    _fold_params = frozenset({"b_scale"})
 
     def __init__(self, b_scale=1.0):
         self.b_scale = b_scale
@@ -721,12 +722,10 @@ class HarmonicRegressor(SemiSupervisedRegressor):
         self.transduction_ = self._shaped(self.scores_)
         return self
 
-    def _fold_predictor(self, X, labeled, Y_L, keys):
+    def _fold_setup(self, X, labeled, Y_L, report):
         """Per width one LU of ``I - P_UU`` over the split's unlabeled points U; a fold F of
         hidden labeled points is solved by the Schur complement of the system on U + F
         (exactly the fit with F's targets hidden)."""
-        if set(keys) != {"b_scale"}:
-            return None
         from scipy.linalg import lu_factor, lu_solve
 
         from sskernels.kernels.rbf import mean_squared_distance, squared_distances

@@ -593,6 +593,7 @@ class SpectralKernelLearning(_SpectralKernelLearningBase):
         "mu": [Interval(Real, 0, None, closed="neither")],
     }
     _selection = {"C": (C_GRID, "largest"), "mu": (MU_GRID, "smallest")}
+    _fold_params = frozenset({"C", "mu"})
 
     def __init__(
         self,
@@ -621,16 +622,13 @@ class SpectralKernelLearning(_SpectralKernelLearningBase):
         F, info = rls_decision(U, U_l, lam, Y_l, self.C_)
         return self._finish(F, info, lam, Y_l, C_L.shape[1])
 
-    def _fold_predictor(self, X, labeled, y_enc, keys):
+    def _fold_setup(self, X, labeled, y_enc, report):
         """Folds and candidates share the graph's spectrum and B; a fold is one l x l solve.
 
         As in :meth:`fit`, the targets keep every labeled class's column.  A candidate
         whose ``lambda*`` are all 0 (K = 0, no decision function) counts every fold point
         wrong (not the constant prediction a fit would give).
         """
-        if not set(keys) <= {"C", "mu"}:
-            return None
-        self._validate_params()
         graph = self._build_graph(
             check_array(X, accept_sparse=self.accept_sparse, dtype=np.float64)
         )

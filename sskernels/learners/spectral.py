@@ -20,7 +20,6 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from sskernels.graph.laplacian import ONE_TOL
 from numbers import Integral, Real
 
 from sklearn.utils import check_array
@@ -28,145 +27,22 @@ from sklearn.utils._param_validation import Interval
 
 from sskernels.learners.base import indicator
 from sskernels.learners.graph_base import (
-    GraphClassifier,
     graph_components,
     settle_scores,
     unreached,
 )
 from sskernels.learners.grids import ALPHAS
+from sskernels.learners.spectral_base import (  # noqa: F401 - ZERO_TOL, decay_matrix re-exported
+    ZERO_TOL,
+    SpectralKernelClassifier,
+    decay_matrix,
+)
 from sskernels.memo import LRU, content_key
 from sskernels.solvers import solve_lp
 from sskernels.solvers.report import SolveInfo
 
 #: TSK's beta grid (eq. (11)/(12)), most preferred first: ties go to the largest beta
 BETA_GRID = (1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0, 1000.0)
-
-#: eigenvalues below this count as 0 (the constant-like eigenvectors of connected components)
-ZERO_TOL = 1e-9
-
-
-class SpectralKernelClassifier(GraphClassifier):
-    """Base class of kernels ``K = V diag(mu) V^T``; subclasses give ``_coefficients``.
-
-    ``n_components=None`` takes the full spectrum (eigenvalues equal to 1
-    included; they are left out of the out-of-sample extension, where
-    eq. (17) is undefined), an integer m the m smallest eigenpairs with
-    ``lambda != 1`` (Liu et al., Sec. 4.1 and Table 1, Step 2).
-
-    Fitted attributes: ``eigenvalues_`` (m,), ``eigenvectors_`` (n, m) = V̄,
-    ``mu_`` (m,) the spectral coefficients; ``kernel_`` the (n, n) learned
-    kernel matrix; ``kernel(A, B)`` evaluates it between any point sets.
-    """
-
-    #: the fitted parameters reported as selected on the labeled points (``selected_params_``)
-    _selected_attributes = ("mu_",)
-
-    _parameter_constraints = {
-        **GraphClassifier._parameter_constraints,
-        "n_components": [Interval(Integral, 1, None, closed="left"), None],
-    }
-
-    def _precompute_graph(self, graph):
-        graph.spectrum(self.n_components)
-
-    def _scores(self, graph, labeled, C_L):
-        spectrum = graph.spectrum(self.n_components)
-        if self.n_components is None:
-            lam, V = spectrum.values, spectrum.vectors
-        else:
-            lam, V = spectrum.smallest(self.n_components, exclude_one=True)
-        self.eigenvalues_, self.eigenvectors_ = lam, V
-        self.mu_ = np.asarray(self._coefficients(lam, V, labeled, C_L), dtype=float)
-        self.C_L_ = C_L
-        # eq. (5): F = K[:, L] C_L = V diag(mu) (V_L^T C_L)
-        return V @ (self.mu_[:, None] * (V[labeled].T @ C_L))
-
-    # -- the learned kernel -------------------------------------------------
-    @property
-    def kernel_(self):
-        V = self.eigenvectors_
-        return (V * self.mu_) @ V.T
-
-    def spectral_embedding(self, X=None, exclude=None):
-        """``V̄`` rows of the training points (``X=None``) or induced ones, eq. (18).
-
-        Columns whose eigenvalue equals 1 are zero in the induced embedding.
-
-        Parameters
-        ----------
-        X : array-like of shape (s, n_features), default=None
-            New points (with ``graph="precomputed"``: their (s, n) affinities to the training
-            points); None: the training points.
-        exclude : array-like of int of shape (s,), default=None
-            Per new point, the index of a training point to leave out of its graph weights
-            (:meth:`~sskernels.graph.Graph.induced_normalized`).
-
-        Returns
-        -------
-        ndarray of shape (n_samples, m) or (s, m)
-            ``eigenvectors_``, or the new points' rows ``w_x^T V (I - Lambda)^{-1}``.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from sklearn.datasets import load_wine
-        >>> from sklearn.preprocessing import StandardScaler
-        >>> from sskernels.learners import TransductiveSpectralKernel
-        >>> X, y = load_wine(return_X_y=True)
-        >>> X = StandardScaler().fit_transform(X)
-        >>> y_partial = np.full_like(y, -1)
-        >>> y_partial[::10] = y[::10]
-        >>> tsk = TransductiveSpectralKernel(beta=10).fit(X, y_partial)
-        >>> tsk.spectral_embedding().shape, tsk.spectral_embedding(X[:2]).shape
-        ((178, 10), (2, 10))
-        """
-        if X is None:
-            return self.eigenvectors_
-        w = self.graph_.induced_normalized(X, exclude=exclude)
-        gap = 1.0 - self.eigenvalues_
-        scale = np.where(np.abs(gap) > ONE_TOL, 1.0 / np.where(gap == 0, 1.0, gap), 0.0)
-        return (w @ self.eigenvectors_) * scale
-
-    def kernel(self, A=None, B=None):
-        """``K(a, b) = V̄_a diag(mu) V̄_b^T`` (eq. (16)); None means the training points.
-
-        Parameters
-        ----------
-        A : array-like of shape (n_a, n_features), default=None
-            Points (with ``graph="precomputed"``: their affinities to the training points);
-            None: the training points.
-        B : array-like of shape (n_b, n_features), default=None
-            Points, as ``A``; None: the training points.
-
-        Returns
-        -------
-        ndarray of shape (n_a, n_b)
-            The kernel between the two point sets (:meth:`spectral_embedding`).
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from sklearn.datasets import load_wine
-        >>> from sklearn.preprocessing import StandardScaler
-        >>> from sskernels.learners import TransductiveSpectralKernel
-        >>> X, y = load_wine(return_X_y=True)
-        >>> X = StandardScaler().fit_transform(X)
-        >>> y_partial = np.full_like(y, -1)
-        >>> y_partial[::10] = y[::10]
-        >>> tsk = TransductiveSpectralKernel(beta=10).fit(X, y_partial)
-        >>> tsk.kernel(X[:2], X[:3]).shape
-        (2, 3)
-        >>> bool(np.allclose(tsk.kernel(), tsk.kernel_))
-        True
-        """
-        Va = self.spectral_embedding(A)
-        Vb = Va if B is A else self.spectral_embedding(B)
-        return (Va * self.mu_) @ Vb.T
-
-    def _induce(self, X):
-        # eq. (19): sum over labeled j of class k of K_{x,j}
-        Vx = self.spectral_embedding(X)
-        return Vx @ (self.mu_[:, None] * (self.eigenvectors_[self.labeled_].T @ self.C_L_))
 
 
 class RegularizedSpectralKernel(SpectralKernelClassifier):
@@ -367,39 +243,6 @@ def tsk_lp_matrix(T, eta, skip=0):
     cols = np.concatenate([tj, m + np.arange(l), skip + k, skip + 1 + k])
     vals = np.concatenate([T[ti, tj], np.ones(l), np.ones(r), np.full(r, -float(eta))])
     return sp.csc_matrix((vals, (rows, cols)), shape=(l + r, m + l))
-
-
-def decay_matrix(m, eta, skip=0):
-    """``Gamma`` of eq. (14): rows ``mu_t - eta mu_{t+1} >= 0`` for ``t = skip+1, ..., m-1``.
-
-    Parameters
-    ----------
-    m : int
-        The number of coefficients ``mu``.
-    eta : float
-        The decay factor.
-    skip : int, default=0
-        Leading coefficients left out of the constraints.
-
-    Returns
-    -------
-    scipy.sparse.csr_matrix of shape (max(m - 1 - skip, 0), m)
-        One row per constraint: 1 at ``t``, ``-eta`` at ``t + 1`` (0-based column
-        ``skip + i`` and ``skip + i + 1`` for row i).
-
-    Examples
-    --------
-    >>> from sskernels.learners.spectral import decay_matrix
-    >>> decay_matrix(4, eta=2.0, skip=1).toarray()
-    array([[ 0.,  1., -2.,  0.],
-           [ 0.,  0.,  1., -2.]])
-    """
-    rows = max(m - 1 - skip, 0)
-    if rows == 0:
-        return sp.csr_matrix((0, m))
-    return sp.diags(
-        [np.ones(rows), np.full(rows, -float(eta))], [skip, skip + 1], shape=(rows, m)
-    ).tocsr()
 
 
 #: memo of TSK's linear programs by content (:func:`tsk_linear_program`): TSK and the SVM on
@@ -618,6 +461,7 @@ class TransductiveSpectralKernel(SpectralKernelClassifier):
         "skip_constant": ["boolean"],
     }
     _selection = {"beta": (BETA_GRID, "largest")}
+    _fold_params = frozenset({"beta", "eta"})
 
     def __init__(self, graph=None, n_components=10, eta=2.0, beta=1.0, skip_constant=False):
         self.graph = graph
@@ -636,11 +480,8 @@ class TransductiveSpectralKernel(SpectralKernelClassifier):
             self.fit_report_.note("degenerate", "zero kernel: the LP's optimum has mu = 0")
         return mu
 
-    def _fold_predictor(self, X, labeled, y_enc, keys):
+    def _fold_setup(self, X, labeled, y_enc, report):
         """Fold fits share the graph and its spectrum; a fold is one LP (eq. (14))."""
-        if not set(keys) <= {"beta", "eta"}:
-            return None
-        self._validate_params()
         # the wrapper hands X over as given: validate it as fit does (NaN, complex, lists)
         X = check_array(X, accept_sparse=self.accept_sparse, dtype=np.float64, ensure_min_samples=2)
         graph = self._build_graph(X)

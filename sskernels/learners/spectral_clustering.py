@@ -77,7 +77,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from sskernels.errors import ParameterError
-from sskernels.learners.base import SelectedParamsMixin
+from sskernels.learners.protocol import LearnerProtocol
 from sskernels.learners.graph_base import DefaultGraphMixin
 from sskernels.kernels.rbf import WIDTH_RULES, rbf, resolve_width, squared_distances
 
@@ -155,7 +155,7 @@ def regularized_eigenfunctions(K, L, gamma_A, gamma_I, n_functions, eig_rtol=1e-
 
 
 class _RegularizedEigenBase(
-    SelectedParamsMixin, ClassNamePrefixFeaturesOutMixin, DefaultGraphMixin, BaseEstimator
+    LearnerProtocol, ClassNamePrefixFeaturesOutMixin, DefaultGraphMixin, BaseEstimator
 ):
     """Shared parts: parameters, input validation, the eigenproblem eq. (11.13).
 

@@ -71,7 +71,7 @@ from sskernels.kernels.spectra import (  # noqa: F401 - re-exported (old import 
     rbf_spectrum,
 )
 from sskernels.learners.base import SemiSupervisedClassifier, indicator
-from sskernels.learners.spectral import ZERO_TOL, SpectralKernelClassifier, decay_matrix
+from sskernels.learners.spectral_base import ZERO_TOL, SpectralKernelClassifier, decay_matrix
 from sskernels.solvers.cone import (  # noqa: F401 - re-exported (old import path)
     AlignmentSolution,
     alignment_qp,
@@ -116,7 +116,7 @@ def order_matrix(m, skip=0):
     Returns
     -------
     scipy.sparse.csr_matrix of shape (max(m - 1 - skip, 0), m)
-        One row per constraint (:func:`~sskernels.learners.spectral.decay_matrix`).
+        One row per constraint (:func:`~sskernels.learners.spectral_base.decay_matrix`).
 
     Examples
     --------
@@ -519,14 +519,19 @@ class FastDecaySpectralKernel(_AlignmentKernel, SemiSupervisedClassifier):
         self.transduction_ = self.classes_[np.argmax(self.scores_, axis=1)]
         return self
 
-    def _fold_predictor(self, X, labeled, y_enc, keys):
+    @property
+    def _fold_params(self):
+        """Every parameter: a fold fit is this estimator's own computation with the
+        candidate set."""
+        return frozenset(self.get_params(deep=True))
+
+    def _fold_setup(self, X, labeled, y_enc, report):
         """Folds and candidates share the RBF spectra (one per width); a fold is one QP.
 
         The fold's targets keep every class's column (``c`` = the classes of all labeled
         points), as :meth:`fit` with all labels would: a class absent from a training
         fold gets a zero column.
         """
-        self._validate_params()
         X = check_array(X, accept_sparse=self.accept_sparse, dtype=np.float64)
         key, c = fingerprint(X), int(y_enc.max()) + 1
 

@@ -140,6 +140,8 @@ class SVMBaseline(SemiSupervisedClassifier):
         "kernel_width_scale": (WIDTH_FACTORS, "nearest-1", ("kernel_width",)),
         "C": (C_GRID, "largest"),
     }
+    _fold_params = frozenset({"C", "kernel_width", "kernel_width_scale"})
+    _fold_one_class = True
     _widthless = ("kernel", "cosine")
 
     def __init__(self, C=1.0, kernel_width="median", kernel_width_scale=1.0, kernel="rbf"):
@@ -183,11 +185,8 @@ class SVMBaseline(SemiSupervisedClassifier):
         self._note_degenerate_prediction(self.transduction_)
         return self
 
-    def _fold_predictor(self, X, labeled, y_enc, keys):
+    def _fold_setup(self, X, labeled, y_enc, report):
         """Fold fits on the labeled points' kernel (one per width), libsvm on its blocks."""
-        if not set(keys) <= {"C", "kernel_width", "kernel_width_scale"}:
-            return None
-        self._validate_params()
         X = check_array(X, accept_sparse=self.accept_sparse, dtype=np.float64)
         XL = X[labeled]
         cosine = self.kernel == "cosine"
@@ -204,8 +203,6 @@ class SVMBaseline(SemiSupervisedClassifier):
             if wd not in kernels:
                 kernels[wd] = cosine_similarity(XL) if cosine else rbf(D2L, wd)
             K = kernels[wd]
-            if np.unique(y_enc[train]).size < 2:
-                return np.full(test.size, y_enc[train][0])
             # libsvm as SVC calls it (the same predictions, without SVC's per-fit validation)
             model = fit_precomputed(K[np.ix_(train, train)], y_enc[train], p["C"])
             return model.predict(K[np.ix_(test, train)])
@@ -515,6 +512,7 @@ class SVRBaseline(SemiSupervisedRegressor):
         self.epsilon = epsilon
 
     _selection = {"b_scale": (WIDE_B_SCALES, "nearest-1"), "C": (SVR_C_GRID, "smallest")}
+    _fold_params = frozenset({"b_scale", "C"})
 
     def _b(self, X):
         msd = mean_squared_distance(X)
@@ -550,10 +548,8 @@ class SVRBaseline(SemiSupervisedRegressor):
         self.transduction_ = self._shaped(F)
         return self
 
-    def _fold_predictor(self, X, labeled, Y_L, keys):
+    def _fold_setup(self, X, labeled, Y_L, report):
         """Folds fit the SVRs on the labeled points only (the unlabeled ones are not used)."""
-        if not set(keys) <= {"b_scale", "C"}:
-            return None
         X = check_array(X, dtype=np.float64)
         X_L, msd = X[labeled], mean_squared_distance(X)
 

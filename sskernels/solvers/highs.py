@@ -153,6 +153,7 @@ def solve_qp(
     col_lower=0.0,
     col_upper=np.inf,
     time_limit=None,
+    iteration_limit=None,
 ):
     """Solve a convex QP ``min 1/2 x^T Q x + c^T x`` with HiGHS.
 
@@ -178,6 +179,8 @@ def solve_qp(
         Upper bounds of ``x``.
     time_limit : float, default=None
         Seconds after which the solve is abandoned; None for :data:`TIME_LIMIT`.
+    iteration_limit : int, default=None
+        HiGHS's ``qp_iteration_limit`` (its active-set iterations); None for HiGHS's own.
 
     Returns
     -------
@@ -211,5 +214,7 @@ def solve_qp(
     hess.value_ = Ql.data.astype(float)
     model.hessian_ = hess
     h = _solver(time_limit)
+    if iteration_limit is not None:
+        h.setOptionValue("qp_iteration_limit", int(iteration_limit))
     h.passModel(model)
     return _solve(h)

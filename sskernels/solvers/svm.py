@@ -31,10 +31,8 @@ from __future__ import annotations
 import numpy as np
 from sklearn.svm import SVC
 
-import highspy
-import scipy.sparse as sp
 
-from sskernels.solvers.highs import SolverError, _model, _solve, _solver
+from sskernels.solvers.highs import SolverError, solve_qp
 from sskernels.solvers.report import SolveInfo
 
 __all__ = [
@@ -110,24 +108,20 @@ def _fallback_reason(exc, time_limit, iterations):
 
 
 def _highs_dual(Q, y, C, time_limit, iterations):
-    """The dual by HiGHS: :func:`sskernels.solvers.solve_qp`'s model (the lower triangle of
-    ``Q``, one equality row ``y^T beta = 0``, the box ``[0, C]``) with an iteration limit,
-    which ``solve_qp`` does not take."""
+    """The dual by HiGHS (:func:`sskernels.solvers.solve_qp`: the lower triangle of ``Q``, one
+    equality row ``y^T beta = 0``, the box ``[0, C]``) with an iteration limit."""
     l = y.size
-    model = highspy.HighsModel()
-    model.lp_ = _model(-np.ones(l), y[None, :].astype(float), 0.0, 0.0, 0.0, float(C))
-    Ql = sp.tril(sp.csc_matrix(Q)).tocsc()
-    hess = highspy.HighsHessian()
-    hess.dim_ = l
-    hess.format_ = highspy.HessianFormat.kTriangular
-    hess.start_ = Ql.indptr.astype(np.int32)
-    hess.index_ = Ql.indices.astype(np.int32)
-    hess.value_ = Ql.data.astype(float)
-    model.hessian_ = hess
-    h = _solver(time_limit)
-    h.setOptionValue("qp_iteration_limit", int(iterations))
-    h.passModel(model)
-    return _solve(h)[0]
+    return solve_qp(
+        Q,
+        -np.ones(l),
+        y[None, :].astype(float),
+        0.0,
+        0.0,
+        0.0,
+        float(C),
+        time_limit=time_limit,
+        iteration_limit=iterations,
+    )[0]
 
 
 def svm_dual_qp(Q, y, C, time_limit=QP_SECONDS):
