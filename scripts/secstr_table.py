@@ -206,6 +206,25 @@ def _graph_builders(spec):
     return out
 
 
+def _needs_spectrum(spec):
+    """Whether a method of ``spec`` computes a spectrum of its graph (its class overrides
+    the graph learners' ``_precompute_graph``), wrappers (selection, extra points) unwrapped:
+    a spectrum the memoized graph carries for another spec (the 1.27 M-point graph loaded from
+    ``--artifacts`` with SKL_KTA's 210 pairs) is no stage of this one."""
+    from sskernels.experiment.plan import method_params
+    from sskernels.learners.graph_base import GraphSemiSupervisedClassifier
+    from sskernels.learners.registry import make_method
+
+    for m in spec.methods:
+        est = make_method(m.name, **method_params(spec, m))
+        while hasattr(est, "estimator"):
+            est = est.estimator
+        hook = getattr(type(est), "_precompute_graph", None)
+        if hook is not None and hook is not GraphSemiSupervisedClassifier._precompute_graph:
+            return True
+    return False
+
+
 def _build_graphs(prep, jobs):
     """Build (memoized, for the run that follows) the graphs of ``prep``'s spec, their
     exact search on ``jobs`` threads as the runner's warm-up does; returns the seconds."""
@@ -365,6 +384,9 @@ def main(argv=None):
             graph_stages[spec.path] = _graph_stages(
                 graph_points(prep) if args.share_graphs else None
             )
+            if not _needs_spectrum(spec):
+                for key in ("spectrum_seconds", "spectrum_detail"):
+                    graph_stages[spec.path].pop(key, None)
             fresh_graphs[spec.path] = fresh
             print(f"{spec.name}: {done[spec.path][1]:.1f} s", flush=True)
         if not ours:

@@ -113,3 +113,12 @@ def test_each_spec_reports_the_stages_of_its_own_graph(tmp_path):
     for name, k in (("six", 6), ("nine", 9)):
         stages = json.loads((tmp_path / "runs" / name / "stages.json").read_text())
         assert f"k = {k}," in stages["graph_detail"], stages["graph_detail"]
+
+
+def test_a_spectrum_is_a_stage_only_of_specs_whose_methods_compute_one(tmp_path):
+    # the 1.27 M-point graph loaded from the artifact store carries SKL_KTA's spectrum: the
+    # main extra-points table (CG propagation, linear LapRLS) must not report it as its stage
+    assert not secstr._needs_spectrum(load_spec(ROOT / "configs/scale/secstr_extra_100.yaml"))
+    assert secstr._needs_spectrum(load_spec(ROOT / "configs/scale/secstr_extra_skl_100.yaml"))
+    assert secstr._needs_spectrum(load_spec(_write(tmp_path, "tsk", ["tsk"])))
+    assert not secstr._needs_spectrum(load_spec(_write(tmp_path, "hf", ["harmonic"])))
