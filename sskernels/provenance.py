@@ -201,7 +201,7 @@ def _lazy_exports(node):
 DYNAMIC_IMPORTS = {
     f"{PACKAGE}.learners": "lazy re-exports: the names of _EXPORTS, each followed to its module",
     f"{PACKAGE}.experiment": "lazy re-exports: the names of _EXPORTS, each followed to its module",
-    f"{PACKAGE}.learners.registry": "a method's class by its registry entry: a record's code is "
+    f"{PACKAGE}.learners.catalog": "a method's class by its catalog entry: a record's code is "
     "its estimator's class module (estimator_modules)",
     f"{PACKAGE}.memo": "the module that declares a shared memo, to store an artifact that "
     "module computed: already in the closure of the code that computed it",

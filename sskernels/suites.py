@@ -1,7 +1,7 @@
 """Named suites: the packaged specs of one paper table, run by one name.
 
 ``sskernels run liu2009/table3`` runs exactly the specs of Liu et al.'s Table 3 that ship
-with the package (the repository's ``configs/``, :func:`sskernels.spec_params.packaged_spec`)
+with the package (the repository's ``configs/``, :func:`sskernels.spec_packaged.packaged_spec`)
 and writes their combined table where the Makefile's target writes it (``results/liu2009/
 table3.{md,csv}`` under the current folder), with the suite's title and metrics; ``--with
 Mine=myssl:LabeledKNN`` adds a user's row to every spec.  ``sskernels suites list`` shows
@@ -241,7 +241,7 @@ def expand(paths):
 
     A path that exists here is kept (a file named like a suite wins); a suite's specs are
     given as ``configs/NAME``, which a checkout's root holds and otherwise names the
-    packaged spec (:func:`sskernels.spec_params.packaged_spec`).
+    packaged spec (:func:`sskernels.spec_packaged.packaged_spec`).
 
     Parameters
     ----------

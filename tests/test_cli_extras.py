@@ -246,7 +246,7 @@ def test_get_configs_lists_and_writes_the_packaged_specs(tmp_path, monkeypatch):
 
 
 def test_a_packaged_specs_output_goes_under_the_current_directory(tmp_path, monkeypatch):
-    from sskernels.spec_params import packaged_output_base, packaged_spec
+    from sskernels.spec_packaged import packaged_output_base, packaged_spec
 
     monkeypatch.chdir(tmp_path)
     for arg in ("liu2009/heart.yaml", "configs/liu2009/heart.yaml"):

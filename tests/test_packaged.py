@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from sskernels.spec import load_spec
-from sskernels.spec_params import packaged_output_base, packaged_root, packaged_specs
+from sskernels.spec_packaged import packaged_output_base, packaged_root, packaged_specs
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -122,13 +122,13 @@ def test_the_wheel_holds_every_packaged_spec(installed_wheel):
     )
     assert shipped == CONFIGS
     assert "sskernels/paper_tables/liu2009_table3_uci_transductive_accuracy.csv" in names
-    assert "sskernels/spec_params.py" in names and "sskernels/user_methods.py" in names
+    assert "sskernels/spec_packaged.py" in names and "sskernels/user_methods.py" in names
 
 
 def test_the_installed_wheel_runs_from_outside_the_repository(installed_wheel):
     w = installed_wheel
     probe = (
-        "import sskernels, sskernels.spec_params as s; "
+        "import sskernels, sskernels.spec_packaged as s; "
         "print(sskernels.__file__); print(s.packaged_root()); print(len(s.packaged_specs()))"
     )
     res = subprocess.run(

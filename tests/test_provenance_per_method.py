@@ -163,9 +163,10 @@ def builds_graph(key):
                 "self-consistent",
             },
         ),
-        # the registry names the methods and builds their estimators: in no record's code key
-        # (the estimator it builds is, as its parameters), so a new method leaves every key
-        ("learners/registry.py", ("_P = ", "_Q = 1\n_P = "), set()),
+        # the registry builds the estimators and its catalog names the methods: in no record's
+        # code key (the estimator built is, as its parameters), so a new method leaves every key
+        ("learners/registry.py", ("GRAPH_KEYS = ", "_Q = 1\nGRAPH_KEYS = "), set()),
+        ("learners/catalog.py", ("_P = ", "_Q = 1\n_P = "), set()),
     ],
 )
 def test_a_change_in_one_learner_recomputes_only_its_own_methods(

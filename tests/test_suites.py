@@ -15,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from sskernels.cli import app
-from sskernels.spec_params import packaged_specs
+from sskernels.spec_packaged import packaged_specs
 from sskernels.suites import SUITES, expand, get_suite
 
 from conftest import REPO

@@ -96,7 +96,7 @@ def get_configs(
     """Write out the paper specs that ship with the package (the repository's configs/), or
     list them.  Any command also takes a packaged spec by its name, e.g. `sskernels run
     liu2009/heart.yaml`, when no such file exists here."""
-    from sskernels.spec_params import packaged_specs, write_packaged
+    from sskernels.spec_packaged import packaged_specs, write_packaged
 
     if list_:
         for name in packaged_specs():

@@ -54,7 +54,7 @@ def _spec_file(path, quiet=False):
     when it does not exist here, the packaged spec it names, whose relative output is taken
     under the current directory (said in one line on stderr unless ``quiet``: a suite's
     specs, which :func:`_specs` announces once)."""
-    from sskernels.spec_params import packaged_output_base, packaged_spec
+    from sskernels.spec_packaged import packaged_output_base, packaged_spec
 
     found = packaged_spec(path)
     if found is None:

@@ -28,7 +28,7 @@ list of methods::
 A method's ``name`` may also be an entry point of the group ``sskernels.methods``; a
 user's estimator, its ``grid:`` and its record key are described in
 :mod:`sskernels.user_methods`, the paper rows (``paper_row:``) in
-:mod:`sskernels.spec_params`.
+:mod:`sskernels.spec_paper_rows`.
 
 Split protocols (:mod:`sskernels.experiment.splits`): ``random`` (uniform, redrawn until
 every class occurs), ``official`` (the data set's own splits), ``class-first`` (one point per
@@ -119,8 +119,8 @@ take (sets, dates, binary), and whatever fails while reading it (a tag PyYAML ca
 date that does not exist) is one such line with its line and column, not a traceback.
 
 Reading the YAML is apart, in :mod:`sskernels.spec_yaml` (it knows nothing of the schema);
-the checks of one method entry, its paper row and the packaged specs are in
-:mod:`sskernels.spec_params`.
+the checks of one method entry are in :mod:`sskernels.spec_params`, its paper row in
+:mod:`sskernels.spec_paper_rows` and the packaged specs in :mod:`sskernels.spec_packaged`.
 
 The package's face: the names below, defined in :mod:`~sskernels.spec.fields` (the fields,
 protocols and metrics a spec may name), :mod:`~sskernels.spec.model` (:class:`Spec` and its
@@ -198,4 +198,5 @@ from sskernels.spec_limits import (  # noqa: F401 - the spec's bounds, re-export
     WIDTH_REASON,
     _finite,
 )
-from sskernels.spec_params import method_entry, paper_row, paper_rows  # noqa: F401
+from sskernels.spec_paper_rows import paper_row, paper_rows  # noqa: F401
+from sskernels.spec_params import method_entry  # noqa: F401

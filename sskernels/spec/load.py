@@ -22,7 +22,7 @@ def load_spec(path, check_names=True, reading=None, extra_methods=(), output_bas
     that reading's overlay applied (:func:`apply_reading`).  ``extra_methods``: ``(field,
     entry)`` pairs of method entries added after the spec's own (``sskernels run --with``;
     ``field`` names each in errors); ``output_base``: the folder a relative ``output`` is
-    taken from instead of the spec's (a packaged spec: :mod:`sskernels.spec_params`).
+    taken from instead of the spec's (a packaged spec: :mod:`sskernels.spec_packaged`).
 
     Parameters
     ----------

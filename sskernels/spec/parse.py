@@ -1,8 +1,8 @@
 """The validation of a spec's raw mapping into a :class:`~sskernels.spec.model.Spec`:
 :func:`parse_spec`, top-level fields, data set, preprocessing, graph and splits in order (the
 options of the splits and the metrics: :mod:`sskernels.spec.sections`; the readings:
-:mod:`sskernels.spec.readings`; each method entry and its paper row:
-:mod:`sskernels.spec_params`).
+:mod:`sskernels.spec.readings`; each method entry: :mod:`sskernels.spec_params`, its paper row:
+:mod:`sskernels.spec_paper_rows`).
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ from sskernels.spec_limits import (
     SIGMA_MIN,
     SIGMA_REASON,
 )
-from sskernels.spec_params import method_entry, paper_row, paper_rows
+from sskernels.spec_paper_rows import paper_row, paper_rows
+from sskernels.spec_params import method_entry
 
 
 def parse_spec(
