@@ -24,7 +24,7 @@ table (``SKLEARN_WORKING_MEMORY``, unless set): the peer's k-NN search otherwise
 distances in chunks of 1 GB, two of them at once with the peer on two workers (the summed
 peak was 6.2 GB, and the page faults cost the peer 10 % of its time); the neighbours, hence
 its labels, are the same (checked on full SecStr: identical transductions at 32 MB and
-1 GB).  Our own exact search already caps its chunks at 32 MB (sskernels.graph.knn).
+1 GB).  Our own exact search already caps its chunks at 32 MB (sskernels.graph.search).
 """
 
 from __future__ import annotations
@@ -232,7 +232,7 @@ def _build_graphs(prep, jobs):
 
     from sskernels.experiment.worker import graph_points
     from sskernels.graph import graphs_used
-    from sskernels.graph.knn import search_threads
+    from sskernels.graph.search import search_threads
 
     t0 = time.perf_counter()
     with threadpool_limits(1), search_threads(max(1, int(jobs))), graphs_used():

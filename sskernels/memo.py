@@ -10,22 +10,131 @@ solvers' memos).  The other module-level dicts are not value caches of their own
 ``hashing._FINGERPRINTS`` remembers the digest of read-only arrays by weak reference (64
 entries at most), and ``kernels.deformed._INTRINSIC`` / ``_DENSE`` hold read-only products of a graph or matrix only as long as it lives (weak
 references), so they are bounded by the LRUs that hold those objects.
+
+One switch turns every memo off: ``SSKERNELS_CACHE=off`` in the environment (inherited by a
+run's worker processes; ``sskernels run --no-cache`` sets it), or :func:`set_caching` /
+:func:`caching` in a program.  Off, a memo keeps nothing: every lookup misses and every
+value is computed where it is needed, with the same numbers (a stored value's arrays are
+read-only either way).  The on-disk graph store (``--artifacts``) is a separate, opt-in
+switch.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import os
+import weakref
 from collections import OrderedDict
+from contextlib import contextmanager
 
 import numpy as np
 import scipy.sparse as sp
 
+from sskernels.errors import ParameterError
 from sskernels.hashing import digest
 
-__all__ = ["LRU", "clear_shared", "content_key", "freeze", "put_shared", "shared_items", "sizeof"]
+__all__ = [
+    "LRU",
+    "caching",
+    "caching_enabled",
+    "clear_shared",
+    "content_key",
+    "freeze",
+    "put_shared",
+    "set_caching",
+    "shared_items",
+    "sizeof",
+]
 
 #: the shared memos by their module's name (:class:`LRU` ``shared=__name__``)
 _SHARED: dict = {}
+#: every memo of the process, by weak reference: what :func:`set_caching` empties
+_ALL: list = []
+#: the environment variable of the switch, and the words it accepts
+CACHE_ENV = "SSKERNELS_CACHE"
+_WORDS = {"on": True, "1": True, "true": True, "yes": True}
+_WORDS.update({"off": False, "0": False, "false": False, "no": False})
+#: the switch set by :func:`set_caching`; None: follow ``$SSKERNELS_CACHE``
+_SWITCH: list = [None]
+
+
+def caching_enabled():
+    """Whether the memos keep what they are given.
+
+    :func:`set_caching`'s choice when one was made, else ``$SSKERNELS_CACHE`` (``on`` or
+    ``off``; also ``1``/``0``, ``true``/``false``, ``yes``/``no``; unset: on).
+
+    Returns
+    -------
+    bool
+        True when the memos are on.
+
+    Raises
+    ------
+    ParameterError
+        When ``$SSKERNELS_CACHE`` holds another word.
+
+    Examples
+    --------
+    >>> from sskernels.memo import caching, caching_enabled
+    >>> with caching(False):
+    ...     caching_enabled()
+    False
+    """
+    if _SWITCH[0] is not None:
+        return _SWITCH[0]
+    raw = os.environ.get(CACHE_ENV, "on")
+    try:
+        return _WORDS[raw.strip().lower()]
+    except KeyError:
+        raise ParameterError(f"${CACHE_ENV}={raw!r}: expected on or off") from None
+
+
+def _memos():
+    """The live memos of the process."""
+    _ALL[:] = [ref for ref in _ALL if ref() is not None]
+    return [ref() for ref in _ALL]
+
+
+def set_caching(enabled):
+    """Turn every memo of the process on or off; off also empties them.
+
+    Parameters
+    ----------
+    enabled : bool or None
+        True: on; False: off (each memo emptied); None: follow ``$SSKERNELS_CACHE`` again.
+
+    Returns
+    -------
+    bool or None
+        The previous choice (None when the environment decided).
+    """
+    previous = _SWITCH[0]
+    _SWITCH[0] = None if enabled is None else bool(enabled)
+    if enabled is not None and not enabled:
+        for memo in _memos():
+            memo.clear()
+    return previous
+
+
+@contextmanager
+def caching(enabled):
+    """:func:`set_caching` for the body of a ``with`` block, then the previous choice again.
+
+    Parameters
+    ----------
+    enabled : bool
+        Whether the memos keep values inside the block.
+
+    Yields
+    ------
+    None
+    """
+    previous = set_caching(enabled)
+    try:
+        yield
+    finally:
+        _SWITCH[0] = previous
 
 
 def sizeof(value):
@@ -143,6 +252,7 @@ class LRU(OrderedDict):
         self.max_bytes = max_bytes
         self._sizes = {}
         self._total = 0
+        _ALL.append(weakref.ref(self))
         if shared is not None:
             _SHARED[shared] = self
 
@@ -219,8 +329,11 @@ class LRU(OrderedDict):
         Returns
         -------
         object or None
-            The stored value, or None when ``key`` is not stored.
+            The stored value, or None when ``key`` is not stored (always None when the
+            memos are off, :func:`caching_enabled`).
         """
+        if not caching_enabled():
+            return None
         hit = self.get(key)
         if hit is not None:
             self.move_to_end(key)
@@ -235,6 +348,8 @@ class LRU(OrderedDict):
         """Store ``value`` (its arrays made read-only) under ``key``; returns it.
 
         Then drop the oldest entries past ``size`` (or past ``max_bytes``, but never ``value``).
+        When the memos are off (:func:`caching_enabled`), ``value`` is frozen and returned but
+        not kept.
 
         Parameters
         ----------
@@ -249,6 +364,8 @@ class LRU(OrderedDict):
             ``value`` itself.
         """
         freeze(value)
+        if not caching_enabled():
+            return value
         self[key] = value
         self.move_to_end(key)
         self._measure(key, value)

@@ -102,6 +102,9 @@ def test_the_graph_package_and_its_imports_are_covered():
     # every builder that memoizes a graph, and what they import
     for name in ("sskernels.graph.cache", "sskernels.graph.descent", "sskernels.graph.knn"):
         assert name in modules
+    # and the k-NN searches behind knn_graph
+    for name in ("sskernels.graph.exact", "sskernels.graph.search", "sskernels.graph.approximate"):
+        assert name in modules
     assert "sskernels.graph.laplacian" in modules
 
 

@@ -2,6 +2,7 @@
 entries and bytes whose arrays are read-only, every key comes from :mod:`sskernels.hashing`,
 and no two estimators share a mutable fitted object."""
 
+import os
 import pickle
 
 import numpy as np
@@ -17,6 +18,7 @@ import sskernels.kernels.deformed as deformed
 import sskernels.kernels.rbf as rbf
 import sskernels.kernels.spectra as spectra
 import sskernels.learners.graph_base as graph_base
+import sskernels.memo as memo_mod
 import sskernels.learners.fitted as fitted
 import sskernels.learners.label_aware as la
 import sskernels.learners.self_consistent as sc
@@ -314,3 +316,72 @@ def test_learner_parameters_key_sees_a_random_states_state():
     assert key(np.random.RandomState(0)) == key(np.random.RandomState(0))
     assert key(np.random.RandomState(0)) != key(np.random.RandomState(1))
     assert key(0) != key(1)
+
+
+# -- (c) one switch for every memo ------------------------------------------------------------
+
+
+def test_the_switch_off_keeps_nothing_and_freezes_what_it_returns():
+    memo = LRU(4)
+    memo.store("a", np.ones(2))
+    with memo_mod.caching(False):
+        assert not memo_mod.caching_enabled()
+        assert len(memo) == 0  # turning the switch off empties the memos
+        value = memo.store("b", np.zeros(3))
+        assert memo.lookup("b") is None and "b" not in memo and len(memo) == 0
+        assert not value.flags.writeable  # read-only whether kept or not
+    assert memo_mod.caching_enabled()
+    kept = memo.store("b", np.zeros(3))
+    assert memo.lookup("b") is kept
+
+
+def test_the_environment_decides_unless_a_program_did(monkeypatch):
+    monkeypatch.setenv(memo_mod.CACHE_ENV, "off")
+    assert not memo_mod.caching_enabled()
+    monkeypatch.setenv(memo_mod.CACHE_ENV, " ON ")
+    assert memo_mod.caching_enabled()
+    with memo_mod.caching(False):
+        assert not memo_mod.caching_enabled()  # the program's choice wins
+    monkeypatch.setenv(memo_mod.CACHE_ENV, "maybe")
+    with pytest.raises(ValueError, match=r"\$SSKERNELS_CACHE='maybe': expected on or off"):
+        memo_mod.caching_enabled()
+
+
+def test_with_the_memos_off_a_fit_is_the_same_and_every_memo_stays_empty():
+    X, y = _wine_split(seed=2)
+    on = KernelSVM(kernel_learner=TransductiveSpectralKernel(beta=10)).fit(X, y)
+    assert graph_cache._CACHE and fitted._FITTED  # on: the graph and the fit are kept
+    with memo_mod.caching(False):
+        off = KernelSVM(kernel_learner=TransductiveSpectralKernel(beta=10)).fit(X, y)
+        assert all(len(m) == 0 for m in memo_mod._memos())
+        assert not memo_mod.shared_items()["sskernels.graph.cache"]
+    np.testing.assert_array_equal(on.learner_.mu_, off.learner_.mu_)
+    np.testing.assert_array_equal(on.kernel_, off.kernel_)
+    np.testing.assert_array_equal(on.decision_function(X), off.decision_function(X))
+
+
+def test_run_no_cache_turns_the_memos_off_for_the_run_and_its_workers(tmp_path, monkeypatch):
+    from cli_helpers import run_cli
+
+    spec = tmp_path / "wine.yaml"
+    spec.write_text(
+        "dataset: sklearn-wine\nmethods: [harmonic]\n"
+        f"splits: {{n_splits: 1, n_labeled: 20, seed: 0}}\noutput: {tmp_path / 'out'}\n"
+    )
+    monkeypatch.setenv(memo_mod.CACHE_ENV, "on")  # recorded, so the run's "off" is undone
+    monkeypatch.setattr(memo_mod, "_SWITCH", [None])
+    code, _, err = run_cli(["run", spec, "--no-cache", "--no-progress"])
+    assert code == 0, err
+    assert os.environ[memo_mod.CACHE_ENV] == "off"  # what the workers inherit
+    assert not memo_mod.caching_enabled()
+    assert not graph_cache._CACHE  # the run's graph was not kept
+    assert (tmp_path / "out" / "summary.csv").is_file()
+
+
+def test_run_refuses_a_bad_switch_in_one_line(tmp_path, monkeypatch):
+    from cli_helpers import run_cli
+
+    monkeypatch.setenv(memo_mod.CACHE_ENV, "sometimes")
+    code, _, err = run_cli(["run", tmp_path / "none.yaml"])
+    assert code == 2
+    assert err.strip().splitlines() == ["error: $SSKERNELS_CACHE='sometimes': expected on or off"]

@@ -234,3 +234,23 @@ def test_the_wrapper_passes_scikit_learns_estimator_checks(estimator, check):
             "semi-supervised classifier of the package)"
         )
     check(estimator)
+
+
+def test_precompute_stacks_the_extra_points_only_for_an_estimator_that_precomputes():
+    """The default ``precompute`` does nothing, so the wrapper stacks nothing for it (the
+    1.27 M SecStr points are not copied in the runner's warm-up for a supervised baseline); a
+    graph learner's ``precompute`` gets the stacked points and memoizes their graph."""
+    import sskernels.learners.extra_unlabeled as extra_mod
+    from sskernels.graph import cached_graphs, clear_cache
+    from sskernels.learners.supervised import OneNN
+
+    rng = np.random.default_rng(3)
+    X, extra = rng.normal(size=(30, 4)), rng.normal(size=(50, 4))
+    extra_mod._STACKED.clear()
+    clear_cache()
+    ExtraUnlabeled(OneNN(), unlabeled=extra).precompute(X)
+    assert len(extra_mod._STACKED) == 0 and not cached_graphs()
+    ExtraUnlabeled(HarmonicFunction(graph=KNNGraph(n_neighbors=5)), unlabeled=extra).precompute(X)
+    assert len(extra_mod._STACKED) == 1
+    [(key, g)] = cached_graphs()
+    assert g.W.shape == (80, 80)

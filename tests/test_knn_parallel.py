@@ -18,9 +18,9 @@ from sklearn import config_context
 from sklearn.neighbors import NearestNeighbors
 from threadpoolctl import threadpool_limits
 
-import sskernels.graph.knn as knn_mod
+import sskernels.graph.search as search_mod
 from sskernels.graph import knn_graph
-from sskernels.graph.knn import search_threads
+from sskernels.graph.search import search_threads
 from test_knn_scale import _old_knn_graph
 
 
@@ -62,8 +62,8 @@ def _reference(X, k, weights, monkeypatch):
     """The whole rows as one query on one thread (scikit-learn's ``kneighbors`` as before,
     with its default 1 GB ``working_memory``)."""
     with monkeypatch.context() as m:
-        m.setattr(knn_mod, "_query_blocks", lambda nn, Z: [(0, Z.shape[0])])
-        m.setattr(knn_mod, "_ROW_WORKING_MEMORY", 1e9)
+        m.setattr(search_mod, "_query_blocks", lambda nn, Z: [(0, Z.shape[0])])
+        m.setattr(search_mod, "_ROW_WORKING_MEMORY", 1e9)
         return knn_graph(X, k=k, weights=weights, method="exact", return_info=True)
 
 
@@ -85,7 +85,7 @@ def test_threads_change_no_bit(kind, n, monkeypatch):
     X = _data(kind, n, seed=n)
     with config_context(pairwise_dist_chunk_size=20):
         nn = NearestNeighbors().fit(X)
-        blocks = knn_mod._query_blocks(nn, X)
+        blocks = search_mod._query_blocks(nn, X)
         assert len(blocks) == n // 320 and blocks[0] == (0, 320) and blocks[-1][1] == n
         ref = _reference(X, 5, "heat", monkeypatch)
         assert ref[3]["crowded"]["rows"] > 0 or kind == "dense-gauss-brute"
@@ -93,7 +93,7 @@ def test_threads_change_no_bit(kind, n, monkeypatch):
         _assert_identical(ref, (W0, h0, s0, {"crowded": ref[3]["crowded"]}))
         assert crowded == ref[3]["crowded"]["rows"]
         # a few rows per chunk of distances (row-by-row searches), as on 83,679 points
-        monkeypatch.setattr(knn_mod, "_ROW_WORKING_MEMORY", 0.05)
+        monkeypatch.setattr(search_mod, "_ROW_WORKING_MEMORY", 0.05)
         for threads in (1, 2, 3):
             with search_threads(threads):
                 _assert_identical(
@@ -105,7 +105,7 @@ def test_default_blocks_on_two_threads(monkeypatch):
     """Default configuration: 4,096-row blocks (the last takes the remainder), really on 2 threads."""
     X = _one_hot(9000, 15, 21, 1)
     ref = _reference(X, 10, "heat", monkeypatch)
-    assert knn_mod._query_blocks(NearestNeighbors().fit(X), X) == [(0, 4096), (4096, 9000)]
+    assert search_mod._query_blocks(NearestNeighbors().fit(X), X) == [(0, 4096), (4096, 9000)]
     seen = set()
     query = NearestNeighbors.kneighbors
 
@@ -126,18 +126,18 @@ def test_one_block_where_rows_depend_on_the_block():
     X = np.random.default_rng(0).normal(size=(700, 20))
     with config_context(pairwise_dist_chunk_size=20):
         nn = NearestNeighbors().fit(X)
-        assert knn_mod._query_blocks(nn, np.asfortranarray(X)) == [(0, 700)]
-        assert knn_mod._query_blocks(nn, X) == [(0, 320), (320, 700)]
+        assert search_mod._query_blocks(nn, np.asfortranarray(X)) == [(0, 700)]
+        assert search_mod._query_blocks(nn, X) == [(0, 320), (320, 700)]
 
 
 def test_search_threads_restores_and_checks():
-    assert knn_mod._SEARCH_THREADS.get() == 1
+    assert search_mod._SEARCH_THREADS.get() == 1
     with search_threads(2):
-        assert knn_mod._SEARCH_THREADS.get() == 2
+        assert search_mod._SEARCH_THREADS.get() == 2
         with search_threads(3):
-            assert knn_mod._SEARCH_THREADS.get() == 3
-        assert knn_mod._SEARCH_THREADS.get() == 2
-    assert knn_mod._SEARCH_THREADS.get() == 1
+            assert search_mod._SEARCH_THREADS.get() == 3
+        assert search_mod._SEARCH_THREADS.get() == 2
+    assert search_mod._SEARCH_THREADS.get() == 1
     with pytest.raises(ValueError, match="threads"):
         with search_threads(0):
             pass
@@ -155,7 +155,7 @@ def test_run_spec_searches_on_its_jobs(tmp_path, monkeypatch):
 
     def spy(prep):
         blas = {p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"}
-        seen.append((knn_mod._SEARCH_THREADS.get(), blas))
+        seen.append((search_mod._SEARCH_THREADS.get(), blas))
         return warm(prep)
 
     monkeypatch.setattr(runner, "warm_graphs", spy)
@@ -171,4 +171,4 @@ def test_run_spec_searches_on_its_jobs(tmp_path, monkeypatch):
         tmp_path / "spec.yaml",
     )
     runner.run_spec(spec, jobs=2, progress=False)
-    assert seen == [(2, {1})] and knn_mod._SEARCH_THREADS.get() == 1
+    assert seen == [(2, {1})] and search_mod._SEARCH_THREADS.get() == 1

@@ -144,7 +144,7 @@ def builds_graph(key):
         ),
         # the graph package: exactly the methods that build a graph (not the kernel SVMs on
         # Wang et al.'s kernels, the self-consistent labeling or the supervised SVM)
-        ("graph/knn.py", ("_BLOCK = ", "_BLOCK = 1 * "), "graph builders"),
+        ("graph/exact.py", ("_BLOCK = ", "_BLOCK = 1 * "), "graph builders"),
         # the kernel SVM: every method that runs an SVM on a learned kernel
         (
             "learners/kernel_machines.py",

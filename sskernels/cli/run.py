@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import List, Optional
 
@@ -92,6 +93,14 @@ def run(
         "not change; the 'graph (Lap)' time row says what was loaded.  Default: "
         "$SSKERNELS_ARTIFACTS, else no store.",
     ),
+    no_cache: bool = typer.Option(
+        False,
+        "--no-cache",
+        help="Keep nothing in the in-memory memos (graphs, spectra, bases, solver results): "
+        "each is computed where it is needed, in every worker.  Slower, same records; "
+        "for a machine short of memory, or to check that no memo changes a number.  "
+        "Sets $SSKERNELS_CACHE=off for the run's workers.",
+    ),
     dry_run: bool = typer.Option(
         False,
         "--dry-run",
@@ -113,7 +122,15 @@ def run(
     from sskernels.experiment.records import claim_output
 
     from sskernels.experiment.executors import make_executor
+    from sskernels.memo import CACHE_ENV, caching_enabled, set_caching
 
+    if no_cache:  # before the workers start, so that they inherit the switch
+        os.environ[CACHE_ENV] = "off"
+        set_caching(False)
+    try:  # a bad $SSKERNELS_CACHE fails here, in one line
+        caching_enabled()
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
     pool = make_executor(backend, jobs, scheduler)  # bad options fail before any spec is read
     table, title, metric = _suite_defaults(specs, table, title, metric)
     parsed = _specs(specs, reading, with_)

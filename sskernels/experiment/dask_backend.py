@@ -321,9 +321,10 @@ class DaskPool:
     def block_map(self, fn, shared, items, cfg):
         """``[fn(shared, x) for x in items]`` as tasks on the cluster.
 
-        Used for the exact k-NN search's row blocks (:func:`sskernels.graph.knn.search_mapper`):
-        ``shared`` (the fitted index and the query rows) broadcast once, one task per item under
-        scikit-learn's configuration ``cfg`` with one BLAS thread.
+        Used for the exact k-NN search's row blocks
+        (:func:`sskernels.graph.search.search_mapper`): ``shared`` (the fitted index and the
+        query rows) broadcast once, one task per item under scikit-learn's configuration
+        ``cfg`` with one BLAS thread.
 
         Parameters
         ----------
@@ -643,7 +644,7 @@ def warm_task(payload, held):
         warm_graphs,
     )
     from sskernels.graph import graph_searches, graphs_used
-    from sskernels.graph.knn import search_mapper, search_threads
+    from sskernels.graph.search import search_mapper, search_threads
 
     _pin_blas()
     _, code, state = payload

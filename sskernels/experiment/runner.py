@@ -128,7 +128,7 @@ def run_spec(
     # --jobs or on the machine's core count.  Spectra with near-degenerate eigenvalues, and
     # LPs with a face of optima (TSK), are otherwise sensitive to the summation order.
     # The exact k-NN search alone runs its row blocks on the --jobs cores (the workers are
-    # idle during the warm-up); its graphs do not depend on the thread count (graph/knn.py).
+    # idle during the warm-up); its graphs do not depend on the thread count (graph/search.py).
     with threadpool_limits(1):
         run = _begin(spec, jobs, n_splits, reuse, workers, prepared)
         run.done.extend(_execute(run.todo, run.prep, jobs, progress, console, workers))
@@ -150,7 +150,7 @@ def _begin(spec, jobs, n_splits, reuse, workers, prepared=None):
     output, prepare the data, look up the records (resume, reuse), build the graphs and
     spectra (:func:`warm_graphs`) and write their seconds and the data fingerprint."""
     from sskernels.experiment.records import claim_output
-    from sskernels.graph.knn import search_threads
+    from sskernels.graph.search import search_threads
 
     claim_output(spec)  # before any data is loaded or anything computed
     if prepared is not None and prepared.spec is not spec:

@@ -6,11 +6,15 @@ which points are labeled, so :func:`get_graph` memoizes graphs by the data's
 fingerprint and the graph parameters: every split and every method of a run
 share one graph and one eigendecomposition.
 
-The package's face: the names below, defined in :mod:`~sskernels.graph.knn` (the neighbour
-search and edge weights), :mod:`~sskernels.graph.laplacian` (Laplacians and spectra),
+The package's face: the names below, defined in :mod:`~sskernels.graph.knn` (the k-NN graph
+and its edge weights), :mod:`~sskernels.graph.laplacian` (Laplacians and spectra),
 :mod:`~sskernels.graph.graphs` (:class:`Graph`, :class:`PrecomputedGraph`),
 :mod:`~sskernels.graph.cache` (the memo) and :mod:`~sskernels.graph.builder`
-(:class:`KNNGraph`).
+(:class:`KNNGraph`).  The k-NN searches behind :func:`knn_graph` are
+:mod:`~sskernels.graph.exact` (the exact search with its ties),
+:mod:`~sskernels.graph.search` (its row blocks on threads or a cluster) and
+:mod:`~sskernels.graph.approximate` (the HNSW index); :mod:`~sskernels.graph.descent`
+holds NN-descent, the graph builder of a million points.
 """
 
 from __future__ import annotations

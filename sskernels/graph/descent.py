@@ -73,15 +73,8 @@ from sklearn.base import BaseEstimator
 from sskernels.errors import ParameterError
 from sskernels.graph.cache import memoized_graph
 from sskernels.graph.graphs import Graph
-from sskernels.graph.knn import (
-    METHODS,
-    SEED,
-    WEIGHTS,
-    _assemble,
-    _pair_distances,
-    _recall,
-    _row_order,
-)
+from sskernels.graph.approximate import SEED, _pair_distances, _recall, _row_order
+from sskernels.graph.knn import METHODS, WEIGHTS, _assemble
 from sskernels.graph.laplacian import degree_normalizer
 from sskernels.hashing import fingerprint
 

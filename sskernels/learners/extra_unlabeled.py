@@ -21,6 +21,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from sskernels.errors import ParameterError
 from sskernels.hashing import fingerprint
 from sskernels.learners.base import selected_params
+from sskernels.learners.protocol import LearnerProtocol
 from sskernels.memo import LRU
 
 #: the last stacked data sets (``X`` followed by the extra points), by content
@@ -153,7 +154,8 @@ class ExtraUnlabeled(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     def precompute(self, X):
         """The estimator's label-independent work (graph, spectrum) on ``X`` and the extra
-        points, if it has any (``precompute``).
+        points, if it has any (a ``precompute`` of its own: the points are stacked only
+        then).
 
         Parameters
         ----------
@@ -165,9 +167,9 @@ class ExtraUnlabeled(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self : ExtraUnlabeled
             This wrapper.
         """
-        pre = getattr(self.estimator, "precompute", None)
-        if pre is not None:
-            pre(self._stacked(X))
+        pre = getattr(type(self.estimator), "precompute", None)
+        if pre is not None and pre is not LearnerProtocol.precompute:  # the default does nothing
+            self.estimator.precompute(self._stacked(X))
         return self
 
     def predict(self, X):
