@@ -359,7 +359,10 @@ def main(argv=None):
             store = open_store(graph_points(prep), args.jobs) if fresh else None
             if store is not None:  # --artifacts: a graph an earlier run built, not rebuilt
                 store.restore()
+                store.mark()
             graph_s = _build_graphs(prep, args.jobs) if fresh else 0.0
+            if store is not None:  # and the graph built here, before the run's warm-up (which
+                store.save()  # stores only what it builds or grows itself) finds it built
             if spec is ours[0]:
                 beside.start()  # the peers: beside this spec's spectrum and fits
             records = run_spec(

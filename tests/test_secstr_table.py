@@ -122,3 +122,22 @@ def test_a_spectrum_is_a_stage_only_of_specs_whose_methods_compute_one(tmp_path)
     assert secstr._needs_spectrum(load_spec(ROOT / "configs/scale/secstr_extra_skl_100.yaml"))
     assert secstr._needs_spectrum(load_spec(_write(tmp_path, "tsk", ["tsk"])))
     assert not secstr._needs_spectrum(load_spec(_write(tmp_path, "hf", ["harmonic"])))
+
+
+def test_a_graph_the_table_builds_goes_to_the_artifact_store(tmp_path):
+    """The table builds its graphs before the run (to time the stage), so the run's warm-up
+    finds them built and stores nothing unless a method grows them (a spectrum): a graph-only
+    spec's graph must still reach ``--artifacts``, so the next table on the same points (the
+    SKL_KTA table after the extra-points table) loads it instead of building it again."""
+    spec = _write(tmp_path, "hf", [{"name": "harmonic"}])
+    store = tmp_path / "store"
+    clear_cache()
+    argv = [str(spec), "--jobs", "1", "--out", str(tmp_path / "t"), "--artifacts", str(store)]
+    assert secstr.main(argv) == 0
+    assert len(list(store.rglob("*.pkl"))) == 1
+    again = _write(tmp_path, "hf2", [{"name": "harmonic"}, {"name": "consistency"}])
+    clear_cache()
+    argv = [str(again), "--jobs", "1", "--out", str(tmp_path / "t2"), "--artifacts", str(store)]
+    assert secstr.main(argv) == 0
+    stages = json.loads((tmp_path / "runs" / "hf2" / "stages.json").read_text())
+    assert "loaded from the artifact store" in json.dumps(stages)
