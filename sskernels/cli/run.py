@@ -99,7 +99,8 @@ def run(
         help="Keep nothing in the in-memory memos (graphs, spectra, bases, solver results): "
         "each is computed where it is needed, in every worker.  Slower, same records; "
         "for a machine short of memory, or to check that no memo changes a number.  "
-        "Sets $SSKERNELS_CACHE=off for the run's workers.",
+        "Sets $SSKERNELS_CACHE=off for the run's workers (those of a Dask cluster at "
+        "--scheduler started elsewhere: set it in their environment).",
     ),
     dry_run: bool = typer.Option(
         False,
