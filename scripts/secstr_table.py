@@ -6,8 +6,9 @@ splits) like ``sskernels run`` does — same records, resume and summary — and
 and seconds per split, one ``seconds`` row per label-independent stage of the run (the k-NN
 graph, with the search used and its recall; the spectrum, with its solver and residual) and
 the run's peak resident memory.  The stage figures are those of the run that computed the
-graph; a resumed run that computes nothing keeps the ones recorded (``stages.json`` in the
-run's output folder).
+records; a run that computes nothing for a spec (its records resumed, or restored from the
+archive) keeps the ones recorded (``stages.json`` in the run's output folder, kept by the
+archive), or shows none.
 
 **A pipeline, not one spec after the other.**  The k-NN graph of the specs with graph
 methods (ours) is built first, its exact search's row blocks on ``--jobs`` threads; then the
@@ -126,17 +127,6 @@ def _name_memory_section(md):
     atomic_write_text(md, "\n\n".join(blocks).rstrip("\n") + "\n")
 
 
-def _fresh(records, stages_file):
-    """Whether this run computed records (any newer than the recorded stages)."""
-    import os
-
-    newest = max(
-        (os.path.getmtime(p) for p in (Path(stages_file).parent / "records").rglob("*.json")),
-        default=0.0,
-    )
-    return newest > os.path.getmtime(stages_file)
-
-
 class TreeMemory:
     """The largest summed resident memory (MB) of this process and its descendants, sampled
     every ``interval`` seconds in a thread (Linux ``/proc``; None where there is none)."""
@@ -244,13 +234,13 @@ def _build_graphs(prep, jobs):
 class Beside:
     """Run ``specs`` one after the other in a thread, each on worker processes of its own
     (``jobs``); ``join()`` returns ``{spec path: (records, wall seconds)}`` or raises what
-    the thread raised."""
+    the thread raised; ``fresh[spec path]`` says whether the spec computed records."""
 
     def __init__(self, specs, jobs, n_splits):
         import threading
 
         self.specs, self.jobs, self.n_splits = specs, jobs, n_splits
-        self.out, self.error = {}, None
+        self.out, self.fresh, self.error = {}, {}, None
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def start(self):
@@ -259,18 +249,21 @@ class Beside:
         return self
 
     def _run(self):
-        from sskernels.experiment import LocalExecutor, run_spec
+        from sskernels.experiment import LocalExecutor, pending_tasks, prepare, run_spec
 
         try:
             with LocalExecutor(self.jobs) as workers:
                 for spec in self.specs:
                     t0 = time.perf_counter()
+                    prep = prepare(spec, n_splits=self.n_splits)
+                    self.fresh[spec.path] = bool(pending_tasks(prep))
                     records = run_spec(
                         spec,
                         jobs=self.jobs,
                         progress=False,
                         n_splits=self.n_splits,
                         workers=workers,
+                        prepared=prep,
                     )
                     self.out[spec.path] = (records, time.perf_counter() - t0)
                     print(f"{spec.name}: {self.out[spec.path][1]:.1f} s (beside)", flush=True)
@@ -347,7 +340,7 @@ def main(argv=None):
     specs = [load_spec(path) for path in args.specs]
     ours = [s for s in specs if _graph_builders(s)]
     beside = Beside([s for s in specs if not _graph_builders(s)], args.jobs, args.splits)
-    done, fresh_graphs, preps, graph_stages = {}, {}, {}, {}
+    done, computed, preps, graph_stages = {}, {}, {}, {}
     t_all = time.perf_counter()
     with TreeMemory() as memory, LocalExecutor(args.jobs) as workers:
         for spec in ours:
@@ -390,11 +383,12 @@ def main(argv=None):
             if not _needs_spectrum(spec):
                 for key in ("spectrum_seconds", "spectrum_detail"):
                     graph_stages[spec.path].pop(key, None)
-            fresh_graphs[spec.path] = fresh
+            computed[spec.path] = fresh
             print(f"{spec.name}: {done[spec.path][1]:.1f} s", flush=True)
         if not ours:
             beside.start()
         done.update(beside.join())
+        computed.update(beside.fresh)
     table_wall = time.perf_counter() - t_all
 
     frames, per_split = [], []
@@ -403,8 +397,11 @@ def main(argv=None):
         summary = summarize(records, spec)
         write_table(summary, str(Path(spec.output) / "summary"), title=spec.name)
         stages_file = Path(spec.output) / "stages.json"
-        if stages_file.exists() and not _fresh(records, stages_file):
-            stages = json.loads(stages_file.read_text())  # a resumed run: as recorded
+        if not computed[spec.path]:
+            # nothing computed (every record resumed or restored from the archive): the
+            # stages as recorded (the archive keeps stages.json), or none -- this run's
+            # seconds are those of reading records, not of the spec
+            stages = json.loads(stages_file.read_text()) if stages_file.exists() else {}
         else:
             stages = {}
             if spec in ours:
@@ -439,7 +436,7 @@ def main(argv=None):
                     ),
                 )
             atomic_write_text(stages_file, json.dumps(stages, indent=1))
-        if spec not in ours and ours:
+        if spec not in ours and ours and "wall_seconds" in stages:
             stages["wall_detail"] = (
                 f"run beside {ours[0].name}'s spectrum and fits (its "
                 f"seconds share the two cores with them)"

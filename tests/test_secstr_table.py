@@ -141,3 +141,42 @@ def test_a_graph_the_table_builds_goes_to_the_artifact_store(tmp_path):
     assert secstr.main(argv) == 0
     stages = json.loads((tmp_path / "runs" / "hf2" / "stages.json").read_text())
     assert "loaded from the artifact store" in json.dumps(stages)
+
+
+def test_a_spec_restored_from_its_archive_shows_its_recorded_wall_time_not_the_restore(tmp_path):
+    import shutil
+
+    from sskernels.experiment.archive import write_archive
+
+    ours = _write(tmp_path, "ours", [{"name": "harmonic"}])
+    peer = _write(
+        tmp_path,
+        "peer",
+        [{"name": "label-spreading", "params": {"kernel": "knn", "n_neighbors": 6}}],
+        graph=False,
+    )
+    out = tmp_path / "table" / "secstr"
+    clear_cache()
+    assert secstr.main([str(ours), str(peer), "--jobs", "1", "--out", str(out)]) == 0
+    wall = "wall time of peer (s)"
+    ran = pd.read_csv(f"{out}.csv").set_index("method")["mean"]
+
+    def fresh_clone(keep_stages=True):  # the archives only
+        for name in ("ours", "peer"):
+            folder = tmp_path / "runs" / name
+            if not keep_stages:
+                (folder / "stages.json").unlink()
+            write_archive(folder)
+            for p in folder.iterdir():
+                if not p.name.endswith(".records.jsonl.gz"):
+                    shutil.rmtree(p) if p.is_dir() else p.unlink()
+        clear_cache()
+        assert secstr.main([str(ours), str(peer), "--jobs", "1", "--out", str(out)]) == 0
+        return pd.read_csv(f"{out}.csv").set_index("method")["mean"]
+
+    restored = fresh_clone()
+    assert restored[wall] == ran[wall] and restored["stage: k-NN graph"] == ran["stage: k-NN graph"]
+    # an archive without the stages (made before they were kept): no wall time at all
+    restored = fresh_clone(keep_stages=False)
+    assert wall not in restored.index and "stage: k-NN graph" not in restored.index
+    assert {"harmonic", "label-spreading"} <= set(restored.index)

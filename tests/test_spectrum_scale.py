@@ -70,3 +70,89 @@ def test_the_spectrum_says_how_long_it_took(monkeypatch):
         lap.laplacian_spectrum(W, m=5, solver="sparse"),
     ):
         assert spec.seconds is not None and 0 < spec.seconds < 60
+
+
+# -- the Chebyshev-filtered Lanczos (sskernels.graph.chebyshev), used from FILTER_MIN_N points
+
+
+def _filtered(monkeypatch, min_n=0):
+    import sskernels.graph.chebyshev as ch
+
+    monkeypatch.setattr(lap, "DENSE_MAX_N", 10)
+    monkeypatch.setattr(ch, "FILTER_MIN_N", min_n)
+    return ch
+
+
+def test_filtered_lanczos_gives_eigsh_s_pairs(monkeypatch):
+    W = _graph(900)
+    plain = lap.laplacian_spectrum(W, m=30, solver="sparse")
+    _filtered(monkeypatch)
+    spec = lap.laplacian_spectrum(W, m=30)
+    assert plain.solver == "eigsh" and plain.info is None
+    assert spec.solver == "eigsh-chebyshev" and spec.info["fallback"] is None
+    np.testing.assert_allclose(spec.values, plain.values, atol=1e-12)
+    # the same invariant subspace: every principal angle zero
+    cosines = np.linalg.svd(plain.vectors.T @ spec.vectors, compute_uv=False)
+    assert cosines.min() > 1 - 1e-10
+    # residual on L_sym recomputed here, and the cut below every returned eigenvalue of S
+    L = lap.normalized_laplacian(W)
+    assert np.linalg.norm(L @ spec.vectors - spec.vectors * spec.values, axis=0).max() < 1e-10
+    (cut,) = spec.info["stats"]["cuts"]
+    assert cut < 1 - spec.values.max()
+
+
+def test_the_count_of_eigenvalues_above_a_cut_is_close_to_the_true_count():
+    from sskernels.graph.chebyshev import EigenvalueCounter
+
+    S = lap.normalized_adjacency(_graph(900))
+    mu = np.linalg.eigvalsh(S.toarray())
+    counter = EigenvalueCounter(S)
+    for c in (0.95, 0.9, 0.8, 0.6, 0.3):
+        true = int(np.sum(mu >= c))
+        assert abs(counter.count(c) - true) <= 3 + 0.1 * true, c
+    # the cut for k: the estimate reaches k there, and not just above it
+    c = counter.cut(40)
+    assert counter.count(c) >= 40 > counter.count(c + 5e-4)
+
+
+def test_a_cut_above_the_wanted_eigenvalues_is_caught_and_recorded(monkeypatch):
+    W = _graph(900)
+    plain = lap.laplacian_spectrum(W, m=30, solver="sparse")
+    ch = _filtered(monkeypatch)
+    real_cut = ch.EigenvalueCounter.cut
+    planted = []
+
+    def cut(self, k):  # the first cut only 5 eigenvalues of S clear: the check must fail
+        if not planted:
+            planted.append(1 - plain.values[4])
+            return planted[0]
+        return real_cut(self, k)
+
+    monkeypatch.setattr(ch.EigenvalueCounter, "cut", cut)
+    spec = lap.laplacian_spectrum(W, m=30)
+    assert spec.solver == "eigsh-chebyshev"
+    assert "above the 40th Rayleigh quotient" in spec.info["fallback"]
+    assert spec.info["stats"]["cuts"][0] == planted[0] and len(spec.info["stats"]["cuts"]) == 2
+    np.testing.assert_allclose(spec.values, plain.values, atol=1e-12)
+
+    # every cut too high: plain eigsh answers, and says why
+    monkeypatch.setattr(ch.EigenvalueCounter, "cut", lambda self, k: planted[0])
+    spec = lap.laplacian_spectrum(W, m=30)
+    assert spec.solver == "eigsh" and spec.info["fallback"].endswith("plain eigsh")
+    np.testing.assert_allclose(spec.values, plain.values, atol=1e-12)
+
+
+def test_a_learner_records_the_filtered_lanczos_in_its_fit_report(monkeypatch):
+    from sskernels.learners import SpectralKernelLearning
+    from sskernels.memo import caching
+
+    _filtered(monkeypatch)
+    rng = np.random.default_rng(3)
+    X = np.vstack([rng.normal(size=(300, 4)) + 5 * c for c in range(2)])
+    y = np.full(600, -1)
+    y[[0, 1, 300, 301]] = [0, 0, 1, 1]
+    with caching(False):
+        est = SpectralKernelLearning(n_components=20).fit(X, y)
+    assert "eigsh-chebyshev" in est.fit_report_.solvers
+    assert est.fit_report_.stats["spectrum"]["cuts"]
+    assert not est.fit_report_.notes

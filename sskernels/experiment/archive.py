@@ -139,9 +139,10 @@ def write_archive(output):
 
 
 #: files of an output folder an archive keeps beside the records: the warm-up's seconds and
-#: graph searches (a summary shows them) and the data fingerprint the records were made on
-#: (``sskernels table`` checks keys with it; a run writes the current one)
-FILES = ("graph_seconds.json", "data_fingerprint.json")
+#: graph searches (a summary shows them), the data fingerprint the records were made on
+#: (``sskernels table`` checks keys with it; a run writes the current one) and the stages
+#: a table script measured (``scripts/secstr_table.py``)
+FILES = ("graph_seconds.json", "data_fingerprint.json", "stages.json")
 
 
 class ArchivedRecords:

@@ -17,6 +17,7 @@ from scipy.linalg import eigh
 from scipy.sparse.linalg import eigsh
 
 from sskernels.errors import ParameterError
+from sskernels.graph import chebyshev
 
 #: n above which the sparse (Lanczos) solver is used when few eigenpairs are needed
 DENSE_MAX_N = 2500
@@ -122,6 +123,9 @@ class Spectrum:
     residual: float | None = None
     #: wall seconds the eigensolver took (the spectrum stage of a run's timing)
     seconds: float | None = None
+    #: the filtered Lanczos's call (``solver``, ``fallback``, ``stats``: cuts, products), for
+    #: the fit reports of the learners that use the spectrum; None for ``eigh`` and ``eigsh``
+    info: dict | None = None
 
     def smallest(self, m, exclude_one=True):
         """The m smallest eigenpairs, skipping ``lambda = 1`` when asked (Liu Sec. 4.1).
@@ -181,7 +185,10 @@ def laplacian_spectrum(W, m=None, solver="auto"):
 
     The Lanczos set-up is a choice: ``eigsh(S, which="LA", tol=1e-10)``, the fastest of the
     set-ups compared on a 10-NN graph (against ``tol=0``, the PSD shift ``S + I`` and
-    ``ncv = 3k``), with residuals far below :data:`RESIDUAL_TOL`.  Shift-invert
+    ``ncv = 3k``), with residuals far below :data:`RESIDUAL_TOL`; from
+    :data:`~sskernels.graph.chebyshev.FILTER_MIN_N` points on, ``eigsh`` on a Chebyshev
+    filter of ``S`` (:mod:`sskernels.graph.chebyshev`: 5.8x at 1,273,151 points), its
+    cut checked and recorded in ``info``.  Shift-invert
     needs a sparse factorization of ``L``, whose fill is the problem at scale.  Every Lanczos
     pair's residual ``||S u - mu u||`` is checked: above :data:`RESIDUAL_TOL` it is an error.
 
@@ -255,19 +262,27 @@ def laplacian_spectrum(W, m=None, solver="auto"):
 
 
 def _lanczos(S, kk):
-    """The ``kk`` largest eigenpairs of ``S`` by ``eigsh``, as a :class:`Spectrum` of ``L_sym``,
-    with their residual checked."""
+    """The ``kk`` largest eigenpairs of ``S`` as a :class:`Spectrum` of ``L_sym``, with their
+    residual checked: ``eigsh``, or from :data:`~sskernels.graph.chebyshev.FILTER_MIN_N`
+    points on :func:`~sskernels.graph.chebyshev.largest_eigenpairs`."""
     n = S.shape[0]
     rng = np.random.default_rng(0)
     v0 = rng.standard_normal(n)
-    mu, U = eigsh(S, k=kk, which="LA", v0=v0, tol=1e-10)
-    order = np.argsort(-mu)
-    mu, U = mu[order], np.ascontiguousarray(U[:, order])
-    residual = float(np.max(np.linalg.norm(S @ U - U * mu, axis=0))) if kk else 0.0
+    info = None
+    if n >= chebyshev.FILTER_MIN_N and kk:
+        mu, U, SU, info = chebyshev.largest_eigenpairs(S, kk, v0)
+    else:
+        mu, U = eigsh(S, k=kk, which="LA", v0=v0, tol=1e-10)
+        order = np.argsort(-mu)
+        mu, U = mu[order], np.ascontiguousarray(U[:, order])
+        SU = S @ U
+    residual = float(np.max(np.linalg.norm(SU - U * mu, axis=0))) if kk else 0.0
+    del SU
     if not residual <= RESIDUAL_TOL:
         raise np.linalg.LinAlgError(
             f"eigsh returned eigenpairs with residual {residual:.1e} > {RESIDUAL_TOL:g} "
             f"({kk} pairs of a {n}-point graph)"
         )
     lam = np.clip(1.0 - mu, 0.0, 2.0)
-    return Spectrum(lam, U, complete=False, solver="eigsh", residual=residual)
+    solver = "eigsh" if info is None else info["solver"]
+    return Spectrum(lam, U, complete=False, solver=solver, residual=residual, info=info)

@@ -28,6 +28,7 @@ from sskernels.graph import KNNGraph, PrecomputedGraph, check_affinity
 from sskernels.hashing import fingerprint
 from sskernels.learners.base import SemiSupervisedClassifier, indicator, unreached_scores
 from sskernels.memo import LRU
+from sskernels.solvers.report import SolveInfo
 
 
 def graph_components(graph):
@@ -170,6 +171,16 @@ class GraphSemiSupervisedClassifier(DefaultGraphMixin, SemiSupervisedClassifier)
 
     def _precompute_graph(self, graph):
         """Hook: label-independent work on the graph (e.g. a spectrum); default none."""
+
+    def _graph_spectrum(self, graph, m, report=None):
+        """``graph.spectrum(m)``, with the filtered Lanczos's call (its cuts, products and any
+        fallback: :attr:`sskernels.graph.Spectrum.info`) added to ``report`` (default
+        ``fit_report_``)."""
+        spectrum = graph.spectrum(m)
+        report = report if report is not None else getattr(self, "fit_report_", None)
+        if spectrum.info is not None and report is not None:
+            report.add(SolveInfo(**spectrum.info), "spectrum", keep_stats=True)
+        return spectrum
 
     def _find_unreached(self, graph, labeled):
         """Set ``unreached_``: the unlabeled points in components of ``graph`` without a

@@ -421,14 +421,14 @@ class _SpectralKernelLearningBase(GraphClassifier):
     def _precompute_graph(self, graph):
         graph.spectrum(self.n_components)
 
-    def _eigenpairs(self, graph):
+    def _eigenpairs(self, graph, report=None):
         """``(gamma, U)``: eigenpairs of ``L_sym`` from the graph's memoized spectrum.
 
         The eigenvectors of ``L^p`` are those of ``L``, its eigenvalues ``gamma^p``;
         ``gamma >= 0`` so the smallest of ``L^p`` are the smallest of ``L``.
         """
         m = self.n_components
-        spectrum = graph.spectrum(m)
+        spectrum = self._graph_spectrum(graph, m, report)
         gamma, U = spectrum.values, spectrum.vectors
         if m is not None:
             if m > gamma.size:
@@ -632,7 +632,7 @@ class SpectralKernelLearning(_SpectralKernelLearningBase):
         graph = self._build_graph(
             check_array(X, accept_sparse=self.accept_sparse, dtype=np.float64)
         )
-        gamma, U = self._eigenpairs(graph)
+        gamma, U = self._eigenpairs(graph, report)
         B = spectral_B(gamma, self.laplacian_degree, self.epsilon)
         U_l = U[labeled]
         n_classes = int(y_enc.max()) + 1

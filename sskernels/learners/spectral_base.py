@@ -50,7 +50,7 @@ class SpectralKernelClassifier(GraphClassifier):
         graph.spectrum(self.n_components)
 
     def _scores(self, graph, labeled, C_L):
-        spectrum = graph.spectrum(self.n_components)
+        spectrum = self._graph_spectrum(graph, self.n_components)
         if self.n_components is None:
             lam, V = spectrum.values, spectrum.vectors
         else:
