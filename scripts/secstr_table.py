@@ -340,7 +340,7 @@ def main(argv=None):
     specs = [load_spec(path) for path in args.specs]
     ours = [s for s in specs if _graph_builders(s)]
     beside = Beside([s for s in specs if not _graph_builders(s)], args.jobs, args.splits)
-    done, computed, preps, graph_stages = {}, {}, {}, {}
+    done, computed, preps, graph_stages, spectrum_before = {}, {}, {}, {}, {}
     t_all = time.perf_counter()
     with TreeMemory() as memory, LocalExecutor(args.jobs) as workers:
         for spec in ours:
@@ -354,6 +354,8 @@ def main(argv=None):
                 store.restore()
                 store.mark()
             graph_s = _build_graphs(prep, args.jobs) if fresh else 0.0
+            # a spectrum held before the run (loaded with its graph): not this run's work
+            spectrum_before[spec.path] = "spectrum_seconds" in _graph_stages(graph_points(prep))
             if store is not None:  # and the graph built here, before the run's warm-up (which
                 store.save()  # stores only what it builds or grows itself) finds it built
             if spec is ours[0]:
@@ -415,10 +417,21 @@ def main(argv=None):
                 stages["warm_seconds"] = read_graph_seconds(spec.output)
             loaded = (read_graph_store(spec.output) or {}).get("loaded") or []
             if loaded:  # --artifacts: the stages above are those of the run that built them
-                note = (
-                    "graph and spectrum loaded from the artifact store: the k-NN graph and "
-                    "spectrum rows are the seconds of the run that built them"
-                )
+                if "spectrum_seconds" not in stages:
+                    note = (
+                        "graph loaded from the artifact store: the k-NN graph row is the "
+                        "seconds of the run that built it"
+                    )
+                elif spectrum_before.get(spec.path):
+                    note = (
+                        "graph and spectrum loaded from the artifact store: the k-NN graph "
+                        "and spectrum rows are the seconds of the run that built them"
+                    )
+                else:
+                    note = (
+                        "graph loaded from the artifact store (the k-NN graph row: the "
+                        "seconds of the run that built it); the spectrum computed by this run"
+                    )
                 stages["warm_detail"] = note
                 stages["wall_detail"] = note
             if i == 0:

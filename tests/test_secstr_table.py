@@ -143,6 +143,26 @@ def test_a_graph_the_table_builds_goes_to_the_artifact_store(tmp_path):
     assert "loaded from the artifact store" in json.dumps(stages)
 
 
+def test_the_stage_notes_say_what_came_from_the_artifact_store(tmp_path):
+    store = tmp_path / "store"
+
+    def table(name, methods):
+        clear_cache()
+        spec = _write(tmp_path, name, methods)
+        argv = [str(spec), "--jobs", "1", "--out", str(tmp_path / name), "--artifacts", str(store)]
+        assert secstr.main(argv) == 0
+        return json.loads((tmp_path / "runs" / name / "stages.json").read_text())
+
+    skl = {"name": "skl-kta", "params": {"n_components": 20}}
+    assert "warm_detail" not in table("built", [{"name": "harmonic"}])  # nothing loaded
+    graph_only = table("graph", [{"name": "consistency"}])["warm_detail"]
+    assert graph_only.startswith("graph loaded") and "spectrum" not in graph_only
+    assert table("spectrum", [skl])["warm_detail"].endswith("the spectrum computed by this run")
+    # other parameters: records of its own (a sibling's would be reused, with no warm-up)
+    both = table("both", [{"name": "skl-kta", "params": {"n_components": 25}}])["warm_detail"]
+    assert both.startswith("graph and spectrum loaded from the artifact store")
+
+
 def test_a_spec_restored_from_its_archive_shows_its_recorded_wall_time_not_the_restore(tmp_path):
     import shutil
 
