@@ -45,7 +45,7 @@ help:
 	@echo "make bench    - time the paper-table runs, each stage against its floor (results/bench.md)"
 	@echo "make table-secstr - SecStr (83,679 points), official 100-label splits: ours beside LabelSpreading, stages and peak memory (results/scale)"
 	@echo "make table-secstr-extra - SecStr with its 1.19 M extra unlabeled points (1.27 M) beside SecStr alone: accuracy per label count, stages, recall, peak memory (results/scale)"
-	@echo "make table-secstr-extra-skl - SKL_KTA on the 1.27 M points of SecStr with its extra ones (about 40 minutes; results/scale/secstr_extra_skl)"
+	@echo "make table-secstr-extra-skl - SKL_KTA on the 1.27 M points of SecStr with its extra ones (about 12 minutes from an empty archive; results/scale/secstr_extra_skl)"
 	@echo "make labbook  - render the lab book's tables (results/README.md) from the committed CSVs"
 	@echo "make bench-wang2015 - one fresh split of every Wang et al. table row against the committed records of that split (results/bench/wang2015_*.md)"
 	@echo "make bench-scale - the scale ladder: n = 2k..83k (SecStr, blobs) and 200k..1.27M (SecStr with its extra points), time and peak memory per stage against the floor (results/scale/ladder)"
