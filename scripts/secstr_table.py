@@ -330,7 +330,7 @@ def main(argv=None):
     from sskernels.experiment.worker import graph_points
     from sskernels.experiment import LocalExecutor, pending_tasks, prepare, run_spec
     from sskernels.experiment.tables import split_rows, summarize, write_splits, write_table
-    from sskernels.graph import clear_cache
+    from sskernels.graph import clear_cache, fingerprint
     from sskernels.spec import load_spec
 
     if args.artifacts:  # read by sskernels.experiment.artifacts.store_dir
@@ -341,6 +341,7 @@ def main(argv=None):
     ours = [s for s in specs if _graph_builders(s)]
     beside = Beside([s for s in specs if not _graph_builders(s)], args.jobs, args.splits)
     done, computed, preps, graph_stages, spectrum_before = {}, {}, {}, {}, {}
+    held = {}  # per points: whether their graph held a spectrum before this table computed any
     t_all = time.perf_counter()
     with TreeMemory() as memory, LocalExecutor(args.jobs) as workers:
         for spec in ours:
@@ -354,8 +355,13 @@ def main(argv=None):
                 store.restore()
                 store.mark()
             graph_s = _build_graphs(prep, args.jobs) if fresh else 0.0
-            # a spectrum held before the run (loaded with its graph): not this run's work
-            spectrum_before[spec.path] = "spectrum_seconds" in _graph_stages(graph_points(prep))
+            # a spectrum held before the table's first spec on these points ran (loaded with
+            # its graph) is not this table's work; one a later spec (--share-graphs) finds
+            # because its predecessor computed it is
+            points = graph_points(prep)
+            spectrum_before[spec.path] = held.setdefault(
+                fingerprint(points), "spectrum_seconds" in _graph_stages(points)
+            )
             if store is not None:  # and the graph built here, before the run's warm-up (which
                 store.save()  # stores only what it builds or grows itself) finds it built
             if spec is ours[0]:

@@ -161,6 +161,20 @@ def test_the_stage_notes_say_what_came_from_the_artifact_store(tmp_path):
     # other parameters: records of its own (a sibling's would be reused, with no warm-up)
     both = table("both", [{"name": "skl-kta", "params": {"n_components": 25}}])["warm_detail"]
     assert both.startswith("graph and spectrum loaded from the artifact store")
+    # two specs sharing one graph, stored without a spectrum: the first computes it, and the
+    # second finds it computed by this table, not loaded
+    shared = tmp_path / "shared-store"
+    clear_cache()
+    argv = [str(_write(tmp_path, "g", [{"name": "harmonic"}])), "--jobs", "1"]
+    assert secstr.main([*argv, "--out", str(tmp_path / "g"), "--artifacts", str(shared)]) == 0
+    first = _write(tmp_path, "first", [{"name": "skl-kta", "params": {"n_components": 30}}])
+    second = _write(tmp_path, "second", [{"name": "skl-kta", "params": {"n_components": 35}}])
+    clear_cache()
+    argv = [str(first), str(second), "--jobs", "1", "--share-graphs", "--artifacts", str(shared)]
+    assert secstr.main([*argv, "--out", str(tmp_path / "two")]) == 0
+    for name in ("first", "second"):
+        stages = json.loads((tmp_path / "runs" / name / "stages.json").read_text())
+        assert stages["warm_detail"].endswith("the spectrum computed by this run"), name
 
 
 def test_a_spec_restored_from_its_archive_shows_its_recorded_wall_time_not_the_restore(tmp_path):
