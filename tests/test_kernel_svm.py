@@ -222,17 +222,20 @@ def test_libsvm_iteration_cap_is_reported(monkeypatch):
 
     from sskernels.learners.registry import make_method
 
-    monkeypatch.setattr(km, "SVM_MAX_ITER", 2)
+    monkeypatch.setattr(km, "SVM_ITER_PER_PAIR", 2)
     X, y = make_moons(120, noise=0.1, random_state=0)
     yp = np.full(120, -1)
     yp[:20] = y[:20]
     est = km.KernelSVM(C=100.0).fit(X, yp)
-    assert any("converge in 2 iterations" in n and "HiGHS" in n for n in est.fit_report_.notes)
+    assert any(
+        "converge in 2 iterations" in n and "interior point" in n for n in est.fit_report_.notes
+    )
+    assert "interior-point" in est.fit_report_.solvers
     assert est.predict(X[:7]).shape == (7,) and est.decision_function(X[:7]).shape == (7,)
     np.testing.assert_array_equal(est.predict(X[:20]), est.transduction_[:20])
     sel = make_method("kernel-svm", C_grid=[1.0, 100.0]).fit(X, yp)
     assert any(n.startswith("fallback: cv: libsvm did not") for n in sel.fit_report_.notes)
-    monkeypatch.setattr(km, "SVM_MAX_ITER", 1_000_000)
+    monkeypatch.setattr(km, "SVM_ITER_PER_PAIR", 1_000_000)
     assert not km.KernelSVM(C=100.0).fit(X, yp).fit_report_.notes
 
 
@@ -260,7 +263,7 @@ def test_capped_svc_predict_equals_svc_fit_and_predict(monkeypatch):
     np.random.seed(3)
     km.capped_svc_predict(1.0, np.eye(4), [0, 1, 0, 1], np.eye(4))
     assert np.random.rand() == after_svc
-    monkeypatch.setattr(km, "SVM_MAX_ITER", 2)
+    monkeypatch.setattr(km, "SVM_ITER_PER_PAIR", 2)
     K_LL = K[np.ix_(L, L)]
     assert km.capped_svc(1e4, K_LL, y)[1] and km.capped_svc_predict(1e4, K_LL, y, K_LL)[1]
 
@@ -271,7 +274,7 @@ def test_unconverged_svm_is_solved_exactly(monkeypatch):
     classes), the model's and the fast path's alike."""
     from sklearn.svm import SVC
 
-    monkeypatch.setattr(km, "SVM_MAX_ITER", 3)
+    monkeypatch.setattr(km, "SVM_ITER_PER_PAIR", 1)
     rng = np.random.default_rng(5)
     for c, C in [(2, 1e4), (3, 10.0), (2, 0.5)]:
         X = np.vstack([rng.normal(1.2 * k, 1.0, (15, 4)) for k in range(c)])
@@ -280,7 +283,8 @@ def test_unconverged_svm_is_solved_exactly(monkeypatch):
         K = np.exp(-0.2 * ((X[:, None] - X[None]) ** 2).sum(-1))
         K_T = np.exp(-0.2 * ((T[:, None] - X[None]) ** 2).sum(-1))
         model, note = km.capped_svc(C, K, y)
-        assert note.startswith("libsvm did not converge in 3 iterations")
+        # one iteration per pair: 1 (two classes), 3 (three)
+        assert note.startswith(f"libsvm did not converge in {c * (c - 1) // 2} iterations")
         pred, note_fast = km.capped_svc_predict(C, K, y, K_T)
         ref = SVC(kernel="precomputed", C=C, tol=1e-10).fit(K, y)
         np.testing.assert_array_equal(pred, ref.predict(K_T))

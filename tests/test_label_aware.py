@@ -96,6 +96,36 @@ def test_nystrom_eigenvectors_approach_the_exact_ones():
     assert errors[2] < 1e-10  # all points are landmarks: the exact eigenvectors
 
 
+@pytest.mark.parametrize("solver", ["nystrom", "exact"])
+def test_a_grid_over_p_shares_one_eigendecomposition(solver):
+    """Sec. 4.3.2's p grid: the eigenvectors of every p are the leading columns of one
+    decomposition per width, and equal (up to each column's sign) to the top-p eigenvectors
+    computed on their own (nystrom_spectrum with p components, the landmarks of the fit)."""
+    from sskernels.kernels.spectra import clear_rbf_cache
+
+    X, _ = make_moons(200, noise=0.05, random_state=4)
+    b = 1.0 / mean_squared_distance(X)
+    clear_rbf_cache()
+    got = {}
+    for p in (0.2, 0.01, 0.05, 0.1):
+        est = LabelAwareKernel(n_components=p, n_landmarks=0.2, eigen_solver=solver, random_state=0)
+        got[p] = est._eigenvectors(X, b)
+    m = 200 if solver == "exact" else 40
+    idx = np.arange(200) if solver == "exact" else landmark_indices(X, m, 0)
+    full_spec, full_V = got[0.2]
+    for p, (spec, V) in got.items():
+        k = min(round(p * 200), full_V.shape[1])  # pairs below RBF_RTOL are dropped
+        assert V.shape == (200, k) and spec.basis.shape == (m, k)
+        assert np.shares_memory(V, full_V)  # one decomposition
+        ref_spec, ref = nystrom_spectrum(X, gaussian_width(b), idx, k)
+        np.testing.assert_allclose(spec.values, ref_spec.values, atol=1e-13 * spec.values[0])
+        sign = np.sign(np.sum(V * ref, axis=0))
+        # the extension divides by lambda_i: rounding grows as lambda_1 / lambda_i
+        tol = 1e-13 * spec.values[0] / spec.values + 1e-10
+        assert np.all(np.abs(V * sign - ref).max(axis=0) <= tol)
+        assert np.all(np.abs(spec.extend(X[:7]) * sign - ref[:7]).max(axis=0) <= tol)
+
+
 def independent_alignf(G, a):
     """Cortes et al.'s QP ``min_{v >= 0} v^T G v - 2 v^T a`` by HiGHS, normalized."""
     v, _ = solve_qp(2 * G + 1e-14 * np.eye(a.size), -2 * a)

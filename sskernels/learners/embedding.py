@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import math
 from numbers import Integral, Real
+from dataclasses import replace
 
 import numpy as np
 import scipy.sparse as sp
@@ -225,7 +226,11 @@ class RBFEigenbasis:
 
     def _eigenvectors(self, X, b, key=None):
         """``(NystromSpectrum, V)``: the unsupervised eigenvectors at width b (memoized);
-        ``eigen_solver="exact"`` is the Nystrom method with every row a landmark."""
+        ``eigen_solver="exact"`` is the Nystrom method with every row a landmark.
+
+        Every kept eigenpair of the landmark block is computed once per width and landmark
+        set, and ``n_components`` takes the leading ones: a grid over ``n_components``
+        (Wang et al. Sec. 4.3.2's ``p``) shares one eigendecomposition, its bases nested."""
         n = X.shape[0]
         k = _count(self.n_components, n)
         m = n if self.eigen_solver == "exact" else _count(self.n_landmarks, n)
@@ -240,7 +245,6 @@ class RBFEigenbasis:
             self.metric,
             b,
             m,
-            k,
             seed,
             self.basis,
         )
@@ -253,12 +257,16 @@ class RBFEigenbasis:
                     X,
                     gaussian_width(b),
                     idx,
-                    k,
+                    m,
                     self.metric,
                     normalized=self.basis == "normalized-laplacian",
                 ),
             )
-        return hit
+        spectrum, V = hit
+        if k < spectrum.values.size:  # the leading k pairs (read-only views)
+            spectrum = replace(spectrum, values=spectrum.values[:k], basis=spectrum.basis[:, :k])
+            V = V[:, :k]
+        return spectrum, V
 
 
 def weighted_factors(Pa, Pb, mu):

@@ -22,8 +22,9 @@ Choices the paper leaves open, made here:
   fitted once with all labels and only the SVM is cross-validated on ``K_LL``
   (:meth:`KernelSVM._fold_predictor`);
 * multi-class by scikit-learn's one-vs-one ``SVC`` (libsvm); a fit libsvm has not
-  finished in :data:`SVM_MAX_ITER` iterations is solved again with every one-vs-one dual
-  exact (HiGHS's QP, :func:`~sskernels.solvers.exact_svc.exact_svc`), a recorded fallback;
+  finished in :func:`svm_max_iter` iterations is solved again with every one-vs-one dual
+  exact (a certified interior-point method, :func:`~sskernels.solvers.exact_svc.exact_svc`),
+  a recorded fallback;
 * the kernel learner is fitted with the labels encoded ``0..c-1`` (``-1`` for
   unlabeled points): kernel learners depend on the partition of the labeled
   points only, and the same encoding lets the final fit reuse the fit of the
@@ -58,23 +59,51 @@ DEFAULT_KERNEL_LEARNER = ("sskernels.learners.spectral", "TransductiveSpectralKe
 #: the SVM's C grid (selected with ties to the smallest C)
 C_GRID = (1e-2, 1e-1, 1.0, 10.0, 100.0, 1000.0)
 
-#: libsvm's iteration budget for the SVM on a learned kernel; a fit that has not converged
-#: by then is solved again exactly, every one-vs-one dual by HiGHS's QP
+#: libsvm's iteration budget per one-vs-one pair for the SVM on a learned kernel, times the
+#: number of pairs (:func:`svm_max_iter`); a fit that has not converged by then is solved
+#: again exactly, every pair's dual by the interior-point method
 #: (:func:`sskernels.solvers.exact_svc.exact_svc`), and the switch is recorded.  libsvm's SMO
-#: crawls on ill-conditioned duals at large C (Wang et al.'s BCI at C = 1e4: a third of the
-#: fits did not converge in 1,000,000 iterations, most of a split's time; one SVM on a nearly
-#: rank-one kernel, Table 1's diffusion kernel at delta = 1e-5 on Text, ran for over 10
-#: minutes uncapped), where HiGHS's active-set QP takes milliseconds (the measurements behind
-#: the budget: CHANGELOG.md).
-SVM_MAX_ITER = 100_000
+#: crawls on ill-conditioned duals at large C (Wang et al.'s BCI: at C = 10³ half of the
+#: fits of Table 2's p grid take over 95,000 iterations, at C = 10⁴ most do not converge in
+#: 10⁵; one SVM on a nearly rank-one kernel, Table 1's diffusion kernel at delta = 1e-5 on
+#: Text, ran for over 10 minutes uncapped).  The budget is what the exact solve costs: on
+#: those 100-point duals libsvm takes 0.44 us an iteration and the interior-point method
+#: 2.7 ms, about 6,000 iterations (measured 2026-11-30), and a fit that falls back solves
+#: every pair again, hence the budget per pair times the pairs (renting until the rent paid
+#: equals the price: at most twice the better choice made in hindsight).
+SVM_ITER_PER_PAIR = 5_000
+
+
+def svm_max_iter(n_classes):
+    """libsvm's iteration budget for an SVM with ``n_classes`` classes:
+    :data:`SVM_ITER_PER_PAIR` times the ``c (c - 1) / 2`` one-vs-one pairs.
+
+    Parameters
+    ----------
+    n_classes : int
+        The classes among the training labels (at least 2).
+
+    Returns
+    -------
+    int
+        The budget (libsvm's ``max_iter``, which bounds each pair's solve).
+
+    Examples
+    --------
+    >>> from sskernels.learners.kernel_machines import svm_max_iter
+    >>> svm_max_iter(2), svm_max_iter(6)
+    (5000, 75000)
+    """
+    c = max(int(n_classes), 2)
+    return SVM_ITER_PER_PAIR * (c * (c - 1) // 2)
 
 
 def capped_svc(C, K, y):
     """The C-SVC of ``SVC(kernel="precomputed", C)`` fitted on K: libsvm up to
-    :data:`SVM_MAX_ITER` iterations, else every dual exactly by HiGHS.
+    :func:`svm_max_iter` iterations, else every dual exactly (interior point).
 
     Returns ``(model, note)``: ``model`` is the fitted ``SVC``, or, when libsvm did not
-    converge within :data:`SVM_MAX_ITER` iterations, an
+    converge within :func:`svm_max_iter` iterations, an
     :class:`~sskernels.solvers.exact_svc.ExactSVC` (the same problem solved to optimality);
     ``note`` is None, or the fallback's text.
 
@@ -93,18 +122,19 @@ def capped_svc(C, K, y):
         The fitted SVM; both have ``predict`` and ``decision_function`` on ``K(points,
         train)``.
     note : str or None
-        Why the exact solver answered (libsvm's budget, and HiGHS's own fallback if any).
+        Why the exact solver answered (libsvm's budget, and the exact solver's own fallback
+        if any).
 
     Raises
     ------
     ValueError
         SVC's errors (e.g. fewer than two classes in ``y``, non-finite dual coefficients).
     """
-    model = fit_precomputed(K, y, C, max_iter=SVM_MAX_ITER, use_svc=True)
+    model = fit_precomputed(K, y, C, max_iter=svm_max_iter(np.unique(y).size), use_svc=True)
     if not model.capped:
         return model.svc, None
     exact = exact_svc(K, y, C)
-    return exact, _cap_note(C, exact)
+    return exact, _cap_note(C, exact, exact.classes_.size)
 
 
 def capped_svc_predict(C, K, y, K_pred):
@@ -113,11 +143,12 @@ def capped_svc_predict(C, K, y, K_pred):
     ``K_pred`` is ``K(points, train)``; returns ``(labels, note)``.
 
     The same libsvm calls with the same arguments as ``SVC(kernel="precomputed", C,
-    max_iter=SVM_MAX_ITER).fit(K, y).predict(K_pred)`` (so the same labels), without
+    max_iter=svm_max_iter(c)).fit(K, y).predict(K_pred)`` (``c`` classes; so the same
+    labels), without
     scikit-learn's estimator and input validation around them
     (:func:`sskernels.solvers.libsvm.fit_precomputed`): on a fold fit of the C selection or
     an oracle candidate, that validation costs more than libsvm's own work.  When libsvm has
-    not converged within :data:`SVM_MAX_ITER` iterations, the labels are those of the exact
+    not converged within :func:`svm_max_iter` iterations, the labels are those of the exact
     solution (:func:`capped_svc`).
 
     Parameters
@@ -143,12 +174,12 @@ def capped_svc_predict(C, K, y, K_pred):
     ValueError
         SVC's errors (e.g. fewer than two classes in ``y``, non-finite dual coefficients).
     """
-    model = fit_precomputed(K, y, C, max_iter=SVM_MAX_ITER)
+    model = fit_precomputed(K, y, C, max_iter=svm_max_iter(np.unique(y).size))
     if not model.capped:
         return model.predict(K_pred), None
     exact = exact_svc(K, y, C)
     labels = exact.predict(K_pred)
-    return labels.astype(model.classes.dtype, copy=False), _cap_note(C, exact)
+    return labels.astype(model.classes.dtype, copy=False), _cap_note(C, exact, model.classes.size)
 
 
 def _svc_predict(C, K, y, K_pred):
@@ -156,12 +187,12 @@ def _svc_predict(C, K, y, K_pred):
     return model.predict(K_pred), note
 
 
-def _cap_note(C, exact):
-    """The fallback's text: libsvm's budget, and HiGHS's own fallbacks (to libsvm at
-    tolerance 1e-8) if a pair needed one."""
+def _cap_note(C, exact, n_classes):
+    """The fallback's text: libsvm's budget, and the exact solver's own fallbacks (HiGHS's
+    QP, then libsvm at tolerance 1e-8) if a pair needed one."""
     note = (
-        f"libsvm did not converge in {SVM_MAX_ITER:,} iterations at C = {C:g}: every "
-        "one-vs-one dual solved by HiGHS's QP"
+        f"libsvm did not converge in {svm_max_iter(n_classes):,} iterations at C = {C:g}: every "
+        "one-vs-one dual solved exactly (interior point)"
     )
     inner = sorted({i.fallback for i in exact.solvers_ if i.fallback})
     return note + (f" ({'; '.join(inner)})" if inner else "")
@@ -213,9 +244,9 @@ class KernelSVM(SemiSupervisedClassifier):
         The C used.
     svc_ : SVC or ExactSVC
         The fitted ``sklearn.svm.SVC`` (precomputed kernel) on ``K_LL``, or, when libsvm
-        did not converge within :data:`SVM_MAX_ITER` iterations, the same SVM with every
-        dual solved exactly by HiGHS (:class:`~sskernels.solvers.exact_svc.ExactSVC`, a
-        recorded fallback).
+        did not converge within :func:`svm_max_iter` iterations, the same SVM with every
+        dual solved exactly (:class:`~sskernels.solvers.exact_svc.ExactSVC`, a recorded
+        fallback).
     transduction_ : ndarray of shape (n_samples,)
         The label of every training point.
     unreached_ : ndarray of int
@@ -421,7 +452,9 @@ class KernelSVM(SemiSupervisedClassifier):
         self.kernel_scale_ = scale if scale > 0 else 1.0
         self.C_ = float(self.C)
         self.svc_, note = capped_svc(self.C_, K_L[labeled], y_enc)
-        self.fit_report_.add(SolveInfo("libsvm" if note is None else "highs-qp", fallback=note))
+        self.fit_report_.add(
+            SolveInfo("libsvm" if note is None else "interior-point", fallback=note)
+        )
         self.transduction_ = self.classes_[self.svc_.predict(K_L)]
         # a graph kernel learner's unreached points (kernel rows 0: the SVM's bias alone
         # would label them) follow the rule of every graph learner (its note is merged above)

@@ -1,15 +1,16 @@
-"""A C-SVC on a precomputed kernel with every one-vs-one dual solved to optimality by HiGHS.
+"""A C-SVC on a precomputed kernel with every one-vs-one dual solved to optimality.
 
 libsvm's SMO stalls on the ill-conditioned duals of large C (Wang et al.'s BCI at C = 10⁴:
-a third of the fits stop at an iteration cap, not optimal, after most of a split's time).
-:func:`exact_svc` solves the same problems as ``SVC(kernel="precomputed", C)``: for every
-pair of classes ``i < j`` the dual
+most fits do not converge in 10⁵ iterations).  :func:`exact_svc` solves the same problems as
+``SVC(kernel="precomputed", C)``: for every pair of classes ``i < j`` the dual
 
     max  sum beta - 1/2 beta^T Q beta   s.t.  t^T beta = 0,  0 <= beta <= C,   Q = T K T
 
-(``t = +1`` for class ``i``, ``-1`` for class ``j``) by HiGHS's QP
-(:func:`sskernels.solvers.svm.svm_dual_qp`; HiGHS's own fallback to libsvm at tolerance
-1e-8 is reported), the bias by libsvm's KKT rule (:func:`~sskernels.solvers.svm.svm_intercept`),
+(``t = +1`` for class ``i``, ``-1`` for class ``j``) by the certified interior-point method
+(:func:`sskernels.solvers.svm_ip.svm_dual_ip`); a dual it does not certify is solved by
+HiGHS's QP (:func:`sskernels.solvers.svm.svm_dual_qp`, itself falling back to libsvm at
+tolerance 1e-8), and the fallback is reported in the pair's :class:`SolveInfo`.  The bias is
+libsvm's KKT rule (:func:`~sskernels.solvers.svm.svm_intercept`),
 and predicts as libsvm does: a vote for ``i`` where the pair's decision value is positive,
 else for ``j``; the most votes win, ties to the smaller class.  Its decision function has
 ``SVC``'s shape (binary: positive for the second class; multi-class: scikit-learn's
@@ -21,7 +22,9 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils.multiclass import _ovr_decision_function
 
+from sskernels.solvers.highs import SolverError
 from sskernels.solvers.svm import svm_dual_qp, svm_intercept
+from sskernels.solvers.svm_ip import svm_dual_ip
 
 __all__ = ["ExactSVC", "exact_svc"]
 
@@ -38,7 +41,8 @@ class ExactSVC:
         indices with nonzero dual coefficients, their coefficients ``t * beta`` and the bias;
         the pair's decision value at a point ``x`` is ``K(x, support) @ coef + b``.
     solvers_ : list of SolveInfo
-        The solve of each pair's dual (HiGHS's QP, or its libsvm fallback with the reason).
+        The solve of each pair's dual (the interior-point method, or its fallback with the
+        reason).
     """
 
     def __init__(self, classes, pairs, solvers):
@@ -137,9 +141,22 @@ def exact_svc(K, y, C):
             idx = np.flatnonzero((y_idx == i) | (y_idx == j))
             t = np.where(y_idx[idx] == i, 1.0, -1.0)
             Q = t[:, None] * K[np.ix_(idx, idx)] * t[None, :]
-            beta, grad, info = svm_dual_qp(Q, t, float(C))
+            beta, grad, info = _pair_dual(Q, t, float(C))
             b = svm_intercept(grad, t, beta, float(C))
             nz = beta > 0
             pairs.append((i, j, idx[nz], t[nz] * beta[nz], b))
             solvers.append(info)
     return ExactSVC(classes, pairs, solvers)
+
+
+def _pair_dual(Q, t, C):
+    """One pair's dual: the interior-point method, HiGHS's QP where it is not certified."""
+    try:
+        return svm_dual_ip(Q, t, C)
+    except SolverError as exc:
+        beta, grad, info = svm_dual_qp(Q, t, C)
+        why = f"svm-dual interior-point->{info.solver} ({exc})"
+        if info.fallback:
+            why += f"; {info.fallback}"
+        info.fallback = why
+        return beta, grad, info
