@@ -69,7 +69,7 @@ def test_certificate_bounds_the_suboptimality():
     rng = np.random.default_rng(3)
     Q, t, C = _problem(rng, 30, 4, 50.0)
     beta_star, _, info = svm_dual_ip(Q, t, C)
-    q_star = _objective(Q, beta_star)
+    q_star = _objective(Q, svm_dual_qp(Q, t, C)[0])  # the optimum by an independent solver
     for _ in range(20):
         # a feasible point: a mix of the optimum and a balanced interior point
         b = np.where(t > 0, 1.0 / np.sum(t > 0), 1.0 / np.sum(t < 0)) * rng.random() * C
