@@ -40,7 +40,7 @@ help:
 	@echo "make fuzz     - the long fuzz run: $(FUZZ_EXAMPLES) generated specs and data files, 200 CLI runs (tests/test_fuzz_property.py)"
 	@echo "make test-oldest - the test suite on the oldest supported versions (constraints/oldest.txt, venv $(OLDEST_VENV))"
 	@echo "make test-nodata - the test suite in a fresh clone without data (a newcomer's: data tests skip)"
-	@echo "make test-portability - the test suite under two other OpenBLAS kernels (OPENBLAS_CORETYPE), then beside two busy loops"
+	@echo "make test-portability - the test suite under another OpenBLAS kernel (OPENBLAS_CORETYPE=Prescott) while two busy loops hold both cores"
 	@echo "make regression - re-run the first splits of every committed table, compare with results/**/*_splits.csv"
 	@echo "make bench    - time the paper-table runs, each stage against its floor (results/bench.md)"
 	@echo "make table-secstr - SecStr (83,679 points), official 100-label splits: ours beside LabelSpreading, stages and peak memory (results/scale)"
@@ -131,7 +131,8 @@ test-oldest: $(OLDEST_STAMP)
 test-nodata: $(STAMP)
 	bash .ci/run nodata
 
-# the suite under two other OpenBLAS kernels (OPENBLAS_CORETYPE), then beside two busy loops
+# the suite under another OpenBLAS kernel (OPENBLAS_CORETYPE=Prescott; CORETYPES="A B": one run
+# per named kernel) while two busy loops hold both cores
 test-portability: $(STAMP)
 	bash .ci/run portability
 

@@ -13,7 +13,8 @@ kept under ``build/screenshots/`` (CI's artifacts).
 * :func:`test_wheel_run_and_report_in_chromium` (the acceptance of issue #48): the wheel
   installed in a fresh venv, ``sskernels run liu2009/table3 --with Mine=myssl:LabeledKNN
   --splits 2`` and ``sskernels report`` from an empty folder; the user's row and its rank are
-  found in the page's DOM and agree with the leaderboard computed in this process;
+  found in the page's DOM and agree with the leaderboard computed in this process (the
+  wheel and that run are tests/test_installed_wheel.py's, made once per test session);
 * :func:`test_docs_pages_in_chromium`: the built documentation (``make docs``).
 
 They skip, saying why, where Chromium is not installed (``apt-get install chromium``), unless
@@ -37,8 +38,8 @@ import pytest
 
 from conftest import REPO, require_data
 
-# the wheel of this tree in a fresh venv, and an empty folder with the user's myssl.py
-from test_installed_wheel import user_folder, wheel_venv  # noqa: F401 - fixtures
+# the wheel of this tree in a fresh venv (made once per test session)
+from test_installed_wheel import wheel_venv  # noqa: F401 - a fixture
 
 CHROMIUM = next(
     (p for p in (shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome")) if p),
@@ -369,32 +370,20 @@ def test_committed_tables_report_in_chromium(browser, tmp_path):
     page.screenshot(SCREENSHOTS / "report_results_liu2009.png")
 
 
-def test_wheel_run_and_report_in_chromium(browser, wheel_venv, user_folder, tmp_path):
+def test_wheel_run_and_report_in_chromium(browser, wheel_venv, tmp_path, tmp_path_factory):
     """Issue #48's acceptance: from an empty folder with myssl.py, the installed wheel's
-    ``sskernels run liu2009/table3 --with Mine=myssl:LabeledKNN --splits 2`` and
-    ``sskernels report``; the report in Chromium shows the user's row and its rank."""
-    from test_installed_wheel import LIU_T3, _sskernels
+    ``sskernels run liu2009/table3 --with Mine=myssl:LabeledKNN --splits 2`` (the run
+    tests/test_installed_wheel.py checks, made once per session) and ``sskernels report``
+    in that folder; the report in Chromium shows the user's row and its rank."""
+    from test_installed_wheel import LIU_T3, _sskernels, users_suite_run
 
     from sskernels.report.build import leaderboards, load
 
     mirror = require_data(*LIU_T3, who="the report of the installed wheel's liu2009/table3")
     _, bin_dir = wheel_venv
     env = {"SSKERNELS_DATA_MIRROR": str(mirror), "SSKERNELS_DATA_DIR": str(tmp_path / "cache")}
-    res = _sskernels(
-        bin_dir,
-        [
-            "run",
-            "liu2009/table3",
-            "--with",
-            "Mine=myssl:LabeledKNN",
-            "--splits",
-            "2",
-            "--no-progress",
-        ],
-        user_folder,
-        **env,
-    )
-    assert res.returncode == 0, res.stderr[-3000:]
+    user_folder, res = users_suite_run(tmp_path_factory, bin_dir, mirror)
+    assert res["returncode"] == 0, res["stderr"][-3000:]
     res = _sskernels(bin_dir, ["report"], user_folder, **env)
     assert res.returncode == 0, res.stderr[-3000:]
     assert res.stdout.strip() == "wrote report.html"

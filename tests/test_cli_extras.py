@@ -264,9 +264,10 @@ def test_a_packaged_specs_output_goes_under_the_current_directory(tmp_path, monk
     assert packaged_spec("liu2009/heart.yaml") is None  # a file here wins
 
 
-def test_run_takes_a_packaged_spec_when_no_such_file_is_here(tmp_path):
+def test_run_takes_a_packaged_spec_when_no_such_file_is_here(tmp_path, monkeypatch):
     """From a folder outside the repository: the packaged wine_default.yaml, said on stderr
-    in one line; its records and summary under the current directory."""
+    in one line; its records and summary under the current directory.  A name that is
+    neither a file there nor a packaged spec: exit 2 naming it (in this process)."""
     cwd = tmp_path / "elsewhere"
     cwd.mkdir()
     res = sskernels(
@@ -278,8 +279,9 @@ def test_run_takes_a_packaged_spec_when_no_such_file_is_here(tmp_path):
     out = cwd / "results/runs/wine_default"
     assert (out / "summary.csv").is_file()
     assert len(list((out / "records").rglob("split_000.json"))) == 7
-    res = sskernels(["run", "no_such_spec.yaml"], tmp_path, cwd=cwd)
-    assert res.returncode == 2 and "no_such_spec.yaml" in res.stderr
+    monkeypatch.chdir(cwd)
+    code, _, err = run_cli(["run", "no_such_spec.yaml"])
+    assert code == 2 and "no_such_spec.yaml" in err, err
 
 
 # ------------------------------------------------------------------------------------ README

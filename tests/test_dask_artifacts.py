@@ -2,7 +2,13 @@
 blocks as tasks on the cluster, from the driver or from a worker's task (bit-identical
 graphs), and each spec's warm-up as a task on the cluster whose artifacts (graphs, spectra,
 bases) stay there under their content keys, made once for every spec that uses them and
-never computed on the driver.  Skipped when Dask's ``distributed`` cannot be imported."""
+never computed on the driver.  Skipped when Dask's ``distributed`` cannot be imported.
+
+The row-block tests search under ``pairwise_dist_chunk_size = 20`` (the least scikit-learn
+allows, as tests/test_knn_parallel.py does): 320-row blocks, so 900 points make two blocks
+(the default's 4,096-row blocks would need 8,192 points; tests/test_knn_parallel.py checks
+that layout).  The configuration travels with the blocks: each runs under the caller's.
+"""
 
 import json
 import sys
@@ -10,6 +16,7 @@ import sys
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from sklearn import config_context
 
 pytest.importorskip("distributed", reason="needs Dask's 'distributed' package")
 
@@ -47,18 +54,26 @@ def _one_hot(n, positions=6, symbols=4, seed=0):
     )
 
 
+#: scikit-learn's ``pairwise_dist_chunk_size`` of the row-block tests: blocks of 16 chunks,
+#: 320 rows (module docstring)
+CHUNK = 20
+#: points of the row-block tests: two blocks (320 rows and the remaining 580)
+N_POINTS = 900
+
+
 @pytest.mark.parametrize("data", ["sparse ties", "dense"])
 def test_row_blocks_on_the_cluster_give_the_local_graph(pool, data):
     if data == "dense":
-        X = np.random.default_rng(1).standard_normal((8300, 5))
+        X = np.random.default_rng(1).standard_normal((N_POINTS, 5))
     else:
-        X = _one_hot(8300)
-    local = knn_mod.knn_graph(X, k=6, method="exact", return_info=True)
-    spy = Spy(pool)
-    with knn_mod.search_mapper(spy):
-        remote = knn_mod.knn_graph(X, k=6, method="exact", return_info=True)
-    # more than one block went to the cluster (4,096-row blocks; the crowded rows' radius
-    # pass too where there are ties)
+        X = _one_hot(N_POINTS)
+    with config_context(pairwise_dist_chunk_size=CHUNK):
+        local = knn_mod.knn_graph(X, k=6, method="exact", return_info=True)
+        spy = Spy(pool)
+        with knn_mod.search_mapper(spy):
+            remote = knn_mod.knn_graph(X, k=6, method="exact", return_info=True)
+    # more than one block went to the cluster (320-row blocks; the crowded rows' radius
+    # pass too, in 256-row blocks, where there are ties)
     assert spy.calls and spy.calls[0] == ("_kneighbors_block", 2)
     if data == "sparse ties":
         assert local[3]["crowded"]["rows"] > 0
@@ -163,7 +178,10 @@ def test_a_graph_whose_spectrum_grew_is_a_new_artifact(pool, tmp_path):
 
 def _graph_in_a_worker_task(X):
     """Run on a worker: the exact k-NN graph with its row blocks submitted from the task
-    (the warm-up task's mapper), and the blocks it handed out."""
+    (the warm-up task's mapper), and the blocks it handed out; 320-row blocks
+    (:data:`CHUNK`)."""
+    from sklearn import config_context
+
     from sskernels.experiment.dask_backend import _worker_blocks
     from sskernels.graph import knn
 
@@ -173,7 +191,7 @@ def _graph_in_a_worker_task(X):
         calls.append((fn.__name__, len(items)))
         return _worker_blocks(fn, shared, items, cfg)
 
-    with knn.search_mapper(spy):
+    with config_context(pairwise_dist_chunk_size=CHUNK), knn.search_mapper(spy):
         W, h, sigma, _ = knn.knn_graph(X, k=6, method="exact", return_info=True)
     return W, h, sigma, calls
 
@@ -182,8 +200,10 @@ def test_row_blocks_submitted_from_a_worker_task_give_the_local_graph(pool):
     import cloudpickle
 
     cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the workers lack tests/
-    X = _one_hot(8300, seed=5)
-    W0, h0, s0, _ = knn_mod.knn_graph(X, k=6, method="exact", return_info=True)
+    X = _one_hot(N_POINTS, seed=5)
+    with config_context(pairwise_dist_chunk_size=CHUNK):
+        W0, h0, s0, info = knn_mod.knn_graph(X, k=6, method="exact", return_info=True)
+    assert info["crowded"]["rows"] > 0  # ties: the radius pass runs too
     W1, h1, s1, calls = pool.client().submit(_graph_in_a_worker_task, X, pure=False).result()
     assert calls and calls[0] == ("_kneighbors_block", 2)
     for a in ("data", "indices", "indptr"):

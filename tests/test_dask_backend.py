@@ -1,19 +1,22 @@
 """``sskernels run --backend dask``: the same records and summaries as ``--jobs 1``.
 
 A Liu et al. Table 3-like spec (wine, the harmonic function and TSK, 6 splits) is run once
-with ``--jobs 1``, then on the local cluster the CLI starts itself (``--jobs 2``).  On a
+with ``--jobs 1``, then on the local cluster the CLI starts itself (``--jobs 2``), in one
+command with a second spec that a split's task refuses (the specs run one after the other
+on Dask: the first is recorded and summarized before the second begins).  On a
 cluster this test starts (``--scheduler``) the spec of tests/hold_methods.py runs, whose
 second fit kills its own worker mid-run (no race: the kill is that fit's, once a record is
 written); then records are deleted and the run resumed.  Everything but the timings must be
-identical to ``--jobs 1``.  Also: Ctrl-C on the local cluster, and on the local pool
-(``--jobs 2`` without Dask) while a worker still starts; a spec refused by a task on a
-worker, or by the driver before any task.  Skipped when Dask's ``distributed`` cannot be
-imported.
+identical to ``--jobs 1``.  Also: Ctrl-C on the local cluster; a spec refused by a task on a
+worker (the warm-up's on a cluster just started, a split's), or by the driver before any
+task (the CLI's ``main`` in this process, with every way to a cluster barred).  Skipped when
+Dask's ``distributed`` cannot be imported.
 """
 
 import csv
 import json
 import os
+import socket
 import subprocess
 import sys
 
@@ -35,6 +38,10 @@ from test_spec_cli import (
 # the wine spec of the CLI tests (harmonic and TSK), with a name per run and 6 splits
 SPEC = WINE_SPEC.replace("name: wine_small", "name: {name}").replace("n_splits: 2", "n_splits: 6")
 N_RECORDS = 12
+#: the HTTP server of a cluster a test starts itself: a free port, not Dask's default 8787
+#: (the CLI's own cluster takes a free port too: dask_backend.DaskPool; a run whose cluster
+#: asked for a taken 8787 printed Dask's warning beside its one line)
+FREE_PORT = "127.0.0.1:0"
 
 
 def write_spec(tmp, name):
@@ -45,7 +52,35 @@ def write_spec(tmp, name):
 
 def run(args, env, cwd):
     # --no-reuse: the sibling output folders hold the same keys; every record is computed
-    return sskernels(["run", *args, "--no-reuse", "--no-progress"], env, cwd, timeout=240)
+    args = ["run", *args, "--no-reuse", "--no-progress"]
+    return sskernels(args, env, cwd, timeout=240)
+
+
+def run_in_process(args, tmp, monkeypatch):
+    """``sskernels run ARGS --no-reuse --no-progress`` by the CLI's ``main`` in this process
+    (no interpreter to start, no package to import), in the environment :func:`cli_env`
+    gives a subprocess: no ``SSKERNELS_*`` variable but the data folder ``tmp/cache``, one
+    BLAS thread.  Returns ``(exit code, stderr)``."""
+    import contextlib
+    import io
+
+    from threadpoolctl import threadpool_limits
+
+    from sskernels.cli import main
+
+    for k in [k for k in os.environ if k.startswith("SSKERNELS_")]:
+        monkeypatch.delenv(k)
+    monkeypatch.setenv("SSKERNELS_DATA_DIR", str(tmp / "cache"))
+    argv = ["sskernels", "run", *map(str, args), "--no-reuse", "--no-progress"]
+    monkeypatch.setattr(sys, "argv", argv)
+    err = io.StringIO()
+    code = 0
+    with contextlib.redirect_stderr(err), threadpool_limits(limits=1):
+        try:
+            main()
+        except SystemExit as exc:
+            code = exc.code or 0
+    return code, err.getvalue()
 
 
 def records(out):
@@ -68,22 +103,94 @@ def summary(out):
 
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory):
+    """The records and summaries of SPEC with ``--jobs 1`` (:func:`run_in_process`)."""
     tmp = tmp_path_factory.mktemp("dask")
-    env = cli_env(tmp)
     spec, out = write_spec(tmp, "jobs1")
-    res = run([spec], env, tmp)
-    assert res.returncode == 0, res.stderr
+    with pytest.MonkeyPatch.context() as mp:
+        code, err = run_in_process([spec], tmp, mp)
+    assert code == 0, err
     assert len(records(out)) == N_RECORDS
-    return {"tmp": tmp, "env": env, "out": out}
+    return {"tmp": tmp, "env": cli_env(tmp), "out": out}
 
 
-def test_local_dask_cluster_gives_the_records_and_summaries_of_one_job(reference):
+def bad_spec(tmp_path, edit):
+    """SPEC with ``edit`` (``{old: new}``, each old text present) as ``tmp_path/bad.yaml``."""
+    text = SPEC.format(name="bad", output=tmp_path / "out")
+    for old, new in edit.items():
+        assert old in text
+        text = text.replace(old, new)
+    spec = tmp_path / "bad.yaml"
+    spec.write_text(text)
+    return spec
+
+
+# TSK asks for more eigenpairs than wine's 178 points have: the warm-up accepts the spec, a
+# split's task refuses it
+SPLIT_REFUSAL = ({"n_components: 10": "n_components: 500"}, "asked for 500 eigenpairs")
+
+
+@pytest.fixture(scope="module")
+def local_cluster_run(reference):
+    """``sskernels run GOOD BAD --backend dask --jobs 2``: SPEC (``dask_local``), then
+    :data:`SPLIT_REFUSAL`'s spec, on the one local cluster the CLI starts.  On Dask the specs
+    run one after the other (runner.run_specs): GOOD is recorded and summarized before BAD
+    begins, so one cluster start serves the records test and the split task's refusal.
+
+    Dask's default HTTP port, 8787, is taken meanwhile (by this test, or already by another
+    process): the run's stderr must still be its one line (a cluster that asked for 8787
+    printed Dask's "Port 8787 is already in use" warning beside it)."""
     tmp, env = reference["tmp"], reference["env"]
     spec, out = write_spec(tmp, "dask_local")
-    res = run([spec, "--backend", "dask", "--jobs", "2"], env, tmp)
-    assert res.returncode == 0, res.stderr
+    bad = bad_spec(tmp, SPLIT_REFUSAL[0])
+    with socket.socket() as held:
+        try:
+            held.bind(("", 8787))
+            held.listen()
+        except OSError:  # another process holds it already
+            pass
+        res = run([spec, bad, "--backend", "dask", "--jobs", "2"], env, tmp)
+    return {"out": out, "result": res}
+
+
+def test_local_dask_cluster_gives_the_records_and_summaries_of_one_job(
+    reference, local_cluster_run
+):
+    res, out = local_cluster_run["result"], local_cluster_run["out"]
+    # the command's second spec is refused (test_a_split_task_refusing_...), after this one
+    assert res.returncode == 2, res.stderr
+    assert "bad.yaml" in res.stderr.splitlines()[-1], res.stderr
     assert records(out) == records(reference["out"])
     assert summary(out) == summary(reference["out"])
+
+
+def assert_refused_by_a_task(res, needle):
+    """A UserError raised on a worker reaches the driver as its one line, exit 2: the worker
+    does not log it ("Compute Failed" and a traceback) above that line."""
+    assert res.returncode == 2, res.stderr
+    assert "Compute Failed" not in res.stderr and "UserError" not in res.stderr, res.stderr
+    assert_one_error_line(res.stderr, "bad.yaml", needle)
+
+
+def test_a_split_task_refusing_the_spec_is_one_line_and_exit_2(local_cluster_run):
+    """A split's task refuses the second spec of the local cluster's run
+    (:func:`local_cluster_run`)."""
+    assert_refused_by_a_task(local_cluster_run["result"], SPLIT_REFUSAL[1])
+
+
+def test_a_warm_up_task_refusing_the_spec_is_one_line_and_exit_2(tmp_path):
+    """The warm-up task, the first task of a cluster just started, refuses the spec: the
+    harmonic function on a precomputed affinity matrix, but wine's rows are features (the
+    driver reads no method's input; the graph is the warm-up's, on the cluster)."""
+    spec = bad_spec(
+        tmp_path,
+        {"  - name: harmonic\n": "  - name: harmonic\n    params: {graph: precomputed}\n"},
+    )
+    res = run([spec, "--backend", "dask", "--jobs", "2"], cli_env(tmp_path), tmp_path)
+    assert_refused_by_a_task(
+        res,
+        "methods[0] (harmonic): graph='precomputed' needs a square (n, n) affinity matrix, "
+        "got (178, 13)",
+    )
 
 
 @pytest.fixture(scope="module")
@@ -135,7 +242,7 @@ def killing_cluster(tmp_path):
             n_workers=2,
             threads_per_worker=1,
             processes=True,
-            dashboard_address=None,
+            dashboard_address=FREE_PORT,
             env=env,
             preload=["hold_methods"],
         )
@@ -252,54 +359,31 @@ def test_the_cli_and_the_local_runner_do_not_import_dask(tmp_path):
     assert res.stdout.strip() == "[]"
 
 
-def bad_spec(tmp_path, edit):
-    """SPEC with ``edit`` (``{old: new}``, each old text present) as ``tmp_path/bad.yaml``."""
-    text = SPEC.format(name="bad", output=tmp_path / "out")
-    for old, new in edit.items():
-        assert old in text
-        text = text.replace(old, new)
-    spec = tmp_path / "bad.yaml"
-    spec.write_text(text)
-    return spec
-
-
-@pytest.mark.parametrize(
-    "edit, needle",
-    [
-        # the warm-up task refuses the spec: the harmonic function on a precomputed affinity
-        # matrix, but wine's rows are features (the driver reads no method's input; the graph
-        # is the warm-up's, on the cluster)
-        (
-            {"  - name: harmonic\n": "  - name: harmonic\n    params: {graph: precomputed}\n"},
-            "methods[0] (harmonic): graph='precomputed' needs a square (n, n) affinity matrix, "
-            "got (178, 13)",
-        ),
-        # a split's task refuses it
-        ({"n_components: 10": "n_components: 500"}, "asked for 500 eigenpairs"),
-    ],
-)
-def test_a_task_refusing_the_spec_is_one_line_and_exit_2(tmp_path, edit, needle):
-    """A UserError raised on a worker reaches the driver as its one line: the worker does not
-    log it ("Compute Failed" and a traceback) above that line."""
-    spec = bad_spec(tmp_path, edit)
-    res = run([spec, "--backend", "dask", "--jobs", "2"], cli_env(tmp_path), tmp_path)
-    assert res.returncode == 2, res.stderr
-    assert "Compute Failed" not in res.stderr and "UserError" not in res.stderr, res.stderr
-    assert_one_error_line(res.stderr, "bad.yaml", needle)
-
-
 @pytest.mark.parametrize("where", [["--jobs", "2"], ["--scheduler", "tcp://127.0.0.1:9"]])
-def test_a_graph_k_of_n_or_more_is_refused_on_the_driver_before_any_task(tmp_path, where):
+def test_a_graph_k_of_n_or_more_is_refused_on_the_driver_before_any_task(
+    tmp_path, monkeypatch, where
+):
     """graph.k >= n never reaches a task: the driver refuses it once the data are loaded
-    (preparation.check_neighbours), before it starts or reaches a cluster.  With a scheduler at a
-    closed port the refusal is still the spec's line, not "cannot connect"."""
+    (preparation.check_neighbours), before it starts or reaches a cluster.  The CLI's ``main``
+    runs in this process with ``distributed.LocalCluster`` and ``distributed.Client`` barred:
+    starting a cluster, or connecting to one (a scheduler at a closed port: the refusal is
+    still the spec's line, not "cannot connect"), fails the test."""
+    import distributed
+
+    reached = []
+
+    def barred(*args, **kwargs):
+        reached.append(args)
+        raise AssertionError("a cluster was started or reached")
+
+    monkeypatch.setattr(distributed, "LocalCluster", barred)
+    monkeypatch.setattr(distributed, "Client", barred)
     spec = bad_spec(tmp_path, {"k: 6,": "k: 500,"})
-    env = cli_env(tmp_path)
-    env["DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT"] = "3s"  # a regression fails fast
-    res = run([spec, "--backend", "dask", *where], env, tmp_path)
-    assert res.returncode == 2, res.stderr
+    code, err = run_in_process([spec, "--backend", "dask", *where], tmp_path, monkeypatch)
+    assert reached == []
+    assert code == 2, err
     assert_one_error_line(
-        res.stderr,
+        err,
         "bad.yaml",
         "field 'graph.k': expected fewer neighbours than the 178 points of sklearn-wine",
         "got 500",
@@ -353,15 +437,18 @@ def test_ctrl_c_on_the_local_cluster_is_one_line_and_exit_130(tmp_path, sigint_n
 
 @pytest.fixture
 def two_thread_cluster():
-    """A LocalCluster of one worker process with two threads."""
+    """A LocalCluster of one worker with two threads, in this process (what is checked is the
+    worker's thread count, as its scheduler reports it and as the worker sees it), reached
+    over TCP like any other."""
     from distributed import Client, LocalCluster
 
     cl = LocalCluster(
         n_workers=1,
         threads_per_worker=2,
-        processes=True,
-        dashboard_address=None,
-        env={"PYTHONPATH": str(REPO)},
+        processes=False,
+        protocol="tcp://",
+        host="127.0.0.1",
+        dashboard_address=FREE_PORT,
     )
     client = Client(cl)
     yield cl.scheduler_address, client

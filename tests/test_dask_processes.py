@@ -1,6 +1,9 @@
 """``sskernels run --backend dask --scheduler ADDRESS`` against a scheduler and two workers
-started as separate processes (``python -m dask scheduler``, ``python -m dask worker``), the
-way a lab runs it on several machines: the records and summaries are those of ``--jobs 1``.
+started as separate processes (``python -m dask scheduler``, ``python -m dask worker
+--nworkers 2``: two single-threaded worker processes, as the hint for a worker with threads
+says), the way a lab runs it on several machines: the records and summaries are those of
+``--jobs 1`` (run by the CLI's ``main`` in this process: the reference needs no process of
+its own).
 
 The processes are started by the test and stopped at its end; the scheduler writes its address
 to a scheduler file, and the run starts once both workers have registered (a wait with a
@@ -19,7 +22,14 @@ pytest.importorskip(
     reason="--backend dask needs Dask's 'distributed' package (pip install 'sskernels[dask]')",
 )
 
-from test_dask_backend import records, run, summary, write_spec  # noqa: E402
+from test_dask_backend import (  # noqa: E402
+    FREE_PORT,
+    records,
+    run,
+    run_in_process,
+    summary,
+    write_spec,
+)
 from test_spec_cli import REPO, cli_env  # noqa: E402
 
 
@@ -37,7 +47,9 @@ def _wait_for_file(path, proc, deadline=120.0):
 
 @pytest.fixture
 def separate_cluster(tmp_path):
-    """A scheduler and two single-threaded workers, each its own process; yields the address."""
+    """A scheduler and two single-threaded workers, each its own process (one ``dask worker``
+    command starts both, each under its nanny); yields the address and the two commands'
+    processes."""
     import json
 
     from distributed import Client
@@ -50,7 +62,7 @@ def separate_cluster(tmp_path):
         "DASK_DISTRIBUTED__SCHEDULER__ACTIVE_MEMORY_MANAGER__START": "False",
     }
     dask = [sys.executable, "-m", "dask"]
-    logs = [open(tmp_path / f"{name}.log", "w") for name in ("scheduler", "worker1", "worker2")]
+    logs = [open(tmp_path / f"{name}.log", "w") for name in ("scheduler", "workers")]
     procs = [
         subprocess.Popen(
             [
@@ -61,6 +73,8 @@ def separate_cluster(tmp_path):
                 "--port",
                 "0",
                 "--no-dashboard",
+                "--dashboard-address",  # its HTTP server: test_dask_backend.FREE_PORT
+                FREE_PORT,
                 "--scheduler-file",
                 str(sched_file),
             ],
@@ -83,7 +97,7 @@ def separate_cluster(tmp_path):
                         "--nthreads",
                         "1",
                         "--nworkers",
-                        "1",
+                        "2",
                         "--no-dashboard",
                         "--host",
                         "127.0.0.1",
@@ -110,12 +124,14 @@ def separate_cluster(tmp_path):
             log.close()
 
 
-def test_separate_scheduler_and_workers_give_the_records_of_one_job(tmp_path, separate_cluster):
+def test_separate_scheduler_and_workers_give_the_records_of_one_job(
+    tmp_path, separate_cluster, monkeypatch
+):
     address, procs = separate_cluster
-    env = cli_env(tmp_path)
     spec1, out1 = write_spec(tmp_path, "jobs1")
-    res = run([spec1], env, tmp_path)
-    assert res.returncode == 0, res.stderr
+    code, err = run_in_process([spec1], tmp_path, monkeypatch)
+    assert code == 0, err
+    env = cli_env(tmp_path)
     spec2, out2 = write_spec(tmp_path, "separate")
     res = run([spec2, "--backend", "dask", "--scheduler", address], env, tmp_path)
     assert res.returncode == 0, res.stderr

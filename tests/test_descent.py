@@ -15,6 +15,11 @@ from sskernels.graph.descent import DescentGraph, descent_knn_graph, symbol_code
 
 pytest.importorskip("pynndescent")
 
+#: numba compiles pynndescent's search once per process and input kind (30-40 s of CPU each
+#: on the 2-core machine): every in-process NN-descent test runs on one pytest-xdist worker
+#: (``--dist loadgroup``, pyproject.toml), which pays it once
+pytestmark = pytest.mark.xdist_group("numba-pynndescent")
+
 
 def _codes(n, p=6, s=5, seed=0):
     """Codes with structure: two prototypes, each position mutated with probability 0.3."""

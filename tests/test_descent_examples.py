@@ -3,13 +3,16 @@
 They are not doctests: the first ``build`` of a process waits for numba to compile
 pynndescent (about 20 s with numba's cache warm, two minutes cold), which made that module's
 doctest the slowest of the suite.  Here the compilation is paid once, with the other
-NN-descent tests of the same process (``tests/test_descent.py``).
+NN-descent tests, on the pytest-xdist worker of their group (``tests/test_descent.py``).
 """
 
 import numpy as np
 import pytest
 
 pytest.importorskip("pynndescent")
+
+# the worker that compiles pynndescent for tests/test_descent.py (pyproject's --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("numba-pynndescent")
 
 from sskernels.graph.descent import DescentGraph  # noqa: E402
 

@@ -162,6 +162,7 @@ def _one_hot_codes(n, p=8, s=6, seed=5):
         ("skl-kta", {"laplacian_degree": 2, "n_components": 20}),
     ],
 )
+@pytest.mark.xdist_group("numba-pynndescent")  # numba compiled once (tests/test_descent.py)
 def test_the_million_point_fits_form_nothing_dense_n_by_n(name, params):
     """secstr-extra's fits (extra points, a memoized NN-descent graph, CG solves, a partial
     spectrum by Lanczos) on one-hot data: the peak Python-side allocation of a fit stays far
@@ -192,6 +193,7 @@ def test_the_million_point_fits_form_nothing_dense_n_by_n(name, params):
     assert peak < 0.05 * 8 * n * n, f"peak {peak / 2**20:.1f} MB"
 
 
+@pytest.mark.xdist_group("numba-pynndescent")
 def test_the_nndescent_search_memory_is_not_quadratic():
     """The graph of 15,000 and of 30,000 one-hot points, in this process: the peak traced
     allocation (numpy's, pynndescent's Python-side ones, ours) grows by under 400 MB from one

@@ -9,6 +9,14 @@ Each fault is injected, not raced: a tmpfs of 48 KB (root only), ``RLIMIT_FSIZE`
 ``RLIMIT_AS`` set in the run's process, and a user's estimator (``faulty_ssk.Faulty``, a
 1-NN on the labeled points) whose second fit turns the records folder read-only or kills its
 own worker process, as the out-of-memory killer would.
+
+A run under a resource limit (``RLIMIT_FSIZE``, ``RLIMIT_AS``) and the run whose local pool
+loses a worker (its stderr holds what the workers print too) are real ``python -m sskernels``
+processes.  The full disk and the read-only folder are faults of a folder, not of the
+process: those runs, the reruns that resume and the reference run go through the same
+command line in the test process (:func:`cli_helpers.run_in_process`, the environment a
+subprocess would get), which saves an interpreter start and the package's code hashes per
+run; a rerun with ``--jobs 2`` still spawns its two workers.
 """
 
 from __future__ import annotations
@@ -24,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from cli_helpers import run_in_process
 
 from test_spec_cli import cli_env
 
@@ -104,10 +113,16 @@ def write_spec(folder, output, splits=12, methods=METHODS):
     return path
 
 
-def run(args, tmp, user_dir, limits=None, extra_env=None):
+def _env(tmp, user_dir, extra_env=None):
     env = cli_env(tmp)
     env["PYTHONPATH"] = os.pathsep.join([env["PYTHONPATH"], str(user_dir)])
     env.update(extra_env or {})
+    return env
+
+
+def run(args, tmp, user_dir, limits=None, extra_env=None):
+    """``python -m sskernels ARGS`` in a process of its own, under ``limits``."""
+    env = _env(tmp, user_dir, extra_env)
 
     def preexec():
         for what, value in (limits or {}).items():
@@ -124,6 +139,11 @@ def run(args, tmp, user_dir, limits=None, extra_env=None):
         timeout=300,
         preexec_fn=preexec if limits else None,
     )
+
+
+def run_here(args, tmp, user_dir, extra_env=None):
+    """``sskernels ARGS`` as :func:`run` without limits runs it, in this process."""
+    return run_in_process(args, _env(tmp, user_dir, extra_env), tmp)
 
 
 def records(out):
@@ -145,7 +165,7 @@ def temporaries(out):
 def reference(tmp_path_factory, user_dir):
     """The records of the uninterrupted run."""
     tmp = tmp_path_factory.mktemp("reference")
-    res = run(["run", write_spec(tmp, tmp / "out"), "--no-progress"], tmp, user_dir)
+    res = run_here(["run", write_spec(tmp, tmp / "out"), "--no-progress"], tmp, user_dir)
     assert res.returncode == 0, res.stderr
     assert len(records(tmp / "out")) == 36
     return records(tmp / "out")
@@ -167,7 +187,7 @@ def resumed_equal(tmp, out, user_dir, reference, args=()):
     before = records(out)
     assert before.items() <= reference.items()
     assert temporaries(out) == []
-    res = run(["run", write_spec(tmp, out), "--no-progress", *args], tmp, user_dir)
+    res = run_here(["run", write_spec(tmp, out), "--no-progress", *args], tmp, user_dir)
     assert res.returncode == 0, res.stderr
     assert records(out) == reference
     return before
@@ -198,7 +218,7 @@ def test_a_full_disk_is_one_line_naming_the_folder_and_a_rerun_resumes(
     tmpfs, tmp_path, user_dir, reference
 ):
     out = tmpfs / "out"
-    res = run(["run", write_spec(tmp_path, out), "--no-progress"], tmp_path, user_dir)
+    res = run_here(["run", write_spec(tmp_path, out), "--no-progress"], tmp_path, user_dir)
     assert res.returncode == 3, res.stderr
     one_line(res.stderr, 3, "no space left on the device of", str(out / "records"))
     assert records(out)  # some records were written, all readable
@@ -207,7 +227,9 @@ def test_a_full_disk_is_one_line_naming_the_folder_and_a_rerun_resumes(
     shutil.copytree(out, moved)
     before = resumed_equal(tmp_path, moved, user_dir, reference)
     assert 0 < len(before) < 36
-    res = run(["--debug", "run", write_spec(tmp_path, out), "--no-progress"], tmp_path, user_dir)
+    res = run_here(
+        ["--debug", "run", write_spec(tmp_path, out), "--no-progress"], tmp_path, user_dir
+    )
     assert res.returncode == 3 and "Traceback" in res.stderr and "No space left" in res.stderr
 
 
@@ -355,7 +377,7 @@ def test_a_folder_turned_read_only_between_two_records(tmp_path, user_dir, refer
     out = target / "out"
     try:
         # the Faulty row alone first, so that its second fit comes after one record of it
-        res = run(
+        res = run_here(
             ["run", write_spec(tmp_path, out), "--no-progress"],
             tmp_path,
             user_dir,

@@ -14,9 +14,14 @@ added that way), so ``sskernels`` is the wheel's.  From an empty folder holding 
 * every ``sskernels`` command shown in README.md, docs/getting_started.md, docs/distributed.md
   and docs/benchmark_your_own.md works there (:func:`test_documented_commands_run_from_the_wheel`).
 
-About 20-30 s in all (the wheel's build and venv once per module).
+The wheel's build and venv (about 5 s), the run of Table 3 with the user's row (about 15 s;
+tests/test_browser.py reports it too) and the run of ``wine_default.yaml`` (about 10 s;
+docs/getting_started.md shows its output) are each made once per test session, however
+many modules and pytest-xdist workers use them (:func:`session_once`): about 40 s of CPU in
+all.
 """
 
+import json
 import os
 import re
 import shlex
@@ -54,15 +59,70 @@ def _setuptools_ok():
     return int(setuptools.__version__.split(".")[0]) >= 77
 
 
-@pytest.fixture(scope="module")
+def _session_dir(tmp_path_factory):
+    """A folder of this test session that every pytest-xdist worker sees: the workers'
+    temporary folders are siblings in the session's (``.../pytest-N/popen-gw0``)."""
+    base = tmp_path_factory.getbasetemp()
+    return (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "once"
+
+
+def session_once(tmp_path_factory, name, make):
+    """The folder ``name`` that ``make(folder)`` fills, made once per test session: the
+    first caller (in any module, on any pytest-xdist worker) makes it holding a lock, the
+    others wait for it and take it as it is.  When ``make`` raises (a failed assertion, a
+    skip) nothing is kept, and the next caller makes it again."""
+    import fcntl  # (POSIX, as the venv's bin/ folder)
+
+    shared = _session_dir(tmp_path_factory)
+    shared.mkdir(parents=True, exist_ok=True)
+    folder, done = shared / name, shared / f"{name}.done"
+    with open(shared / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file is closed
+        if not done.exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+            make(folder)
+            done.touch()
+    return folder
+
+
+def _result(res):
+    """A finished command as a dict (kept in a JSON file for the other callers)."""
+    return {"returncode": res.returncode, "stdout": res.stdout, "stderr": res.stderr}
+
+
+def _kept_run(tmp_path_factory, name, bin_dir, args, files=None, **env):
+    """``(folder, result)``: ``sskernels ARGS`` run once per test session from an empty
+    folder (holding ``files``, name -> text) with its own data cache; ``result`` is the
+    command's ``returncode``, ``stdout`` and ``stderr``."""
+
+    def make(root):
+        folder = root / "work"
+        folder.mkdir()
+        for file, text in (files or {}).items():
+            (folder / file).write_text(text)
+        res = _sskernels(bin_dir, args, folder, SSKERNELS_DATA_DIR=str(root / "cache"), **env)
+        (root / "result.json").write_text(json.dumps(_result(res)))
+
+    root = session_once(tmp_path_factory, name, make)
+    return root / "work", json.loads((root / "result.json").read_text())
+
+
+@pytest.fixture(scope="session")
 def wheel_venv(tmp_path_factory):
-    """``(venv folder, its bin folder)``: the wheel of this tree installed in a fresh venv."""
+    """``(venv folder, its bin folder)``: the wheel of this tree installed in a fresh venv
+    (made once per test session: :func:`session_once`)."""
     if not _setuptools_ok():
         pytest.skip(
             "building the wheel offline needs setuptools>=77 in this venv (the "
             "'test' extra: pip install -e '.[test]')"
         )
-    tmp = tmp_path_factory.mktemp("wheel")
+    venv = session_once(tmp_path_factory, "wheel", _build_and_install) / "venv"
+    return venv, venv / "bin"
+
+
+def _build_and_install(tmp):
+    """The wheel of this tree built in ``tmp/dist`` and installed in the venv ``tmp/venv``."""
     src = tmp / "src"
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info")
     for name in ("pyproject.toml", "README.md", "LICENSE"):
@@ -140,7 +200,6 @@ def wheel_venv(tmp_path_factory):
         timeout=120,
     )
     assert where.stdout.strip().startswith(site), where.stdout + where.stderr
-    return venv, venv / "bin"
 
 
 def _mk(path):
@@ -177,32 +236,37 @@ def user_folder(tmp_path):
     return folder
 
 
-def test_wheel_runs_a_suite_with_the_users_module(wheel_venv, user_folder, tmp_path):
+#: the run of Table 3 with the user's row (docs/benchmark_your_own.md's)
+USERS_RUN = ["run", "liu2009/table3", "--with", "Mine=myssl:LabeledKNN", "--splits", "2"]
+
+
+def users_suite_run(tmp_path_factory, bin_dir, mirror):
+    """``(folder, result)``: ``sskernels run liu2009/table3 --with Mine=myssl:LabeledKNN
+    --splits 2 --no-progress`` from the wheel in an empty folder holding the user's
+    ``myssl.py``; run once per test session (this module's test and
+    tests/test_browser.py's report of it), ``result`` its exit code, stdout and stderr."""
+    return _kept_run(
+        tmp_path_factory,
+        "users-suite-run",
+        bin_dir,
+        [*USERS_RUN, "--no-progress"],
+        files={"myssl.py": MYSSL},
+        SSKERNELS_DATA_MIRROR=str(mirror),
+    )
+
+
+def test_wheel_runs_a_suite_with_the_users_module(wheel_venv, tmp_path_factory):
     mirror = require_data(*LIU_T3, who="the installed wheel's run of liu2009/table3")
     _, bin_dir = wheel_venv
-    res = _sskernels(
-        bin_dir,
-        [
-            "run",
-            "liu2009/table3",
-            "--with",
-            "Mine=myssl:LabeledKNN",
-            "--splits",
-            "2",
-            "--no-progress",
-        ],
-        user_folder,
-        SSKERNELS_DATA_MIRROR=str(mirror),
-        SSKERNELS_DATA_DIR=str(tmp_path / "cache"),
-    )
-    assert res.returncode == 0, res.stderr[-3000:]
+    user_folder, res = users_suite_run(tmp_path_factory, bin_dir, mirror)
+    assert res["returncode"] == 0, res["stderr"][-3000:]
     table = (user_folder / "results" / "liu2009" / "table3.md").read_text()
     assert "Liu et al. 2009, Table 3" in table
     rows = [line for line in table.splitlines() if line.startswith("| Mine |")]
     assert rows, table
     assert len(rows[0].split("|")) - 2 == 1 + len(LIU_T3)  # a value on every data set
     assert "webkb" not in table.lower()  # the suite, not a glob
-    assert "note: suite liu2009/table3: 4 specs" in res.stderr
+    assert "note: suite liu2009/table3: 4 specs" in res["stderr"]
     for name in LIU_T3:
         assert (user_folder / "results" / "liu2009" / "runs" / name / "summary.md").is_file()
 
@@ -237,6 +301,8 @@ RUN_FULLY = ("datasets", "methods", "suites", "get-configs", "--help", "--versio
 SHOWN_BLAS = "Haswell"
 #: the command whose output docs/getting_started.md shows
 SHOWN = ["run", "wine_default.yaml"]
+#: commands that only print: one shown on several pages is run once
+PRINT_ONLY = (["suites", "list"], ["datasets", "list"], ["methods", "list"], ["--help"])
 
 #: a user's package for the docs' ``--with mypkg.module:MyClassifier``
 MYPKG = "from myssl import LabeledKNN as MyClassifier  # noqa: F401\n"
@@ -314,11 +380,21 @@ def _shown_output(page, marker):
     return block[next(i for i, line in enumerate(block) if line.startswith("┏")) :]
 
 
-def test_documented_commands_run_from_the_wheel(wheel_venv, user_folder, tmp_path):
+def shown_run(tmp_path_factory, bin_dir):
+    """``(folder, result)``: ``sskernels run wine_default.yaml`` (:data:`SHOWN`) from the
+    wheel in an empty folder, run to the end once per test session (both tests below)."""
+    return _kept_run(tmp_path_factory, "shown-run", bin_dir, SHOWN)
+
+
+def test_documented_commands_run_from_the_wheel(
+    wheel_venv, user_folder, tmp_path, tmp_path_factory
+):
     """Every sskernels command of README.md and the getting-started and benchmark pages, from
     an empty folder outside the checkout with the installed wheel: the cheap ones run to the
-    end, the others parsed by the CLI and their specs (packaged specs, suites, --with)
-    loaded and checked; no glob (a glob of configs/ needs a checkout).  (The output
+    end (one that only prints, shown on several pages, once), and so does
+    ``sskernels run wine_default.yaml`` (in a folder of its own, :func:`shown_run`); the
+    others parsed by the CLI and their specs (packaged specs, suites, --with) loaded and
+    checked; no glob (a glob of configs/ needs a checkout).  (The output
     docs/getting_started.md shows: :func:`test_getting_started_shows_what_the_run_prints`.)"""
     mirror = require_data("heart", who="the documented `sskernels datasets fetch heart`")
     venv, bin_dir = wheel_venv
@@ -333,13 +409,17 @@ def test_documented_commands_run_from_the_wheel(wheel_venv, user_folder, tmp_pat
     assert any(a[:2] == ["run", "liu2009/table3"] for _, a in commands)
 
     assert any(a == SHOWN for _, a in commands), "getting_started.md no longer runs it"
+    ran = []
     for page, args in commands:
-        if args[0] in RUN_FULLY or args == SHOWN:
+        if args == SHOWN:
+            _, res = shown_run(tmp_path_factory, bin_dir)
+            assert res["returncode"] == 0, f"{page}: sskernels {shlex.join(args)}: {res['stderr']}"
+        elif args[0] in RUN_FULLY and not (args in PRINT_ONLY and args in ran):
             res = _sskernels(bin_dir, args, user_folder, **env)
             assert res.returncode == 0, f"{page}: sskernels {shlex.join(args)}: {res.stderr}"
+            ran.append(args)
 
     rest = [(p, a) for p, a in commands if a[0] not in RUN_FULLY and a != SHOWN]
-    import json
 
     res = subprocess.run(
         [str(venv / "bin" / "python"), "-c", _PARSE_AND_LOAD, json.dumps([a for _, a in rest])],
@@ -359,7 +439,7 @@ def test_documented_commands_run_from_the_wheel(wheel_venv, user_folder, tmp_pat
 
 
 @pytest.mark.regression
-def test_getting_started_shows_what_the_run_prints(wheel_venv, user_folder, tmp_path):
+def test_getting_started_shows_what_the_run_prints(wheel_venv, tmp_path_factory):
     """The output docs/getting_started.md shows is the one `sskernels run wine_default.yaml`
     prints from the wheel (the seconds per split masked).  A regression test: the selected
     parameters are those of the versions behind the published numbers
@@ -376,9 +456,9 @@ def test_getting_started_shows_what_the_run_prints(wheel_venv, user_folder, tmp_
             f"are {blas_kernels()} (TSK's selected beta is kernel-sensitive)"
         )
     _, bin_dir = wheel_venv
-    res = _sskernels(bin_dir, SHOWN, user_folder, SSKERNELS_DATA_DIR=str(tmp_path / "cache"))
-    assert res.returncode == 0, res.stderr
-    printed = res.stdout.splitlines()
+    _, res = shown_run(tmp_path_factory, bin_dir)
+    assert res["returncode"] == 0, res["stderr"]
+    printed = res["stdout"].splitlines()
     printed = printed[next(i for i, line in enumerate(printed) if line.startswith("┏")) :]
     assert _mask_seconds(printed) == _mask_seconds(
         _shown_output("docs/getting_started.md", "the output of `sskernels run wine_default.yaml`")

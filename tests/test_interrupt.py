@@ -8,14 +8,23 @@ finished): the run stops itself at a known point.  Its method, ``hold-harmonic``
 fit, once the first record is written, and holds every later fit until the interrupt has
 stopped the run; the kill comes from the run's own record writer, at the rename of its
 third record.  No assertion depends on the machine's speed.
+
+The interrupted and killed runs are real processes (``python -m hold_run``, in a session of
+their own).  What comes after them, the rerun that resumes and the uninterrupted run the
+records are compared with, runs the same command in the test process
+(:func:`cli_helpers.run_in_process`, ``hold-harmonic`` registered for the call only, the
+hold not armed): no interpreter start and import of the package per rerun.  The rerun with
+``--jobs 2`` still runs the missing splits in two spawned worker processes.
 """
 
+import contextlib
 import json
 import os
 import signal
 import tempfile
 
 import pytest
+from cli_helpers import run_in_process
 
 from hold_methods import (
     BOUND,
@@ -24,6 +33,7 @@ from hold_methods import (
     _callers,
     launch,
     records,
+    register,
     run,
     run_env,
     temporaries,
@@ -32,6 +42,30 @@ from hold_methods import (
 from test_spec_cli import cli_env
 
 INTERRUPTED = "interrupted; the finished splits are recorded: rerun the same command to resume"
+
+
+@contextlib.contextmanager
+def _hold_method_registered():
+    """``hold-harmonic`` in this process's method table for the block only (the other tests
+    read the table whole); with ``$SSKERNELS_TEST_HOLD_DIR`` unset it is the harmonic
+    function."""
+    from sskernels.learners.registry import METHODS
+
+    assert "hold-harmonic" not in METHODS
+    register()
+    try:
+        yield
+    finally:
+        del METHODS["hold-harmonic"]
+
+
+def rerun(args, tmp):
+    """``sskernels ARGS`` (a run of the hold spec in ``tmp``) in this process, as the run's
+    own command line would run it with nothing armed: ``(exit code, stdout, stderr)``."""
+    env = run_env(cli_env(tmp))
+    with _hold_method_registered():
+        res = run_in_process(args, env, tmp)
+    return res.returncode, res.stdout, res.stderr
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
@@ -55,7 +89,7 @@ def test_ctrl_c_says_what_is_kept_and_exits_130(tmp_path, jobs, sigint_not_ignor
     assert temporaries(out) == []
 
     # the same command again resumes: the kept record stays as it is, the others are made
-    code, _, stderr = run(args, run_env(cli_env(tmp_path)), tmp_path)
+    code, _, stderr = rerun(args, tmp_path)
     assert code == 0, stderr
     after = records(out, seconds=True)
     assert len(after) == N_SPLITS
@@ -68,7 +102,7 @@ def uninterrupted(tmp_path_factory):
     """The records of the spec run without interruption (one job)."""
     tmp = tmp_path_factory.mktemp("uninterrupted")
     spec, out = write_spec(tmp)
-    code, _, stderr = run(["run", spec, "--no-progress", "--no-reuse"], run_env(cli_env(tmp)), tmp)
+    code, _, stderr = rerun(["run", spec, "--no-progress", "--no-reuse"], tmp)
     assert code == 0, stderr
     assert len(records(out)) == N_SPLITS
     assert temporaries(out) == []
@@ -93,7 +127,7 @@ def test_a_killed_run_leaves_no_temporary_file_once_rerun(tmp_path, jobs, uninte
         fh.write('{"data_fingerprint": "0123')
     assert len(temporaries(out)) == 2
 
-    code, _, stderr = run(args, run_env(cli_env(tmp_path)), tmp_path)
+    code, _, stderr = rerun(args, tmp_path)
     assert code == 0, stderr
     assert temporaries(out) == []
     assert sorted(p.name for p in out.rglob("*.tmp")) == []

@@ -1,12 +1,15 @@
 """Output folders: one rule for relative paths, one-line refusals before anything runs, and
-never a file overwritten that sskernels did not write."""
+never a file overwritten that sskernels did not write.
+
+The refusals are those of the command line, run in the test process
+(:func:`cli_helpers.run_in_process`, with the environment a subprocess would get): an
+interpreter start per refusal checked nothing more."""
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_helpers import run_in_process
 
 from sskernels.errors import SpecError
 from sskernels.experiment.records import OUTPUT_MARKER, claim_output
@@ -20,8 +23,8 @@ BASE = {
 
 
 def _sskernels(*args, cwd):
-    exe = Path(sys.executable).with_name("sskernels")
-    return subprocess.run([str(exe), *map(str, args)], capture_output=True, text=True, cwd=cwd)
+    """``sskernels ARGS`` in folder ``cwd`` with this process's environment."""
+    return run_in_process(args, dict(os.environ), cwd)
 
 
 def test_relative_output_is_relative_to_the_spec_folder(tmp_path):

@@ -8,12 +8,17 @@ check refuses the record.
 * an import by ``importlib`` is followed or refused, and every registered class resolves to
   the module that defines it;
 * the versions of hnswlib and pyamg are in the keys of the methods that use them.
+
+A command line of this package runs in the test process (:func:`cli_helpers.run_in_process`,
+with the environment a subprocess would get); one of an edited copy of the package must run
+in a process of its own, which imports that copy.
 """
 
 import shutil
 import textwrap
 
 import pytest
+from cli_helpers import run_in_process
 
 from test_spec_cli import REPO, assert_one_error_line, cli_env, sskernels
 
@@ -32,10 +37,10 @@ def test_table_refuses_records_once_the_data_code_changed(tmp_path):
     spec = tmp_path / "keys.yaml"
     spec.write_text(SPEC.format(output=tmp_path / "out"))
     env = cli_env(tmp_path)
-    res = sskernels(["run", spec, "--no-progress"], env, tmp_path)
+    res = run_in_process(["run", spec, "--no-progress"], env, tmp_path)
     assert res.returncode == 0, res.stderr
     table = ["table", spec, "-o", tmp_path / "t"]
-    assert sskernels(table, env, tmp_path).returncode == 0
+    assert run_in_process(table, env, tmp_path).returncode == 0
     # the package as it is, then with minmax scaled by 0.5 (the code changes, not the data
     # files): the stored fingerprint no longer describes what a run would see
     copy = tmp_path / "pkg"
@@ -84,7 +89,7 @@ def test_a_misspelt_parameter_set_to_auto_is_refused_with_the_near_name(tmp_path
                 "methods: [harmonic]", f"methods: [{{name: tsk, params: {params}}}]"
             )
         )
-        res = sskernels(["run", spec, "--no-progress"], cli_env(tmp_path), tmp_path)
+        res = run_in_process(["run", spec, "--no-progress"], cli_env(tmp_path), tmp_path)
         assert res.returncode == 2, res.stdout
         assert_one_error_line(res.stderr, "typo.yaml", *needles)
         assert not (tmp_path / "out" / "records").exists()

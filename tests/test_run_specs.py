@@ -2,9 +2,16 @@
 begun (data, resume, graphs) while the workers finish the one before, and its tasks queued
 behind them (runner.run_specs).  The records must be those of the specs run one by one, a
 spec that can reuse the running spec's records must still reuse them, and the queueing must
-really happen before the running spec is drained."""
+really happen before the running spec is drained.
+
+The tests that run on real workers share one pool of two (:func:`pool`, for the module), as
+the specs of one ``sskernels run`` do: each pool's two spawned workers cost seconds of
+imports, and a worker loads each spec's state from that spec's own state file whatever it
+ran before."""
 
 import json
+
+import pytest
 from sskernels.experiment import runner
 from sskernels.experiment.executors import LocalExecutor
 from sskernels.experiment.runner import run_spec, run_specs
@@ -27,6 +34,13 @@ def _spec(tmp_path, name, methods, n_labeled=20):
     )
 
 
+@pytest.fixture(scope="module")
+def pool():
+    """One local pool of two worker processes for the module's runs."""
+    with LocalExecutor(2) as workers:
+        yield workers
+
+
 def _records(out):
     return {
         p.parent.name + "/" + p.name: json.loads(p.read_text())
@@ -34,7 +48,7 @@ def _records(out):
     }
 
 
-def test_overlapped_specs_give_the_records_of_specs_run_one_by_one(tmp_path):
+def test_overlapped_specs_give_the_records_of_specs_run_one_by_one(tmp_path, pool):
     methods = {
         "a": ["harmonic", "consistency"],
         "b": [
@@ -46,11 +60,10 @@ def test_overlapped_specs_give_the_records_of_specs_run_one_by_one(tmp_path):
     for name, m in methods.items():  # one by one, each on its own
         run_spec(_spec(tmp_path / "alone", name, m, n_labeled=15), progress=False, reuse=False)
     specs = [_spec(tmp_path / "overlap", name, m, n_labeled=15) for name, m in methods.items()]
-    with LocalExecutor(2) as pool:
-        got = [
-            (s.name, len(df))
-            for s, df in run_specs(specs, jobs=2, progress=False, reuse=False, workers=pool)
-        ]
+    got = [
+        (s.name, len(df))
+        for s, df in run_specs(specs, jobs=2, progress=False, reuse=False, workers=pool)
+    ]
     assert [g[0] for g in got] == ["a", "b", "c"] and all(n > 0 for _, n in got)
     for name in methods:
         alone = _records(tmp_path / "alone" / name)
@@ -61,13 +74,12 @@ def test_overlapped_specs_give_the_records_of_specs_run_one_by_one(tmp_path):
                 assert alone[k][field] == over[k][field], (name, k, field)
 
 
-def test_a_spec_that_can_reuse_the_running_specs_records_still_reuses_them(tmp_path):
+def test_a_spec_that_can_reuse_the_running_specs_records_still_reuses_them(tmp_path, pool):
     """b's consistency rows have a's keys: b is looked up again after a is drained (and
     queued only then), so it copies a's records instead of computing them anew."""
     a = _spec(tmp_path, "a", ["consistency", "harmonic"])
     b = _spec(tmp_path, "b", ["consistency"])
-    with LocalExecutor(2) as pool:
-        list(run_specs([a, b], jobs=2, progress=False, workers=pool))
+    list(run_specs([a, b], jobs=2, progress=False, workers=pool))
     recs = _records(tmp_path / "b")
     assert len(recs) == 3
     assert all(r["reused_from"] == {"spec": "a", "method": "consistency"} for r in recs.values())
@@ -125,7 +137,7 @@ def test_the_next_spec_is_queued_before_the_running_one_is_drained(tmp_path, mon
     assert log.count("record") == 6 and log.count("closed") == 2
 
 
-def test_a_spec_looked_up_again_is_not_prepared_again(tmp_path, monkeypatch):
+def test_a_spec_looked_up_again_is_not_prepared_again(tmp_path, monkeypatch, pool):
     """The second look-up (keys met the running spec's) reads the records only: the data are
     not loaded again and the graphs not warmed again, so the spec's recorded warm-up seconds
     stay those of its real warm-up (a second warm-up hits the caches and measured ~0 s)."""
@@ -151,8 +163,7 @@ def test_a_spec_looked_up_again_is_not_prepared_again(tmp_path, monkeypatch):
             {"name": "tsk", "params": {"n_components": 10, "eta": 2, "beta": 1.0}},
         ],
     )
-    with LocalExecutor(2) as pool:
-        list(run_specs([a, b], jobs=2, progress=False, workers=pool))
+    list(run_specs([a, b], jobs=2, progress=False, workers=pool))
     assert calls.count(("prepare", "b")) == 1 and calls.count(("warm", "b")) == 1
     recs = [json.loads(p.read_text()) for p in (tmp_path / "b").rglob("split_*.json")]
     reused = [r for r in recs if r.get("reused_from")]

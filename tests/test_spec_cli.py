@@ -1,11 +1,17 @@
-"""The command line and the spec, end to end in real processes.
+"""The command line and the spec, end to end.
 
 Malformed specs must end with exit code 2 and exactly one ``error: ...`` line on stderr that
 names the file and the field.  Starting a Python process that imports scikit-learn costs about
-1.5 s, so the many malformed specs are run by one driver process that imports the package once
+2 s, so the many malformed specs are run by one driver process that imports the package once
 and then forks one child per spec; each child runs ``python -m sskernels run SPEC`` through
-``runpy`` with its own stderr file and real exit status.  Two specs are also run as plain
-``python -m sskernels`` subprocesses to check that the driver reports the same thing.
+``runpy`` with its own stderr file and real exit status.  A spec is also run as a plain
+``python -m sskernels`` subprocess to check that the driver reports the same thing.
+
+The valid run (``wine_run``) is a real ``python -m sskernels`` process too.  What follows it
+(reruns that resume, more splits, ``--jobs 2``, the listings, the data access) runs the same
+command line in the test process (:func:`cli_helpers.run_in_process`, with the environment a
+subprocess would get): each such subprocess cost an interpreter start and, for a run, the
+hashes of the package's code (seconds each) without checking anything more.
 """
 
 import csv
@@ -18,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from cli_helpers import run_in_process
 from scipy.spatial.distance import cdist
 from sklearn.datasets import load_wine
 from sklearn.preprocessing import minmax_scale
@@ -477,14 +484,14 @@ def test_rerun_resumes_and_recomputes_only_a_deleted_record(wine_run):
     acc_before = accuracies(out)
     summary = (out / "summary.csv").read_text()
 
-    res = sskernels(["run", spec, "--no-progress"], env, tmp)
+    res = run_in_process(["run", spec, "--no-progress"], env, tmp)
     assert res.returncode == 0, res.stderr
     assert {p: p.stat().st_mtime_ns for p in record_files(out)} == before
     assert (out / "summary.csv").read_text() == summary
 
     gone = out / "records" / "TSK" / "20_labeled" / "split_001.json"
     gone.unlink()
-    res = sskernels(["run", spec, "--no-progress"], env, tmp)
+    res = run_in_process(["run", spec, "--no-progress"], env, tmp)
     assert res.returncode == 0, res.stderr
     after = {p: p.stat().st_mtime_ns for p in record_files(out)}
     assert set(after) == set(before)
@@ -494,7 +501,7 @@ def test_rerun_resumes_and_recomputes_only_a_deleted_record(wine_run):
     assert without_seconds(out / "summary.csv") == without_seconds(summary)
 
     summary = (out / "summary.csv").read_text()
-    res = sskernels(["table", spec, "-o", tmp / "again"], env, tmp)
+    res = run_in_process(["table", spec, "-o", tmp / "again"], env, tmp)
     assert res.returncode == 0, res.stderr
     assert (tmp / "again.csv").read_text() == summary
     assert (tmp / "again.md").is_file()
@@ -507,7 +514,7 @@ def test_more_splits_reuse_the_recorded_ones(wine_run, tmp_path):
     before = {p.relative_to(out): p.stat().st_mtime_ns for p in record_files(out)}
     spec = tmp_path / "wine_small.yaml"
     spec.write_text(WINE_SPEC.format(output=out).replace("n_splits: 2", "n_splits: 3"))
-    res = sskernels(["run", spec, "--no-progress"], wine_run["env"], tmp_path)
+    res = run_in_process(["run", spec, "--no-progress"], wine_run["env"], tmp_path)
     assert res.returncode == 0, res.stderr
     after = {p.relative_to(out): p.stat().st_mtime_ns for p in record_files(out)}
     assert len(after) == 6
@@ -527,10 +534,12 @@ def test_two_jobs_give_the_same_records(wine_run):
     spec3.write_text(other.format(output=tmp / "out_s4_j2"))
     spec4 = tmp / "wine_seed4_j1.yaml"
     spec4.write_text(other.format(output=tmp / "out_s4_j1"))
-    res = sskernels(["run", spec2, spec3, "--jobs", "2", "--no-reuse", "--no-progress"], env, tmp)
+    res = run_in_process(
+        ["run", spec2, spec3, "--jobs", "2", "--no-reuse", "--no-progress"], env, tmp
+    )
     assert res.returncode == 0, res.stderr
     assert not any("reused_from" in json.loads(p.read_text()) for p in record_files(tmp / "out_j2"))
-    res = sskernels(["run", spec4, "--no-reuse", "--no-progress"], env, tmp)
+    res = run_in_process(["run", spec4, "--no-reuse", "--no-progress"], env, tmp)
     assert res.returncode == 0, res.stderr
     assert accuracies(tmp / "out_s4_j2") == accuracies(tmp / "out_s4_j1")
     assert accuracies(tmp / "out_s4_j2") != accuracies(wine_run["out"])  # other splits
@@ -556,7 +565,7 @@ def test_offline_without_mirror_names_url_and_mirror_variable(tmp_path):
         f"dataset: heart\npreprocess: minmax\nmethods: [harmonic]\noutput: {tmp_path / 'out'}\n"
     )
     env = cli_env(tmp_path, mirror=False, offline=True)
-    res = sskernels(["run", spec, "--no-progress"], env, tmp_path, timeout=60)
+    res = run_in_process(["run", spec, "--no-progress"], env, tmp_path)
     assert res.returncode == 2
     assert_one_error_line(res.stderr, HEART_URL, "SSKERNELS_DATA_MIRROR")
     cache = tmp_path / "cache"
@@ -574,7 +583,7 @@ def test_heart_runs_from_the_mirror(tmp_path, data_mirror):
         "dataset: heart\npreprocess: minmax\nsplits: {n_splits: 1}\n"
         f"methods: [harmonic]\noutput: {tmp_path / 'out'}\n"
     )
-    res = sskernels(["run", spec, "--no-progress"], cli_env(tmp_path, offline=True), tmp_path)
+    res = run_in_process(["run", spec, "--no-progress"], cli_env(tmp_path, offline=True), tmp_path)
     assert res.returncode == 0, res.stderr
     rec = json.loads(
         (tmp_path / "out" / "records" / "harmonic" / "20_labeled" / "split_000.json").read_text()
@@ -594,7 +603,7 @@ def _table_rows(stdout):
 def test_methods_list_names_every_registered_method(tmp_path):
     from sskernels.learners.registry import METHODS
 
-    res = sskernels(["methods", "list"], cli_env(tmp_path), tmp_path)
+    res = run_in_process(["methods", "list"], cli_env(tmp_path), tmp_path)
     assert res.returncode == 0, res.stderr
     names = [r[0] for r in _table_rows(res.stdout) if r[0]]
     assert sorted(names) == sorted(METHODS) and "tsk" in names
@@ -602,26 +611,12 @@ def test_methods_list_names_every_registered_method(tmp_path):
     assert inductive["tsk"] == "yes"
 
 
-#: ``sskernels datasets list`` with data set ``sys.argv[1]``'s files registered with the sha256
-#: ``sys.argv[2]`` (a copy the test wrote): the real CLI, one registry entry changed
-LIST_WITH_SHA = r'''
-import dataclasses, sys
-from sskernels.data.registry import REGISTRY
-name, sha = sys.argv[1:3]
-e = REGISTRY[name]
-REGISTRY[name] = dataclasses.replace(
-    e, files=tuple(dataclasses.replace(f, sha256=sha) for f in e.files))
-from sskernels.cli import main
-sys.argv = ["sskernels", "datasets", "list"]
-main()
-'''
-
-
-def test_datasets_list_reports_sizes_and_cache_state(tmp_path):
+def test_datasets_list_reports_sizes_and_cache_state(tmp_path, monkeypatch):
     """A cached copy counts only when its sha256 is the registered one.  With the mirror the
     real heart.dat is cached; without it (a newcomer's clone) a stand-in file is, under the
-    CLI with heart's sha256 registered as the stand-in's.  Ionosphere's cached copy is corrupt
-    (wrong bytes) and must be listed as not cached."""
+    CLI with heart's sha256 registered as the stand-in's (for this test only).  Ionosphere's
+    cached copy is corrupt (wrong bytes) and must be listed as not cached."""
+    import dataclasses
     import hashlib
 
     from sskernels.data.registry import REGISTRY
@@ -633,19 +628,14 @@ def test_datasets_list_reports_sizes_and_cache_state(tmp_path):
     src = MIRROR / "uci" / "heart.dat" if MIRROR is not None else None
     if src is not None and src.is_file():
         shutil.copy(src, cache / "heart.dat")
-        res = sskernels(["datasets", "list"], env, tmp_path)
     else:
         (cache / "heart.dat").write_bytes(b"a stand-in for heart.dat\n")
         sha = hashlib.sha256((cache / "heart.dat").read_bytes()).hexdigest()
-        assert sha != REGISTRY["heart"].files[0].sha256
-        res = subprocess.run(
-            [sys.executable, "-c", LIST_WITH_SHA, "heart", sha],
-            env=env,
-            cwd=tmp_path,
-            capture_output=True,
-            text=True,
-            timeout=180,
-        )
+        entry = REGISTRY["heart"]
+        assert sha != entry.files[0].sha256
+        files = tuple(dataclasses.replace(f, sha256=sha) for f in entry.files)
+        monkeypatch.setitem(REGISTRY, "heart", dataclasses.replace(entry, files=files))
+    res = run_in_process(["datasets", "list"], env, tmp_path)
     assert res.returncode == 0, res.stderr
     rows = {r[0]: r for r in _table_rows(res.stdout) if r[0]}
     assert set(rows) == set(REGISTRY)

@@ -5,18 +5,21 @@ broken one (cannot be imported, no fit, labels of the wrong length) is one line,
 The user's module and a distribution's metadata declaring its entry point are written to a
 temporary folder, put on PYTHONPATH for the CLI's processes (``importlib.metadata`` finds the
 ``*.dist-info`` folder there) and on ``sys.path`` for the in-process checks.
+
+Every command line runs in the test process (:func:`cli_helpers.run_cli`; with the
+environment a subprocess would get, :func:`cli_helpers.run_in_process`): a subprocess cost an
+interpreter start and the hashes of the package's code per command.  The fit that raises in
+a worker process (``--jobs 2``) still runs in a spawned worker.
 """
 
 import csv
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
-from cli_helpers import run_cli
+from cli_helpers import run_cli, run_in_process
 from sklearn.datasets import load_wine
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.preprocessing import minmax_scale
@@ -129,14 +132,8 @@ def env_with(tmp, user_dir):
 
 
 def sskernels(args, env, cwd):
-    return subprocess.run(
-        [sys.executable, "-m", "sskernels", *map(str, args)],
-        env=env,
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    """``python -m sskernels ARGS`` with ``env`` in ``cwd``, run in this process."""
+    return run_in_process(args, env, cwd)
 
 
 def one_error_line(stderr, *needles):
@@ -251,10 +248,10 @@ def on_path(user_dir, monkeypatch, tmp_path):
     return tmp_path
 
 
-def small_spec(tmp, methods="[harmonic]"):
+def small_spec(tmp, methods="[harmonic]", n_splits=1):
     path = tmp / "s.yaml"
     path.write_text(
-        f"dataset: sklearn-wine\npreprocess: minmax\nsplits: {{n_splits: 1}}\n"
+        f"dataset: sklearn-wine\npreprocess: minmax\nsplits: {{n_splits: {n_splits}}}\n"
         f"methods: {methods}\noutput: {tmp / 'out'}\n"
     )
     return path
@@ -394,10 +391,28 @@ def test_methods_list_shows_the_entry_points(on_path):
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
-def test_a_users_exception_is_one_line_and_its_own_traceback_under_debug(user_dir, tmp_path, jobs):
+def test_a_users_exception_is_one_line_and_its_own_traceback_under_debug(
+    user_dir, tmp_path, jobs, monkeypatch, capfd
+):
     """The user's fit raising: one line naming the method (exit 2); with ``--debug`` the
-    traceback shows the user's own frames, also when the fit ran in a worker process."""
-    spec = small_spec(tmp_path, "[{estimator: 'usermod_ssk:RaisesInFit', label: Boom}]")
+    traceback shows the user's own frames, also when the fit ran in a worker process.
+
+    With ``--jobs 2`` the spec has two splits: a single task is fitted in the run's own
+    process whatever ``--jobs`` says (runner._execute), two go to the local pool's spawned
+    workers (checked: the pool was handed them).  Nothing else reaches stderr: the workers
+    write to this process's file descriptor 2, which ``capfd`` reads."""
+    from sskernels.experiment.executors import LocalExecutor
+
+    pooled, imap = [], LocalExecutor.imap
+
+    def spy(self, state, artifacts, tasks):
+        pooled.append(list(tasks))
+        return imap(self, state, artifacts, tasks)
+
+    monkeypatch.setattr(LocalExecutor, "imap", spy)
+    spec = small_spec(
+        tmp_path, "[{estimator: 'usermod_ssk:RaisesInFit', label: Boom}]", n_splits=int(jobs)
+    )
     env = env_with(tmp_path, user_dir)
     args = ["run", spec, "--no-progress", "--jobs", jobs]
     res = sskernels(args, env, tmp_path)
@@ -408,3 +423,5 @@ def test_a_users_exception_is_one_line_and_its_own_traceback_under_debug(user_di
     assert "usermod_ssk.py" in res.stderr and "_users_own_helper" in res.stderr, res.stderr
     assert "return X[:, 0] / 0" in res.stderr
     assert res.stderr.splitlines()[-1].startswith("error: ")
+    assert len(pooled) == (2 if jobs == "2" else 0), pooled  # both runs' fits in workers
+    assert capfd.readouterr().err == ""  # no worker wrote to stderr

@@ -125,7 +125,11 @@ class DaskPool:
                         n_workers=self.jobs,
                         threads_per_worker=1,
                         processes=True,
-                        dashboard_address=None,
+                        # the scheduler's HTTP server (it starts one even without a
+                        # dashboard) on a free port of this host: Dask's default, 8787, is
+                        # another cluster's whenever two runs share a machine, and taking
+                        # the next one prints a warning beside the run's one line
+                        dashboard_address="127.0.0.1:0",
                         silence_logs=logging.CRITICAL,
                         preload=[__name__],
                     )  # see dask_setup
