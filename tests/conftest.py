@@ -7,12 +7,13 @@ message naming them, and skip elsewhere, when they are not there.
 """
 
 import os
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 from sklearn.datasets import make_moons
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from sskernels.graph import clear_cache
 
@@ -140,12 +141,60 @@ def pytest_configure(config):
     )
 
 
+#: why ``--dist loadgroup`` does not group this run (set on a worker), or absent
+_LOADGROUP_BROKEN = pytest.StashKey[str]()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config, items):
+    """Under ``--dist loadgroup`` (pyproject.toml's addopts), check that pytest-xdist grouped
+    the tests marked ``xdist_group``: it tags each one's node id with ``@group`` on the worker,
+    and pytest 9.2 drops the tag (pytest-xdist issue #1386), so every grouped test would run
+    wherever it lands (the NN-descent tests then compile numba's code on both workers, about
+    two CPU-minutes more) without a word.  The grouped tests then fail, naming the cause."""
+    if not getattr(config.option, "loadgroup", False):
+        return
+    for item in items:
+        marks = list(item.iter_markers("xdist_group"))
+        names = sorted(
+            {str(m.args[0] if m.args else m.kwargs.get("name", "default")) for m in marks}
+        )
+        if names and not item.nodeid.endswith("@" + "_".join(names)):
+            config.stash[_LOADGROUP_BROKEN] = (
+                f"--dist loadgroup did not group {item.nodeid} (xdist_group {names[0]!r}): "
+                f"pytest {pytest.__version__} drops pytest-xdist's group tag (pytest-xdist issue "
+                "#1386); install the test extra's versions: pip install -e '.[test]'"
+            )
+            return
+
+
+@pytest.fixture(autouse=True)
+def _grouped_tests_run_grouped(request):
+    """A test marked ``xdist_group`` fails when ``--dist loadgroup`` did not group it
+    (:func:`pytest_collection_modifyitems`)."""
+    broken = request.config.stash.get(_LOADGROUP_BROKEN, None)
+    if broken and next(request.node.iter_markers("xdist_group"), None) is not None:
+        pytest.fail(broken, pytrace=False)
+
+
+#: the loaded thread pools (BLAS, OpenMP), looked up again only when a module was imported
+#: since the last look-up: a look-up (what ``threadpool_limits`` does on every call) walks
+#: every loaded shared library, ~3 ms, and the suite has thousands of tests
+_POOLS = {"controller": None, "modules": -1}
+
+
+def _thread_pools():
+    if _POOLS["modules"] != len(sys.modules):
+        _POOLS.update(controller=ThreadpoolController(), modules=len(sys.modules))
+    return _POOLS["controller"]
+
+
 @pytest.fixture(autouse=True)
 def _one_blas_thread_and_fresh_graphs():
     """Every test: one BLAS thread (2-core machines, reproducible timings) and an empty
     graph cache, so no test sees another's memoized graphs."""
     clear_cache()
-    with threadpool_limits(limits=1):
+    with _thread_pools().limit(limits=1):
         yield
     clear_cache()
 
