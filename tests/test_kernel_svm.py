@@ -452,3 +452,35 @@ def test_c_selection_without_the_full_scaled_kernel_is_unchanged(wine_split, mon
         fast.cv_results_["mean_test_score"], slow.cv_results_["mean_test_score"]
     )
     np.testing.assert_array_equal(fast.transduction_, slow.transduction_)
+
+
+def test_oracle_candidates_with_the_same_kernel_share_the_svms_predictions(wine_split, monkeypatch):
+    """Local Rademacher weights on wine (three classes): (theta, MKL C) pairs past the hard
+    margin give the same weights, hence the same kernel bit for bit; the oracle's fast path
+    solves the SVM once per distinct (kernel, C) and every candidate's predictions are still
+    those of fitting it on its own."""
+    from sskernels.experiment import oracle
+
+    X, _, yp, _ = wine_split
+    params = {
+        "weighting": "local-rademacher",
+        "n_components": 15,
+        "b_scale": 1.0,
+        "theta": [0.1, 0.5, 0.9],
+        "mkl_C": [1.0, 100.0, 10000.0],
+    }
+    est = make_method("kernel-svm", kernel="label-aware", kernel_params=params, C_grid=[0.1, 1000])
+    base, grid = oracle.flatten(est)
+    calls = []
+    real = km.capped_svc_predict
+    monkeypatch.setattr(
+        km, "capped_svc_predict", lambda C, K, y, K_pred: calls.append(C) or real(C, K, y, K_pred)
+    )
+    fast = base._transduction_predictor(X, yp, tuple(grid))
+    cands = list(oracle.candidates(grid))
+    got = [fast(c) for c in cands]
+    assert len(cands) == 18 and len(calls) < len(cands)  # some kernels repeat
+    monkeypatch.setattr(km, "capped_svc_predict", real)
+    for cand, pred in zip(cands, got):
+        ref = clone(base).set_params(**cand).fit(X, yp)
+        np.testing.assert_array_equal(pred, ref.transduction_)

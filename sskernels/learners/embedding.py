@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import hashlib
 import math
-from numbers import Integral, Real
 from dataclasses import replace
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp

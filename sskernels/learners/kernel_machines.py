@@ -45,6 +45,7 @@ from sklearn.utils.validation import check_array, check_is_fitted
 from sskernels.hashing import fingerprint
 from sskernels.learners.base import SemiSupervisedClassifier, indicator, unreached_scores
 from sskernels.learners.fitted import _fitted_learner
+from sskernels.memo import LRU
 from sskernels.solvers.exact_svc import exact_svc
 from sskernels.solvers.libsvm import fit_precomputed
 from sskernels.solvers.report import FitReport, SolveInfo
@@ -58,6 +59,11 @@ DEFAULT_KERNEL_LEARNER = ("sskernels.learners.spectral", "TransductiveSpectralKe
 
 #: the SVM's C grid (selected with ties to the smallest C)
 C_GRID = (1e-2, 1e-1, 1.0, 10.0, 100.0, 1000.0)
+
+#: an oracle scan's memo of SVM predictions by (content of the kernel's scaled labeled columns,
+#: C) (``KernelSVM._transduction_predictor``): at most this many entries and bytes
+PREDICTION_MEMO_SIZE = 4096
+PREDICTION_MEMO_BYTES = 64 * 2**20
 
 #: libsvm's iteration budget per one-vs-one pair for the SVM on a learned kernel, times the
 #: number of pairs (:func:`svm_max_iter`); a fit that has not converged by then is solved
@@ -393,7 +399,11 @@ class KernelSVM(SemiSupervisedClassifier):
         kernel (:func:`_labeled_columns`: for an embedding kernel without the n x n
         product); each C refits only the SVM.  The arrays given to libsvm are those of
         :meth:`fit` (the same elementwise scaling of the same kernel entries), so the
-        predictions are equal.  None when a key is neither.
+        predictions are equal.  Candidates whose scaled columns are equal bit for bit (by
+        content hash) share the SVM's predictions at each C: the SVM is a function of those
+        columns, the labels and C alone (e.g. the local Rademacher grid's (theta, MKL C) pairs
+        whose weights are the same, as in the hard-margin regime; at most
+        :data:`PREDICTION_MEMO_BYTES` of predictions kept).  None when a key is neither.
         """
         prefix = "kernel_learner__"
         if self.kernel_learner is None or not all(k == "C" or k.startswith(prefix) for k in keys):
@@ -402,6 +412,7 @@ class KernelSVM(SemiSupervisedClassifier):
         X, labeled, y_enc = probe._fit_start(X, y)
         classes = probe.classes_
         current, valid_C, current_fp = {}, set(), fingerprint(X)
+        predictions = LRU(PREDICTION_MEMO_SIZE, max_bytes=PREDICTION_MEMO_BYTES)
 
         def predict(params):
             key = [(k, v) for k, v in params.items() if k != "C"]
@@ -412,14 +423,21 @@ class KernelSVM(SemiSupervisedClassifier):
                 learner = _oracle_learner(probe.kernel_learner, X, labeled, y_enc, current_fp)
                 K_L, diag = _labeled_columns(learner, labeled)
                 scale = float(np.mean(diag))
-                current.update(key=key, K_L=K_L / (scale if scale > 0 else 1.0))
+                K_L = K_L / (scale if scale > 0 else 1.0)
+                current.update(key=key, K_L=K_L, content=fingerprint(K_L))
             C = params.get("C", probe.C)
             if C not in valid_C:  # each C value validated once
                 probe.set_params(C=C)
                 probe._validate_params()
                 valid_C.add(C)
-            K_L = current["K_L"]
-            return classes[capped_svc_predict(float(C), K_L[labeled], y_enc, K_L)[0]]
+            memo_key = (current["content"], float(C))
+            labels = predictions.lookup(memo_key)
+            if labels is None:
+                K_L = current["K_L"]
+                labels = predictions.store(
+                    memo_key, capped_svc_predict(float(C), K_L[labeled], y_enc, K_L)[0]
+                )
+            return classes[labels]
 
         return predict
 
