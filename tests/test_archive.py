@@ -103,3 +103,62 @@ def test_a_folder_the_table_restored_on_a_fresh_clone_can_be_run_into(tmp_path, 
     claim_output(load_spec(path))  # refused the folder before the marker
     run_spec(load_spec(path), progress=False)
     assert len(ran) == 12  # every record recomputed
+
+
+def _oracle_record(split, params):
+    return {
+        "key": "k",
+        "method": "oracle row",
+        "setting": "10 labeled",
+        "split": split,
+        "seconds": 1.0,
+        "oracle": {"params": params, "accuracy": [50.0 + split] * len(params), "best_index": 0},
+    }
+
+
+def test_a_long_candidate_list_is_stored_once_and_every_record_reads_back_as_written(tmp_path):
+    """The oracle's candidate list, the same on every split, is one line of the archive (a
+    grid of 6,300 candidates is 0.9 MB of JSON a split); the records read back equal to their
+    files, a short list stays in its record, and the bytes are reproducible."""
+    import gzip
+    import json
+
+    from sskernels.experiment.archive import SHARED_PARAMS_BYTES, ArchivedRecords
+
+    long = [{"C": c, "kernel_learner__theta": t} for c in range(60) for t in (0.1, 0.5)]
+    short = [{"C": 1.0}, {"C": 10.0}]
+    assert len(json.dumps(long)) >= SHARED_PARAMS_BYTES > len(json.dumps(short))
+    out = tmp_path / "run"
+    written = {}
+    for label, params in (("long", long), ("short", short)):
+        for split in range(3):
+            rec = _oracle_record(split, params)
+            rec["key"], rec["method"] = label, label
+            path = out / "records" / label / "10_labeled" / f"split_{split:03d}.json"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(rec))
+            written[(label, split)] = rec
+    assert write_archive(out) == 6
+    data = archive_path(out).read_bytes()
+    lines = gzip.decompress(data).decode().splitlines()
+    assert sum('"kernel_learner__theta"' in line for line in lines) == 1  # the list, once
+    assert sum('"C":10.0' in line for line in lines) == 3  # the short list in each record
+    archived = ArchivedRecords(out)
+    for (label, split), rec in written.items():
+        assert archived.get(label, "10 labeled", split) == rec
+    assert write_archive(out) == 6 and archive_path(out).read_bytes() == data
+
+
+def test_an_archive_whose_shared_list_is_missing_is_no_archive(tmp_path):
+    """A record naming a candidate list the archive lacks (a cut or edited archive) makes the
+    archive unreadable, as a corrupt one: no record is taken from it."""
+    import gzip
+    import json
+
+    from sskernels.experiment.archive import ArchivedRecords
+
+    out = tmp_path / "run"
+    rec = _oracle_record(0, [])
+    rec["oracle"] = {"params_ref": "0123456789abcdef", "accuracy": [], "best_index": 0}
+    archive_path(out).write_bytes(gzip.compress((json.dumps(rec) + "\n").encode(), mtime=0))
+    assert ArchivedRecords(out).get("k", "10 labeled", 0) is None
