@@ -298,8 +298,10 @@ table-wang2015-t2: $(STAMP)
 
 # The local Rademacher columns of Tables 2 and 3: a reduced protocol (theta = 0.1 n and, in
 # Table 2, b = b0 for our selection; the oracle's grid as the paper's but theta fixed in Table 2,
-# where it only rescales the MKL's C; see configs/wang2015/t2lr_*.yaml, t3lr_*.yaml), the paper's
-# 30 splits of all twelve data sets.
+# where it only rescales the MKL's C; see configs/wang2015/t2lr_*.yaml, t3lr_*.yaml), and, on the
+# eleven two-class sets, the paper's protocol (Sec. 4.3.2: p Laplacian eigenvectors, the oracle
+# over p, theta and both C grids: protocol: paper rows; COIL's six classes not: results/README.md);
+# the paper's 30 splits of all twelve data sets.
 WANG_LR_SPLITS ?= 30
 WANG_LR_SETS ?= $(WANG_SETS)
 table-wang2015-t2-lr: $(STAMP)

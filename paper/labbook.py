@@ -1011,6 +1011,8 @@ BLOCKS = {
             ("label-aware, ours", "local Rademacher label-aware", False),
             ("baseline, oracle [paper]", "local Rademacher baseline" + O, True),
             ("label-aware, oracle [paper]", "local Rademacher label-aware" + O, True),
+            ("baseline, Sec. 4.3.2", "local Rademacher baseline" + P, False),
+            ("label-aware, Sec. 4.3.2", "local Rademacher label-aware" + P, False),
         ],
     ),
     "wang2015-table3-lr": lambda: error_alignment(
@@ -1024,6 +1026,12 @@ BLOCKS = {
                 True,
             ),
             ("7 widths, oracle [paper]", "local Rademacher label-aware, 7 widths" + O, True),
+            (
+                "one width, Sec. 4.3.2",
+                "local Rademacher label-aware, one width (Table 2)" + P,
+                False,
+            ),
+            ("7 widths, Sec. 4.3.2", "local Rademacher label-aware, 7 widths" + P, False),
         ],
     ),
     "liu2009-seconds": lambda: seconds_ranges(
