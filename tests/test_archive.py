@@ -162,3 +162,26 @@ def test_an_archive_whose_shared_list_is_missing_is_no_archive(tmp_path):
     rec["oracle"] = {"params_ref": "0123456789abcdef", "accuracy": [], "best_index": 0}
     archive_path(out).write_bytes(gzip.compress((json.dumps(rec) + "\n").encode(), mtime=0))
     assert ArchivedRecords(out).get("k", "10 labeled", 0) is None
+
+
+def test_an_archive_whose_shared_list_was_edited_is_no_archive(tmp_path):
+    """A shared candidate list whose content no longer has the digest that names it (edited
+    after it was written) would give every record's selection wrong candidates: the archive is
+    not read."""
+    import gzip
+    import json
+
+    from sskernels.experiment.archive import SHARED_PARAMS_BYTES, ArchivedRecords
+
+    out = tmp_path / "run"
+    params = [{"C": float(c)} for c in range(SHARED_PARAMS_BYTES // 8)]
+    path = out / "records" / "m" / "10_labeled" / "split_000.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(_oracle_record(0, params)))
+    write_archive(out)
+    assert ArchivedRecords(out).get("k", "10 labeled", 0)["oracle"]["params"] == params
+    text = gzip.decompress(archive_path(out).read_bytes()).decode()
+    edited = text.replace('{"C":1.0}', '{"C":1.5}', 1)
+    assert edited != text
+    archive_path(out).write_bytes(gzip.compress(edited.encode(), mtime=0))
+    assert ArchivedRecords(out).get("k", "10 labeled", 0) is None

@@ -98,14 +98,16 @@ SHARED_PARAMS_BYTES = 4096
 
 def _archive_entries(output):
     """Every JSON object of a spec's archive (records and kept files), each record's shared
-    candidate list put back (:func:`_restore_params`); an archive that cannot be read is no
-    archive: ``[]``."""
+    candidate list put back (:func:`_restore_params`); an archive that cannot be read, or whose
+    shared list no longer has the digest that names it, is no archive: ``[]``."""
     try:
         with gzip.open(archive_path(output), "rt") as fh:
             entries = [e for e in map(json.loads, fh) if isinstance(e, dict)]
     except (OSError, ValueError, EOFError):
         return []
     shared = {e["params_id"]: e.get("params") for e in entries if "params_id" in e}
+    if any(_params_digest(v) != k for k, v in shared.items()):
+        return []  # a list edited since it was written: not the records' candidates
     try:
         return [_restore_params(e, shared) for e in entries if "params_id" not in e]
     except ValueError:
@@ -118,14 +120,25 @@ def _share_params(rec, shared):
     oracle = rec.get("oracle")
     if not isinstance(oracle, dict) or not isinstance(oracle.get("params"), list):
         return rec
-    text = json.dumps(oracle["params"], sort_keys=True, separators=(",", ":"))
+    text = _params_text(oracle["params"])
     if len(text) < SHARED_PARAMS_BYTES:
         return rec
-    ref = hashlib.sha256(text.encode()).hexdigest()[:16]
+    ref = _params_digest(oracle["params"], text)
     shared.setdefault(ref, text)
     slim = {k: v for k, v in oracle.items() if k != "params"}
     slim["params_ref"] = ref
     return {**rec, "oracle": slim}
+
+
+def _params_text(params):
+    """A candidate list's JSON as the archive writes it (keys sorted, no spaces)."""
+    return json.dumps(params, sort_keys=True, separators=(",", ":"))
+
+
+def _params_digest(params, text=None):
+    """The name of a shared candidate list: the first 16 hex digits of its JSON's sha256."""
+    text = _params_text(params) if text is None else text
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def _restore_params(rec, shared):
